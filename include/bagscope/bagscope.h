@@ -1,0 +1,7 @@
+/* bagscope/bagscope.h - the umbrella header: include this to use libbagscope. */
+#ifndef BAGSCOPE_H
+#define BAGSCOPE_H
+
+#include <bagscope/common.h>
+
+#endif
