@@ -3,5 +3,8 @@
 #define BAGSCOPE_H
 
 #include <bagscope/common.h>
+#include <bagscope/record.h>
+#include <bagscope/bag.h>
+#include <bagscope/view.h>
 
 #endif
