@@ -40,6 +40,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
 			return subcommands[i].run(argc - 1, argv + 1);
-	cli_error("the browser is not built yet; try `bagscope info %s`", argv[1]);
-	return EXIT_USAGE;
+	/* the browser is not built yet: show what `info` knows */
+	return cmd_info(argc, argv);
 }
