@@ -100,10 +100,11 @@ static int gather_freq(struct bag_facts *f)
 	int64_t **periods = calloc(f->ntopics ? f->ntopics : 1, sizeof *periods);
 	uint64_t *nper = calloc(f->ntopics ? f->ntopics : 1, sizeof *nper);
 	int64_t *last = calloc(f->ntopics ? f->ntopics : 1, sizeof *last);
+	bool *seen = calloc(f->ntopics ? f->ntopics : 1, sizeof *seen);
 	struct bag_message m;
 	int rc = BAG_ENOMEM;
 
-	if (conn_topic == NULL || periods == NULL || nper == NULL || last == NULL)
+	if (conn_topic == NULL || periods == NULL || nper == NULL || last == NULL || seen == NULL)
 		goto fail;
 	for (size_t i = 0; i < nconns; i++)
 		conn_topic[i] = topic_find(f, bag_conn(f->bag, i)->topic);
@@ -124,10 +125,10 @@ static int gather_freq(struct bag_facts *f)
 		}
 		size_t t = conn_topic[m.conn->index];
 		if (t < f->ntopics && periods[t] != NULL) {
-			if (last[t] != INT64_MIN && nper[t] < f->topics[t].messages - 1 && row > 0 &&
-			    (nper[t] > 0 || last[t] != 0))
+			if (seen[t] && nper[t] < f->topics[t].messages - 1)
 				periods[t][nper[t]++] = m.time_ns - last[t];
 			last[t] = m.time_ns;
+			seen[t] = true;
 		}
 	}
 	for (size_t t = 0; t < f->ntopics; t++) {
@@ -149,6 +150,7 @@ fail:
 	free(periods);
 	free(nper);
 	free(last);
+	free(seen);
 	free(conn_topic);
 	bag_view_free(view);
 	bag_timeline_free(tl);
