@@ -16,6 +16,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "info", cmd_info, "summarise bags as `rosbag info` does (--json, --freq)" },
+	{ "cat", cmd_cat, "print messages in time order (yaml, json, csv, hex)" },
 };
 
 static void usage(FILE *out)

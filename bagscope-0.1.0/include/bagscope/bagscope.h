@@ -1,0 +1,10 @@
+/* bagscope/bagscope.h - the umbrella header: include this to use libbagscope. */
+#ifndef BAGSCOPE_H
+#define BAGSCOPE_H
+
+#include <bagscope/common.h>
+#include <bagscope/record.h>
+#include <bagscope/bag.h>
+#include <bagscope/view.h>
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * bagscope/common.h - error codes, compression kinds and time helpers shared
+ * by every module of libbagscope.
+ *
+ * Every library function that can fail returns an int: 0 (BAG_OK) on success
+ * or one of the negative BAG_E* codes below. A handle (bag_t, bag_writer_t,
+ * ...) keeps a one-line message describing the last failure, naming the file,
+ * the byte offset and the problem where that applies.
+ */
+#ifndef BAGSCOPE_COMMON_H
+#define BAGSCOPE_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(BAGSCOPE_BUILDING) && defined(__GNUC__)
+#define BAG_API __attribute__((visibility("default")))
+#else
+#define BAG_API
+#endif
+
+/*
+ * X(name, value, text): the one list of error codes; it also gives
+ * bag_strerror()'s text.
+ */
+#define BAG_ERRORS(X) \
+	X(BAG_OK,          0, "success") \
+	X(BAG_EIO,        -1, "input/output error") \
+	X(BAG_ENOMEM,     -2, "out of memory") \
+	X(BAG_ENOTBAG,    -3, "not a bag file") \
+	X(BAG_EVERSION,   -4, "unsupported bag version") \
+	X(BAG_ECORRUPT,   -5, "corrupt bag data") \
+	X(BAG_ETRUNCATED, -6, "truncated bag") \
+	X(BAG_ECOMPRESS,  -7, "chunk decompression failed") \
+	X(BAG_EUNSUPP,    -8, "unsupported feature") \
+	X(BAG_EINVAL,     -9, "invalid argument") \
+	X(BAG_ENOTFOUND, -10, "not found") \
+	X(BAG_EDEFINITION, -11, "bad message definition") \
+	X(BAG_EDECODE,   -12, "message does not match its definition") \
+	X(BAG_ENOINDEX,  -13, "bag has no usable index")
+
+enum bag_error {
+#define BAG_X_ENUM(name, value, text) name = value,
+	BAG_ERRORS(BAG_X_ENUM)
+#undef BAG_X_ENUM
+};
+
+/* The fixed text for a BAG_E* code; never NULL, static storage. */
+BAG_API const char *bag_strerror(int code);
+
+/* Chunk compression kinds, as named in a chunk record's compression field. */
+enum bag_compression {
+	BAG_COMPRESSION_NONE = 0, /* "none" */
+	BAG_COMPRESSION_BZ2 = 1,  /* "bz2" */
+	BAG_COMPRESSION_LZ4 = 2,  /* "lz4": the LZ4 frame format, as roslz4 writes */
+};
+
+/* The format's name for a compression kind ("none", "bz2", "lz4"). */
+BAG_API const char *bag_compression_name(enum bag_compression c);
+
+/*
+ * Parse a compression name. Returns 0 and sets *out, or BAG_EUNSUPP for a
+ * name this library does not know.
+ */
+BAG_API int bag_compression_parse(const char *name, size_t len,
+                                  enum bag_compression *out);
+
+/*
+ * Times. The format stores ROS time as uint32 secs + uint32 nsecs; the
+ * library carries it as signed nanoseconds since the epoch (int64 covers
+ * every uint32 second count). BAG_TIME_MIN / BAG_TIME_MAX bound queries.
+ */
+#define BAG_NSEC_PER_SEC 1000000000LL
+#define BAG_TIME_MIN INT64_MIN
+#define BAG_TIME_MAX INT64_MAX
+
+/* secs/nsecs as stored in a bag -> nanoseconds since the epoch. */
+static inline int64_t bag_time_from_ros(uint32_t secs, uint32_t nsecs)
+{
+	return (int64_t)secs * BAG_NSEC_PER_SEC + (int64_t)nsecs;
+}
+
+#endif

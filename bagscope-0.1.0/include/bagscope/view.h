@@ -1,0 +1,149 @@
+/*
+ * bagscope/view.h - the timeline and views over it (the rosbag API's View,
+ * Query and MessageInstance, in C).
+ *
+ * A timeline puts every message of one or more bags in time order, ties
+ * broken by connection (bag order, then connection id) and then by position
+ * in the file. It is built from the chunk infos alone: row counts are known
+ * at once, and a chunk's index-data records are read only when a row in it
+ * is first needed (or by bag_timeline_load()). Chunks whose time ranges
+ * overlap (or touch) are loaded and merged together as one group, so the
+ * order is exact. A loaded message costs 16 bytes.
+ *
+ * A view selects connections (by topic, type or an explicit mask) and an
+ * inclusive time range, and numbers the selected messages 0..count-1.
+ *
+ * Lifetimes: bags outlive their timeline, a timeline outlives its views.
+ * None of these objects is thread-safe; use one per thread.
+ */
+#ifndef BAGSCOPE_VIEW_H
+#define BAGSCOPE_VIEW_H
+
+#include <bagscope/bag.h>
+
+typedef struct bag_timeline bag_timeline_t;
+typedef struct bag_view bag_view_t;
+
+/*
+ * What a view selects. Start from bag_query_init() (everything), then set
+ * what you need. A connection is selected when it matches one of topics (if
+ * any are given) and one of types (if any are given); conn_mask, when set,
+ * replaces both: conn_mask[i] for timeline connection i.
+ */
+struct bag_query {
+	int64_t start_ns;             /* first time included (BAG_TIME_MIN: none) */
+	int64_t end_ns;               /* last time included (BAG_TIME_MAX: none) */
+	const char *const *topics;    /* TopicQuery */
+	size_t ntopics;
+	const char *const *types;     /* TypeQuery */
+	size_t ntypes;
+	const bool *conn_mask;        /* length bag_timeline_conn_count() */
+};
+
+/* Fill q with the query that selects everything. */
+BAG_API void bag_query_init(struct bag_query *q);
+
+/*
+ * One message of a view: what the index gives (bag_view_entry) and, after
+ * bag_view_read, its bytes. data stays valid until the next
+ * bag_view_read() on the same view or bag_view_free().
+ */
+struct bag_message {
+	uint64_t row;                       /* row in the view */
+	int64_t time_ns;                    /* receipt time */
+	size_t bag_index;                   /* which of the timeline's bags */
+	const struct bag_connection *conn;  /* borrowed from that bag */
+	uint32_t conn_index;                /* timeline connection index */
+	size_t chunk;                       /* chunk index in its bag */
+	uint32_t offset;                    /* record offset in the chunk's data */
+	const uint8_t *data;                /* message bytes (bag_view_read only) */
+	uint32_t size;                      /* their length */
+};
+
+/*
+ * A timeline over nbags open bags (borrowed; they must outlive it; bags[0]
+ * first in ties). Returns 0, BAG_ENOMEM or BAG_EINVAL. On failure *out may
+ * be set; bag_timeline_free() it.
+ */
+BAG_API int bag_timeline_open(bag_timeline_t **out, bag_t *const *bags, size_t nbags);
+
+/* Free; accepts NULL. */
+BAG_API void bag_timeline_free(bag_timeline_t *tl);
+
+/* The last failure's message (""): names the bag, byte offset and problem. */
+BAG_API const char *bag_timeline_errmsg(const bag_timeline_t *tl);
+
+/* Messages in all bags, known without loading anything. */
+BAG_API uint64_t bag_timeline_count(const bag_timeline_t *tl);
+
+/* Bags, and the connections of all bags (bag order, then id order). */
+BAG_API size_t bag_timeline_bag_count(const bag_timeline_t *tl);
+BAG_API bag_t *bag_timeline_bag(const bag_timeline_t *tl, size_t i);
+BAG_API size_t bag_timeline_conn_count(const bag_timeline_t *tl);
+BAG_API const struct bag_connection *bag_timeline_conn(const bag_timeline_t *tl, size_t i,
+                                                       size_t *bag_index);
+
+/* Earliest and latest message over all bags (0, 0 if none). */
+BAG_API int64_t bag_timeline_start(const bag_timeline_t *tl);
+BAG_API int64_t bag_timeline_end(const bag_timeline_t *tl);
+
+/*
+ * Load index groups until at least max_rows more rows are loaded (0: all).
+ * Returns 1 when everything is loaded, 0 when more remains, or an error.
+ * Lets a caller load in bounded steps with progress.
+ */
+BAG_API int bag_timeline_load(bag_timeline_t *tl, uint64_t max_rows);
+
+/* Rows loaded so far, and bytes their entries use. */
+BAG_API uint64_t bag_timeline_loaded_rows(const bag_timeline_t *tl);
+BAG_API size_t bag_timeline_memory(const bag_timeline_t *tl);
+
+/*
+ * A view of tl selecting q (NULL: everything). May read the index of the
+ * groups at the ends of a time range. Returns 0, BAG_ENOMEM, or a load
+ * error; on failure *out may be set for bag_view_errmsg(); free it.
+ */
+BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag_query *q);
+
+/* Free; accepts NULL. Releases the pinned chunk of the last read. */
+BAG_API void bag_view_free(bag_view_t *v);
+
+/* The last failure's message. */
+BAG_API const char *bag_view_errmsg(const bag_view_t *v);
+
+/* Rows in the view. */
+BAG_API uint64_t bag_view_count(const bag_view_t *v);
+
+/* Whether timeline connection i is selected by the view. */
+BAG_API bool bag_view_selects(const bag_view_t *v, size_t conn_index);
+
+/*
+ * Row's index facts (no chunk data is read; its index group may be).
+ * Returns 0, BAG_EINVAL (row >= count) or a load error.
+ */
+BAG_API int bag_view_entry(bag_view_t *v, uint64_t row, struct bag_message *m);
+
+/*
+ * Row's facts and bytes: fetches and decompresses its chunk if needed and
+ * checks that the record there is a message (op 2) of the expected
+ * connection and time. Returns 0, BAG_EINVAL, BAG_ECORRUPT, BAG_ECOMPRESS,
+ * BAG_EIO ...
+ */
+BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m);
+
+/*
+ * The first row at or after time t (count if none), in O(log n).
+ * Returns 0 or a load error.
+ */
+BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row);
+
+/*
+ * Read a message by its place, for callers that hold their own bag handle
+ * (e.g. a worker thread): the record at offset in chunk must be an op 2 of
+ * connection conn_id at time_ns. On success the chunk is pinned: call
+ * bag_chunk_unpin(bag, chunk) when done with *data.
+ */
+BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t conn_id,
+                             int64_t time_ns, const uint8_t **data, uint32_t *size);
+
+#endif

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Set bagscope up on a Debian machine: install the packages it needs (only the
+# missing ones), bootstrap autotools, configure and build.
+#   scripts/setup.sh          what building and browsing need
+#   scripts/setup.sh --test   also what the test suite needs
+set -e
+cd "$(dirname "$0")/.."
+pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libncurses-dev"
+if [ "$1" = "--test" ]; then
+	pkgs="$pkgs libcmocka-dev tmux python3 python3-rosbag python3-rostopic valgrind"
+fi
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing$missing"
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -q
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
+fi
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure
+make -j"$(nproc)"

@@ -1,0 +1,49 @@
+/*
+ * cli.h - what the subcommands share: exit statuses, opening bags with a
+ * one-line error, and small output helpers.
+ */
+#ifndef BAGSCOPE_CLI_H
+#define BAGSCOPE_CLI_H
+
+#include <stdio.h>
+
+#include <bagscope/bagscope.h>
+
+/* Documented exit statuses (bagscope.1). */
+enum {
+	EXIT_OK = 0,
+	EXIT_BAD_INPUT = 1,   /* a bag could not be read, or a message failed */
+	EXIT_USAGE = 2,       /* bad command line */
+};
+
+/* Print "bagscope: MESSAGE" on stderr as one line. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Open every path (recovering unindexed bags when the library can) and build
+ * one timeline over them. Prints one line on failure and returns non-zero.
+ */
+struct cli_bags {
+	bag_t **bags;
+	size_t nbags;
+	bag_timeline_t *tl;
+};
+int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n);
+void cli_close_bags(struct cli_bags *cb);
+
+/*
+ * Parse a time argument: epoch seconds with up to 9 decimals
+ * ("1500000003.0000003"), or an offset from the bag start ("+12.5").
+ * Returns 0 and sets *ns, or -1.
+ */
+int cli_parse_time(const char *s, int64_t bag_start_ns, int64_t *ns);
+
+/* Write s as a JSON string (quotes included). */
+void cli_json_string(FILE *out, const char *s, size_t len);
+
+/* Subcommands: argc/argv start at the subcommand's name. */
+int cmd_info(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_defs(int argc, char **argv);
+
+#endif

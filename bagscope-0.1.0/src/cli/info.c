@@ -1,0 +1,483 @@
+/*
+ * info.c - `bagscope info [--json] [--freq] BAG...`: what `rosbag info`
+ * prints, from the index section alone (plus each chunk's record header for
+ * the compression figures). --freq loads the full timeline for each topic's
+ * median rate.
+ *
+ * The facts of one bag are gathered into struct bag_facts first, then
+ * printed either as rosbag's aligned table or as one JSON object.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+
+struct topic_facts {
+	const char *topic;
+	const char *type;          /* its first connection's */
+	uint64_t messages;
+	size_t connections;
+	double freq;               /* median rate, Hz; 0 when unknown */
+};
+
+struct type_facts {
+	const char *type;
+	const char *md5;
+};
+
+struct compression_facts {
+	enum bag_compression kind;
+	size_t chunks;
+	uint64_t size;             /* uncompressed */
+	uint64_t compressed;
+};
+
+struct bag_facts {
+	bag_t *bag;
+	struct topic_facts *topics;
+	size_t ntopics;
+	struct type_facts *types;
+	size_t ntypes;
+	struct compression_facts comp[3];   /* sorted: most chunks first */
+	size_t ncomp;
+	size_t nchunks;
+	uint64_t size, compressed;
+	bool freq_done;
+};
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a, b);
+}
+
+static int cmp_topic(const void *a, const void *b)
+{
+	return cmp_str(((const struct topic_facts *)a)->topic, ((const struct topic_facts *)b)->topic);
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	const struct type_facts *x = a, *y = b;
+	int c = strcmp(x->type, y->type);
+	return c ? c : strcmp(x->md5, y->md5);
+}
+
+/* rosbag's order: more chunks first, then the name in reverse. */
+static int cmp_comp(const void *a, const void *b)
+{
+	const struct compression_facts *x = a, *y = b;
+	if (x->chunks != y->chunks)
+		return x->chunks > y->chunks ? -1 : 1;
+	return -strcmp(bag_compression_name(x->kind), bag_compression_name(y->kind));
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static size_t topic_find(const struct bag_facts *f, const char *topic)
+{
+	for (size_t i = 0; i < f->ntopics; i++)
+		if (strcmp(f->topics[i].topic, topic) == 0)
+			return i;
+	return f->ntopics;
+}
+
+/* Each topic's median rate over the bag's full timeline (rosbag --freq). */
+static int gather_freq(struct bag_facts *f)
+{
+	bag_timeline_t *tl = NULL;
+	bag_view_t *view = NULL;
+	size_t nconns = bag_conn_count(f->bag);
+	size_t *conn_topic = calloc(nconns ? nconns : 1, sizeof *conn_topic);
+	int64_t **periods = calloc(f->ntopics ? f->ntopics : 1, sizeof *periods);
+	uint64_t *nper = calloc(f->ntopics ? f->ntopics : 1, sizeof *nper);
+	int64_t *last = calloc(f->ntopics ? f->ntopics : 1, sizeof *last);
+	bool *seen = calloc(f->ntopics ? f->ntopics : 1, sizeof *seen);
+	struct bag_message m;
+	int rc = BAG_ENOMEM;
+
+	if (conn_topic == NULL || periods == NULL || nper == NULL || last == NULL || seen == NULL)
+		goto fail;
+	for (size_t i = 0; i < nconns; i++)
+		conn_topic[i] = topic_find(f, bag_conn(f->bag, i)->topic);
+	for (size_t t = 0; t < f->ntopics; t++)
+		if (f->topics[t].messages > 1 &&
+		    (periods[t] = malloc((f->topics[t].messages - 1) * sizeof **periods)) == NULL)
+			goto fail;
+	if ((rc = bag_timeline_open(&tl, &f->bag, 1)) != BAG_OK ||
+	    (rc = bag_timeline_load(tl, 0)) < 0 ||
+	    (rc = bag_view_open(&view, tl, NULL)) != BAG_OK) {
+		cli_error("%s", view ? bag_view_errmsg(view) : bag_timeline_errmsg(tl));
+		goto fail;
+	}
+	for (uint64_t row = 0; row < bag_view_count(view); row++) {
+		if ((rc = bag_view_entry(view, row, &m)) != BAG_OK) {
+			cli_error("%s", bag_view_errmsg(view));
+			goto fail;
+		}
+		size_t t = conn_topic[m.conn->index];
+		if (t < f->ntopics && periods[t] != NULL) {
+			if (seen[t] && nper[t] < f->topics[t].messages - 1)
+				periods[t][nper[t]++] = m.time_ns - last[t];
+			last[t] = m.time_ns;
+			seen[t] = true;
+		}
+	}
+	for (size_t t = 0; t < f->ntopics; t++) {
+		uint64_t n = nper[t];
+		double med;
+		if (n == 0)
+			continue;
+		qsort(periods[t], n, sizeof **periods, cmp_i64);
+		med = n % 2 ? (double)periods[t][n / 2]
+		            : ((double)periods[t][n / 2 - 1] + (double)periods[t][n / 2]) / 2;
+		if (med > 0)
+			f->topics[t].freq = 1e9 / med;
+	}
+	f->freq_done = true;
+	rc = BAG_OK;
+fail:
+	for (size_t t = 0; periods != NULL && t < f->ntopics; t++)
+		free(periods[t]);
+	free(periods);
+	free(nper);
+	free(last);
+	free(seen);
+	free(conn_topic);
+	bag_view_free(view);
+	bag_timeline_free(tl);
+	return rc;
+}
+
+static void facts_free(struct bag_facts *f)
+{
+	free(f->topics);
+	free(f->types);
+}
+
+/* Everything info prints about one open bag. */
+static int gather(struct bag_facts *f, bag_t *bag, bool freq)
+{
+	size_t nconns = bag_conn_count(bag);
+	struct bag_chunk_info ci;
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	f->bag = bag;
+	f->topics = calloc(nconns ? nconns : 1, sizeof *f->topics);
+	f->types = calloc(nconns ? nconns : 1, sizeof *f->types);
+	if (f->topics == NULL || f->types == NULL) {
+		cli_error("out of memory");
+		return BAG_ENOMEM;
+	}
+	for (size_t i = 0; i < nconns; i++) {
+		const struct bag_connection *c = bag_conn(bag, i);
+		size_t t = topic_find(f, c->topic), k;
+		if (t == f->ntopics) {
+			f->topics[t] = (struct topic_facts){ c->topic, c->type, 0, 0, 0 };
+			f->ntopics++;
+		}
+		f->topics[t].messages += c->message_count;
+		f->topics[t].connections++;
+		for (k = 0; k < f->ntypes && strcmp(f->types[k].type, c->type) != 0; k++)
+			;
+		if (k == f->ntypes)
+			f->types[f->ntypes++] = (struct type_facts){ c->type, c->md5sum };
+	}
+	qsort(f->topics, f->ntopics, sizeof *f->topics, cmp_topic);
+	qsort(f->types, f->ntypes, sizeof *f->types, cmp_type);
+	f->nchunks = bag_chunk_count(bag);
+	for (size_t i = 0; i < f->nchunks; i++) {
+		size_t k;
+		if ((rc = bag_chunk_stat(bag, i, &ci)) != BAG_OK) {
+			cli_error("%s", bag_errmsg(bag));
+			return rc;
+		}
+		for (k = 0; k < f->ncomp && f->comp[k].kind != ci.compression; k++)
+			;
+		if (k == f->ncomp)
+			f->comp[f->ncomp++].kind = ci.compression;
+		f->comp[k].chunks++;
+		f->comp[k].size += ci.size;
+		f->comp[k].compressed += ci.compressed_size;
+		f->size += ci.size;
+		f->compressed += ci.compressed_size;
+	}
+	qsort(f->comp, f->ncomp, sizeof *f->comp, cmp_comp);
+	return freq ? gather_freq(f) : BAG_OK;
+}
+
+/* rosbag's sizes: "848.0 KB". */
+static void human_size(char *buf, size_t len, double size)
+{
+	static const char *const suffix[] = { "KB", "MB", "GB", "TB", "PB", "EB" };
+
+	for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+		size /= 1024.0;
+		if (size < 1024.0 || i + 1 == sizeof suffix / sizeof *suffix) {
+			snprintf(buf, len, "%.1f %s", size, suffix[i]);
+			return;
+		}
+	}
+}
+
+static void human_freq(char *buf, size_t len, double freq)
+{
+	static const char *const suffix[] = { "Hz", "kHz", "MHz", "GHz" };
+	size_t i = 0;
+
+	while (freq >= 1000.0 && i + 1 < sizeof suffix / sizeof *suffix) {
+		freq /= 1000.0;
+		i++;
+	}
+	snprintf(buf, len, "%.1f %s", freq, suffix[i]);
+}
+
+/* "Mar 31 2014 19:24:47.84 (1396293887.84)" in local time. */
+static void human_time(char *buf, size_t len, int64_t ns)
+{
+	time_t secs = (time_t)(ns / BAG_NSEC_PER_SEC);
+	int centi = (int)((ns % BAG_NSEC_PER_SEC + 5000000) / 10000000);
+	struct tm tm;
+	char date[64];
+
+	if (centi > 99)
+		centi = 99;
+	localtime_r(&secs, &tm);
+	strftime(date, sizeof date, "%b %d %Y %H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%02d (%.2f)", date, centi, (double)ns / 1e9);
+}
+
+struct row {
+	const char *field;
+	char *value;
+};
+
+static void add_row(struct row *rows, size_t *n, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add_row(struct row *rows, size_t *n, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&rows[*n].value, fmt, ap) < 0)
+		rows[*n].value = NULL;
+	va_end(ap);
+	rows[*n].field = field;
+	(*n)++;
+}
+
+static void print_text(const struct bag_facts *f)
+{
+	bag_t *bag = f->bag;
+	size_t nrows = 0, width = 0;
+	struct row *rows = calloc(16 + f->ntypes + f->ntopics, sizeof *rows);
+	char a[96], b[96];
+	int major, minor;
+
+	if (rows == NULL)
+		return;
+	bag_version(bag, &major, &minor);
+	add_row(rows, &nrows, "path", "%s", bag_path(bag));
+	add_row(rows, &nrows, "version", "%d.%d", major, minor);
+	human_size(a, sizeof a, (double)bag_file_size(bag));
+	if (f->nchunks == 0) {
+		add_row(rows, &nrows, "size", "%s", a);
+		goto print;
+	}
+	int64_t start = bag_start_time(bag), end = bag_end_time(bag);
+	double dur = (double)end / 1e9 - (double)start / 1e9;
+	if (dur >= 3600)
+		add_row(rows, &nrows, "duration", "%dhr %d:%02ds (%ds)", (int)(dur / 3600),
+		        (int)(dur / 60) % 60, (int)fmod(dur, 60), (int)dur);
+	else if (dur >= 60)
+		add_row(rows, &nrows, "duration", "%d:%02ds (%ds)", (int)(dur / 60), (int)fmod(dur, 60), (int)dur);
+	else
+		add_row(rows, &nrows, "duration", "%.1fs", dur);
+	human_time(b, sizeof b, start);
+	add_row(rows, &nrows, "start", "%s", b);
+	human_time(b, sizeof b, end);
+	add_row(rows, &nrows, "end", "%s", b);
+	add_row(rows, &nrows, "size", "%s", a);
+	add_row(rows, &nrows, "messages", "%llu", (unsigned long long)bag_message_count(bag));
+	{
+		char comp[256] = "";
+		size_t at = 0;
+		for (size_t k = 0; k < f->ncomp; k++) {
+			const struct compression_facts *c = &f->comp[k];
+			if (c->kind == BAG_COMPRESSION_NONE)
+				at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks]",
+				                       k ? ", " : "", "none", c->chunks, f->nchunks);
+			else
+				at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks; %.2f%%]",
+				                       k ? ", " : "", bag_compression_name(c->kind), c->chunks,
+				                       f->nchunks, c->size ? 100.0 * (double)c->compressed / (double)c->size : 0);
+		}
+		add_row(rows, &nrows, "compression", "%s", comp);
+	}
+	if (!(f->ncomp == 1 && f->comp[0].kind == BAG_COMPRESSION_NONE)) {
+		int w;
+		human_size(a, sizeof a, (double)f->size);
+		human_size(b, sizeof b, (double)f->compressed);
+		w = (int)(strlen(a) > strlen(b) ? strlen(a) : strlen(b));
+		if (dur > 0) {
+			char ra[64], rb[64];
+			int rw;
+			human_size(ra, sizeof ra, (double)f->size / dur);
+			human_size(rb, sizeof rb, (double)f->compressed / dur);
+			rw = (int)(strlen(ra) > strlen(rb) ? strlen(ra) : strlen(rb));
+			add_row(rows, &nrows, "uncompressed", "%*s @ %*s/s", w, a, rw, ra);
+			add_row(rows, &nrows, "compressed", "%*s @ %*s/s (%.2f%%)", w, b, rw, rb,
+			        100.0 * (double)f->compressed / (double)f->size);
+		} else {
+			add_row(rows, &nrows, "uncompressed", "%*s", w, a);
+			add_row(rows, &nrows, "compressed", "%*s", w, b);
+		}
+	}
+	{
+		int tw = 0, cw = 0, fw = 0, yw = 0;
+		char num[32], fr[32];
+		for (size_t i = 0; i < f->ntypes; i++)
+			yw = (int)strlen(f->types[i].type) > yw ? (int)strlen(f->types[i].type) : yw;
+		for (size_t i = 0; i < f->ntopics; i++) {
+			const struct topic_facts *t = &f->topics[i];
+			tw = (int)strlen(t->topic) > tw ? (int)strlen(t->topic) : tw;
+			cw = snprintf(num, sizeof num, "%llu", (unsigned long long)t->messages) > cw ? (int)strlen(num) : cw;
+			if (t->freq > 0) {
+				human_freq(fr, sizeof fr, t->freq);
+				fw = (int)strlen(fr) > fw ? (int)strlen(fr) : fw;
+			}
+		}
+		for (size_t i = 0; i < f->ntypes; i++)
+			add_row(rows, &nrows, i ? "" : "types", "%-*s [%s]", yw, f->types[i].type, f->types[i].md5);
+		for (size_t i = 0; i < f->ntopics; i++) {
+			const struct topic_facts *t = &f->topics[i];
+			char conns[48] = "";
+			if (t->freq > 0)
+				human_freq(fr, sizeof fr, t->freq);
+			if (t->connections > 1)
+				snprintf(conns, sizeof conns, " (%zu connections)", t->connections);
+			add_row(rows, &nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw, t->topic, cw,
+			        (unsigned long long)t->messages, t->messages > 1 ? "msgs" : "msg ",
+			        t->freq > 0 ? " @ " : "   ", fw, t->freq > 0 ? fr : "", yw, t->type, conns);
+		}
+	}
+print:
+	for (size_t i = 0; i < nrows; i++)
+		if (strlen(rows[i].field) + 1 > width)
+			width = strlen(rows[i].field) + 1;
+	for (size_t i = 0; i < nrows; i++) {
+		char label[32];
+		size_t len;
+		snprintf(label, sizeof label, "%s%s", rows[i].field, rows[i].field[0] ? ":" : "");
+		len = strlen(rows[i].value ? rows[i].value : "");
+		while (len > 0 && rows[i].value[len - 1] == ' ' && i + 1 == nrows)
+			rows[i].value[--len] = '\0';
+		printf("%-*s %s\n", (int)width, label, rows[i].value ? rows[i].value : "");
+		free(rows[i].value);
+	}
+	free(rows);
+}
+
+static void print_json(const struct bag_facts *f)
+{
+	bag_t *bag = f->bag;
+	int major, minor;
+	int64_t start = bag_start_time(bag), end = bag_end_time(bag);
+
+	bag_version(bag, &major, &minor);
+	fputs("{\"path\":", stdout);
+	cli_json_string(stdout, bag_path(bag), strlen(bag_path(bag)));
+	printf(",\"version\":%d.%d,\"size\":%llu,\"messages\":%llu,\"indexed\":true", major, minor,
+	       (unsigned long long)bag_file_size(bag), (unsigned long long)bag_message_count(bag));
+	if (bag_message_count(bag) > 0)
+		printf(",\"duration\":%.9f,\"start\":%.9f,\"end\":%.9f,\"start_ns\":%lld,\"end_ns\":%lld",
+		       (double)(end - start) / 1e9, (double)start / 1e9, (double)end / 1e9,
+		       (long long)start, (long long)end);
+	if (f->ncomp > 0)
+		printf(",\"compression\":\"%s\",\"uncompressed\":%llu,\"compressed\":%llu,\"chunks\":%zu",
+		       bag_compression_name(f->comp[0].kind), (unsigned long long)f->size,
+		       (unsigned long long)f->compressed, f->nchunks);
+	fputs(",\"types\":[", stdout);
+	for (size_t i = 0; i < f->ntypes; i++) {
+		fputs(i ? ",{\"type\":" : "{\"type\":", stdout);
+		cli_json_string(stdout, f->types[i].type, strlen(f->types[i].type));
+		fputs(",\"md5\":", stdout);
+		cli_json_string(stdout, f->types[i].md5, strlen(f->types[i].md5));
+		fputc('}', stdout);
+	}
+	fputs("],\"topics\":[", stdout);
+	for (size_t i = 0; i < f->ntopics; i++) {
+		const struct topic_facts *t = &f->topics[i];
+		fputs(i ? ",{\"topic\":" : "{\"topic\":", stdout);
+		cli_json_string(stdout, t->topic, strlen(t->topic));
+		fputs(",\"type\":", stdout);
+		cli_json_string(stdout, t->type, strlen(t->type));
+		printf(",\"messages\":%llu,\"connections\":%zu", (unsigned long long)t->messages, t->connections);
+		if (f->freq_done)
+			printf(",\"frequency\":%.6g", t->freq);
+		fputc('}', stdout);
+	}
+	fputs("]}\n", stdout);
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: bagscope info [--json] [--freq] BAG...\n", out);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "freq", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false, freq = false;
+	int opt, status = EXIT_OK;
+
+	while ((opt = getopt_long(argc, argv, "jfh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = true; break;
+		case 'f': freq = true; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++) {
+		struct bag_facts f;
+		bag_t *bag;
+		int rc = bag_open(&bag, argv[i], NULL);
+
+		if (rc != BAG_OK) {
+			cli_error("%s", bag_errmsg(bag));
+			bag_close(bag);
+			status = EXIT_BAD_INPUT;
+			continue;
+		}
+		if (gather(&f, bag, freq) == BAG_OK) {
+			if (!json && i > optind)
+				puts("---");
+			json ? print_json(&f) : print_text(&f);
+		} else {
+			status = EXIT_BAD_INPUT;
+		}
+		facts_free(&f);
+		bag_close(bag);
+	}
+	return status;
+}

@@ -1,0 +1,45 @@
+/*
+ * main.c - bagscope's entry point: `bagscope BAG...` opens the browser, and
+ * `bagscope SUBCOMMAND ...` runs one of the script-friendly subcommands.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "info", cmd_info, "summarise bags as `rosbag info` does (--json, --freq)" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: bagscope BAG...             browse bags in the terminal\n"
+	      "       bagscope COMMAND [ARGS]...\n\ncommands:\n", out);
+	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].run(argc - 1, argv + 1);
+	/* the browser is not built yet: show what `info` knows */
+	return cmd_info(argc, argv);
+}

@@ -1,0 +1,99 @@
+/* util.c - helpers the subcommands share (see cli.h). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bagscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n)
+{
+	int rc = BAG_OK;
+
+	memset(cb, 0, sizeof *cb);
+	cb->bags = calloc(n ? n : 1, sizeof *cb->bags);
+	if (cb->bags == NULL) {
+		cli_error("out of memory");
+		return BAG_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc = bag_open(&cb->bags[i], paths[i], NULL);
+		cb->nbags++;
+		if (rc != BAG_OK) {
+			cli_error("%s", bag_errmsg(cb->bags[i]));
+			return rc;
+		}
+	}
+	rc = bag_timeline_open(&cb->tl, cb->bags, cb->nbags);
+	if (rc != BAG_OK)
+		cli_error("%s", bag_timeline_errmsg(cb->tl));
+	return rc;
+}
+
+void cli_close_bags(struct cli_bags *cb)
+{
+	bag_timeline_free(cb->tl);
+	for (size_t i = 0; i < cb->nbags; i++)
+		bag_close(cb->bags[i]);
+	free(cb->bags);
+	memset(cb, 0, sizeof *cb);
+}
+
+int cli_parse_time(const char *s, int64_t bag_start_ns, int64_t *ns)
+{
+	bool rel = false, neg = false;
+	int64_t secs = 0, frac = 0;
+	int digits = 0, fdigits = 0;
+
+	if (*s == '+') {
+		rel = true;
+		s++;
+	} else if (*s == '-') {
+		neg = true;
+		s++;
+	}
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		if (secs > (INT64_MAX / BAG_NSEC_PER_SEC) / 10)
+			return -1;
+		secs = secs * 10 + (*s - '0');
+	}
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, fdigits++)
+			if (fdigits < 9)
+				frac = frac * 10 + (*s - '0');
+	if (*s != '\0' || (digits == 0 && fdigits == 0))
+		return -1;
+	for (int i = fdigits; i < 9; i++)
+		frac *= 10;
+	*ns = secs * BAG_NSEC_PER_SEC + frac;
+	if (neg)
+		*ns = -*ns;
+	if (rel)
+		*ns += bag_start_ns;
+	return 0;
+}
+
+void cli_json_string(FILE *out, const char *s, size_t len)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}

@@ -1,0 +1,82 @@
+/*
+ * bag-int.h - the bag handle's insides, shared by bag.c (open, index
+ * section), chunk.c (chunk headers, decompression, cache) and index.c
+ * (timeline). Never installed.
+ */
+#ifndef BAGSCOPE_BAG_INT_H
+#define BAGSCOPE_BAG_INT_H
+
+#include <bagscope/bag.h>
+
+#define BAG_ERRMSG_MAX 512
+#define NO_CHUNK UINT32_MAX
+
+/* A connection count inside one chunk (a chunk info's data). */
+struct chunk_conn {
+	uint32_t conn;   /* dense connection index (bag_connection.index) */
+	uint32_t count;  /* messages on it in the chunk */
+};
+
+/* One chunk: its chunk info, its record header once read, its cache slot. */
+struct chunk {
+	uint64_t pos;             /* chunk record offset */
+	int64_t start_ns;         /* chunk info start_time */
+	int64_t end_ns;           /* chunk info end_time */
+	uint64_t count;           /* messages, sum of its chunk_conns */
+	uint32_t conn_first;      /* first of its entries in bag->chunk_conns */
+	uint32_t conn_n;          /* how many */
+	uint64_t index_end;       /* end of the index-data region after it */
+	bool stat_loaded;         /* the fields below are valid */
+	enum bag_compression compression;
+	uint32_t size;            /* uncompressed bytes */
+	uint32_t data_len;        /* compressed bytes */
+	uint64_t data_pos;        /* offset of the data */
+	uint8_t *buf;             /* decompressed data, or NULL if not cached */
+	uint32_t pins;            /* callers holding buf */
+	uint32_t lru_prev;        /* cache LRU list, NO_CHUNK at the ends */
+	uint32_t lru_next;
+};
+
+struct bag {
+	char *path;
+	int fd;                   /* read-only */
+	uint64_t file_size;
+	int major, minor;
+	uint64_t index_pos;       /* from the bag header */
+	struct bag_connection *conns;   /* sorted by id */
+	size_t nconns;
+	struct chunk *chunks;     /* sorted by pos */
+	size_t nchunks;
+	struct chunk_conn *chunk_conns;
+	size_t nchunk_conns;
+	uint64_t message_count;
+	int64_t start_ns, end_ns;
+	size_t cache_limit;       /* bytes */
+	size_t cache_bytes;       /* bytes held in chunk bufs */
+	uint32_t lru_head;        /* most recently used */
+	uint32_t lru_tail;
+	uint64_t cache_loads;
+	uint64_t cache_hits;
+	char errmsg[BAG_ERRMSG_MAX];
+};
+
+/*
+ * Record a failure on the handle: "PATH: at byte OFF: TEXT" (the offset part
+ * left out when off is UINT64_MAX). Returns code, for `return bag_fail(...)`.
+ */
+int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* pread exactly len bytes at off; BAG_EIO / BAG_ETRUNCATED with a message. */
+int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
+
+/* Read chunk i's record header if not yet done (fills the stat fields). */
+int chunk_load_stat(bag_t *bag, size_t i);
+
+/* Find the connection index for a file conn id; -1 if none. */
+long bag_conn_lookup(const bag_t *bag, uint32_t conn_id);
+
+/* Free every cached chunk buffer (at close). */
+void chunk_cache_clear(bag_t *bag);
+
+#endif

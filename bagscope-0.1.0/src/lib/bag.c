@@ -1,0 +1,465 @@
+/*
+ * bag.c - opening a bag: the version line, the bag header record and the
+ * index section (connection and chunk-info records from index_pos to the end
+ * of the file). Nothing in the chunk section is read here.
+ *
+ * Invariants after a successful open: conns is sorted by id and each
+ * conn.index is its position; chunks is sorted by pos, each chunk's
+ * chunk_conns name valid connection indices and sum to its count, and
+ * index_end is the next chunk's pos (or index_pos for the last one).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bagscope/record.h>
+#include "lib/bag-int.h"
+
+#define VERSION_LINE "#ROSBAG V"
+#define HEADER_READ 16384
+
+int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off == UINT64_MAX)
+		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: ", bag->path);
+	else
+		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: at byte %llu: ",
+		             bag->path, (unsigned long long)off);
+	if (n < 0 || (size_t)n >= sizeof bag->errmsg)
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(bag->errmsg + n, sizeof bag->errmsg - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	if (off > bag->file_size || len > bag->file_size - off)
+		return bag_fail(bag, BAG_ETRUNCATED, off,
+		                "%zu bytes needed but the file ends at byte %llu",
+		                len, (unsigned long long)bag->file_size);
+	while (done < len) {
+		ssize_t n = pread(bag->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return bag_fail(bag, BAG_EIO, off + done, "read failed: %s", strerror(errno));
+		if (n == 0)
+			return bag_fail(bag, BAG_ETRUNCATED, off + done, "unexpected end of file");
+		done += (size_t)n;
+	}
+	return BAG_OK;
+}
+
+long bag_conn_lookup(const bag_t *bag, uint32_t conn_id)
+{
+	size_t lo = 0, hi = bag->nconns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bag->conns[mid].id < conn_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < bag->nconns && bag->conns[lo].id == conn_id ? (long)lo : -1;
+}
+
+/* A NUL-terminated copy of len bytes. */
+static char *dup_bytes(const void *p, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s != NULL) {
+		memcpy(s, p, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+/* The value of field name among c's fields, or "". */
+static const char *conn_field(const struct bag_connection *c, const char *name)
+{
+	for (size_t i = 0; i < c->nfields; i++)
+		if (strcmp(c->fields[i].name, name) == 0)
+			return c->fields[i].value;
+	return "";
+}
+
+static void conn_free_fields(struct bag_connection *c)
+{
+	for (size_t i = 0; i < c->nfields; i++) {
+		free((char *)c->fields[i].name);
+		free((char *)c->fields[i].value);
+	}
+	free((struct bag_kv *)c->fields);
+	free((char *)c->topic);
+}
+
+/* Parse a connection record (op 7) at file offset off into c. */
+static int parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
+                            struct bag_connection *c)
+{
+	const uint8_t *topic;
+	uint32_t topic_len, pos = 0, n = 0;
+	struct bag_field f;
+	struct bag_kv *kv;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	if (bag_header_u32(rec->header, rec->header_len, "conn", &c->id) != BAG_OK ||
+	    bag_header_find(rec->header, rec->header_len, "topic", &topic, &topic_len) != BAG_OK)
+		return bag_fail(bag, BAG_ECORRUPT, off, "connection record lacks conn or topic");
+	while ((rc = bag_header_next(rec->data, rec->data_len, &pos, &f)) == 1)
+		n++;
+	if (rc < 0)
+		return bag_fail(bag, BAG_ECORRUPT, off + 8 + rec->header_len + pos,
+		                "connection header field overruns its record");
+	kv = calloc(n ? n : 1, sizeof *kv);
+	c->topic = dup_bytes(topic, topic_len);
+	c->fields = kv;
+	if (kv == NULL || c->topic == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	pos = 0;
+	while (bag_header_next(rec->data, rec->data_len, &pos, &f) == 1) {
+		kv[c->nfields].name = dup_bytes(f.name, f.name_len);
+		kv[c->nfields].value = dup_bytes(f.value, f.value_len);
+		kv[c->nfields].value_len = f.value_len;
+		c->nfields++;
+		if (kv[c->nfields - 1].name == NULL || kv[c->nfields - 1].value == NULL)
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
+	c->type = conn_field(c, "type");
+	c->md5sum = conn_field(c, "md5sum");
+	c->definition = conn_field(c, "message_definition");
+	c->callerid = conn_field(c, "callerid");
+	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
+	return BAG_OK;
+}
+
+/* Parse a chunk info record (op 6) at off into ch, appending its counts. */
+static int parse_chunk_info(bag_t *bag, const struct bag_record *rec, uint64_t off,
+                            struct chunk *ch, struct chunk_conn **cc, size_t *ncc, size_t *cap)
+{
+	uint32_t ver, count;
+	const uint8_t *p = rec->data;
+
+	memset(ch, 0, sizeof *ch);
+	ch->lru_prev = ch->lru_next = NO_CHUNK;
+	if (bag_header_u32(rec->header, rec->header_len, "ver", &ver) != BAG_OK ||
+	    bag_header_u64(rec->header, rec->header_len, "chunk_pos", &ch->pos) != BAG_OK ||
+	    bag_header_time(rec->header, rec->header_len, "start_time", &ch->start_ns) != BAG_OK ||
+	    bag_header_time(rec->header, rec->header_len, "end_time", &ch->end_ns) != BAG_OK ||
+	    bag_header_u32(rec->header, rec->header_len, "count", &count) != BAG_OK)
+		return bag_fail(bag, BAG_ECORRUPT, off, "chunk info record lacks a required field");
+	if (ver != 1)
+		return bag_fail(bag, BAG_EUNSUPP, off, "chunk info version %u", ver);
+	if ((uint64_t)count * 8 != rec->data_len)
+		return bag_fail(bag, BAG_ECORRUPT, off,
+		                "chunk info lists %u connections but holds %u bytes", count, rec->data_len);
+	if (ch->pos >= bag->index_pos)
+		return bag_fail(bag, BAG_ECORRUPT, off, "chunk info points at byte %llu, past the chunk section",
+		                (unsigned long long)ch->pos);
+	if (*ncc + count > *cap) {
+		size_t ncap = (*cap ? *cap * 2 : 64) + count;
+		struct chunk_conn *n = realloc(*cc, ncap * sizeof *n);
+		if (n == NULL)
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		*cc = n;
+		*cap = ncap;
+	}
+	ch->conn_first = (uint32_t)*ncc;
+	ch->conn_n = count;
+	for (uint32_t i = 0; i < count; i++, p += 8) {
+		/* conn ids are resolved to indices once all connections are read */
+		(*cc)[*ncc].conn = bag_le32(p);
+		(*cc)[*ncc].count = bag_le32(p + 4);
+		ch->count += bag_le32(p + 4);
+		(*ncc)++;
+	}
+	return BAG_OK;
+}
+
+static int cmp_conn_id(const void *a, const void *b)
+{
+	const struct bag_connection *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_chunk_pos(const void *a, const void *b)
+{
+	const struct chunk *x = a, *y = b;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Read and parse everything from index_pos to the end of the file. */
+static int read_index_section(bag_t *bag)
+{
+	uint64_t len = bag->file_size - bag->index_pos, at = 0;
+	size_t conn_cap = 0, chunk_cap = 0, cc_cap = 0;
+	struct bag_record rec;
+	uint8_t *buf = NULL;
+	int rc;
+
+	buf = malloc(len ? len : 1);
+	if (buf == NULL) {
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for the index section");
+		goto fail;
+	}
+	if ((rc = bag_read_at(bag, bag->index_pos, buf, len)) != BAG_OK)
+		goto fail;
+	while (at < len) {
+		uint64_t off = bag->index_pos + at;
+		uint8_t op;
+
+		rc = bag_record_parse(buf + at, len - at, &rec);
+		if (rc != BAG_OK) {
+			rc = bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
+			goto fail;
+		}
+		if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK) {
+			rc = bag_fail(bag, BAG_ECORRUPT, off, "record header has no op field");
+			goto fail;
+		}
+		if (op == BAG_OP_CONNECTION) {
+			if (bag->nconns == conn_cap) {
+				conn_cap = conn_cap ? conn_cap * 2 : 16;
+				void *n = realloc(bag->conns, conn_cap * sizeof *bag->conns);
+				if (n == NULL) {
+					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+					goto fail;
+				}
+				bag->conns = n;
+			}
+			rc = parse_connection(bag, &rec, off, &bag->conns[bag->nconns]);
+			bag->nconns++;
+			if (rc != BAG_OK)
+				goto fail;
+		} else if (op == BAG_OP_CHUNK_INFO) {
+			if (bag->nchunks == chunk_cap) {
+				chunk_cap = chunk_cap ? chunk_cap * 2 : 64;
+				void *n = realloc(bag->chunks, chunk_cap * sizeof *bag->chunks);
+				if (n == NULL) {
+					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+					goto fail;
+				}
+				bag->chunks = n;
+			}
+			rc = parse_chunk_info(bag, &rec, off, &bag->chunks[bag->nchunks],
+			                      &bag->chunk_conns, &bag->nchunk_conns, &cc_cap);
+			if (rc != BAG_OK)
+				goto fail;
+			bag->nchunks++;
+		}
+		at += rec.size;
+	}
+	rc = BAG_OK;
+fail:
+	free(buf);
+	return rc;
+}
+
+/* Sort, resolve conn ids, sum counts and times; check what links up. */
+static int link_index(bag_t *bag)
+{
+	qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
+	for (size_t i = 0; i < bag->nconns; i++) {
+		bag->conns[i].index = (uint32_t)i;
+		if (i > 0 && bag->conns[i].id == bag->conns[i - 1].id)
+			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
+			                "connection %u is defined twice in the index section", bag->conns[i].id);
+	}
+	qsort(bag->chunks, bag->nchunks, sizeof *bag->chunks, cmp_chunk_pos);
+	for (size_t i = 0; i < bag->nchunks; i++) {
+		struct chunk *ch = &bag->chunks[i];
+
+		ch->index_end = i + 1 < bag->nchunks ? bag->chunks[i + 1].pos : bag->index_pos;
+		if (i > 0 && ch->pos == bag->chunks[i - 1].pos)
+			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
+			                "two chunk infos point at byte %llu", (unsigned long long)ch->pos);
+		for (uint32_t k = 0; k < ch->conn_n; k++) {
+			struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
+			long idx = bag_conn_lookup(bag, cc->conn);
+			if (idx < 0)
+				return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
+				                "chunk info for the chunk at byte %llu names connection %u, which is not defined",
+				                (unsigned long long)ch->pos, cc->conn);
+			cc->conn = (uint32_t)idx;
+			bag->conns[idx].message_count += cc->count;
+		}
+		if (ch->count == 0)
+			continue;
+		if (bag->message_count == 0 || ch->start_ns < bag->start_ns)
+			bag->start_ns = ch->start_ns;
+		if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
+			bag->end_ns = ch->end_ns;
+		bag->message_count += ch->count;
+	}
+	return BAG_OK;
+}
+
+/* Check the version line and read the bag header record after it. */
+static int read_bag_header(bag_t *bag)
+{
+	uint8_t buf[HEADER_READ];
+	size_t got = bag->file_size < sizeof buf ? (size_t)bag->file_size : sizeof buf;
+	size_t vlen = sizeof VERSION_LINE - 1;
+	struct bag_record rec;
+	uint32_t conn_count, chunk_count;
+	uint8_t op;
+	const uint8_t *nl;
+	int rc;
+
+	if (bag->file_size == 0)
+		return bag_fail(bag, BAG_ENOTBAG, UINT64_MAX, "empty file, not a bag");
+	if ((rc = bag_read_at(bag, 0, buf, got)) != BAG_OK)
+		return rc;
+	nl = memchr(buf, '\n', got < 32 ? got : 32);
+	if (got < vlen || memcmp(buf, VERSION_LINE, vlen) != 0 || nl == NULL)
+		return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line: not a bag file");
+	if (sscanf((const char *)buf + vlen, "%d.%d", &bag->major, &bag->minor) != 2)
+		return bag_fail(bag, BAG_ENOTBAG, 0, "unreadable version line");
+	if (bag->major != 2 || bag->minor != 0)
+		return bag_fail(bag, BAG_EVERSION, 0, "bag format version %d.%d is not supported (only 2.0)",
+		                bag->major, bag->minor);
+	size_t at = (size_t)(nl - buf) + 1;
+	rc = bag_record_parse(buf + at, got - at, &rec);
+	if (rc == BAG_ETRUNCATED && rec.size > 0 && rec.size <= bag->file_size - at)
+		return bag_fail(bag, BAG_ECORRUPT, at, "bag header record of %zu bytes is implausibly long", rec.size);
+	if (rc != BAG_OK)
+		return bag_fail(bag, BAG_ETRUNCATED, at, "bag header record runs past the end of the file");
+	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_FILE_HEADER)
+		return bag_fail(bag, BAG_ECORRUPT, at, "first record is not a bag header (op 3)");
+	if (bag_header_u64(rec.header, rec.header_len, "index_pos", &bag->index_pos) != BAG_OK ||
+	    bag_header_u32(rec.header, rec.header_len, "conn_count", &conn_count) != BAG_OK ||
+	    bag_header_u32(rec.header, rec.header_len, "chunk_count", &chunk_count) != BAG_OK)
+		return bag_fail(bag, BAG_ECORRUPT, at, "bag header lacks index_pos, conn_count or chunk_count");
+	if (bag->index_pos == 0)
+		return bag_fail(bag, BAG_ENOINDEX, at, "index_pos is 0: the recording was never closed (unindexed bag)");
+	if (bag->index_pos < at + rec.size || bag->index_pos > bag->file_size)
+		return bag_fail(bag, BAG_ENOINDEX, at, "index_pos %llu lies outside the file (size %llu): truncated bag",
+		                (unsigned long long)bag->index_pos, (unsigned long long)bag->file_size);
+	return BAG_OK;
+}
+
+BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
+{
+	struct stat st;
+	bag_t *bag;
+	int rc;
+
+	*out = NULL;
+	bag = calloc(1, sizeof *bag);
+	if (bag == NULL)
+		return BAG_ENOMEM;
+	*out = bag;
+	bag->fd = -1;
+	bag->lru_head = bag->lru_tail = NO_CHUNK;
+	bag->cache_limit = opts && opts->cache_bytes ? opts->cache_bytes : (size_t)64 << 20;
+	bag->path = dup_bytes(path, strlen(path));
+	if (bag->path == NULL) {
+		rc = BAG_ENOMEM;
+		goto fail;
+	}
+	bag->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (bag->fd < 0) {
+		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "%s", strerror(errno));
+		goto fail;
+	}
+	if (fstat(bag->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "not a regular file");
+		goto fail;
+	}
+	bag->file_size = (uint64_t)st.st_size;
+	if ((rc = read_bag_header(bag)) != BAG_OK)
+		goto fail;
+	if ((rc = read_index_section(bag)) != BAG_OK)
+		goto fail;
+	rc = link_index(bag);
+fail:
+	return rc;
+}
+
+BAG_API void bag_close(bag_t *bag)
+{
+	if (bag == NULL)
+		return;
+	chunk_cache_clear(bag);
+	for (size_t i = 0; i < bag->nconns; i++)
+		conn_free_fields(&bag->conns[i]);
+	free(bag->conns);
+	free(bag->chunks);
+	free(bag->chunk_conns);
+	if (bag->fd >= 0)
+		close(bag->fd);
+	free(bag->path);
+	free(bag);
+}
+
+BAG_API const char *bag_errmsg(const bag_t *bag)
+{
+	return bag ? bag->errmsg : "out of memory";
+}
+
+BAG_API const char *bag_path(const bag_t *bag)
+{
+	return bag->path;
+}
+
+BAG_API uint64_t bag_file_size(const bag_t *bag)
+{
+	return bag->file_size;
+}
+
+BAG_API void bag_version(const bag_t *bag, int *major, int *minor)
+{
+	*major = bag->major;
+	*minor = bag->minor;
+}
+
+BAG_API size_t bag_conn_count(const bag_t *bag)
+{
+	return bag->nconns;
+}
+
+BAG_API const struct bag_connection *bag_conn(const bag_t *bag, size_t i)
+{
+	return i < bag->nconns ? &bag->conns[i] : NULL;
+}
+
+BAG_API const struct bag_connection *bag_conn_by_id(const bag_t *bag, uint32_t conn_id)
+{
+	long i = bag_conn_lookup(bag, conn_id);
+	return i < 0 ? NULL : &bag->conns[i];
+}
+
+BAG_API uint64_t bag_message_count(const bag_t *bag)
+{
+	return bag->message_count;
+}
+
+BAG_API int64_t bag_start_time(const bag_t *bag)
+{
+	return bag->start_ns;
+}
+
+BAG_API int64_t bag_end_time(const bag_t *bag)
+{
+	return bag->end_ns;
+}
+
+BAG_API size_t bag_chunk_count(const bag_t *bag)
+{
+	return bag->nchunks;
+}

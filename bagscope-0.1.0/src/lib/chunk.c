@@ -1,0 +1,310 @@
+/*
+ * chunk.c - chunk records fetched on demand: the record header (compression,
+ * sizes) read once per chunk, the data read and decompressed (none, bz2, lz4
+ * frame) into a cache bounded in bytes.
+ *
+ * The cache is an LRU list threaded through the chunks array (lru_prev /
+ * lru_next, head = most recent). A chunk with buf != NULL is on the list and
+ * counted in cache_bytes; pinned chunks are never evicted, so the bound can be
+ * exceeded only while more than the bound is pinned at once.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bzlib.h>
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifdef HAVE_LZ4
+#include <lz4frame.h>
+#endif
+
+#include <bagscope/record.h>
+#include "lib/bag-int.h"
+
+#define STAT_READ 512
+#define MIN_RATIO_CAP ((uint64_t)16 << 20)
+
+int chunk_load_stat(bag_t *bag, size_t i)
+{
+	struct chunk *ch = &bag->chunks[i];
+	uint8_t small[STAT_READ], *buf = small;
+	uint64_t avail = bag->file_size - ch->pos;
+	size_t got = avail < sizeof small ? (size_t)avail : sizeof small;
+	const uint8_t *comp;
+	uint32_t comp_len;
+	struct bag_record rec;
+	uint8_t op;
+	int rc;
+
+	if (ch->stat_loaded)
+		return BAG_OK;
+	if ((rc = bag_read_at(bag, ch->pos, small, got)) != BAG_OK)
+		return rc;
+	if (got >= 4 && bag_le32(small) + (uint64_t)8 > got) {
+		uint64_t need = bag_le32(small) + (uint64_t)8;
+		if (need > avail)
+			return bag_fail(bag, BAG_ETRUNCATED, ch->pos, "chunk header runs past the end of the file");
+		buf = malloc((size_t)need);
+		if (buf == NULL)
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		got = (size_t)need;
+		if ((rc = bag_read_at(bag, ch->pos, buf, got)) != BAG_OK)
+			goto fail;
+	}
+	rc = bag_record_parse(buf, got, &rec);
+	if (rc != BAG_OK && rec.size == 0) {
+		rc = bag_fail(bag, BAG_ETRUNCATED, ch->pos, "chunk header runs past the end of the file");
+		goto fail;
+	}
+	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_CHUNK) {
+		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk info points at a record that is not a chunk (op 5)");
+		goto fail;
+	}
+	if (bag_header_find(rec.header, rec.header_len, "compression", &comp, &comp_len) != BAG_OK ||
+	    bag_header_u32(rec.header, rec.header_len, "size", &ch->size) != BAG_OK) {
+		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk header lacks compression or size");
+		goto fail;
+	}
+	if (bag_compression_parse((const char *)comp, comp_len, &ch->compression) != BAG_OK) {
+		rc = bag_fail(bag, BAG_EUNSUPP, ch->pos, "unknown chunk compression '%.*s'",
+		              (int)(comp_len > 32 ? 32 : comp_len), (const char *)comp);
+		goto fail;
+	}
+	ch->data_len = rec.data_len;
+	ch->data_pos = ch->pos + 8 + rec.header_len;
+	if (ch->data_pos + ch->data_len > bag->file_size) {
+		rc = bag_fail(bag, BAG_ETRUNCATED, ch->pos, "chunk data (%u bytes) runs past the end of the file",
+		              ch->data_len);
+		goto fail;
+	}
+	if (ch->data_pos + ch->data_len > ch->index_end) {
+		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk data (%u bytes) overlaps the next chunk",
+		              ch->data_len);
+		goto fail;
+	}
+	ch->stat_loaded = true;
+	rc = BAG_OK;
+fail:
+	if (buf != small)
+		free(buf);
+	return rc;
+}
+
+BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
+{
+	struct chunk *ch;
+	int rc;
+
+	if (i >= bag->nchunks)
+		return bag_fail(bag, BAG_EINVAL, UINT64_MAX, "no chunk %zu", i);
+	ch = &bag->chunks[i];
+	info->pos = ch->pos;
+	info->start_ns = ch->start_ns;
+	info->end_ns = ch->end_ns;
+	info->message_count = ch->count;
+	if ((rc = chunk_load_stat(bag, i)) != BAG_OK)
+		return rc;
+	info->compression = ch->compression;
+	info->size = ch->size;
+	info->compressed_size = ch->data_len;
+	return BAG_OK;
+}
+
+/* Decompress src into dst, which must come out exactly dst_len bytes. */
+static int decompress(bag_t *bag, const struct chunk *ch, const uint8_t *src, uint8_t *dst)
+{
+	if (ch->compression == BAG_COMPRESSION_BZ2) {
+		unsigned int out_len = ch->size;
+		int bz = BZ2_bzBuffToBuffDecompress((char *)dst, &out_len, (char *)src, ch->data_len, 0, 0);
+		if (bz == BZ_OUTBUFF_FULL)
+			return bag_fail(bag, BAG_ECOMPRESS, ch->pos,
+			                "bz2 chunk decompresses to more than its stated %u bytes", ch->size);
+		if (bz != BZ_OK)
+			return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "bz2 chunk data is corrupt (bzip2 error %d)", bz);
+		if (out_len != ch->size)
+			return bag_fail(bag, BAG_ECOMPRESS, ch->pos,
+			                "bz2 chunk decompresses to %u bytes, header says %u", out_len, ch->size);
+		return BAG_OK;
+	}
+#ifdef HAVE_LZ4
+	if (ch->compression == BAG_COMPRESSION_LZ4) {
+		LZ4F_dctx *dctx;
+		size_t in_at = 0, out_at = 0, ret = 1;
+		int rc = BAG_OK;
+
+		if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		while (ret != 0 && in_at < ch->data_len) {
+			size_t in_n = ch->data_len - in_at, out_n = ch->size - out_at;
+			ret = LZ4F_decompress(dctx, dst + out_at, &out_n, src + in_at, &in_n, NULL);
+			if (LZ4F_isError(ret)) {
+				rc = bag_fail(bag, BAG_ECOMPRESS, ch->pos, "lz4 chunk data is corrupt (%s)",
+				              LZ4F_getErrorName(ret));
+				break;
+			}
+			in_at += in_n;
+			out_at += out_n;
+			if (in_n == 0 && out_n == 0) {
+				rc = bag_fail(bag, BAG_ECOMPRESS, ch->pos,
+				              "lz4 chunk decompresses to more than its stated %u bytes", ch->size);
+				break;
+			}
+		}
+		if (rc == BAG_OK && (ret != 0 || out_at != ch->size))
+			rc = bag_fail(bag, BAG_ECOMPRESS, ch->pos,
+			              "lz4 chunk decompresses to %zu bytes%s, header says %u", out_at,
+			              ret != 0 ? " and ends mid-frame" : "", ch->size);
+		LZ4F_freeDecompressionContext(dctx);
+		return rc;
+	}
+#endif
+	return bag_fail(bag, BAG_EUNSUPP, ch->pos, "%s chunks are not supported by this build",
+	                bag_compression_name(ch->compression));
+}
+
+static void lru_unlink(bag_t *bag, uint32_t i)
+{
+	struct chunk *ch = &bag->chunks[i];
+
+	if (ch->lru_prev != NO_CHUNK)
+		bag->chunks[ch->lru_prev].lru_next = ch->lru_next;
+	else
+		bag->lru_head = ch->lru_next;
+	if (ch->lru_next != NO_CHUNK)
+		bag->chunks[ch->lru_next].lru_prev = ch->lru_prev;
+	else
+		bag->lru_tail = ch->lru_prev;
+	ch->lru_prev = ch->lru_next = NO_CHUNK;
+}
+
+static void lru_push_head(bag_t *bag, uint32_t i)
+{
+	struct chunk *ch = &bag->chunks[i];
+
+	ch->lru_prev = NO_CHUNK;
+	ch->lru_next = bag->lru_head;
+	if (bag->lru_head != NO_CHUNK)
+		bag->chunks[bag->lru_head].lru_prev = i;
+	bag->lru_head = i;
+	if (bag->lru_tail == NO_CHUNK)
+		bag->lru_tail = i;
+}
+
+static void cache_drop(bag_t *bag, uint32_t i)
+{
+	struct chunk *ch = &bag->chunks[i];
+
+	lru_unlink(bag, i);
+	free(ch->buf);
+	ch->buf = NULL;
+	bag->cache_bytes -= ch->size;
+}
+
+/* Evict unpinned chunks, oldest first, until need more bytes fit. */
+static void cache_make_room(bag_t *bag, size_t need)
+{
+	uint32_t i = bag->lru_tail;
+
+	while (i != NO_CHUNK && bag->cache_bytes + need > bag->cache_limit) {
+		uint32_t prev = bag->chunks[i].lru_prev;
+		if (bag->chunks[i].pins == 0)
+			cache_drop(bag, i);
+		i = prev;
+	}
+}
+
+void chunk_cache_clear(bag_t *bag)
+{
+	while (bag->lru_head != NO_CHUNK)
+		cache_drop(bag, bag->lru_head);
+}
+
+/* Largest uncompressed size we accept for compressed_len bytes of data. */
+static uint64_t size_cap(const struct chunk *ch)
+{
+	uint64_t ratio = ch->compression == BAG_COMPRESSION_LZ4 ? 256 : 2048;
+	uint64_t cap = (uint64_t)ch->data_len * ratio;
+	return cap > MIN_RATIO_CAP ? cap : MIN_RATIO_CAP;
+}
+
+BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *len)
+{
+	struct chunk *ch;
+	uint8_t *raw = NULL, *out = NULL;
+	int rc;
+
+	if (i >= bag->nchunks)
+		return bag_fail(bag, BAG_EINVAL, UINT64_MAX, "no chunk %zu", i);
+	ch = &bag->chunks[i];
+	if (ch->buf != NULL) {
+		bag->cache_hits++;
+		lru_unlink(bag, (uint32_t)i);
+		lru_push_head(bag, (uint32_t)i);
+		goto done;
+	}
+	if ((rc = chunk_load_stat(bag, i)) != BAG_OK)
+		return rc;
+	if (ch->compression == BAG_COMPRESSION_NONE && ch->size != ch->data_len)
+		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
+		                "uncompressed chunk holds %u bytes but its header says %u", ch->data_len, ch->size);
+	if (ch->size > size_cap(ch))
+		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
+		                "chunk claims %u uncompressed bytes from %u compressed: implausible",
+		                ch->size, ch->data_len);
+	cache_make_room(bag, ch->size);
+	out = malloc(ch->size ? ch->size : 1);
+	if (out == NULL) {
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a %u-byte chunk", ch->size);
+		goto fail;
+	}
+	if (ch->compression == BAG_COMPRESSION_NONE) {
+		rc = bag_read_at(bag, ch->data_pos, out, ch->data_len);
+	} else {
+		raw = malloc(ch->data_len ? ch->data_len : 1);
+		if (raw == NULL) {
+			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+			goto fail;
+		}
+		rc = bag_read_at(bag, ch->data_pos, raw, ch->data_len);
+		if (rc == BAG_OK)
+			rc = decompress(bag, ch, raw, out);
+	}
+	if (rc != BAG_OK)
+		goto fail;
+	free(raw);
+	ch->buf = out;
+	bag->cache_bytes += ch->size;
+	bag->cache_loads++;
+	lru_push_head(bag, (uint32_t)i);
+done:
+	ch->pins++;
+	*data = ch->buf;
+	*len = ch->size;
+	return BAG_OK;
+fail:
+	free(raw);
+	free(out);
+	return rc;
+}
+
+BAG_API void bag_chunk_unpin(bag_t *bag, size_t i)
+{
+	struct chunk *ch = &bag->chunks[i];
+
+	assert(ch->pins > 0 && ch->buf != NULL);
+	if (ch->pins == 0)
+		return;
+	ch->pins--;
+	if (ch->pins == 0 && bag->cache_bytes > bag->cache_limit)
+		cache_make_room(bag, 0);
+}
+
+BAG_API void bag_cache_stats(const bag_t *bag, struct bag_cache_stats *out)
+{
+	out->bytes = bag->cache_bytes;
+	out->limit = bag->cache_limit;
+	out->loads = bag->cache_loads;
+	out->hits = bag->cache_hits;
+}

@@ -1,0 +1,214 @@
+/*
+ * test-bag.c - opening real bags (made by the ROS tools) from their index
+ * section, chunk headers, the three decompressions, the cache bound, and
+ * the errors for files that are not (whole) bags.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include <bagscope/bagscope.h>
+
+#define FIX TEST_DATA_DIR "/fixtures/"
+
+static bag_t *open_ok(const char *path)
+{
+	bag_t *bag;
+	int rc = bag_open(&bag, path, NULL);
+
+	if (rc != BAG_OK)
+		fail_msg("%s", bag_errmsg(bag));
+	return bag;
+}
+
+static void test_open_basic(void **state)
+{
+	bag_t *bag = open_ok(FIX "bags/basic_none.bag");
+	int major, minor;
+
+	bag_version(bag, &major, &minor);
+	assert_int_equal(major, 2);
+	assert_int_equal(minor, 0);
+	assert_int_equal(bag_file_size(bag), 9239);
+	assert_int_equal(bag_message_count(bag), 23);
+	assert_int_equal(bag_start_time(bag), 1500000000000000000LL);
+	assert_int_equal(bag_end_time(bag), 1500000007000000000LL);
+	assert_int_equal(bag_conn_count(bag), 6);
+	const struct bag_connection *c = bag_conn(bag, 0);
+	assert_int_equal(c->id, 0);
+	assert_string_equal(c->topic, "/greeting");
+	assert_string_equal(c->type, "std_msgs/String");
+	assert_string_equal(c->md5sum, "992ce8a1687cec8c8bd883ec73ca41d1");
+	assert_string_equal(c->definition, "string data\n");
+	assert_int_equal(c->message_count, 7);
+	assert_ptr_equal(bag_conn_by_id(bag, c->id), c);
+	assert_null(bag_conn_by_id(bag, 999));
+	bag_close(bag);
+}
+
+static void test_connection_header_kept(void **state)
+{
+	bag_t *bag = open_ok(FIX "bags/tf_lz4.bag");
+	bool saw_latched = false;
+
+	for (size_t i = 0; i < bag_conn_count(bag); i++) {
+		const struct bag_connection *c = bag_conn(bag, i);
+		if (strcmp(c->topic, "/image") == 0) {
+			assert_true(c->latching);
+			saw_latched = true;
+		}
+		/* every field of the header is kept, in file order */
+		bool has_type = false;
+		for (size_t k = 0; k < c->nfields; k++)
+			has_type |= strcmp(c->fields[k].name, "type") == 0;
+		assert_true(has_type);
+		if (c->id == 0)
+			assert_string_equal(c->callerid, "/broadcaster_0");
+		if (c->id == 1)   /* this one was recorded without a callerid */
+			assert_string_equal(c->callerid, "");
+	}
+	assert_true(saw_latched);
+	bag_close(bag);
+}
+
+/* Read every chunk of path and check sizes; returns chunks of kind. */
+static size_t read_chunks(const char *path, enum bag_compression kind)
+{
+	bag_t *bag = open_ok(path);
+	struct bag_chunk_info ci;
+	size_t n = 0;
+
+	for (size_t i = 0; i < bag_chunk_count(bag); i++) {
+		const uint8_t *data;
+		size_t len;
+		assert_int_equal(bag_chunk_stat(bag, i, &ci), BAG_OK);
+		n += ci.compression == kind;
+		assert_int_equal(bag_chunk_get(bag, i, &data, &len), BAG_OK);
+		assert_int_equal(len, ci.size);
+		/* decompressed data starts with a record: a 4-byte header length */
+		assert_true(len > 8);
+		bag_chunk_unpin(bag, i);
+	}
+	bag_close(bag);
+	return n;
+}
+
+static void test_decompress_three_kinds(void **state)
+{
+	assert_int_equal(read_chunks(FIX "bags/basic_none.bag", BAG_COMPRESSION_NONE), 1);
+	assert_int_equal(read_chunks(FIX "bags/nested_bz2.bag", BAG_COMPRESSION_BZ2), 4);
+	assert_int_equal(read_chunks(FIX "bags/tf_lz4.bag", BAG_COMPRESSION_LZ4), 1);
+	assert_int_equal(read_chunks(FIX "bags/large_lz4.bag", BAG_COMPRESSION_LZ4), 2);
+	assert_int_equal(read_chunks(FIX "foreign/rosbag.js/example-bz2.bag", BAG_COMPRESSION_BZ2), 1);
+}
+
+static void test_chunk_stat_sums(void **state)
+{
+	bag_t *bag = open_ok(FIX "bags/nested_bz2.bag");
+	struct bag_chunk_info ci;
+	uint64_t size = 0, comp = 0;
+
+	for (size_t i = 0; i < bag_chunk_count(bag); i++) {
+		assert_int_equal(bag_chunk_stat(bag, i, &ci), BAG_OK);
+		size += ci.size;
+		comp += ci.compressed_size;
+	}
+	/* the figures `rosbag info --yaml` gives for this bag */
+	assert_int_equal(size, 12744);
+	assert_int_equal(comp, 3998);
+	bag_close(bag);
+}
+
+static void test_cache_bounded(void **state)
+{
+	struct bag_open_opts opts = { .cache_bytes = 1 };
+	struct bag_cache_stats st;
+	bag_t *bag;
+
+	assert_int_equal(bag_open(&bag, FIX "bags/nested_bz2.bag", &opts), BAG_OK);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < bag_chunk_count(bag); i++) {
+			const uint8_t *data;
+			size_t len;
+			assert_int_equal(bag_chunk_get(bag, i, &data, &len), BAG_OK);
+			bag_cache_stats(bag, &st);
+			assert_int_equal(st.bytes, len);    /* only the pinned one */
+			bag_chunk_unpin(bag, i);
+		}
+	bag_cache_stats(bag, &st);
+	assert_int_equal(st.loads, 8);
+	assert_int_equal(st.hits, 0);
+	bag_close(bag);
+
+	assert_int_equal(bag_open(&bag, FIX "bags/nested_bz2.bag", NULL), BAG_OK);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < bag_chunk_count(bag); i++) {
+			const uint8_t *data;
+			size_t len;
+			assert_int_equal(bag_chunk_get(bag, i, &data, &len), BAG_OK);
+			bag_chunk_unpin(bag, i);
+		}
+	bag_cache_stats(bag, &st);
+	assert_int_equal(st.loads, 4);
+	assert_int_equal(st.hits, 4);
+	bag_close(bag);
+}
+
+/* Open must fail with code, and the message must hold want. */
+static void expect_open_error(const char *path, int code, const char *want)
+{
+	bag_t *bag;
+	int rc = bag_open(&bag, path, NULL);
+
+	assert_int_equal(rc, code);
+	if (strstr(bag_errmsg(bag), want) == NULL)
+		fail_msg("message '%s' lacks '%s'", bag_errmsg(bag), want);
+	assert_null(strchr(bag_errmsg(bag), '\n'));
+	bag_close(bag);
+}
+
+static void test_open_errors(void **state)
+{
+	expect_open_error(FIX "broken/not_a_bag.bag", BAG_ENOTBAG, "not_a_bag.bag: at byte 0:");
+	expect_open_error(FIX "foreign/rosbag.js/empty-file.bag", BAG_ENOTBAG, "empty file");
+	expect_open_error(FIX "broken/crashed_none.bag", BAG_ENOINDEX, "at byte 13: index_pos is 0");
+	expect_open_error(FIX "broken/truncated_bz2.bag", BAG_ENOINDEX, "index_pos 8982 lies outside the file");
+	expect_open_error(FIX "no-such-file.bag", BAG_EIO, "no-such-file.bag: No such file");
+	expect_open_error(TEST_DATA_DIR, BAG_EIO, "not a regular file");
+}
+
+static void test_input_untouched(void **state)
+{
+	struct stat before, after;
+	bag_t *bag;
+
+	assert_int_equal(stat(FIX "bags/tf_lz4.bag", &before), 0);
+	bag = open_ok(FIX "bags/tf_lz4.bag");
+	const uint8_t *data;
+	size_t len;
+	assert_int_equal(bag_chunk_get(bag, 0, &data, &len), BAG_OK);
+	bag_chunk_unpin(bag, 0);
+	bag_close(bag);
+	assert_int_equal(stat(FIX "bags/tf_lz4.bag", &after), 0);
+	assert_int_equal(before.st_size, after.st_size);
+	assert_int_equal(before.st_mtime, after.st_mtime);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_basic),
+		cmocka_unit_test(test_connection_header_kept),
+		cmocka_unit_test(test_decompress_three_kinds),
+		cmocka_unit_test(test_chunk_stat_sums),
+		cmocka_unit_test(test_cache_bounded),
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_input_untouched),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
