@@ -6,5 +6,6 @@
 #include <bagscope/record.h>
 #include <bagscope/bag.h>
 #include <bagscope/view.h>
+#include <bagscope/write.h>
 
 #endif
