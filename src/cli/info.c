@@ -76,10 +76,51 @@ static int cmp_comp(const void *a, const void *b)
 	return -strcmp(bag_compression_name(x->kind), bag_compression_name(y->kind));
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* The k-th smallest of v[0..n) (v is reordered): quickselect, O(n). */
+static int64_t select_kth(int64_t *v, uint64_t n, uint64_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	uint64_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		uint64_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j-- == 0)
+					break;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
+}
+
+/* rosbag's median: the middle value, or the mean of the two middle ones. */
+static double median(int64_t *v, uint64_t n)
+{
+	int64_t upper = select_kth(v, n, n / 2), lower = upper;
+
+	if (n % 2 == 0) {
+		/* after selection, v[0..n/2) holds the smaller half */
+		lower = v[0];
+		for (uint64_t i = 1; i < n / 2; i++)
+			if (v[i] > lower)
+				lower = v[i];
+	}
+	return ((double)lower + (double)upper) / 2;
 }
 
 static size_t topic_find(const struct bag_facts *f, const char *topic)
@@ -132,13 +173,10 @@ static int gather_freq(struct bag_facts *f)
 		}
 	}
 	for (size_t t = 0; t < f->ntopics; t++) {
-		uint64_t n = nper[t];
 		double med;
-		if (n == 0)
+		if (nper[t] == 0)
 			continue;
-		qsort(periods[t], n, sizeof **periods, cmp_i64);
-		med = n % 2 ? (double)periods[t][n / 2]
-		            : ((double)periods[t][n / 2 - 1] + (double)periods[t][n / 2]) / 2;
+		med = median(periods[t], nper[t]);
 		if (med > 0)
 			f->topics[t].freq = 1e9 / med;
 	}
