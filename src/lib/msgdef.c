@@ -273,10 +273,10 @@ static int parse_section(bag_msgdef_t *def, const struct section *sec, struct ba
 			if (nb == ne)
 				return def_fail(def, "line %u: constant without a name", line);
 			c->name = arena_strndup(def, nb, (size_t)(ne - nb));
-			c->type_name = prim_names[prim];
+			c->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
 			c->prim = (enum bag_prim)prim;
 			c->value = arena_strndup(def, vb, (size_t)(ve - vb));
-			if (c->name == NULL || c->value == NULL)
+			if (c->name == NULL || c->value == NULL || c->type_name == NULL)
 				return BAG_ENOMEM;
 			continue;
 		}
