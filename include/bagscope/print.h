@@ -47,7 +47,8 @@ BAG_API void bag_text_double(struct bag_text *t, double d);
  * json: one object, fields in definition order, no newline.
  * yaml: `rostopic echo` layout, one field per line, ending with a newline.
  * csv:  one line of comma-separated values (header: the column names,
- *       "field.a.b" as `rostopic echo -p` names them), no newline.
+ *       "field.a.b" as `rostopic echo -p` names them), no newline; like
+ *       rostopic, uint8/char arrays are left out.
  * summary: one line of at most max bytes, long arrays elided.
  */
 BAG_API int bag_print_json(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
@@ -58,5 +59,13 @@ BAG_API int bag_print_csv(struct bag_text *t, const bag_msgdef_t *def, const uin
                           size_t len, bool header, char *err, size_t errlen);
 BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
                               size_t len, size_t max, char *err, size_t errlen);
+
+/*
+ * The definition as an indented tree, one line per field: "type[size] name"
+ * ("uint8[] data", "geometry_msgs/Point position" with its fields indented
+ * two more spaces below), constants as "type NAME=value". Each line starts
+ * with indent spaces and ends with a newline.
+ */
+BAG_API void bag_print_msgdef_tree(struct bag_text *t, const bag_msgdef_t *def, int indent);
 
 #endif

@@ -528,6 +528,9 @@ static void csv_value(void *ud, const struct bag_msgdef_field *f, int64_t index,
 {
 	struct csv_state *s = ud;
 
+	/* byte arrays are left out, as rostopic echo -p leaves them */
+	if (f->array != BAG_ARRAY_NONE && f->prim == BAG_PRIM_UINT8)
+		return;
 	csv_cell(s);
 	if (s->header) {
 		csv_push_name(s, f, index);
@@ -538,8 +541,7 @@ static void csv_value(void *ud, const struct bag_msgdef_field *f, int64_t index,
 	switch (v->prim) {
 	case BAG_PRIM_BOOL: text_char(s->t, v->v.b ? '1' : '0'); break;
 	case BAG_PRIM_TIME: case BAG_PRIM_DURATION:
-		text_i64(s->t, v->v.t.secs * 1000000000LL + (v->prim == BAG_PRIM_DURATION && v->v.t.secs < 0
-		                                              ? (int64_t)v->v.t.nsecs : (int64_t)v->v.t.nsecs));
+		text_i64(s->t, v->v.t.secs * 1000000000LL + (int64_t)v->v.t.nsecs);
 		break;
 	case BAG_PRIM_STRING:
 		if (memchr(v->v.s.p, ',', v->v.s.len) || memchr(v->v.s.p, '"', v->v.s.len) ||
@@ -707,4 +709,32 @@ BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const
 		if (t->p[i] == '\n' || t->p[i] == '\t')
 			t->p[i] = ' ';
 	return rc;
+}
+
+/* ---- definition tree ------------------------------------------------------ */
+
+static void tree_type(struct bag_text *t, const struct bag_msgdef_type *type, int indent, int depth)
+{
+	for (size_t i = 0; i < type->nconsts; i++)
+		bag_text_printf(t, "%*s%s %s=%s\n", indent, "", type->consts[i].type_name,
+		                type->consts[i].name, type->consts[i].value);
+	for (size_t i = 0; i < type->nfields; i++) {
+		const struct bag_msgdef_field *f = &type->fields[i];
+		bag_text_printf(t, "%*s%s", indent, "", f->type_name);
+		if (f->array == BAG_ARRAY_FIXED)
+			bag_text_printf(t, "[%u]", f->fixed_len);
+		else if (f->array == BAG_ARRAY_VARIABLE)
+			text_str(t, "[]");
+		bag_text_printf(t, " %s\n", f->name);
+		if (f->msg != NULL && depth < DEPTH)
+			tree_type(t, f->msg, indent + 2, depth + 1);
+	}
+}
+
+BAG_API void bag_print_msgdef_tree(struct bag_text *t, const bag_msgdef_t *def, int indent)
+{
+	const struct bag_msgdef_type *root = bag_msgdef_root(def);
+
+	if (root != NULL)
+		tree_type(t, root, indent, 0);
 }
