@@ -386,6 +386,8 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 	    bag_header_u32(rec.header, rec.header_len, "conn_count", &conn_count) != BAG_OK ||
 	    bag_header_u32(rec.header, rec.header_len, "chunk_count", &chunk_count) != BAG_OK)
 		return bag_fail(bag, BAG_ECORRUPT, at, "bag header lacks index_pos, conn_count or chunk_count");
+	bag->hdr_conn_count = conn_count;
+	bag->hdr_chunk_count = chunk_count;
 	if (bag->index_pos == 0)
 		return bag_fail(bag, BAG_ENOINDEX, at, "index_pos is 0: the recording was never closed (unindexed bag)");
 	if (bag->index_pos < at + rec.size || bag->index_pos > bag->file_size)
@@ -433,6 +435,10 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		rc = read_index_section(bag);
 		if (rc == BAG_OK)
 			rc = link_index(bag);
+		if (rc == BAG_OK && (bag->nchunks < bag->hdr_chunk_count || bag->nconns < bag->hdr_conn_count))
+			rc = bag_fail(bag, BAG_ENOINDEX, bag->index_pos, "the index section lists %zu of the %u chunks "
+			              "and %zu of the %u connections the bag header promises", bag->nchunks,
+			              bag->hdr_chunk_count, bag->nconns, bag->hdr_conn_count);
 		if (rc == BAG_ECORRUPT || rc == BAG_ETRUNCATED || rc == BAG_EUNSUPP)
 			rc = BAG_ENOINDEX;
 	}

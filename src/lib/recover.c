@@ -485,7 +485,9 @@ static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_on
 		ch->data_len = (uint32_t)used;
 	else
 		ch->partial = true;
-	if (ch->compression == BAG_COMPRESSION_NONE)
+	if (ch->compression == BAG_COMPRESSION_NONE && used == inf.len)
+		rc = BAG_OK; /* an unterminated chunk whose records are all whole */
+	else if (ch->compression == BAG_COMPRESSION_NONE)
 		rc = add_loss(s, ch->data_pos + used, ch->data_pos + inf.len, ch->pos,
 		              "chunk at byte %llu %s: %llu messages in its first %zu bytes recovered, "
 		              "the %zu bytes after them lost", (unsigned long long)ch->pos,
@@ -727,6 +729,7 @@ static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *hea
 		ch.index_end = *next;
 	} else {
 		bool had_data = ch.data_len > 0;
+		size_t nlosses = bag->nlosses;
 		s->ncur = 0;
 		s->cur_count = 0;
 		if ((rc = scan_body(s, &ch, cut, false)) != BAG_OK)
@@ -735,7 +738,7 @@ static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *hea
 		ch.index_end = ch.data_pos + ch.data_len;
 		if (s->cur_count > 0)
 			bag->recovery.chunks_scanned++;
-		if (s->cur_count > 0 && (ch.partial || (cut && ch.compression == BAG_COMPRESSION_NONE)))
+		if (s->cur_count > 0 && bag->nlosses > nlosses)
 			bag->recovery.chunks_partial++;
 		if (s->cur_count == 0 && had_data)
 			bag->recovery.chunks_failed++;
