@@ -156,6 +156,19 @@ def main():
         if diff is None and len(got) != len(want):
             diff = '%d lines, rosbag prints %d' % (len(got), len(want))
         report('text/' + ref, diff)
+    # CSV, against `rostopic echo -b BAG -p TOPIC` (files named BAG_topic_name.csv)
+    for ref in sorted(os.listdir(os.path.join(EXP, 'csv'))):
+        stem = ref[:-4]
+        bagname = next(b for b in ('nested_bz2', 'tf_lz4', 'example') if stem.startswith(b + '_'))
+        if only not in bagname:
+            continue
+        topic = stem[len(bagname):].replace('_', '/', 2) if bagname != 'example' else '/turtle1/pose'
+        bag = next(os.path.join(DATA, d, bagname + '.bag') for d in ('bags', 'foreign/rosbag.js')
+                   if os.path.exists(os.path.join(DATA, d, bagname + '.bag')))
+        rc, out, err = run(binary, ['cat', '--format', 'csv', '--topic', topic, bag])
+        with open(os.path.join(EXP, 'csv', ref), 'rb') as f:
+            want = f.read()
+        report('csv/' + ref, None if rc == 0 and out == want else 'exit %d, output differs from rostopic' % rc)
     with open(os.path.join(EXP, 'broken.json')) as f:
         broken = json.load(f)
     for entry in broken['files']:

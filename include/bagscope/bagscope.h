@@ -7,5 +7,8 @@
 #include <bagscope/bag.h>
 #include <bagscope/view.h>
 #include <bagscope/write.h>
+#include <bagscope/msgdef.h>
+#include <bagscope/decode.h>
+#include <bagscope/print.h>
 
 #endif

@@ -124,6 +124,104 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 	return 0;
 }
 
+/* Append a string literal. */
+#define APPEND(t, lit) bag_text_append((t), (lit), sizeof(lit) - 1)
+
+/* Each connection's parsed definition, made when first needed. */
+struct defs {
+	bag_timeline_t *tl;
+	bag_msgdef_t **defs;
+	int *rc;
+};
+
+static int defs_get(struct defs *d, const struct bag_message *m, bag_msgdef_t **out)
+{
+	size_t i = m->conn_index;
+
+	if (d->defs[i] == NULL && d->rc[i] == BAG_OK) {
+		d->rc[i] = bag_msgdef_parse(&d->defs[i], m->conn->type, m->conn->definition,
+		                            strlen(m->conn->definition));
+		if (d->rc[i] == BAG_OK && strcmp(bag_msgdef_root(d->defs[i])->md5, m->conn->md5sum) != 0)
+			cli_error("warning: %s: connection %u (%s): the definition's md5 is %s, the bag says %s",
+			          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->id, m->conn->topic,
+			          bag_msgdef_root(d->defs[i])->md5, m->conn->md5sum);
+	}
+	*out = d->defs[i];
+	return d->rc[i];
+}
+
+/* One message in a decoded format; 0 or a BAG_E code (error printed). */
+static int print_decoded(struct defs *d, enum format format, const struct bag_message *m,
+                         struct bag_text *t, bool *csv_header_done)
+{
+	char err[256];
+	bag_msgdef_t *def;
+	int rc = defs_get(d, m, &def);
+
+	t->len = 0;
+	if (rc != BAG_OK) {
+		cli_error("%s: connection %u (%s): bad message definition: %s",
+		          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->id, m->conn->topic,
+		          bag_msgdef_errmsg(def));
+		return rc;
+	}
+	switch (format) {
+	case FORMAT_JSON:
+		APPEND(t, "{\"topic\":");
+		bag_text_json_string(t, m->conn->topic, strlen(m->conn->topic));
+		APPEND(t, ",\"type\":");
+		bag_text_json_string(t, m->conn->type, strlen(m->conn->type));
+		bag_text_printf(t, ",\"time_ns\":%lld,\"msg\":", (long long)m->time_ns);
+		rc = bag_print_json(t, def, m->data, m->size, err, sizeof err);
+		APPEND(t, "}\n");
+		break;
+	case FORMAT_YAML:
+		rc = bag_print_yaml(t, def, m->data, m->size, err, sizeof err);
+		APPEND(t, "---\n");
+		break;
+	case FORMAT_CSV:
+		if (!*csv_header_done) {
+			APPEND(t, "%time,");
+			if ((rc = bag_print_csv(t, def, m->data, m->size, true, err, sizeof err)) != BAG_OK)
+				break;
+			APPEND(t, "\n");
+			*csv_header_done = true;
+		}
+		bag_text_printf(t, "%lld,", (long long)m->time_ns);
+		rc = bag_print_csv(t, def, m->data, m->size, false, err, sizeof err);
+		APPEND(t, "\n");
+		break;
+	default:
+		break;
+	}
+	if (rc != BAG_OK) {
+		fflush(stdout);
+		cli_error("%s: %s at %lld.%09lld, row %llu: %s",
+		          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->topic,
+		          (long long)(m->time_ns / BAG_NSEC_PER_SEC), (long long)(m->time_ns % BAG_NSEC_PER_SEC),
+		          (unsigned long long)m->row, err);
+		return rc;
+	}
+	fwrite(t->p, 1, t->len, stdout);
+	return BAG_OK;
+}
+
+/* csv takes one topic: true if the view's connections share one. */
+static bool one_topic(bag_view_t *view, bag_timeline_t *tl)
+{
+	const char *topic = NULL;
+
+	for (size_t i = 0; i < bag_timeline_conn_count(tl); i++) {
+		const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
+		if (!bag_view_selects(view, i) || c->message_count == 0)
+			continue;
+		if (topic != NULL && strcmp(topic, c->topic) != 0)
+			return false;
+		topic = c->topic;
+	}
+	return true;
+}
+
 int cmd_cat(int argc, char **argv)
 {
 	struct cat_opts o;
@@ -131,6 +229,9 @@ int cmd_cat(int argc, char **argv)
 	struct bag_query q;
 	bag_view_t *view = NULL;
 	struct bag_message m;
+	struct defs d = { 0 };
+	struct bag_text text = { 0 };
+	bool csv_header_done = false;
 	int status = EXIT_USAGE;
 
 	if (parse_args(argc, argv, &o) != 0)
@@ -154,6 +255,18 @@ int cmd_cat(int argc, char **argv)
 		cli_error("%s", bag_view_errmsg(view));
 		goto done;
 	}
+	if (o.format == FORMAT_CSV && !one_topic(view, cb.tl)) {
+		cli_error("cat: --format csv prints one topic: choose it with --topic");
+		status = EXIT_USAGE;
+		goto done;
+	}
+	d.tl = cb.tl;
+	d.defs = calloc(bag_timeline_conn_count(cb.tl) + 1, sizeof *d.defs);
+	d.rc = calloc(bag_timeline_conn_count(cb.tl) + 1, sizeof *d.rc);
+	if (d.defs == NULL || d.rc == NULL) {
+		cli_error("out of memory");
+		goto done;
+	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	status = EXIT_OK;
 	uint64_t n = bag_view_count(view);
@@ -166,18 +279,18 @@ int cmd_cat(int argc, char **argv)
 			status = EXIT_BAD_INPUT;
 			continue;
 		}
-		switch (o.format) {
-		case FORMAT_HEX:
+		if (o.format == FORMAT_HEX)
 			print_hex(stdout, &m);
-			break;
-		default:
-			cli_error("cat: format %s needs the decoder", format_names[o.format]);
-			status = EXIT_USAGE;
-			goto done;
-		}
+		else if (print_decoded(&d, o.format, &m, &text, &csv_header_done) != BAG_OK)
+			status = EXIT_BAD_INPUT;
 	}
 done:
 	fflush(stdout);
+	for (size_t i = 0; d.defs != NULL && i < bag_timeline_conn_count(cb.tl); i++)
+		bag_msgdef_free(d.defs[i]);
+	free(d.defs);
+	free(d.rc);
+	bag_text_free(&text);
 	bag_view_free(view);
 	cli_close_bags(&cb);
 	free(o.topics);

@@ -17,6 +17,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "info", cmd_info, "summarise bags as `rosbag info` does (--json, --freq)" },
 	{ "cat", cmd_cat, "print messages in time order (yaml, json, csv, hex)" },
+	{ "defs", cmd_defs, "show connection headers and message definitions (--tree)" },
 };
 
 static void usage(FILE *out)

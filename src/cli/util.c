@@ -130,15 +130,9 @@ int cli_parse_time(const char *s, int64_t bag_start_ns, int64_t *ns)
 
 void cli_json_string(FILE *out, const char *s, size_t len)
 {
-	fputc('"', out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	struct bag_text t = { 0 };
+
+	bag_text_json_string(&t, s, len);
+	fwrite(t.p, 1, t.len, out);
+	bag_text_free(&t);
 }

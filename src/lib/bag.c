@@ -310,14 +310,16 @@ fail:
 /* Sort, resolve conn ids, sum counts and times; check what links up. */
 static int link_index(bag_t *bag)
 {
-	qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
+	if (bag->nconns > 1)
+		qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
 	for (size_t i = 0; i < bag->nconns; i++) {
 		bag->conns[i].index = (uint32_t)i;
 		if (i > 0 && bag->conns[i].id == bag->conns[i - 1].id)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 			                "connection %u is defined twice in the index section", bag->conns[i].id);
 	}
-	qsort(bag->chunks, bag->nchunks, sizeof *bag->chunks, cmp_chunk_pos);
+	if (bag->nchunks > 1)
+		qsort(bag->chunks, bag->nchunks, sizeof *bag->chunks, cmp_chunk_pos);
 	for (size_t i = 0; i < bag->nchunks; i++) {
 		struct chunk *ch = &bag->chunks[i];
 

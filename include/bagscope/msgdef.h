@@ -1,0 +1,97 @@
+/*
+ * bagscope/msgdef.h - message definitions: the `message_definition` text a
+ * bag stores for each connection, parsed into a tree of types, checked
+ * against the connection's md5sum, and compiled for the decoder.
+ *
+ * The text holds the top type first, then each type it depends on after a
+ * line of '=' characters and a line `MSG: pkg/Type`. No ROS installation is
+ * needed: the text is all there is.
+ */
+#ifndef BAGSCOPE_MSGDEF_H
+#define BAGSCOPE_MSGDEF_H
+
+#include <bagscope/common.h>
+
+typedef struct bag_msgdef bag_msgdef_t;
+
+/* What a field holds. byte is int8 and char is uint8, as in ROS. */
+enum bag_prim {
+	BAG_PRIM_BOOL,
+	BAG_PRIM_INT8,
+	BAG_PRIM_UINT8,
+	BAG_PRIM_INT16,
+	BAG_PRIM_UINT16,
+	BAG_PRIM_INT32,
+	BAG_PRIM_UINT32,
+	BAG_PRIM_INT64,
+	BAG_PRIM_UINT64,
+	BAG_PRIM_FLOAT32,
+	BAG_PRIM_FLOAT64,
+	BAG_PRIM_STRING,
+	BAG_PRIM_TIME,
+	BAG_PRIM_DURATION,
+	BAG_PRIM_MESSAGE,     /* a nested message type */
+};
+
+/* A field's array shape. */
+enum bag_array {
+	BAG_ARRAY_NONE,
+	BAG_ARRAY_FIXED,      /* TYPE[N] */
+	BAG_ARRAY_VARIABLE,   /* TYPE[]: a uint32 length comes first */
+};
+
+struct bag_msgdef_type;
+
+/* A field of a type; read-only, owned by its bag_msgdef_t. */
+struct bag_msgdef_field {
+	const char *name;
+	const char *type_name;            /* element type as resolved: "uint8", "std_msgs/Header" */
+	enum bag_prim prim;
+	enum bag_array array;
+	uint32_t fixed_len;               /* N for BAG_ARRAY_FIXED */
+	const struct bag_msgdef_type *msg;/* the nested type when prim is BAG_PRIM_MESSAGE */
+};
+
+/* A constant; value is its text as written (string constants verbatim). */
+struct bag_msgdef_const {
+	const char *name;
+	const char *type_name;
+	enum bag_prim prim;
+	const char *value;
+};
+
+/* A message type: fields in definition order, constants, recomputed md5. */
+struct bag_msgdef_type {
+	const char *name;                 /* "pkg/Type" */
+	size_t nfields;
+	const struct bag_msgdef_field *fields;
+	size_t nconsts;
+	const struct bag_msgdef_const *consts;
+	char md5[33];                     /* by the ROS rule, hex */
+};
+
+/*
+ * Parse text (len bytes) as the definition of type. *out is set even on
+ * failure (unless BAG_ENOMEM) so bag_msgdef_errmsg() can be read; always
+ * bag_msgdef_free() it. Returns 0 or BAG_EDEFINITION, whose message names
+ * the line and the problem (an unknown type, a bad array size, ...).
+ */
+BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *text, size_t len);
+
+/* Free; accepts NULL. Every pointer obtained from it dies here. */
+BAG_API void bag_msgdef_free(bag_msgdef_t *def);
+
+/* The last failure's one-line message. */
+BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def);
+
+/* The top type (valid after a successful parse). */
+BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def);
+
+/* Every type of the definition, top first (i < count). */
+BAG_API size_t bag_msgdef_type_count(const bag_msgdef_t *def);
+BAG_API const struct bag_msgdef_type *bag_msgdef_type_at(const bag_msgdef_t *def, size_t i);
+
+/* The ROS name of a primitive ("float64", "time", ...). */
+BAG_API const char *bag_prim_name(enum bag_prim prim);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * bagscope/print.h - turning decoded messages into text: JSON (the bagscope
+ * contract), YAML (the layout of `rostopic echo`), CSV (`rostopic echo -p`)
+ * and a one-line summary. Printers append to a growable text buffer that the
+ * caller owns; nothing is written to any file or terminal.
+ */
+#ifndef BAGSCOPE_PRINT_H
+#define BAGSCOPE_PRINT_H
+
+#include <bagscope/decode.h>
+
+/* A growable text buffer: zero-initialise, append, bag_text_free(). */
+struct bag_text {
+	char *p;      /* NUL-terminated when len > 0 */
+	size_t len;
+	size_t cap;
+	bool failed;  /* an allocation failed; the text is incomplete */
+};
+
+/* Free the buffer's memory and reset it; accepts an empty buffer. */
+BAG_API void bag_text_free(struct bag_text *t);
+
+/* Append len bytes / a formatted string. On allocation failure sets failed. */
+BAG_API void bag_text_append(struct bag_text *t, const char *s, size_t len);
+BAG_API void bag_text_printf(struct bag_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Append s[0..len) as a JSON string with its quotes: '"', '\' and control
+ * characters escaped; invalid UTF-8 replaced, each maximal invalid sequence
+ * by one U+FFFD (as Python's bytes.decode('utf-8', 'replace')).
+ */
+BAG_API void bag_text_json_string(struct bag_text *t, const char *s, size_t len);
+
+/*
+ * Append a double the way Python's repr() writes it: the shortest text that
+ * reads back to the same value, with ".0" on integral values; "nan",
+ * "inf", "-inf" for the others.
+ */
+BAG_API void bag_text_double(struct bag_text *t, double d);
+
+/*
+ * The printers: decode data[0..len) by def and append its text. Return 0,
+ * BAG_EDECODE (with a message in err, see bag_decode(); the text appended so
+ * far is left in place) or BAG_ENOMEM.
+ *
+ * json: one object, fields in definition order, no newline.
+ * yaml: `rostopic echo` layout, one field per line, ending with a newline.
+ * csv:  one line of comma-separated values (header: the column names,
+ *       "field.a.b" as `rostopic echo -p` names them), no newline; like
+ *       rostopic, uint8/char arrays are left out.
+ * summary: one line of at most max bytes, long arrays elided.
+ */
+BAG_API int bag_print_json(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
+                           size_t len, char *err, size_t errlen);
+BAG_API int bag_print_yaml(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
+                           size_t len, char *err, size_t errlen);
+BAG_API int bag_print_csv(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
+                          size_t len, bool header, char *err, size_t errlen);
+BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
+                              size_t len, size_t max, char *err, size_t errlen);
+
+/*
+ * The definition as an indented tree, one line per field: "type[size] name"
+ * ("uint8[] data", "geometry_msgs/Point position" with its fields indented
+ * two more spaces below), constants as "type NAME=value". Each line starts
+ * with indent spaces and ends with a newline.
+ */
+BAG_API void bag_print_msgdef_tree(struct bag_text *t, const bag_msgdef_t *def, int indent);
+
+#endif

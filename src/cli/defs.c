@@ -1,0 +1,109 @@
+/*
+ * defs.c - `bagscope defs [--tree] BAG... [TOPIC]`: each connection's
+ * header fields and message definition, with the md5sum checked against the
+ * one recomputed from the definition.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+
+/* Print one connection; returns false if its md5 does not match. */
+static bool print_conn(const struct bag_connection *c, bool tree, struct bag_text *t)
+{
+	bag_msgdef_t *def;
+	int rc = bag_msgdef_parse(&def, c->type, c->definition, strlen(c->definition));
+	bool ok = rc == BAG_OK && strcmp(bag_msgdef_root(def)->md5, c->md5sum) == 0;
+
+	printf("topic:    %s\nconn:     %u\ntype:     %s\n", c->topic, c->id, c->type);
+	if (rc != BAG_OK)
+		printf("md5sum:   %s (definition does not parse: %s)\n", c->md5sum, bag_msgdef_errmsg(def));
+	else if (ok)
+		printf("md5sum:   %s (matches the definition)\n", c->md5sum);
+	else
+		printf("md5sum:   %s (MISMATCH: the definition gives %s)\n", c->md5sum, bag_msgdef_root(def)->md5);
+	printf("callerid: %s\nlatching: %s\nmessages: %llu\n", c->callerid[0] ? c->callerid : "(none)",
+	       c->latching ? "yes" : "no", (unsigned long long)c->message_count);
+	for (size_t i = 0; i < c->nfields; i++) {
+		const char *n = c->fields[i].name;
+		if (strcmp(n, "topic") && strcmp(n, "type") && strcmp(n, "md5sum") && strcmp(n, "callerid") &&
+		    strcmp(n, "latching") && strcmp(n, "message_definition"))
+			printf("%s: %s\n", n, c->fields[i].value);
+	}
+	if (tree && rc == BAG_OK) {
+		t->len = 0;
+		bag_print_msgdef_tree(t, def, 2);
+		printf("tree:\n%s", t->len ? t->p : "");
+	}
+	printf("definition:\n");
+	for (const char *s = c->definition; *s;) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		printf("  %.*s\n", (int)n, s);
+		s += n + (nl != NULL);
+	}
+	bag_msgdef_free(def);
+	return ok;
+}
+
+int cmd_defs(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tree", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bag_text t = { 0 };
+	const char *topic = NULL;
+	bool tree = false, first = true;
+	int opt, status = EXIT_OK, nbags;
+	struct stat st;
+
+	while ((opt = getopt_long(argc, argv, "th", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't': tree = true; break;
+		case 'h': puts("usage: bagscope defs [--tree] BAG... [TOPIC]"); return EXIT_OK;
+		default: fputs("usage: bagscope defs [--tree] BAG... [TOPIC]\n", stderr); return EXIT_USAGE;
+		}
+	}
+	nbags = argc - optind;
+	/* a last argument that is no file is the topic */
+	if (nbags > 1 && stat(argv[argc - 1], &st) != 0) {
+		topic = argv[argc - 1];
+		nbags--;
+	}
+	if (nbags < 1) {
+		fputs("usage: bagscope defs [--tree] BAG... [TOPIC]\n", stderr);
+		return EXIT_USAGE;
+	}
+	for (int b = optind; b < optind + nbags; b++) {
+		bag_t *bag;
+		if (bag_open(&bag, argv[b], NULL) != BAG_OK) {
+			cli_error("%s", bag_errmsg(bag));
+			bag_close(bag);
+			status = EXIT_BAD_INPUT;
+			continue;
+		}
+		for (size_t i = 0; i < bag_conn_count(bag); i++) {
+			const struct bag_connection *c = bag_conn(bag, i);
+			if (topic != NULL && strcmp(c->topic, topic) != 0)
+				continue;
+			if (!first)
+				puts("---");
+			first = false;
+			if (nbags > 1)
+				printf("bag:      %s\n", argv[b]);
+			if (!print_conn(c, tree, &t))
+				status = EXIT_BAD_INPUT;
+		}
+		bag_close(bag);
+	}
+	if (topic != NULL && first) {
+		cli_error("no connection on topic %s", topic);
+		status = EXIT_BAD_INPUT;
+	}
+	bag_text_free(&t);
+	return status;
+}

@@ -1,0 +1,26 @@
+/*
+ * msgdef-int.h - the compiled form of a definition, shared by msgdef.c
+ * (which builds it) and decode.c (which runs it). Never installed.
+ *
+ * Each type's fields are a contiguous run of ops; an op for a nested message
+ * names the run of its type (sub, nsub). The top type's run starts at 0.
+ */
+#ifndef BAGSCOPE_MSGDEF_INT_H
+#define BAGSCOPE_MSGDEF_INT_H
+
+#include <bagscope/msgdef.h>
+
+struct dec_op {
+	uint8_t prim;                          /* enum bag_prim */
+	uint8_t array;                         /* enum bag_array */
+	uint32_t fixed_len;
+	uint32_t sub;                          /* nested type's first op */
+	uint32_t nsub;                         /* and its field count */
+	uint32_t elem_min;                     /* fewest bytes one element takes */
+	const struct bag_msgdef_field *field;  /* names, for printers and errors */
+};
+
+/* The compiled ops of def and the top type's field count. */
+const struct dec_op *msgdef_ops(const bag_msgdef_t *def, uint32_t *nroot);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * test-decode.c - the decoder on hostile bytes (lengths past the end, huge
+ * array counts, truncated nested messages), and the printers' escaping,
+ * UTF-8 repair, number formats and summaries.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <bagscope/bagscope.h>
+
+static const char *const marker_def =
+	"Item[] items\n"
+	"================================================================================\n"
+	"MSG: pkg/Item\n"
+	"string name\n"
+	"Point pos\n"
+	"================================================================================\n"
+	"MSG: pkg/Point\n"
+	"float64 x\nfloat64 y\n";
+
+static bag_msgdef_t *parse_ok(const char *type, const char *text)
+{
+	bag_msgdef_t *def;
+
+	if (bag_msgdef_parse(&def, type, text, strlen(text)) != BAG_OK)
+		fail_msg("%s", bag_msgdef_errmsg(def));
+	return def;
+}
+
+/* Decode to JSON; returns the code, the text in *out (static). */
+static int to_json(const bag_msgdef_t *def, const void *data, size_t len, const char **out, char *err)
+{
+	static struct bag_text t;
+
+	bag_text_free(&t);
+	int rc = bag_print_json(&t, def, data, len, err, 256);
+	*out = t.len ? t.p : "";
+	return rc;
+}
+
+static size_t put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return 4;
+}
+
+static void test_nested_ok(void **state)
+{
+	bag_msgdef_t *def = parse_ok("pkg/Markers", marker_def);
+	uint8_t buf[64];
+	size_t n = 0;
+	double x = 1.5, y = -2;
+	const char *json;
+	char err[256];
+
+	n += put_u32(buf + n, 1);
+	n += put_u32(buf + n, 2);
+	memcpy(buf + n, "ab", 2);
+	n += 2;
+	memcpy(buf + n, &x, 8);
+	memcpy(buf + n + 8, &y, 8);
+	n += 16;
+	assert_int_equal(to_json(def, buf, n, &json, err), BAG_OK);
+	assert_string_equal(json, "{\"items\":[{\"name\":\"ab\",\"pos\":{\"x\":1.5,\"y\":-2.0}}]}");
+	/* an element that cannot fit is refused before it is read */
+	assert_int_equal(to_json(def, buf, n - 3, &json, err), BAG_EDECODE);
+	assert_string_equal(err, "items at byte 4: array of 1 elements cannot fit in the 19 bytes that remain");
+	/* a string that claims 3 bytes too many: the path and offset of the field that runs out */
+	put_u32(buf + 4, 5);
+	assert_int_equal(to_json(def, buf, n, &json, err), BAG_EDECODE);
+	assert_string_equal(err, "items[0].pos.y at byte 21: needs 8 bytes for a float64, 5 remain");
+	bag_msgdef_free(def);
+}
+
+static void test_huge_counts_fail_fast(void **state)
+{
+	bag_msgdef_t *def = parse_ok("pkg/Markers", marker_def);
+	bag_msgdef_t *bytes = parse_ok("pkg/Blob", "uint8[] data\nstring s\n");
+	bag_msgdef_t *empty = parse_ok("pkg/E", "Nothing[] n\n=====\nMSG: pkg/Nothing\n");
+	uint8_t buf[16] = { 0 };
+	const char *json;
+	char err[256];
+
+	put_u32(buf, 0xFFFFFFFFu);
+	assert_int_equal(to_json(def, buf, 10, &json, err), BAG_EDECODE);
+	assert_non_null(strstr(err, "array of 4294967295 elements cannot fit in the 6 bytes"));
+	assert_int_equal(to_json(bytes, buf, 10, &json, err), BAG_EDECODE);
+	/* a string length past the end */
+	put_u32(buf, 0);
+	put_u32(buf + 4, 1000);
+	assert_int_equal(to_json(bytes, buf, 12, &json, err), BAG_EDECODE);
+	assert_string_equal(err, "s at byte 4: string of 1000 bytes, 4 remain");
+	/* elements that take no bytes: a huge count is refused, not looped over */
+	put_u32(buf, 0xFFFFFFFFu);
+	assert_int_equal(to_json(empty, buf, 4, &json, err), BAG_EDECODE);
+	put_u32(buf, 3);
+	assert_int_equal(to_json(empty, buf, 4, &json, err), BAG_OK);
+	assert_string_equal(json, "{\"n\":[{},{},{}]}");
+	/* no bytes at all */
+	assert_int_equal(to_json(bytes, buf, 0, &json, err), BAG_EDECODE);
+	bag_msgdef_free(def);
+	bag_msgdef_free(bytes);
+	bag_msgdef_free(empty);
+}
+
+static void test_json_strings(void **state)
+{
+	struct bag_text t = { 0 };
+
+	bag_text_json_string(&t, "a\"b\\c\n\x01", 7);
+	assert_string_equal(t.p, "\"a\\\"b\\\\c\\n\\u0001\"");
+	t.len = 0;
+	bag_text_json_string(&t, "\0x", 2);
+	assert_string_equal(t.p, "\"\\u0000x\"");
+	t.len = 0;
+	/* valid multi-byte text passes through */
+	bag_text_json_string(&t, "gr\xC3\xBC\xC3\x9F \xE3\x81\x93", 10);
+	assert_string_equal(t.p, "\"gr\xC3\xBC\xC3\x9F \xE3\x81\x93\"");
+	t.len = 0;
+	/* Latin-1 bytes: each invalid byte becomes U+FFFD, as Python's 'replace' */
+	bag_text_json_string(&t, "gr\xFC\xDF", 4);
+	assert_string_equal(t.p, "\"gr\xEF\xBF\xBD\xEF\xBF\xBD\"");
+	t.len = 0;
+	/* a truncated 3-byte sequence is one maximal invalid part: one U+FFFD */
+	bag_text_json_string(&t, "\xE3\x81" "A", 3);
+	assert_string_equal(t.p, "\"\xEF\xBF\xBD" "A\"");
+	t.len = 0;
+	/* surrogates encoded in UTF-8 are invalid: ED A0 80 -> three U+FFFD */
+	bag_text_json_string(&t, "\xED\xA0\x80", 3);
+	assert_string_equal(t.p, "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+	bag_text_free(&t);
+}
+
+static void test_doubles(void **state)
+{
+	struct bag_text t = { 0 };
+	static const struct { double d; const char *s; } cases[] = {
+		{ 0.5, "0.5" }, { 100, "100.0" }, { -0.0, "-0.0" }, { 1e-300, "1e-300" },
+		{ 0.1, "0.1" }, { 1.0 / 3, "0.3333333333333333" }, { 0.3333333432674408, "0.3333333432674408" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		t.len = 0;
+		bag_text_double(&t, cases[i].d);
+		assert_string_equal(t.p, cases[i].s);
+	}
+	bag_text_free(&t);
+}
+
+static void test_special_values_json(void **state)
+{
+	bag_msgdef_t *def = parse_ok("pkg/V", "float32 f\nfloat64 d\nbool ok\nint64 big\nuint64 ubig\nduration dur\n");
+	uint8_t buf[64];
+	size_t n = 0;
+	float nanf = __builtin_nanf("");
+	double inf = -__builtin_inf();
+	int64_t big = INT64_MIN;
+	uint64_t ubig = UINT64_MAX;
+	int32_t secs = -1;
+	const char *json;
+	char err[256];
+
+	memcpy(buf + n, &nanf, 4), n += 4;
+	memcpy(buf + n, &inf, 8), n += 8;
+	buf[n++] = 1;
+	memcpy(buf + n, &big, 8), n += 8;
+	memcpy(buf + n, &ubig, 8), n += 8;
+	memcpy(buf + n, &secs, 4), n += 4;
+	n += put_u32(buf + n, 500000000);
+	assert_int_equal(to_json(def, buf, n, &json, err), BAG_OK);
+	assert_string_equal(json, "{\"f\":\"nan\",\"d\":\"-inf\",\"ok\":true,\"big\":-9223372036854775808,"
+	                          "\"ubig\":18446744073709551615,\"dur\":{\"secs\":-1,\"nsecs\":500000000}}");
+	bag_msgdef_free(def);
+}
+
+static void test_summary_elides(void **state)
+{
+	bag_msgdef_t *def = parse_ok("pkg/B", "uint8[] data\nstring s\n");
+	uint8_t buf[64] = { 0 };
+	struct bag_text t = { 0 };
+	char err[256];
+
+	put_u32(buf, 10);
+	for (int i = 0; i < 10; i++)
+		buf[4 + i] = (uint8_t)i;
+	put_u32(buf + 14, 2);
+	memcpy(buf + 18, "hi", 2);
+	assert_int_equal(bag_print_summary(&t, def, buf, 20, 200, err, sizeof err), BAG_OK);
+	assert_string_equal(t.p, "data=[0, 1, 2, 3, \xE2\x80\xA6 (10)]  s=\"hi\"");
+	t.len = 0;
+	assert_int_equal(bag_print_summary(&t, def, buf, 20, 8, err, sizeof err), BAG_OK);
+	assert_int_equal(t.len, 8);
+	bag_text_free(&t);
+	bag_msgdef_free(def);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nested_ok),
+		cmocka_unit_test(test_huge_counts_fail_fast),
+		cmocka_unit_test(test_json_strings),
+		cmocka_unit_test(test_doubles),
+		cmocka_unit_test(test_special_values_json),
+		cmocka_unit_test(test_summary_elides),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
