@@ -51,6 +51,7 @@ void cli_json_string(FILE *out, const char *s, size_t len);
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_defs(int argc, char **argv);
 
 #endif

@@ -49,6 +49,7 @@ struct bag {
 	uint64_t file_size;
 	int major, minor;
 	uint64_t index_pos;       /* from the bag header */
+	uint64_t body_pos;        /* first record after the bag header */
 	uint32_t hdr_conn_count;  /* connections the bag header promises */
 	uint32_t hdr_chunk_count; /* chunks the bag header promises */
 	struct bag_connection *conns;   /* sorted by id */

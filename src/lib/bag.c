@@ -444,6 +444,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		if (rc == BAG_ECORRUPT || rc == BAG_ETRUNCATED || rc == BAG_EUNSUPP)
 			rc = BAG_ENOINDEX;
 	}
+	bag->body_pos = body;
 	if (rc != BAG_ENOINDEX || (opts != NULL && opts->no_recover))
 		goto fail;
 	bag_reset_index(bag);

@@ -383,6 +383,94 @@ static void test_bad_bag_header(void **state)
 	free(b.p);
 }
 
+struct found {
+	size_t n;
+	uint64_t off[32];
+	int code[32];
+	char text[32][512];
+};
+
+static int collect(void *arg, const struct bag_finding *f)
+{
+	struct found *fd = arg;
+
+	if (fd->n < 32) {
+		fd->off[fd->n] = f->offset;
+		fd->code[fd->n] = f->code;
+		snprintf(fd->text[fd->n], sizeof fd->text[0], "%s", f->text);
+	}
+	fd->n++;
+	return 0;
+}
+
+/* bag_check on b; returns its findings. */
+static void run_check(const struct tb_buf *b, unsigned flags, struct found *fd, struct bag_check_stats *st)
+{
+	const char *path = tb_write_tmp(b, 0);
+	bag_t *bag;
+
+	memset(fd, 0, sizeof *fd);
+	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+	unlink(path);
+	assert_int_equal(bag_check(bag, flags, collect, fd, st), BAG_OK);
+	assert_int_equal(st->findings, fd->n);
+	bag_close(bag);
+}
+
+static void test_check(void **state)
+{
+	struct tb_chunk c[3];
+	struct tb_layout lay;
+	struct tb_buf b = { 0 };
+	struct found fd;
+	struct bag_check_stats st;
+
+	three_chunks(c, "bz2");
+	tb_build(&b, c, 3, 0, &lay);
+	run_check(&b, 0, &fd, &st);
+	assert_int_equal(fd.n, 0);
+	assert_int_equal(st.chunks, 3);
+	assert_int_equal(st.messages, 15);
+	assert_int_equal(st.records, 3 + 6 + 2 + 3);
+
+	/* a corrupt chunk: the full check sees it, the quick one does not read data */
+	for (size_t i = lay.data_pos[1] + 12; i < lay.index_pos[1] - 8; i++)
+		b.p[i] ^= 0xa5;
+	run_check(&b, BAG_CHECK_QUICK, &fd, &st);
+	assert_int_equal(fd.n, 0);
+	assert_int_equal(st.chunks, 0);
+	run_check(&b, 0, &fd, &st);
+	assert_int_equal(fd.n, 3);  /* the chunk; its messages (once, then a repeat count) */
+	assert_int_equal(fd.off[0], lay.chunk_pos[1]);
+	assert_int_equal(fd.code[0], BAG_ECOMPRESS);
+	assert_non_null(strstr(fd.text[1], "at byte"));
+	assert_non_null(strstr(fd.text[2], "the same for 4 more messages"));
+	free(b.p);
+
+	/* a chunk-info count the index disagrees with: found by --quick */
+	memset(&b, 0, sizeof b);
+	tb_build(&b, c, 3, 0, &lay);
+	size_t ci = lay.chunkinfo_pos[2];
+	size_t data = ci + 4 + (b.p[ci] | b.p[ci + 1] << 8) + 4;
+	tb_set32(&b, data + 4, 2);
+	run_check(&b, BAG_CHECK_QUICK, &fd, &st);
+	assert_true(fd.n >= 1);
+	assert_non_null(strstr(fd.text[0], "index data for connection 0 holds 3 entries"));
+	free(b.p);
+
+	/* an md5sum that is not the definition's */
+	memset(&b, 0, sizeof b);
+	tb_build(&b, c, 3, 0, &lay);
+	uint8_t *md5 = memmem(b.p + lay.conninfo_pos[1], 200, "md5sum=304a", 11);
+	assert_non_null(md5);
+	md5[7] = 'f';
+	run_check(&b, 0, &fd, &st);
+	assert_int_equal(fd.n, 1);
+	assert_int_equal(fd.code[0], BAG_EDEFINITION);
+	assert_non_null(strstr(fd.text[0], "md5sum f04a39449588c7f8ce2df6e8001c5fce, the definition's is 304a"));
+	free(b.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_index_section_damage_recovers),
 		cmocka_unit_test(test_chunk_record_lengths),
 		cmocka_unit_test(test_bad_bag_header),
+		cmocka_unit_test(test_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
