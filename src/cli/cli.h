@@ -29,6 +29,13 @@ struct cli_bags {
 	bag_timeline_t *tl;
 };
 int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n);
+
+/*
+ * Open one bag: a progress line while a recovery scan runs (stderr a
+ * terminal), then notes on stderr on what was recovered, lost or skipped.
+ * On failure prints the one-line error; *bag is still to be closed.
+ */
+int cli_open_one(bag_t **bag, const char *path);
 void cli_close_bags(struct cli_bags *cb);
 
 /*
@@ -44,6 +51,7 @@ void cli_json_string(FILE *out, const char *s, size_t len);
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_defs(int argc, char **argv);
 
 #endif

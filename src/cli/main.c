@@ -20,6 +20,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "info", cmd_info, "summarise bags as `rosbag info` does (--json, --freq)" },
 	{ "cat", cmd_cat, "print messages in time order (yaml, json, csv, hex)" },
+	{ "check", cmd_check, "verify a bag's integrity: records, chunks, index, definitions (--quick)" },
 	{ "defs", cmd_defs, "show connection headers and message definitions (--tree)" },
 };
 

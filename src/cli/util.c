@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -16,6 +17,52 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* A progress line on a terminal's stderr, redrawn in place. */
+static int show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	const char *path = arg;
+
+	fprintf(stderr, "\rbagscope: %s: no usable index, scanning: %3d%%", path,
+	        total ? (int)(done * 100 / total) : 100);
+	if (done >= total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+	return 0;
+}
+
+int cli_open_one(bag_t **bag, const char *path)
+{
+	struct bag_open_opts opts = { 0 };
+	struct bag_recovery r;
+	int rc;
+
+	if (isatty(STDERR_FILENO)) {
+		opts.progress = show_progress;
+		opts.progress_arg = (void *)path;
+	}
+	rc = bag_open(bag, path, &opts);
+	if (rc != BAG_OK) {
+		cli_error("%s", bag_errmsg(*bag));
+		return rc;
+	}
+	bag_recovery_report(*bag, &r);
+	if (r.recovered) {
+		cli_error("%s", r.reason);
+		cli_error("%s: read without its index: %llu messages recovered from %zu chunks by a scan",
+		          path, (unsigned long long)r.messages, r.chunks);
+		for (size_t i = 0; i < r.nlosses; i++) {
+			const struct bag_loss *l = bag_recovery_loss(*bag, i);
+			cli_error("%s: bytes %llu-%llu lost: %s", path, (unsigned long long)l->start,
+			          (unsigned long long)l->end, l->what);
+		}
+	}
+	for (size_t i = 0; i < bag_warning_count(*bag) && bag_warning(*bag, i) != NULL; i++)
+		cli_error("warning: %s", bag_warning(*bag, i));
+	if (bag_warning_count(*bag) > BAG_WARNINGS_MAX)
+		cli_error("warning: %s: %zu more warnings", path, bag_warning_count(*bag) - BAG_WARNINGS_MAX);
+	return BAG_OK;
+}
+
 int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n)
 {
 	int rc = BAG_OK;
@@ -27,12 +74,10 @@ int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n)
 		return BAG_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		rc = bag_open(&cb->bags[i], paths[i], NULL);
+		rc = cli_open_one(&cb->bags[i], paths[i]);
 		cb->nbags++;
-		if (rc != BAG_OK) {
-			cli_error("%s", bag_errmsg(cb->bags[i]));
+		if (rc != BAG_OK)
 			return rc;
-		}
 	}
 	rc = bag_timeline_open(&cb->tl, cb->bags, cb->nbags);
 	if (rc != BAG_OK)

@@ -284,7 +284,9 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 			goto fail;
 		}
 		rc = bag_read_at(bag, ch->data_pos, raw, ch->data_len);
-		if (rc == BAG_OK)
+		if (rc == BAG_OK && ch->partial)
+			rc = chunk_inflate_prefix(bag, ch, raw, out);
+		else if (rc == BAG_OK)
 			rc = decompress(bag, ch, raw, out);
 	}
 	if (rc != BAG_OK)
