@@ -403,25 +403,30 @@ static void mouse(struct app *app)
 	}
 }
 
+/* Say on the status line what recovering an unindexed bag kept and lost. */
+static void note_recovery(struct app *app)
+{
+	for (size_t i = 0; i < app->npaths; i++) {
+		struct bag_recovery rec;
+		bag_recovery_report(app->bags[i], &rec);
+		if (rec.recovered)
+			snprintf(app->m.note, sizeof app->m.note, "%s had no usable index: %llu messages recovered by a scan, "
+			         "%llu bytes at the end unusable", app->paths[i], (unsigned long long)rec.messages,
+			         (unsigned long long)rec.trailing_bytes);
+	}
+}
+
 static int open_all(struct app *app)
 {
-	app->bags = calloc(app->npaths, sizeof *app->bags);
-	if (app->bags == NULL)
+	if (cli_open_bags(&app->cb, app->paths, app->npaths) != BAG_OK)
 		return -1;
-	for (size_t i = 0; i < app->npaths; i++) {
-		if (bag_open(&app->bags[i], app->paths[i], NULL) != BAG_OK) {
-			fprintf(stderr, "bagscope: %s\n", bag_errmsg(app->bags[i]));
-			return -1;
-		}
-	}
-	if (bag_timeline_open(&app->tl, app->bags, app->npaths) != BAG_OK) {
-		fprintf(stderr, "bagscope: %s\n", bag_timeline_errmsg(app->tl));
-		return -1;
-	}
+	app->bags = app->cb.bags;
+	app->tl = app->cb.tl;
 	if (model_init(&app->m, app->tl) != BAG_OK) {
 		fprintf(stderr, "bagscope: %s\n", app->m.note[0] ? app->m.note : "out of memory");
 		return -1;
 	}
+	note_recovery(app);
 	app->defs = calloc(bag_timeline_conn_count(app->tl) + 1, sizeof *app->defs);
 	app->cache = calloc(CACHE_SLOTS, sizeof *app->cache);
 	if (app->defs == NULL || app->cache == NULL)
@@ -440,10 +445,8 @@ static void close_all(struct app *app)
 	for (size_t i = 0; app->defs != NULL && i < bag_timeline_conn_count(app->tl); i++)
 		bag_msgdef_free(app->defs[i]);
 	free(app->defs);
-	bag_timeline_free(app->tl);
-	for (size_t i = 0; app->bags != NULL && i < app->npaths; i++)
-		bag_close(app->bags[i]);
-	free(app->bags);
+	cli_close_bags(&app->cb);
+	free(app->density);
 	free(app->cache);
 	free(app->detail_bytes);
 	detail_clear(&app->detail);

@@ -8,6 +8,7 @@
 
 #include <bagscope/bagscope.h>
 
+#include "cli/cli.h"
 #include "tui/detail.h"
 #include "tui/model.h"
 #include "tui/worker.h"
@@ -52,6 +53,10 @@ struct app {
 	bag_msgdef_t **defs;          /* main thread's, per timeline connection */
 	struct rect panes[PANE_COUNT];
 	struct rect timeline, status;
+	double *density;              /* timeline bins, for density_view and density_w */
+	const bag_view_t *density_view;
+	int density_w;
+	struct cli_bags cb;           /* the bags and their timeline */
 	bool too_small;
 	bool help;
 	bool colour;

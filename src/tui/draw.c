@@ -82,7 +82,7 @@ void draw_layout(struct app *app)
 	if (conns_h < 4)
 		conns_h = 4;
 	int body_y = 1 + conns_h, body_h = lines - 3 - body_y;
-	int list_w = cols * 58 / 100;
+	int list_w = cols * 62 / 100;
 	app->panes[PANE_CONNS] = (struct rect){ 1, 0, conns_h, cols };
 	app->panes[PANE_LIST] = (struct rect){ body_y, 0, body_h, list_w };
 	app->panes[PANE_DETAIL] = (struct rect){ body_y, list_w, body_h, cols - list_w };
@@ -273,13 +273,20 @@ static void draw_timeline(struct app *app, struct rect r)
 	static const char ascii[] = " .:-=+*#%@";
 	struct model *m = &app->m;
 	int w = r.w - 10;
-	double *bins = calloc((size_t)(w > 0 ? w : 1), sizeof *bins), max = 0;
+	double max = 0, *bins;
 
-	if (bins == NULL || w <= 0) {
-		free(bins);
+	if (w <= 0)
 		return;
+	if (app->density_view != m->view || app->density_w != w) {
+		free(app->density);
+		app->density = calloc((size_t)w, sizeof *app->density);
+		if (app->density == NULL)
+			return;
+		model_density(m, app->density, w);
+		app->density_view = m->view;
+		app->density_w = w;
 	}
-	model_density(m, bins, w);
+	bins = app->density;
 	for (int i = 0; i < w; i++)
 		max = bins[i] > max ? bins[i] : max;
 	double span = (double)(m->end_ns - m->start_ns);
@@ -299,7 +306,6 @@ static void draw_timeline(struct app *app, struct rect r)
 		if (i == cur)
 			attroff(A_REVERSE);
 	}
-	free(bins);
 }
 
 static void draw_status(struct app *app, struct rect r)

@@ -355,12 +355,36 @@ bool model_act(struct model *m, enum action a)
 	}
 }
 
+/* Exact counts per bin from the view: rows between the bins' start times. */
+static bool density_exact(const struct model *m, double *bins, int nbins)
+{
+	uint64_t prev = 0, row;
+	double span = (double)(m->end_ns - m->start_ns);
+
+	for (int b = 1; b <= nbins; b++) {
+		int64_t t = b == nbins ? INT64_MAX : m->start_ns + (int64_t)(span * b / nbins);
+		if (t == INT64_MAX)
+			row = bag_view_count(m->view);
+		else if (bag_view_seek(m->view, t, &row) != BAG_OK)
+			return false;
+		bins[b - 1] = (double)(row - prev);
+		prev = row;
+	}
+	return true;
+}
+
 void model_density(const struct model *m, double *bins, int nbins)
 {
 	double span = (double)(m->end_ns - m->start_ns);
+	size_t chunks = 0;
 
 	memset(bins, 0, (size_t)nbins * sizeof *bins);
 	if (nbins <= 0)
+		return;
+	for (size_t b = 0; b < bag_timeline_bag_count(m->tl); b++)
+		chunks += bag_chunk_count(bag_timeline_bag(m->tl, b));
+	/* few chunks per bin: the chunk infos are too coarse, count rows instead */
+	if (chunks < (size_t)nbins * 4 && density_exact(m, bins, nbins))
 		return;
 	for (size_t t = 0; t < m->ntopics; t++) {
 		const struct topic_row *r = &m->topics[t];

@@ -80,7 +80,11 @@ struct topic_row *model_topic(struct model *m);
  */
 bool model_act(struct model *m, enum action a);
 
-/* Message density over the bag's span for the shown topics, in bins. */
+/*
+ * Message density over the bag's span for the shown topics, in bins: from
+ * the chunk infos when there are many chunks, else by counting rows (which
+ * reads the index of the chunks involved, never their data).
+ */
 void model_density(const struct model *m, double *bins, int nbins);
 
 #endif
