@@ -192,6 +192,8 @@ static void draw_list(struct app *app, struct rect r)
 		if (m->topics[i].shown && (int)strlen(m->topics[i].topic) > topic_w)
 			topic_w = (int)strlen(m->topics[i].topic);
 	topic_w = topic_w > r.w / 4 ? r.w / 4 : topic_w;
+	int num_w = snprintf(NULL, 0, "%llu", (unsigned long long)count);
+	num_w = num_w < 3 ? 3 : num_w;
 	for (int row = 0; row < r.h - 1; row++) {
 		uint64_t i = m->top + (uint64_t)row;
 		if (i >= count || bag_view_entry(m->view, i, &msg) != BAG_OK) {
@@ -204,7 +206,7 @@ static void draw_list(struct app *app, struct rect r)
 			snprintf(size, sizeof size, "%u", s->size);
 		else
 			snprintf(size, sizeof size, "...");
-		snprintf(line, sizeof line, "%8llu %s %-*.*s %7s %s", (unsigned long long)i + 1, t, topic_w,
+		snprintf(line, sizeof line, "%*llu %s %-*.*s %6s %s", num_w, (unsigned long long)i + 1, t, topic_w,
 		         topic_w, msg.conn->topic, size, s ? s->text : "");
 		bool sel = i == m->row;
 		if (sel)
