@@ -453,10 +453,22 @@ static void close_all(struct app *app)
 	bag_text_free(&app->search_text);
 }
 
+/*
+ * BAGSCOPE_TIMING=FILE: the benchmark's probe. Writes the time from start to
+ * the first full screen, and for each key the time to handle it and draw.
+ */
+static FILE *timing_open(void)
+{
+	const char *path = getenv("BAGSCOPE_TIMING");
+	return path != NULL ? fopen(path, "w") : NULL;
+}
+
 int tui_run(char *const *paths, size_t n)
 {
 	struct app app = { .paths = paths, .npaths = n, .detail_key = UINT64_MAX };
 	int status = 0;
+	int64_t t0 = now_ns(), first_full = 0;
+	FILE *timing = timing_open();
 
 	setlocale(LC_ALL, "");
 	if (open_all(&app) != 0) {
@@ -477,6 +489,10 @@ int tui_run(char *const *paths, size_t n)
 	draw_init_colours(&app);
 	draw_layout(&app);
 	model_goto(&app.m, 0);
+	if (timing != NULL) {
+		draw_all(&app);
+		fprintf(timing, "first-screen %.3f\n", (double)(now_ns() - t0) / 1e6);
+	}
 	while (!app.quit) {
 		struct pollfd fds[2] = { { 0, POLLIN, 0 }, { worker_fd(app.worker), POLLIN, 0 } };
 		int key;
@@ -485,8 +501,13 @@ int tui_run(char *const *paths, size_t n)
 		update_detail(&app);
 		request_visible(&app);
 		draw_all(&app);
+		if (timing != NULL && first_full == 0 && app.detail_bytes != NULL) {
+			first_full = now_ns();
+			fprintf(timing, "first-decoded %.3f\n", (double)(first_full - t0) / 1e6);
+		}
 		poll(fds, 2, app.searching ? 0 : 500);
 		while ((key = getch()) != ERR) {
+			int64_t k0 = now_ns();
 			if (key == KEY_RESIZE) {
 				draw_layout(&app);
 				model_move(&app.m, 0);
@@ -499,11 +520,19 @@ int tui_run(char *const *paths, size_t n)
 			}
 			if (app.quit)
 				break;
+			if (timing != NULL) {
+				request_visible(&app);
+				draw_all(&app);
+				fprintf(timing, "key %s %.3f\n", keyname(key), (double)(now_ns() - k0) / 1e6);
+				fflush(timing);
+			}
 		}
 		if (app.searching)
 			search_step(&app);
 	}
 	endwin();
 	close_all(&app);
+	if (timing != NULL)
+		fclose(timing);
 	return status;
 }

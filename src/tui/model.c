@@ -384,7 +384,7 @@ void model_density(const struct model *m, double *bins, int nbins)
 	for (size_t b = 0; b < bag_timeline_bag_count(m->tl); b++)
 		chunks += bag_chunk_count(bag_timeline_bag(m->tl, b));
 	/* few chunks per bin: the chunk infos are too coarse, count rows instead */
-	if (chunks < (size_t)nbins * 4 && density_exact(m, bins, nbins))
+	if (chunks < (size_t)nbins && density_exact(m, bins, nbins))
 		return;
 	for (size_t t = 0; t < m->ntopics; t++) {
 		const struct topic_row *r = &m->topics[t];
