@@ -767,7 +767,8 @@ static int link_scan(struct scan *s)
 	size_t out = 0;
 	int rc;
 
-	qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
+	if (bag->nconns > 1)
+		qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
 	for (size_t i = 0; i < bag->nconns; i++)
 		bag->conns[i].index = (uint32_t)i;
 	for (size_t i = 0; i < bag->nchunks; i++) {

@@ -279,7 +279,7 @@ static void test_no_index_records_anywhere(void **state)
 /* A recording killed in its very first chunk: connection records come first. */
 static void test_unterminated_first_chunk(void **state)
 {
-	struct tb_chunk c[1];
+	struct tb_chunk c[3];
 	struct tb_layout lay;
 	struct tb_buf b;
 	struct bag_recovery r;
@@ -414,7 +414,7 @@ static void test_index_section_unusable(void **state)
 /* A message on a connection that is defined nowhere is skipped with a warning. */
 static void test_undefined_connection_skipped(void **state)
 {
-	struct tb_chunk c[2];
+	struct tb_chunk c[3];
 	struct tb_layout lay;
 	struct tb_buf b = { 0 };
 	bag_t *bag;
