@@ -327,6 +327,12 @@ static int link_index(bag_t *bag)
 		if (i > 0 && ch->pos == bag->chunks[i - 1].pos)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 			                "two chunk infos point at byte %llu", (unsigned long long)ch->pos);
+		/* each message needs a 12-byte index entry between this chunk and the next */
+		if (ch->count > (ch->index_end - ch->pos) / 12)
+			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
+			                "chunk info for the chunk at byte %llu counts %llu messages, more than "
+			                "the %llu bytes up to the next chunk can index", (unsigned long long)ch->pos,
+			                (unsigned long long)ch->count, (unsigned long long)(ch->index_end - ch->pos));
 		for (uint32_t k = 0; k < ch->conn_n; k++) {
 			struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
 			long idx = bag_conn_lookup(bag, cc->conn);

@@ -310,6 +310,28 @@ static void test_index_section_damage_recovers(void **state)
 
 	memset(&b, 0, sizeof b);
 	tb_build(&b, c, 3, 0, &lay);
+	/* a chunk info counting more messages than the file could index */
+	size_t ci = lay.chunkinfo_pos[1];
+	tb_set32(&b, ci + 4 + (b.p[ci] | b.p[ci + 1] << 8) + 4 + 4, 0x7fffffff);
+	{
+		struct bag_open_opts strict = { .no_recover = true };
+		const char *path = tb_write_tmp(&b, 1);
+		bag_t *bag;
+		char want[128];
+		assert_int_equal(bag_open(&bag, path, &strict), BAG_ENOINDEX);
+		snprintf(want, sizeof want, "chunk at byte %zu counts 2147483649 messages, more than", lay.chunk_pos[1]);
+		if (strstr(bag_errmsg(bag), want) == NULL)
+			fail_msg("%s", bag_errmsg(bag));
+		bag_close(bag);
+		unlink(path);
+	}
+	run(&b, &o);
+	expect_rows(&o, 0, 0, 0, "");
+	assert_true(o.recovered);
+	free(b.p);
+
+	memset(&b, 0, sizeof b);
+	tb_build(&b, c, 3, 0, &lay);
 	/* a field length running past its header */
 	tb_set32(&b, lay.chunkinfo_pos[1] + 4, 0x10000);
 	run(&b, &o);
