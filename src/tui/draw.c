@@ -17,6 +17,7 @@
 
 #define MIN_COLS 60
 #define MIN_LINES 16
+#define WIDE_COLS 110
 
 enum { C_TITLE = 1, C_FOCUS, C_DIM, C_HIDDEN, C_ERROR, C_BAR };
 
@@ -82,14 +83,22 @@ void draw_layout(struct app *app)
 	if (conns_h < 4)
 		conns_h = 4;
 	int body_y = 1 + conns_h, body_h = lines - 3 - body_y;
-	int list_w = cols * 62 / 100;
 	app->panes[PANE_CONNS] = (struct rect){ 1, 0, conns_h, cols };
-	app->panes[PANE_LIST] = (struct rect){ body_y, 0, body_h, list_w };
-	app->panes[PANE_DETAIL] = (struct rect){ body_y, list_w, body_h, cols - list_w };
+	if (cols >= WIDE_COLS) {
+		/* wide: list and detail side by side */
+		int list_w = cols * 62 / 100;
+		app->panes[PANE_LIST] = (struct rect){ body_y, 0, body_h, list_w };
+		app->panes[PANE_DETAIL] = (struct rect){ body_y, list_w, body_h, cols - list_w };
+	} else {
+		/* narrow: the list keeps the full width for its summaries, the detail goes below */
+		int list_h = body_h / 2 + 1;
+		app->panes[PANE_LIST] = (struct rect){ body_y, 0, list_h, cols };
+		app->panes[PANE_DETAIL] = (struct rect){ body_y + list_h, 0, body_h - list_h, cols };
+	}
 	app->timeline = (struct rect){ lines - 2, 0, 1, cols };
 	app->status = (struct rect){ lines - 1, 0, 1, cols };
 	m->topic_height = conns_h - 2;
-	m->list_height = body_h - 1;
+	m->list_height = app->panes[PANE_LIST].h - 1;
 }
 
 int draw_pane_at(const struct app *app, int y, int x)

@@ -35,7 +35,7 @@ wait_for "connections pane" "Connections +9/9 topics shown"
 wait_for "topics listed with counts" "/turtle1/pose +turtlesim/Pose +1344"
 wait_for "message list" "Messages +8647 shown"
 wait_for "first row from the index" "^ +1 1396293887.844783 /rosout"
-wait_for "summaries from the worker" "/rosout +2[0-9][0-9] header=\\{seq"
+wait_for "summaries from the worker" "/rosout +2[0-9][0-9] level=2  name=\"/record_"
 wait_for "decoded detail of the selection" "header: std_msgs/Header"
 wait_for "timeline strip" "^ timeline "
 keys j j
