@@ -282,7 +282,12 @@ static void act(struct app *app, enum action a)
 		app->help = false;
 		return;
 	}
-	m->note[0] = m->note[0] && a != ACTION_NONE ? '\0' : m->note[0];
+	if (a == ACTION_NONE)
+		return;
+	m->note[0] = '\0';
+	/* moving on while a search runs drops the search: it would pull the selection away */
+	if (app->searching && a != ACTION_SEARCH_NEXT && a != ACTION_SEARCH_PREV && a != ACTION_CANCEL)
+		app->searching = false;
 	switch (a) {
 	case ACTION_QUIT: app->quit = true; return;
 	case ACTION_HELP: app->help = true; return;

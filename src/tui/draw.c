@@ -346,11 +346,17 @@ static void draw_status(struct app *app, struct rect r)
 	snprintf(sizes, sizeof sizes, pending ? "decoding (%zu queued)" : "ready", pending);
 	const char *name = strrchr(app->paths[0], '/');
 	name = name ? name + 1 : app->paths[0];
-	snprintf(line, sizeof line, " %s%s  row %llu/%llu  %lld.%09lld  %s.%03lld UTC  %s%s%s%s",
-	         name, app->npaths > 1 ? " +more" : "", (unsigned long long)(bag_view_count(m->view) ? m->row + 1 : 0),
-	         (unsigned long long)bag_view_count(m->view), (long long)(t / 1000000000),
-	         (long long)(t % 1000000000), when, (long long)(t % 1000000000 / 1000000), sizes,
-	         app->searching ? "  searching\xE2\x80\xA6 (Esc cancels)" : "", m->note[0] ? "  | " : "", m->note);
+	/* a note (an error, a search's progress) comes before the less urgent facts */
+	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu  %lld.%09lld  ", name, app->npaths > 1 ? " +more" : "",
+	                 (unsigned long long)(bag_view_count(m->view) ? m->row + 1 : 0),
+	                 (unsigned long long)bag_view_count(m->view), (long long)(t / 1000000000),
+	                 (long long)(t % 1000000000));
+	if (m->note[0] || app->searching)
+		snprintf(line + n, sizeof line - (size_t)n, "| %s%s", m->note,
+		         app->searching ? "  (Esc cancels)" : "");
+	else
+		snprintf(line + n, sizeof line - (size_t)n, "%s.%03lld UTC  %s", when,
+		         (long long)(t % 1000000000 / 1000000), sizes);
 	colour_on(app, m->note[0] ? C_ERROR : C_BAR, 0);
 	put_cols(r.y, r.x, r.w, line);
 	colour_off(app, m->note[0] ? C_ERROR : C_BAR, 0);

@@ -48,6 +48,11 @@ wait_for "list filtered to /rosout" "Messages +10 shown"
 keys a
 wait_for "all topics back" "Messages +8647 shown"
 keys Tab
+keys / Spawning Enter
+wait_for "search finds decoded text" "found 'Spawning' at row 16"
+wait_for "search moved the selection" "row 16/8647"
+keys n
+wait_for "search again goes on" "'Spawning' not found below|found 'Spawning' at row ([2-9][0-9]|1[7-9])"
 keys t
 wait_for "jump prompt" "jump to"
 keys "1396293900" Enter
@@ -66,6 +71,8 @@ keys x
 wait_for "help closes" "row 8647/8647"
 $T resize-window -t main -x 50 -y 10
 wait_for "too small says so" "terminal too small: 50x10"
+$T resize-window -t main -x 80 -y 24
+wait_for "narrow: detail below the list" "^ Detail: connection"
 $T resize-window -t main -x 100 -y 30
 wait_for "resized back" "Connections +9/9"
 keys q
