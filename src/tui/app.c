@@ -162,8 +162,12 @@ static void take_results(struct app *app)
 			}
 		}
 	}
-	if (app->detail_key == UINT64_MAX - 1)
-		app->detail_key = sel, app->detail.n = 0, app->detail_mode = -1;
+	if (app->detail_key == UINT64_MAX - 1) {
+		/* fresh bytes for the selection: rebuild the detail from them */
+		detail_clear(&app->detail);
+		app->detail_key = sel;
+		app->detail_mode = -1;
+	}
 }
 
 /* The selection moved to another message: its old bytes no longer apply. */
