@@ -122,6 +122,13 @@ BAG_API int64_t bag_end_time(const bag_t *bag);
 BAG_API size_t bag_chunk_count(const bag_t *bag);
 
 /*
+ * Chunk i's time range and its message count on connection conn_index
+ * (bag_conn() order), from its chunk info: no I/O.
+ */
+BAG_API void bag_chunk_span(const bag_t *bag, size_t i, int64_t *start_ns, int64_t *end_ns);
+BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_index);
+
+/*
  * Chunk i's facts. Reads the chunk record's header (a few bytes at
  * info.pos, once; never the data) to fill compression and sizes.
  * Returns 0 or an error (BAG_ECORRUPT, BAG_EIO, BAG_EUNSUPP ...).

@@ -40,10 +40,11 @@ void cli_close_bags(struct cli_bags *cb);
 
 /*
  * Parse a time argument: epoch seconds with up to 9 decimals
- * ("1500000003.0000003"), or an offset from the bag start ("+12.5").
- * Returns 0 and sets *ns, or -1.
+ * ("1500000003.0000003"), an offset from the bag start ("+12.5", "1m30s"),
+ * a date ("2017-07-14 02:40:02Z") or a percentage ("50%"), as the browser's
+ * jump does. Returns 0 and sets *ns, or -1.
  */
-int cli_parse_time(const char *s, int64_t bag_start_ns, int64_t *ns);
+int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns);
 
 /* Write s as a JSON string (quotes included). */
 void cli_json_string(FILE *out, const char *s, size_t len);

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "tui/app.h"
 
 struct subcommand {
 	const char *name;
@@ -43,6 +46,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
 			return subcommands[i].run(argc - 1, argv + 1);
-	/* the browser is not built yet: show what `info` knows */
-	return cmd_info(argc, argv);
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-') {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_error("the browser needs a terminal; for scripts use `bagscope info` or `bagscope cat`");
+		return EXIT_USAGE;
+	}
+	return tui_run(argv + 1, (size_t)(argc - 1));
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "tui/timeparse.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -94,37 +95,14 @@ void cli_close_bags(struct cli_bags *cb)
 	memset(cb, 0, sizeof *cb);
 }
 
-int cli_parse_time(const char *s, int64_t bag_start_ns, int64_t *ns)
+int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns)
 {
-	bool rel = false, neg = false;
-	int64_t secs = 0, frac = 0;
-	int digits = 0, fdigits = 0;
+	struct jump j;
+	const char *why;
 
-	if (*s == '+') {
-		rel = true;
-		s++;
-	} else if (*s == '-') {
-		neg = true;
-		s++;
-	}
-	for (; *s >= '0' && *s <= '9'; s++, digits++) {
-		if (secs > (INT64_MAX / BAG_NSEC_PER_SEC) / 10)
-			return -1;
-		secs = secs * 10 + (*s - '0');
-	}
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++, fdigits++)
-			if (fdigits < 9)
-				frac = frac * 10 + (*s - '0');
-	if (*s != '\0' || (digits == 0 && fdigits == 0))
+	if (jump_parse(s, start_ns, end_ns, start_ns, &j, &why) != 0 || j.kind != JUMP_TIME)
 		return -1;
-	for (int i = fdigits; i < 9; i++)
-		frac *= 10;
-	*ns = secs * BAG_NSEC_PER_SEC + frac;
-	if (neg)
-		*ns = -*ns;
-	if (rel)
-		*ns += bag_start_ns;
+	*ns = j.time_ns;
 	return 0;
 }
 

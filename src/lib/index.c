@@ -290,15 +290,6 @@ static int scratch_reserve(bag_timeline_t *tl, size_t len)
 	return BAG_OK;
 }
 
-/* The count the chunk info gives for connection conn in ch, or -1. */
-static long chunk_conn_count(const bag_t *bag, const struct chunk *ch, uint32_t conn)
-{
-	for (uint32_t k = 0; k < ch->conn_n; k++)
-		if (bag->chunk_conns[ch->conn_first + k].conn == conn)
-			return bag->chunk_conns[ch->conn_first + k].count;
-	return -1;
-}
-
 /* Entries of a chunk without index records, while its data is walked. */
 struct walk_fill {
 	const bag_t *bag;
@@ -443,7 +434,7 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group
 			return tl_fail(tl, BAG_EUNSUPP, "%s: at byte %llu: index data version %u is not supported",
 			               bag->path, (unsigned long long)off, ver);
 		conn = bag_conn_lookup(bag, conn_id);
-		want = conn < 0 ? -1 : chunk_conn_count(bag, ch, (uint32_t)conn);
+		want = conn < 0 ? -1 : (long)bag_chunk_conn_count(bag, tc->chunk, (size_t)conn);
 		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
 		    got + count > ch->count)
 			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index data for connection %u holds %u entries "

@@ -1,0 +1,412 @@
+/*
+ * model.c - the view model (see model.h). Topics come from the timeline's
+ * connections, grouped by name; rates and densities come from the chunk
+ * infos, so nothing here reads chunk data. The list cursor is a row of the
+ * current view; when the filter changes, the cursor keeps its time.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/model.h"
+#include "tui/timeparse.h"
+
+
+static int cmp_order(const void *a, const void *b, void *arg)
+{
+	const struct model *m = arg;
+	const struct topic_row *x = &m->topics[*(const size_t *)a], *y = &m->topics[*(const size_t *)b];
+
+	if (m->sort == SORT_COUNT && x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (m->sort == SORT_RATE && x->rate_hz != y->rate_hz)
+		return x->rate_hz > y->rate_hz ? -1 : 1;
+	return strcmp(x->topic, y->topic);
+}
+
+static void sort_topics(struct model *m)
+{
+	size_t selected = m->ntopics ? m->order[m->topic_cursor] : 0;
+
+	qsort_r(m->order, m->ntopics, sizeof *m->order, cmp_order, m);
+	for (size_t i = 0; i < m->ntopics; i++)
+		if (m->order[i] == selected)
+			m->topic_cursor = i;
+}
+
+/* Each topic's rate: messages over the span of the chunks that hold it. */
+static void topic_rates(struct model *m)
+{
+	for (size_t t = 0; t < m->ntopics; t++) {
+		struct topic_row *r = &m->topics[t];
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (size_t k = 0; k < r->nconns; k++) {
+			size_t bi;
+			const struct bag_connection *c = bag_timeline_conn(m->tl, r->conns[k], &bi);
+			bag_t *bag = bag_timeline_bag(m->tl, bi);
+			for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
+				int64_t s, e;
+				if (bag_chunk_conn_count(bag, ch, c->index) == 0)
+					continue;
+				bag_chunk_span(bag, ch, &s, &e);
+				lo = s < lo ? s : lo;
+				hi = e > hi ? e : hi;
+			}
+		}
+		r->rate_hz = r->count > 1 && hi > lo ? (double)(r->count - 1) * 1e9 / (double)(hi - lo) : 0;
+	}
+}
+
+int model_init(struct model *m, bag_timeline_t *tl)
+{
+	size_t n = bag_timeline_conn_count(tl);
+
+	memset(m, 0, sizeof *m);
+	m->tl = tl;
+	m->focus = PANE_LIST;
+	m->start_ns = bag_timeline_start(tl);
+	m->end_ns = bag_timeline_end(tl);
+	m->topics = calloc(n ? n : 1, sizeof *m->topics);
+	m->order = calloc(n ? n : 1, sizeof *m->order);
+	if (m->topics == NULL || m->order == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
+		size_t t;
+		for (t = 0; t < m->ntopics && strcmp(m->topics[t].topic, c->topic) != 0; t++)
+			;
+		struct topic_row *r = &m->topics[t];
+		if (t == m->ntopics) {
+			m->ntopics++;
+			r->topic = c->topic;
+			r->type = c->type;
+			r->shown = true;
+			r->conns = calloc(n, sizeof *r->conns);
+			if (r->conns == NULL)
+				return BAG_ENOMEM;
+		}
+		r->conns[r->nconns++] = i;
+		r->count += c->message_count;
+	}
+	for (size_t t = 0; t < m->ntopics; t++)
+		m->order[t] = t;
+	topic_rates(m);
+	sort_topics(m);
+	return model_refilter(m);
+}
+
+void model_free(struct model *m)
+{
+	bag_view_free(m->view);
+	for (size_t t = 0; t < m->ntopics; t++)
+		free(m->topics[t].conns);
+	free(m->topics);
+	free(m->order);
+	memset(m, 0, sizeof *m);
+}
+
+static void keep_in_sight(struct model *m)
+{
+	uint64_t count = m->view ? bag_view_count(m->view) : 0;
+	uint64_t h = m->list_height > 0 ? (uint64_t)m->list_height : 1;
+
+	if (count == 0) {
+		m->row = m->top = 0;
+		return;
+	}
+	if (m->row >= count)
+		m->row = count - 1;
+	if (m->row < m->top)
+		m->top = m->row;
+	if (m->row >= m->top + h)
+		m->top = m->row - h + 1;
+	if (m->top + h > count)
+		m->top = count > h ? count - h : 0;
+}
+
+int64_t model_time(struct model *m)
+{
+	struct bag_message msg;
+
+	if (m->view == NULL || bag_view_count(m->view) == 0 || bag_view_entry(m->view, m->row, &msg) != BAG_OK)
+		return m->start_ns;
+	return msg.time_ns;
+}
+
+int model_refilter(struct model *m)
+{
+	size_t n = bag_timeline_conn_count(m->tl);
+	bool *mask = calloc(n ? n : 1, sizeof *mask);
+	struct bag_query q;
+	bag_view_t *view = NULL;
+	int64_t t = m->view ? model_time(m) : m->start_ns;
+	int rc;
+
+	if (mask == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < m->ntopics; i++)
+		for (size_t k = 0; k < m->topics[i].nconns; k++)
+			mask[m->topics[i].conns[k]] = m->topics[i].shown;
+	bag_query_init(&q);
+	q.conn_mask = mask;
+	rc = bag_view_open(&view, m->tl, &q);
+	free(mask);
+	if (rc != BAG_OK) {
+		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(view));
+		bag_view_free(view);
+		return rc;
+	}
+	bag_view_free(m->view);
+	m->view = view;
+	return model_seek(m, t);
+}
+
+void model_goto(struct model *m, uint64_t row)
+{
+	m->row = row;
+	keep_in_sight(m);
+}
+
+void model_move(struct model *m, int64_t delta)
+{
+	uint64_t count = bag_view_count(m->view);
+
+	if (count == 0)
+		return;
+	if (delta < 0 && (uint64_t)-delta > m->row)
+		m->row = 0;
+	else if (delta > 0 && m->row + (uint64_t)delta >= count)
+		m->row = count - 1;
+	else
+		m->row += (uint64_t)delta;
+	keep_in_sight(m);
+}
+
+int model_seek(struct model *m, int64_t t)
+{
+	uint64_t row;
+	int rc = bag_view_seek(m->view, t, &row);
+
+	if (rc != BAG_OK) {
+		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(m->view));
+		return rc;
+	}
+	/* past the last message: stay on the last one */
+	uint64_t count = bag_view_count(m->view);
+	m->row = row < count ? row : (count ? count - 1 : 0);
+	if (m->row < m->top || m->row >= m->top + (uint64_t)(m->list_height > 0 ? m->list_height : 1))
+		m->top = m->row > (uint64_t)m->list_height / 3 ? m->row - (uint64_t)m->list_height / 3 : 0;
+	keep_in_sight(m);
+	return BAG_OK;
+}
+
+int model_jump(struct model *m, const char *expr)
+{
+	struct jump j;
+	const char *why;
+
+	if (jump_parse(expr, m->start_ns, m->end_ns, model_time(m), &j, &why) != 0) {
+		snprintf(m->note, sizeof m->note, "jump: %s", why);
+		return -1;
+	}
+	if (j.kind == JUMP_ROW) {
+		if (j.row >= bag_view_count(m->view)) {
+			snprintf(m->note, sizeof m->note, "jump: there are %llu rows",
+			         (unsigned long long)bag_view_count(m->view));
+			return -1;
+		}
+		model_goto(m, j.row);
+		return 0;
+	}
+	return model_seek(m, j.time_ns) == BAG_OK ? 0 : -1;
+}
+
+int model_step_same_topic(struct model *m, int dir)
+{
+	struct bag_message cur, msg;
+	const char *topic;
+	bag_view_t *one = NULL;
+	struct bag_query q;
+	uint64_t row;
+	int rc;
+
+	if (bag_view_count(m->view) == 0 || bag_view_entry(m->view, m->row, &cur) != BAG_OK)
+		return -1;
+	topic = cur.conn->topic;
+	bag_query_init(&q);
+	q.topics = &topic;
+	q.ntopics = 1;
+	if ((rc = bag_view_open(&one, m->tl, &q)) != BAG_OK)
+		goto done;
+	/* this message's place among its topic's, then the neighbour's time */
+	if ((rc = bag_view_seek(one, cur.time_ns, &row)) != BAG_OK)
+		goto done;
+	while (row < bag_view_count(one) && bag_view_entry(one, row, &msg) == BAG_OK &&
+	       msg.time_ns == cur.time_ns && !(msg.chunk == cur.chunk && msg.offset == cur.offset &&
+	                                        msg.bag_index == cur.bag_index))
+		row++;
+	if ((dir > 0 && row + 1 >= bag_view_count(one)) || (dir < 0 && row == 0)) {
+		snprintf(m->note, sizeof m->note, "no %s message on %s", dir > 0 ? "later" : "earlier", topic);
+		rc = -1;
+		goto done;
+	}
+	row = dir > 0 ? row + 1 : row - 1;
+	if ((rc = bag_view_entry(one, row, &msg)) != BAG_OK)
+		goto done;
+	/* find that message in the list: first row at its time, then forward */
+	if ((rc = bag_view_seek(m->view, msg.time_ns, &row)) != BAG_OK)
+		goto done;
+	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
+		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg.time_ns)
+			break;
+		if (cur.chunk == msg.chunk && cur.offset == msg.offset && cur.bag_index == msg.bag_index) {
+			model_goto(m, r);
+			break;
+		}
+	}
+done:
+	bag_view_free(one);
+	return rc;
+}
+
+struct topic_row *model_topic(struct model *m)
+{
+	return m->ntopics ? &m->topics[m->order[m->topic_cursor]] : NULL;
+}
+
+static void topic_move(struct model *m, long delta)
+{
+	long n = (long)m->ntopics, c = (long)m->topic_cursor + delta;
+	int h = m->topic_height > 0 ? m->topic_height : 1;
+
+	if (n == 0)
+		return;
+	c = c < 0 ? 0 : c >= n ? n - 1 : c;
+	m->topic_cursor = (size_t)c;
+	if (m->topic_cursor < m->topic_top)
+		m->topic_top = m->topic_cursor;
+	if (m->topic_cursor >= m->topic_top + (size_t)h)
+		m->topic_top = m->topic_cursor - (size_t)h + 1;
+}
+
+bool model_act(struct model *m, enum action a)
+{
+	int64_t page = m->list_height > 1 ? m->list_height - 1 : 1;
+	struct topic_row *t;
+
+	if (m->focus == PANE_CONNS) {
+		switch (a) {
+		case ACTION_UP: topic_move(m, -1); return true;
+		case ACTION_DOWN: topic_move(m, 1); return true;
+		case ACTION_PAGE_UP: topic_move(m, -(m->topic_height > 1 ? m->topic_height - 1 : 1)); return true;
+		case ACTION_PAGE_DOWN: topic_move(m, m->topic_height > 1 ? m->topic_height - 1 : 1); return true;
+		case ACTION_TOP: topic_move(m, -(long)m->ntopics); return true;
+		case ACTION_BOTTOM: topic_move(m, (long)m->ntopics); return true;
+		default: break;
+		}
+	} else if (m->focus == PANE_LIST) {
+		switch (a) {
+		case ACTION_UP: model_move(m, -1); return true;
+		case ACTION_DOWN: model_move(m, 1); return true;
+		case ACTION_PAGE_UP: model_move(m, -page); return true;
+		case ACTION_PAGE_DOWN: model_move(m, page); return true;
+		case ACTION_TOP: model_goto(m, 0); return true;
+		case ACTION_BOTTOM: model_goto(m, bag_view_count(m->view) ? bag_view_count(m->view) - 1 : 0); return true;
+		default: break;
+		}
+	}
+	switch (a) {
+	case ACTION_NEXT_PANE: m->focus = (enum pane)((m->focus + 1) % PANE_COUNT); return true;
+	case ACTION_PREV_PANE: m->focus = (enum pane)((m->focus + PANE_COUNT - 1) % PANE_COUNT); return true;
+	case ACTION_TOGGLE_TOPIC:
+		if ((t = model_topic(m)) != NULL) {
+			t->shown = !t->shown;
+			model_refilter(m);
+		}
+		return true;
+	case ACTION_SOLO_TOPIC:
+		if ((t = model_topic(m)) != NULL) {
+			for (size_t i = 0; i < m->ntopics; i++)
+				m->topics[i].shown = &m->topics[i] == t;
+			model_refilter(m);
+		}
+		return true;
+	case ACTION_ALL_TOPICS:
+		for (size_t i = 0; i < m->ntopics; i++)
+			m->topics[i].shown = true;
+		model_refilter(m);
+		return true;
+	case ACTION_SORT:
+		m->sort = (enum sort_mode)((m->sort + 1) % SORT_COUNT_);
+		sort_topics(m);
+		topic_move(m, 0);
+		return true;
+	case ACTION_TIME_MODE: m->relative = !m->relative; return true;
+	case ACTION_DETAIL_MODE: m->detail = (enum detail_mode)((m->detail + 1) % DETAIL_COUNT_); return true;
+	case ACTION_HEX: m->detail = m->detail == DETAIL_HEX ? DETAIL_DECODED : DETAIL_HEX; return true;
+	case ACTION_NEXT_SAME: model_step_same_topic(m, 1); return true;
+	case ACTION_PREV_SAME: model_step_same_topic(m, -1); return true;
+	case ACTION_FWD_1S: model_seek(m, model_time(m) + 1000000000LL); return true;
+	case ACTION_BACK_1S: model_seek(m, model_time(m) - 1000000000LL); return true;
+	case ACTION_FWD_10S: model_seek(m, model_time(m) + 10000000000LL); return true;
+	case ACTION_BACK_10S: model_seek(m, model_time(m) - 10000000000LL); return true;
+	default: return false;
+	}
+}
+
+/* Exact counts per bin from the view: rows between the bins' start times. */
+static bool density_exact(const struct model *m, double *bins, int nbins)
+{
+	uint64_t prev = 0, row;
+	double span = (double)(m->end_ns - m->start_ns);
+
+	for (int b = 1; b <= nbins; b++) {
+		int64_t t = b == nbins ? INT64_MAX : m->start_ns + (int64_t)(span * b / nbins);
+		if (t == INT64_MAX)
+			row = bag_view_count(m->view);
+		else if (bag_view_seek(m->view, t, &row) != BAG_OK)
+			return false;
+		bins[b - 1] = (double)(row - prev);
+		prev = row;
+	}
+	return true;
+}
+
+void model_density(const struct model *m, double *bins, int nbins)
+{
+	double span = (double)(m->end_ns - m->start_ns);
+	size_t chunks = 0;
+
+	memset(bins, 0, (size_t)nbins * sizeof *bins);
+	if (nbins <= 0)
+		return;
+	for (size_t b = 0; b < bag_timeline_bag_count(m->tl); b++)
+		chunks += bag_chunk_count(bag_timeline_bag(m->tl, b));
+	/* few chunks per bin: the chunk infos are too coarse, count rows instead */
+	if (chunks < (size_t)nbins && density_exact(m, bins, nbins))
+		return;
+	for (size_t t = 0; t < m->ntopics; t++) {
+		const struct topic_row *r = &m->topics[t];
+		if (!r->shown)
+			continue;
+		for (size_t k = 0; k < r->nconns; k++) {
+			size_t bi;
+			const struct bag_connection *c = bag_timeline_conn(m->tl, r->conns[k], &bi);
+			bag_t *bag = bag_timeline_bag(m->tl, bi);
+			for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
+				uint32_t n = bag_chunk_conn_count(bag, ch, c->index);
+				int64_t s, e;
+				if (n == 0)
+					continue;
+				bag_chunk_span(bag, ch, &s, &e);
+				int b0 = span > 0 ? (int)((double)(s - m->start_ns) / span * nbins) : 0;
+				int b1 = span > 0 ? (int)((double)(e - m->start_ns) / span * nbins) : 0;
+				b0 = b0 < 0 ? 0 : b0 >= nbins ? nbins - 1 : b0;
+				b1 = b1 < b0 ? b0 : b1 >= nbins ? nbins - 1 : b1;
+				for (int b = b0; b <= b1; b++)
+					bins[b] += (double)n / (b1 - b0 + 1);
+			}
+		}
+	}
+}

@@ -1,0 +1,90 @@
+/*
+ * model.h - the browser's view model, in plain C with no curses: the topics
+ * and which are shown, the message-list cursor and scroll, the focused pane,
+ * the detail mode, jumps and steps. Drawing reads it; actions change it.
+ */
+#ifndef BAGSCOPE_TUI_MODEL_H
+#define BAGSCOPE_TUI_MODEL_H
+
+#include <bagscope/bagscope.h>
+
+#include "tui/actions.h"
+
+enum pane { PANE_CONNS, PANE_LIST, PANE_DETAIL, PANE_COUNT };
+enum sort_mode { SORT_NAME, SORT_COUNT, SORT_RATE, SORT_COUNT_ };
+enum detail_mode { DETAIL_DECODED, DETAIL_HEX, DETAIL_CONN, DETAIL_COUNT_ };
+
+/* One topic of the connections pane (all its connections together). */
+struct topic_row {
+	const char *topic;
+	const char *type;          /* its first connection's */
+	uint64_t count;
+	double rate_hz;            /* mean rate over its span, from the chunk infos */
+	size_t nconns;
+	size_t *conns;             /* timeline connection indices */
+	bool shown;
+};
+
+struct model {
+	bag_timeline_t *tl;        /* borrowed */
+	bag_view_t *view;          /* the shown topics */
+	struct topic_row *topics;
+	size_t ntopics;
+	size_t *order;             /* topics in display order */
+	enum sort_mode sort;
+	size_t topic_cursor;       /* index into order */
+	size_t topic_top;
+	int topic_height;          /* rows the pane shows */
+	uint64_t row;              /* message-list cursor */
+	uint64_t top;              /* first visible row */
+	int list_height;
+	enum pane focus;
+	enum detail_mode detail;
+	bool relative;             /* times relative to the bag start */
+	int64_t start_ns, end_ns;
+	char note[256];            /* last error or message, for the status line */
+};
+
+/* Build the model over tl with every topic shown. 0 or a BAG_E code. */
+int model_init(struct model *m, bag_timeline_t *tl);
+void model_free(struct model *m);
+
+/* Rebuild the view from the topics' shown flags, keeping the selected time. */
+int model_refilter(struct model *m);
+
+/* The message list: move by delta rows, go to a row, keep it in sight. */
+void model_move(struct model *m, int64_t delta);
+void model_goto(struct model *m, uint64_t row);
+
+/* Select the first shown message at or after t. */
+int model_seek(struct model *m, int64_t t);
+
+/* The selected message's time (start_ns when the list is empty). */
+int64_t model_time(struct model *m);
+
+/*
+ * Parse and perform a jump expression (see timeparse.h). Returns 0, or -1
+ * with the reason in m->note.
+ */
+int model_jump(struct model *m, const char *expr);
+
+/* Next (dir 1) or previous (-1) message on the selected message's topic. */
+int model_step_same_topic(struct model *m, int dir);
+
+/* The topic under the connections cursor. */
+struct topic_row *model_topic(struct model *m);
+
+/*
+ * Apply an action to the model: navigation of the focused pane, filters,
+ * sort, modes. Returns true if it was one of the model's own.
+ */
+bool model_act(struct model *m, enum action a);
+
+/*
+ * Message density over the bag's span for the shown topics, in bins: from
+ * the chunk infos when there are many chunks, else by counting rows (which
+ * reads the index of the chunks involved, never their data).
+ */
+void model_density(const struct model *m, double *bins, int nbins);
+
+#endif

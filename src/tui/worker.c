@@ -1,0 +1,212 @@
+/*
+ * worker.c - the decoding thread (see worker.h).
+ *
+ * Requests and results are two arrays behind one mutex; the thread sleeps on
+ * a condition variable while there are no requests. Each request is served
+ * from the worker's own bag handles and chunk caches; definitions are parsed
+ * once per connection. After each batch of results one byte is written to a
+ * pipe, which the main loop polls with the keyboard.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui/worker.h"
+
+#define MAX_PENDING 4096
+#define MAX_RESULTS 4096
+
+struct worker {
+	bag_t **bags;
+	size_t nbags;
+	bag_msgdef_t ***defs;        /* per bag, per connection index */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	struct work_item pending[MAX_PENDING];
+	size_t npending;
+	struct work_result results[MAX_RESULTS];
+	size_t nresults;
+	uint64_t done;
+	int pipe_rd, pipe_wr;
+};
+
+/* Read and summarise one message into *r. */
+static void serve(struct worker *w, const struct work_item *it, struct work_result *r, struct bag_text *t)
+{
+	bag_t *bag = w->bags[it->bag];
+	const uint8_t *data;
+	uint32_t size;
+	const struct bag_connection *c;
+	bag_msgdef_t **def;
+	char err[160];
+
+	memset(r, 0, sizeof *r);
+	r->key = it->key;
+	r->rc = bag_message_read(bag, it->chunk, it->offset, it->conn_id, it->time_ns, &data, &size);
+	if (r->rc != BAG_OK) {
+		snprintf(r->summary, sizeof r->summary, "%s", bag_errmsg(bag));
+		return;
+	}
+	r->size = size;
+	c = bag_conn_by_id(bag, it->conn_id);
+	def = &w->defs[it->bag][c->index];
+	if (*def == NULL && bag_msgdef_parse(def, c->type, c->definition, strlen(c->definition)) != BAG_OK) {
+		snprintf(r->summary, sizeof r->summary, "bad definition: %s", bag_msgdef_errmsg(*def));
+		r->rc = BAG_EDEFINITION;
+	} else if (bag_msgdef_root(*def) == NULL) {
+		snprintf(r->summary, sizeof r->summary, "bad definition: %s", bag_msgdef_errmsg(*def));
+		r->rc = BAG_EDEFINITION;
+	} else {
+		t->len = 0;
+		r->rc = bag_print_summary(t, *def, data, size, sizeof r->summary - 1, err, sizeof err);
+		snprintf(r->summary, sizeof r->summary, "%s", r->rc == BAG_OK ? (t->len ? t->p : "") : err);
+	}
+	if (it->want_bytes) {
+		r->bytes = malloc(size ? size : 1);
+		if (r->bytes != NULL)
+			memcpy(r->bytes, data, size);
+	}
+	bag_chunk_unpin(bag, it->chunk);
+}
+
+static void *run(void *arg)
+{
+	struct worker *w = arg;
+	struct bag_text t = { 0 };
+	struct work_item it;
+	struct work_result r;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) {
+		if (w->npending == 0 || w->nresults == MAX_RESULTS) {
+			pthread_cond_wait(&w->wake, &w->lock);
+			continue;
+		}
+		it = w->pending[0];
+		memmove(w->pending, w->pending + 1, --w->npending * sizeof *w->pending);
+		pthread_mutex_unlock(&w->lock);
+		serve(w, &it, &r, &t);
+		pthread_mutex_lock(&w->lock);
+		w->results[w->nresults++] = r;
+		w->done++;
+		if (w->npending == 0 || w->nresults % 16 == 1) {
+			char b = 1;
+			if (write(w->pipe_wr, &b, 1) < 0) {
+				/* the pipe is full: the main loop has wakeups waiting already */
+			}
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	bag_text_free(&t);
+	return NULL;
+}
+
+int worker_start(struct worker **out, char *const *paths, size_t n)
+{
+	struct worker *w = calloc(1, sizeof *w);
+	int fds[2], rc = BAG_ENOMEM;
+
+	*out = w;
+	if (w == NULL)
+		return BAG_ENOMEM;
+	w->pipe_rd = w->pipe_wr = -1;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->wake, NULL);
+	w->bags = calloc(n, sizeof *w->bags);
+	w->defs = calloc(n, sizeof *w->defs);
+	if (w->bags == NULL || w->defs == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if ((rc = bag_open(&w->bags[i], paths[i], NULL)) != BAG_OK)
+			return rc;
+		w->nbags++;
+		w->defs[i] = calloc(bag_conn_count(w->bags[i]) + 1, sizeof **w->defs);
+		if (w->defs[i] == NULL)
+			return BAG_ENOMEM;
+	}
+	if (pipe(fds) != 0)
+		return BAG_EIO;
+	w->pipe_rd = fds[0];
+	w->pipe_wr = fds[1];
+	fcntl(w->pipe_rd, F_SETFL, O_NONBLOCK);
+	fcntl(w->pipe_wr, F_SETFL, O_NONBLOCK);
+	if (pthread_create(&w->thread, NULL, run, w) != 0)
+		return BAG_ENOMEM;
+	w->started = true;
+	return BAG_OK;
+}
+
+void worker_stop(struct worker *w)
+{
+	if (w == NULL)
+		return;
+	if (w->started) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_signal(&w->wake);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+	}
+	for (size_t i = 0; i < w->nresults; i++)
+		free(w->results[i].bytes);
+	for (size_t b = 0; b < w->nbags; b++) {
+		for (size_t c = 0; w->defs[b] != NULL && c < bag_conn_count(w->bags[b]); c++)
+			bag_msgdef_free(w->defs[b][c]);
+		free(w->defs[b]);
+		bag_close(w->bags[b]);
+	}
+	free(w->defs);
+	free(w->bags);
+	if (w->pipe_rd >= 0)
+		close(w->pipe_rd);
+	if (w->pipe_wr >= 0)
+		close(w->pipe_wr);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->wake);
+	free(w);
+}
+
+void worker_request(struct worker *w, const struct work_item *items, size_t n)
+{
+	pthread_mutex_lock(&w->lock);
+	w->npending = n < MAX_PENDING ? n : MAX_PENDING;
+	memcpy(w->pending, items, w->npending * sizeof *items);
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+int worker_fd(const struct worker *w)
+{
+	return w->pipe_rd;
+}
+
+size_t worker_take(struct worker *w, struct work_result *out, size_t max)
+{
+	char drain[64];
+	size_t n;
+
+	while (read(w->pipe_rd, drain, sizeof drain) > 0)
+		;
+	pthread_mutex_lock(&w->lock);
+	n = w->nresults < max ? w->nresults : max;
+	memcpy(out, w->results, n * sizeof *out);
+	memmove(w->results, w->results + n, (w->nresults - n) * sizeof *out);
+	w->nresults -= n;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
+void worker_stats(struct worker *w, uint64_t *done, size_t *pending)
+{
+	pthread_mutex_lock(&w->lock);
+	*done = w->done;
+	*pending = w->npending;
+	pthread_mutex_unlock(&w->lock);
+}

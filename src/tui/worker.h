@@ -1,0 +1,60 @@
+/*
+ * worker.h - a thread that fetches and decodes messages for the browser so
+ * that a keypress never waits for a chunk. It opens its own bag handles on
+ * the same files (a handle serves one thread), takes requests newest first,
+ * and hands back each message's size and one-line summary (and, when asked,
+ * a copy of its bytes). A pipe becomes readable when results are waiting.
+ */
+#ifndef BAGSCOPE_TUI_WORKER_H
+#define BAGSCOPE_TUI_WORKER_H
+
+#include <bagscope/bagscope.h>
+
+#define WORK_SUMMARY_MAX 200
+
+/* Where a message is: enough for the worker to read and decode it. */
+struct work_item {
+	uint64_t key;            /* work_key() of the place */
+	size_t bag;
+	size_t chunk;
+	uint32_t offset;
+	uint32_t conn_id;
+	int64_t time_ns;
+	bool want_bytes;
+};
+
+struct work_result {
+	uint64_t key;
+	int rc;                  /* 0, or the read/decode error */
+	uint32_t size;
+	char summary[WORK_SUMMARY_MAX];   /* or the error message */
+	uint8_t *bytes;          /* want_bytes: malloc'd copy, the caller frees */
+};
+
+struct worker;
+
+/* The key of a message's place (bag < 256, chunk < 2^24). */
+static inline uint64_t work_key(size_t bag, size_t chunk, uint32_t offset)
+{
+	return (uint64_t)bag << 56 | (uint64_t)(chunk & 0xFFFFFF) << 32 | offset;
+}
+
+/* Start a worker over the bags at paths. 0 or a BAG_E code. */
+int worker_start(struct worker **out, char *const *paths, size_t n);
+
+/* Stop the thread and free everything; accepts NULL. */
+void worker_stop(struct worker *w);
+
+/* Replace the pending requests with items[0..n) (first = most wanted). */
+void worker_request(struct worker *w, const struct work_item *items, size_t n);
+
+/* A file descriptor that is readable while results wait. */
+int worker_fd(const struct worker *w);
+
+/* Take up to max results. */
+size_t worker_take(struct worker *w, struct work_result *out, size_t max);
+
+/* Messages decoded so far and whether requests are pending (status line). */
+void worker_stats(struct worker *w, uint64_t *done, size_t *pending);
+
+#endif

@@ -1,0 +1,192 @@
+/*
+ * test-tui-model.c - the browser's curses-free half: the jump-to-time
+ * language, and the view model's cursor, scrolling, filters and steps on a
+ * real bag.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <bagscope/bagscope.h>
+
+#include "tui/model.h"
+#include "tui/timeparse.h"
+
+#define FIX TEST_DATA_DIR "/fixtures/"
+#define S 1000000000LL
+
+static const int64_t start = 1500000000 * S, end = 1500000100 * S, cur = 1500000050 * S;
+
+static int64_t jt(const char *s)
+{
+	struct jump j;
+	const char *why;
+
+	if (jump_parse(s, start, end, cur, &j, &why) != 0)
+		fail_msg("'%s': %s", s, why);
+	assert_int_equal(j.kind, JUMP_TIME);
+	return j.time_ns;
+}
+
+static void test_jump_forms(void **state)
+{
+	struct jump j;
+	const char *why;
+
+	assert_int_equal(jt("1500000012.5"), 1500000012 * S + 500000000);
+	assert_int_equal(jt("1500000003.0000003"), 1500000003 * S + 300);
+	assert_int_equal(jt("+12.5"), start + 12 * S + 500000000);
+	assert_int_equal(jt("1m30s"), start + 90 * S);
+	assert_int_equal(jt("+5s"), cur + 5 * S);
+	assert_int_equal(jt("-200ms"), cur - 200000000);
+	assert_int_equal(jt("-1.5"), cur - 1500000000);
+	assert_int_equal(jt("50%"), start + 50 * S);
+	assert_int_equal(jt("0%"), start);
+	assert_int_equal(jt("2017-07-14 02:40:02.5Z"), 1500000002 * S + 500000000);
+	assert_int_equal(jt("2017-07-14T02:40:00Z"), 1500000000 * S);
+	setenv("TZ", "Europe/Berlin", 1);
+	assert_int_equal(jt("2017-07-14 04:40:00"), 1500000000 * S);   /* local: UTC+2 in July */
+	setenv("TZ", "UTC", 1);
+	assert_int_equal(jump_parse("#12345", start, end, cur, &j, &why), 0);
+	assert_int_equal(j.kind, JUMP_ROW);
+	assert_int_equal(j.row, 12344);
+	static const char *const bad[] = { "", "abc", "#0", "#x", "101%", "12q", "2017-13-45 00:00:00", "+", "1m30" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (jump_parse(bad[i], start, end, cur, &j, &why) == 0)
+			fail_msg("'%s' was accepted", bad[i]);
+}
+
+struct fx {
+	bag_t *bag;
+	bag_timeline_t *tl;
+	struct model m;
+};
+
+static int fx_open(void **state)
+{
+	struct fx *fx = calloc(1, sizeof *fx);
+
+	assert_int_equal(bag_open(&fx->bag, FIX "foreign/rosbag.js/example.bag", NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&fx->tl, &fx->bag, 1), BAG_OK);
+	assert_int_equal(model_init(&fx->m, fx->tl), BAG_OK);
+	fx->m.list_height = 20;
+	fx->m.topic_height = 5;
+	*state = fx;
+	return 0;
+}
+
+static int fx_close(void **state)
+{
+	struct fx *fx = *state;
+
+	model_free(&fx->m);
+	bag_timeline_free(fx->tl);
+	bag_close(fx->bag);
+	free(fx);
+	return 0;
+}
+
+static void test_cursor_and_scroll(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+
+	assert_int_equal(m->ntopics, 9);
+	assert_int_equal(bag_view_count(m->view), 8647);
+	assert_int_equal(m->row, 0);
+	model_act(m, ACTION_DOWN);
+	assert_int_equal(m->row, 1);
+	model_act(m, ACTION_PAGE_DOWN);
+	assert_int_equal(m->row, 20);
+	assert_int_equal(m->top, 1);          /* the cursor stays on the last visible row */
+	model_act(m, ACTION_BOTTOM);
+	assert_int_equal(m->row, 8646);
+	assert_int_equal(m->top, 8647 - 20);
+	model_act(m, ACTION_DOWN);
+	assert_int_equal(m->row, 8646);       /* clamped */
+	model_act(m, ACTION_TOP);
+	assert_int_equal(m->row, 0);
+	assert_int_equal(m->top, 0);
+	model_act(m, ACTION_UP);
+	assert_int_equal(m->row, 0);
+}
+
+static void test_filter_keeps_time(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+	struct bag_message msg;
+
+	assert_int_equal(model_jump(m, "50%"), 0);
+	int64_t t = model_time(m);
+	/* the connections pane is sorted by name: /rosout first, /tf second */
+	m->focus = PANE_CONNS;
+	model_act(m, ACTION_DOWN);
+	assert_string_equal(model_topic(m)->topic, "/tf");
+	model_act(m, ACTION_SOLO_TOPIC);
+	assert_int_equal(bag_view_count(m->view), 2688);
+	assert_int_equal(bag_view_entry(m->view, m->row, &msg), BAG_OK);
+	assert_string_equal(msg.conn->topic, "/tf");
+	assert_true(msg.time_ns >= t);
+	model_act(m, ACTION_TOGGLE_TOPIC);
+	assert_int_equal(bag_view_count(m->view), 0);
+	model_act(m, ACTION_ALL_TOPICS);
+	assert_int_equal(bag_view_count(m->view), 8647);
+	model_act(m, ACTION_SORT);
+	assert_string_equal(m->topics[m->order[0]].topic, "/tf");   /* by count */
+}
+
+static void test_steps(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+	struct bag_message a, b;
+
+	model_goto(m, 100);
+	assert_int_equal(bag_view_entry(m->view, m->row, &a), BAG_OK);
+	assert_int_equal(model_step_same_topic(m, 1), 0);
+	assert_int_equal(bag_view_entry(m->view, m->row, &b), BAG_OK);
+	assert_string_equal(a.conn->topic, b.conn->topic);
+	assert_true(b.time_ns >= a.time_ns && m->row > 100);
+	/* nothing of the same topic in between */
+	for (uint64_t r = 101; r < m->row; r++) {
+		struct bag_message x;
+		assert_int_equal(bag_view_entry(m->view, r, &x), BAG_OK);
+		assert_string_not_equal(x.conn->topic, a.conn->topic);
+	}
+	assert_int_equal(model_step_same_topic(m, -1), 0);
+	assert_int_equal(m->row, 100);
+	int64_t t = model_time(m);
+	model_act(m, ACTION_FWD_1S);
+	assert_true(model_time(m) >= t + S);
+	assert_int_equal(model_jump(m, "#8647"), 0);
+	assert_int_equal(m->row, 8646);
+	assert_int_not_equal(model_jump(m, "#99999"), 0);
+	assert_non_null(strstr(m->note, "8647 rows"));
+}
+
+static void test_density(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+	double bins[40], total = 0;
+
+	model_density(m, bins, 40);
+	for (int i = 0; i < 40; i++)
+		total += bins[i];
+	assert_int_equal((int)total, 8647);
+	assert_true(bins[0] > 0 && bins[39] > 0);
+}
+
+int main(void)
+{
+	setenv("TZ", "UTC", 1);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jump_forms),
+		cmocka_unit_test_setup_teardown(test_cursor_and_scroll, fx_open, fx_close),
+		cmocka_unit_test_setup_teardown(test_filter_keeps_time, fx_open, fx_close),
+		cmocka_unit_test_setup_teardown(test_steps, fx_open, fx_close),
+		cmocka_unit_test_setup_teardown(test_density, fx_open, fx_close),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
