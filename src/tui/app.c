@@ -162,8 +162,11 @@ static void take_results(struct app *app)
 			}
 		}
 	}
-	if (app->detail_key == UINT64_MAX - 1)
-		app->detail_key = sel, app->detail.n = 0, app->detail_mode = -1;
+	if (app->detail_key == UINT64_MAX - 1) {
+		app->detail_key = sel;
+		app->detail_mode = -1;
+		detail_clear(&app->detail);
+	}
 }
 
 /* The selection moved to another message: its old bytes no longer apply. */
