@@ -2,10 +2,11 @@
 # Sum the results of `make check` in the given build trees (default: this
 # one) into one line 'N passed, N failed'. cmocka programs count their test
 # cases, scripts that print their own 'N passed, N failed' line count those,
-# anything else counts as one test.
+# anything else counts as one test. EXTRA_PASSED / EXTRA_FAILED add counts
+# from runs outside make check (valgrind).
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- .
-passed=0 failed=0
+passed=${EXTRA_PASSED:-0} failed=${EXTRA_FAILED:-0}
 for dir in "$@"; do
 	[ -d "$dir/tests" ] || continue
 	for trs in $(find "$dir/tests" -name '*.trs'); do
