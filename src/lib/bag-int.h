@@ -97,6 +97,9 @@ int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
 /* Read chunk i's record header if not yet done (fills the stat fields). */
 int chunk_load_stat(bag_t *bag, size_t i);
 
+/* Add a linked chunk's messages to the bag's count, start and end. */
+void bag_count_chunk(bag_t *bag, const struct chunk *ch);
+
 /* Find the connection index for a file conn id; -1 if none. */
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id);
 

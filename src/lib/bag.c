@@ -98,6 +98,17 @@ int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 	return BAG_OK;
 }
 
+void bag_count_chunk(bag_t *bag, const struct chunk *ch)
+{
+	if (ch->count == 0)
+		return;
+	if (bag->message_count == 0 || ch->start_ns < bag->start_ns)
+		bag->start_ns = ch->start_ns;
+	if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
+		bag->end_ns = ch->end_ns;
+	bag->message_count += ch->count;
+}
+
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id)
 {
 	size_t lo = 0, hi = bag->nconns;
@@ -343,13 +354,7 @@ static int link_index(bag_t *bag)
 			cc->conn = (uint32_t)idx;
 			bag->conns[idx].message_count += cc->count;
 		}
-		if (ch->count == 0)
-			continue;
-		if (bag->message_count == 0 || ch->start_ns < bag->start_ns)
-			bag->start_ns = ch->start_ns;
-		if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
-			bag->end_ns = ch->end_ns;
-		bag->message_count += ch->count;
+		bag_count_chunk(bag, ch);
 	}
 	return BAG_OK;
 }

@@ -795,11 +795,7 @@ static int link_scan(struct scan *s)
 		ch->conn_n = (uint32_t)out - first;
 		if (ch->count == 0)
 			continue;
-		if (bag->message_count == 0 || ch->start_ns < bag->start_ns)
-			bag->start_ns = ch->start_ns;
-		if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
-			bag->end_ns = ch->end_ns;
-		bag->message_count += ch->count;
+		bag_count_chunk(bag, ch);
 		bag->recovery.chunks++;
 	}
 	bag->nchunk_conns = out;
