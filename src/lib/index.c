@@ -101,6 +101,7 @@ struct bag_view {
 	bool pinned;              /* a chunk is pinned for the last read */
 	size_t pin_bag;
 	size_t pin_chunk;
+	size_t last_group;        /* the group of the last row asked for: rows come in order */
 	char errmsg[BAG_ERRMSG_MAX];
 };
 
@@ -814,9 +815,12 @@ BAG_API bool bag_view_selects(const bag_view_t *v, size_t conn_index)
 }
 
 /* The view group k that holds row (row < count). */
-static size_t view_group_of(const bag_view_t *v, uint64_t row)
+static size_t view_group_of(bag_view_t *v, uint64_t row)
 {
 	size_t lo = 0, hi = v->ng;
+
+	if (v->last_group < v->ng && row >= v->base[v->last_group] && row < v->base[v->last_group + 1])
+		return v->last_group;
 
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -825,6 +829,7 @@ static size_t view_group_of(const bag_view_t *v, uint64_t row)
 		else
 			hi = mid;
 	}
+	v->last_group = lo;
 	return lo;
 }
 
