@@ -263,8 +263,9 @@ static void detail_act(struct app *app, enum action a)
 	case ACTION_BOTTOM: d->cursor = d->n; break;
 	case ACTION_ENTER: detail_fold(d, d->cursor, -1); break;
 	case ACTION_RIGHT:
-		detail_fold(d, d->cursor, 1);
-		d->hscroll += 0;
+		/* on a folded node: unfold it; elsewhere: scroll long lines */
+		if (!detail_fold(d, d->cursor, 1))
+			d->hscroll += 8;
 		break;
 	case ACTION_LEFT:
 		if (d->hscroll > 0)
@@ -307,11 +308,9 @@ static void act(struct app *app, enum action a)
 	case ACTION_ENTER:
 		if (m->focus == PANE_CONNS) {
 			struct topic_row *t = model_topic(m);
-			struct bag_query q;
 			if (t != NULL && !t->shown)
 				break;
 			/* show this topic's connection: select its next message, detail on the connection */
-			bag_query_init(&q);
 			m->detail = DETAIL_CONN;
 			m->focus = PANE_DETAIL;
 			if (t != NULL) {

@@ -242,17 +242,21 @@ size_t detail_visible(const struct detail *d, size_t *idx, size_t max)
 	return n;
 }
 
-void detail_fold(struct detail *d, size_t v, int expand)
+bool detail_fold(struct detail *d, size_t v, int expand)
 {
 	size_t *idx = malloc((d->n + 1) * sizeof *idx);
+	bool changed = false;
 	size_t n;
 
 	if (idx == NULL)
-		return;
+		return false;
 	n = detail_visible(d, idx, d->n);
 	if (v < n && d->lines[idx[v]].node) {
 		struct dline *l = &d->lines[idx[v]];
-		l->collapsed = expand < 0 ? !l->collapsed : !expand;
+		bool to = expand < 0 ? !l->collapsed : !expand;
+		changed = to != l->collapsed;
+		l->collapsed = to;
 	}
 	free(idx);
+	return changed;
 }

@@ -37,7 +37,10 @@ void detail_note(struct detail *d, const char *text);
 /* Visible lines (collapsed nodes hide their children): fills idx, returns count. */
 size_t detail_visible(const struct detail *d, size_t *idx, size_t max);
 
-/* Collapse or expand the node at visible line v (expand < 0: toggle). */
-void detail_fold(struct detail *d, size_t v, int expand);
+/*
+ * Collapse or expand the node at visible line v (expand < 0: toggle).
+ * Returns whether anything changed.
+ */
+bool detail_fold(struct detail *d, size_t v, int expand);
 
 #endif
