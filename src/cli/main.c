@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "tui/app.h"
 
 struct subcommand {
 	const char *name;
@@ -42,6 +43,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
 			return subcommands[i].run(argc - 1, argv + 1);
-	/* the browser is not built yet: show what `info` knows */
-	return cmd_info(argc, argv);
+	return tui_main(argv + 1, (size_t)(argc - 1));
 }
