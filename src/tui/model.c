@@ -489,7 +489,6 @@ static int cmp_rate(const void *a, const void *b)
 int topics_build(struct topics *t, const bag_timeline_t *tl)
 {
 	size_t nconns = bag_timeline_conn_count(tl);
-	double dur = (double)(bag_timeline_end(tl) - bag_timeline_start(tl)) / 1e9;
 
 	memset(t, 0, sizeof *t);
 	t->nconns = nconns;
@@ -519,8 +518,21 @@ int topics_build(struct topics *t, const bag_timeline_t *tl)
 		r->conns[r->nconns++] = i;
 		r->count += c->message_count;
 	}
-	for (size_t k = 0; k < t->n; k++)
+	/* rate over the span of the bags the topic appears in */
+	for (size_t k = 0; k < t->n; k++) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (size_t j = 0; j < t->rows[k].nconns; j++) {
+			size_t bi;
+			bag_timeline_conn(tl, t->rows[k].conns[j], &bi);
+			bag_t *bag = bag_timeline_bag(tl, bi);
+			if (bag_message_count(bag) == 0)
+				continue;
+			lo = bag_start_time(bag) < lo ? bag_start_time(bag) : lo;
+			hi = bag_end_time(bag) > hi ? bag_end_time(bag) : hi;
+		}
+		double dur = hi > lo ? (double)(hi - lo) / 1e9 : 0;
 		t->rows[k].rate = dur > 0 && t->rows[k].count > 1 ? (double)(t->rows[k].count - 1) / dur : 0;
+	}
 	topics_sort(t, SORT_NAME);
 	return BAG_OK;
 }
