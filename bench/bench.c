@@ -142,9 +142,10 @@ int main(int argc, char **argv)
 	if (stat(path, &st) != 0) {
 		if (write_bench_bag(path, n, comp) != BAG_OK)
 			return 1;
-		printf("write:       %8.3f s  %llu messages, %.1f MB (%s)\n", now() - t, (unsigned long long)n,
-		       0.0, bag_compression_name(comp));
+		double dt = now() - t;
 		stat(path, &st);
+		printf("write:       %8.3f s  %llu messages, %.1f MB (%s)\n", dt, (unsigned long long)n,
+		       (double)st.st_size / 1e6, bag_compression_name(comp));
 	}
 	printf("bag:         %s, %.1f MB, %llu messages\n", path, (double)st.st_size / 1e6, (unsigned long long)n);
 

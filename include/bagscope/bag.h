@@ -7,6 +7,13 @@
  * in the chunk section is read until a caller asks for it. The file is opened
  * read-only and never written.
  *
+ * When the index cannot be used (index_pos 0 after a crash, past the end of
+ * a truncated copy, or an index section that does not parse), bag_open()
+ * recovers instead: it scans the chunk section record by record, taking each
+ * chunk's index-data records or, where they are missing, indexing the
+ * messages in its data, and fills the same structures. bag_recovery_report()
+ * tells what was recovered and what was lost.
+ *
  * A bag_t is used by one thread at a time; a second thread opens its own.
  */
 #ifndef BAGSCOPE_BAG_H
@@ -16,9 +23,18 @@
 
 typedef struct bag bag_t;
 
-/* Options for bag_open(); NULL means all defaults. */
+/*
+ * Progress of a long scan (a recovery): done of total bytes. Return 0 to go
+ * on, non-zero to cancel (bag_open() then returns BAG_ECANCELED).
+ */
+typedef int (*bag_progress_fn)(void *arg, uint64_t done, uint64_t total);
+
+/* Options for bag_open(); NULL means all defaults. Zero-initialise. */
 struct bag_open_opts {
-	size_t cache_bytes; /* bound on decompressed chunks kept; 0 = 64 MiB */
+	size_t cache_bytes;        /* bound on decompressed chunks kept; 0 = 64 MiB */
+	bool no_recover;           /* fail with BAG_ENOINDEX rather than scan */
+	bag_progress_fn progress;  /* called during a recovery scan; may be NULL */
+	void *progress_arg;        /* passed to progress */
 };
 
 /* One connection-header field, as recorded. */
@@ -64,9 +80,9 @@ struct bag_chunk_info {
  * Open path read-only. *out is set even on failure (unless BAG_ENOMEM), so
  * that bag_errmsg(*out) can be read; the caller always calls bag_close().
  * Returns 0, BAG_EIO, BAG_ENOTBAG (no "#ROSBAG V" line), BAG_EVERSION,
- * BAG_ECORRUPT or BAG_ETRUNCATED (with the byte offset in the message), or
- * BAG_ENOINDEX (header or index section missing or unusable: an unclosed
- * recording; see bag_open_recover()).
+ * BAG_ECORRUPT or BAG_ETRUNCATED (with the byte offset in the message),
+ * BAG_ENOINDEX (index missing or unusable and opts->no_recover set), or
+ * BAG_ECANCELED (the progress callback stopped a recovery scan).
  */
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts);
 
@@ -106,6 +122,13 @@ BAG_API int64_t bag_end_time(const bag_t *bag);
 BAG_API size_t bag_chunk_count(const bag_t *bag);
 
 /*
+ * Chunk i's time range and its message count on connection conn_index
+ * (bag_conn() order), from its chunk info: no I/O.
+ */
+BAG_API void bag_chunk_span(const bag_t *bag, size_t i, int64_t *start_ns, int64_t *end_ns);
+BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_index);
+
+/*
  * Chunk i's facts. Reads the chunk record's header (a few bytes at
  * info.pos, once; never the data) to fill compression and sizes.
  * Returns 0 or an error (BAG_ECORRUPT, BAG_EIO, BAG_EUNSUPP ...).
@@ -129,5 +152,46 @@ struct bag_cache_stats {
 	uint64_t hits;
 };
 BAG_API void bag_cache_stats(const bag_t *bag, struct bag_cache_stats *out);
+
+/* One stretch of the file whose messages could not be recovered. */
+struct bag_loss {
+	uint64_t start;           /* first byte of the stretch */
+	uint64_t end;             /* one past its last byte */
+	uint64_t chunk_pos;       /* the chunk record it belongs to, or UINT64_MAX */
+	const char *what;         /* one line: what was lost and why (borrowed) */
+};
+
+/* What bag_open() had to do to read the bag. */
+struct bag_recovery {
+	bool recovered;           /* opened by scanning, not from the index */
+	const char *reason;       /* why the index was not used ("" if it was) */
+	uint64_t records_end;     /* end of the last complete record scanned */
+	uint64_t trailing_bytes;  /* file size - records_end: bytes not usable */
+	size_t chunks;            /* chunks recovered (holding messages) */
+	size_t chunks_scanned;    /* of those, indexed from their data */
+	size_t chunks_partial;    /* of those, cut short: only a prefix is read */
+	size_t chunks_failed;     /* chunks none of whose messages could be read */
+	uint64_t messages;        /* messages recovered */
+	size_t nlosses;           /* entries for bag_recovery_loss() */
+};
+
+/*
+ * Fill *out (all zero and recovered false for a bag opened from its index).
+ * Strings are borrowed from bag and live until bag_close().
+ */
+BAG_API void bag_recovery_report(const bag_t *bag, struct bag_recovery *out);
+
+/* Loss i (0 <= i < nlosses) in file order, borrowed; NULL past the end. */
+BAG_API const struct bag_loss *bag_recovery_loss(const bag_t *bag, size_t i);
+
+/*
+ * Things bag_open() skipped while the rest could be trusted (an unknown op
+ * code in the index section, a connection defined twice during a
+ * recovery, ...): one line each naming the byte offset. At most
+ * BAG_WARNINGS_MAX are kept; bag_warning_count() counts all of them.
+ */
+#define BAG_WARNINGS_MAX 64
+BAG_API size_t bag_warning_count(const bag_t *bag);
+BAG_API const char *bag_warning(const bag_t *bag, size_t i);
 
 #endif

@@ -10,5 +10,6 @@
 #include <bagscope/msgdef.h>
 #include <bagscope/decode.h>
 #include <bagscope/print.h>
+#include <bagscope/check.h>
 
 #endif

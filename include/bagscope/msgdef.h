@@ -84,7 +84,7 @@ BAG_API void bag_msgdef_free(bag_msgdef_t *def);
 /* The last failure's one-line message. */
 BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def);
 
-/* The top type (valid after a successful parse). */
+/* The top type; NULL if the parse failed (or def is NULL, after BAG_ENOMEM). */
 BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def);
 
 /* Every type of the definition, top first (i < count). */

@@ -49,7 +49,8 @@ BAG_API void bag_text_double(struct bag_text *t, double d);
  * csv:  one line of comma-separated values (header: the column names,
  *       "field.a.b" as `rostopic echo -p` names them), no newline; like
  *       rostopic, uint8/char arrays are left out.
- * summary: one line of at most max bytes, long arrays elided.
+ * summary: one line of at most max bytes, long arrays elided and a top-level
+ *       std_msgs/Header left out.
  */
 BAG_API int bag_print_json(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
                            size_t len, char *err, size_t errlen);

@@ -244,10 +244,11 @@ int cmd_cat(int argc, char **argv)
 	q.ntopics = o.ntopics;
 	q.types = o.types;
 	q.ntypes = o.ntypes;
-	if ((o.start && cli_parse_time(o.start, bag_timeline_start(cb.tl), &q.start_ns) != 0) ||
-	    (o.end && cli_parse_time(o.end, bag_timeline_start(cb.tl), &q.end_ns) != 0)) {
+	int64_t t0 = bag_timeline_start(cb.tl), t1 = bag_timeline_end(cb.tl);
+	bool bad_start = o.start && cli_parse_time(o.start, t0, t1, &q.start_ns) != 0;
+	if (bad_start || (o.end && cli_parse_time(o.end, t0, t1, &q.end_ns) != 0)) {
 		cli_error("cat: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          o.start && cli_parse_time(o.start, 0, &q.start_ns) != 0 ? o.start : o.end);
+		          bad_start ? o.start : o.end);
 		status = EXIT_USAGE;
 		goto done;
 	}

@@ -29,14 +29,22 @@ struct cli_bags {
 	bag_timeline_t *tl;
 };
 int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n);
+
+/*
+ * Open one bag: a progress line while a recovery scan runs (stderr a
+ * terminal), then notes on stderr on what was recovered, lost or skipped.
+ * On failure prints the one-line error; *bag is still to be closed.
+ */
+int cli_open_one(bag_t **bag, const char *path);
 void cli_close_bags(struct cli_bags *cb);
 
 /*
  * Parse a time argument: epoch seconds with up to 9 decimals
- * ("1500000003.0000003"), or an offset from the bag start ("+12.5").
- * Returns 0 and sets *ns, or -1.
+ * ("1500000003.0000003"), an offset from the bag start ("+12.5", "1m30s"),
+ * a date ("2017-07-14 02:40:02Z") or a percentage ("50%"), as the browser's
+ * jump does. Returns 0 and sets *ns, or -1.
  */
-int cli_parse_time(const char *s, int64_t bag_start_ns, int64_t *ns);
+int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns);
 
 /* Write s as a JSON string (quotes included). */
 void cli_json_string(FILE *out, const char *s, size_t len);
@@ -44,6 +52,7 @@ void cli_json_string(FILE *out, const char *s, size_t len);
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_defs(int argc, char **argv);
 
 #endif

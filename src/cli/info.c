@@ -499,10 +499,9 @@ int cmd_info(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct bag_facts f;
 		bag_t *bag;
-		int rc = bag_open(&bag, argv[i], NULL);
+		int rc = cli_open_one(&bag, argv[i]);
 
 		if (rc != BAG_OK) {
-			cli_error("%s", bag_errmsg(bag));
 			bag_close(bag);
 			status = EXIT_BAD_INPUT;
 			continue;

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli/cli.h"
 #include "tui/app.h"
 
@@ -18,6 +20,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "info", cmd_info, "summarise bags as `rosbag info` does (--json, --freq)" },
 	{ "cat", cmd_cat, "print messages in time order (yaml, json, csv, hex)" },
+	{ "check", cmd_check, "verify a bag's integrity: records, chunks, index, definitions (--quick)" },
 	{ "defs", cmd_defs, "show connection headers and message definitions (--tree)" },
 };
 
@@ -43,5 +46,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
 			return subcommands[i].run(argc - 1, argv + 1);
-	return tui_main(argv + 1, (size_t)(argc - 1));
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-') {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_error("the browser needs a terminal; for scripts use `bagscope info` or `bagscope cat`");
+		return EXIT_USAGE;
+	}
+	return tui_run(argv + 1, (size_t)(argc - 1));
 }

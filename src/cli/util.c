@@ -2,8 +2,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "tui/timeparse.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -14,6 +16,52 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* A progress line on a terminal's stderr, redrawn in place. */
+static int show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	const char *path = arg;
+
+	fprintf(stderr, "\rbagscope: %s: no usable index, scanning: %3d%%", path,
+	        total ? (int)(done * 100 / total) : 100);
+	if (done >= total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+	return 0;
+}
+
+int cli_open_one(bag_t **bag, const char *path)
+{
+	struct bag_open_opts opts = { 0 };
+	struct bag_recovery r;
+	int rc;
+
+	if (isatty(STDERR_FILENO)) {
+		opts.progress = show_progress;
+		opts.progress_arg = (void *)path;
+	}
+	rc = bag_open(bag, path, &opts);
+	if (rc != BAG_OK) {
+		cli_error("%s", bag_errmsg(*bag));
+		return rc;
+	}
+	bag_recovery_report(*bag, &r);
+	if (r.recovered) {
+		cli_error("%s", r.reason);
+		cli_error("%s: read without its index: %llu messages recovered from %zu chunks by a scan",
+		          path, (unsigned long long)r.messages, r.chunks);
+		for (size_t i = 0; i < r.nlosses; i++) {
+			const struct bag_loss *l = bag_recovery_loss(*bag, i);
+			cli_error("%s: bytes %llu-%llu lost: %s", path, (unsigned long long)l->start,
+			          (unsigned long long)l->end, l->what);
+		}
+	}
+	for (size_t i = 0; i < bag_warning_count(*bag) && bag_warning(*bag, i) != NULL; i++)
+		cli_error("warning: %s", bag_warning(*bag, i));
+	if (bag_warning_count(*bag) > BAG_WARNINGS_MAX)
+		cli_error("warning: %s: %zu more warnings", path, bag_warning_count(*bag) - BAG_WARNINGS_MAX);
+	return BAG_OK;
 }
 
 int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n)
@@ -27,12 +75,10 @@ int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n)
 		return BAG_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		rc = bag_open(&cb->bags[i], paths[i], NULL);
+		rc = cli_open_one(&cb->bags[i], paths[i]);
 		cb->nbags++;
-		if (rc != BAG_OK) {
-			cli_error("%s", bag_errmsg(cb->bags[i]));
+		if (rc != BAG_OK)
 			return rc;
-		}
 	}
 	rc = bag_timeline_open(&cb->tl, cb->bags, cb->nbags);
 	if (rc != BAG_OK)
@@ -49,37 +95,14 @@ void cli_close_bags(struct cli_bags *cb)
 	memset(cb, 0, sizeof *cb);
 }
 
-int cli_parse_time(const char *s, int64_t bag_start_ns, int64_t *ns)
+int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns)
 {
-	bool rel = false, neg = false;
-	int64_t secs = 0, frac = 0;
-	int digits = 0, fdigits = 0;
+	struct jump j;
+	const char *why;
 
-	if (*s == '+') {
-		rel = true;
-		s++;
-	} else if (*s == '-') {
-		neg = true;
-		s++;
-	}
-	for (; *s >= '0' && *s <= '9'; s++, digits++) {
-		if (secs > (INT64_MAX / BAG_NSEC_PER_SEC) / 10)
-			return -1;
-		secs = secs * 10 + (*s - '0');
-	}
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++, fdigits++)
-			if (fdigits < 9)
-				frac = frac * 10 + (*s - '0');
-	if (*s != '\0' || (digits == 0 && fdigits == 0))
+	if (jump_parse(s, start_ns, end_ns, start_ns, &j, &why) != 0 || j.kind != JUMP_TIME)
 		return -1;
-	for (int i = fdigits; i < 9; i++)
-		frac *= 10;
-	*ns = secs * BAG_NSEC_PER_SEC + frac;
-	if (neg)
-		*ns = -*ns;
-	if (rel)
-		*ns += bag_start_ns;
+	*ns = j.time_ns;
 	return 0;
 }
 

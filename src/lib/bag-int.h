@@ -1,12 +1,14 @@
 /*
  * bag-int.h - the bag handle's insides, shared by bag.c (open, index
- * section), chunk.c (chunk headers, decompression, cache) and index.c
- * (timeline). Never installed.
+ * section), chunk.c (chunk headers, decompression, cache), index.c
+ * (timeline) and recover.c (scanning a bag whose index is unusable).
+ * Never installed.
  */
 #ifndef BAGSCOPE_BAG_INT_H
 #define BAGSCOPE_BAG_INT_H
 
 #include <bagscope/bag.h>
+#include <bagscope/record.h>
 
 #define BAG_ERRMSG_MAX 512
 #define NO_CHUNK UINT32_MAX
@@ -26,6 +28,10 @@ struct chunk {
 	uint32_t conn_first;      /* first of its entries in bag->chunk_conns */
 	uint32_t conn_n;          /* how many */
 	uint64_t index_end;       /* end of the index-data region after it */
+	bool no_index;            /* recovered without index records: entries
+	                             come from walking its data (recover.c) */
+	bool partial;             /* recovered from a cut-off stream: size is the
+	                             decodable prefix, the rest is ignored */
 	bool stat_loaded;         /* the fields below are valid */
 	enum bag_compression compression;
 	uint32_t size;            /* uncompressed bytes */
@@ -43,6 +49,9 @@ struct bag {
 	uint64_t file_size;
 	int major, minor;
 	uint64_t index_pos;       /* from the bag header */
+	uint64_t body_pos;        /* first record after the bag header */
+	uint32_t hdr_conn_count;  /* connections the bag header promises */
+	uint32_t hdr_chunk_count; /* chunks the bag header promises */
 	struct bag_connection *conns;   /* sorted by id */
 	size_t nconns;
 	struct chunk *chunks;     /* sorted by pos */
@@ -57,6 +66,14 @@ struct bag {
 	uint32_t lru_tail;
 	uint64_t cache_loads;
 	uint64_t cache_hits;
+	bag_progress_fn progress; /* from bag_open_opts */
+	void *progress_arg;
+	struct bag_recovery recovery;   /* reason and losses' what point below */
+	char *recovery_reason;
+	struct bag_loss *losses;
+	size_t nlosses;
+	char **warnings;          /* at most BAG_WARNINGS_MAX */
+	size_t nwarnings;         /* all warnings, kept or not */
 	char errmsg[BAG_ERRMSG_MAX];
 };
 
@@ -67,16 +84,72 @@ struct bag {
 int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * Keep a warning "PATH: at byte OFF: TEXT" (offset left out for UINT64_MAX).
+ * Returns 0 or BAG_ENOMEM.
+ */
+int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* pread exactly len bytes at off; BAG_EIO / BAG_ETRUNCATED with a message. */
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
 
 /* Read chunk i's record header if not yet done (fills the stat fields). */
 int chunk_load_stat(bag_t *bag, size_t i);
 
+/* Add a linked chunk's messages to the bag's count, start and end. */
+void bag_count_chunk(bag_t *bag, const struct chunk *ch);
+
 /* Find the connection index for a file conn id; -1 if none. */
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id);
 
 /* Free every cached chunk buffer (at close). */
 void chunk_cache_clear(bag_t *bag);
+
+/* Parse a connection record (op 7) found at file offset off into *c. */
+int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
+                         struct bag_connection *c);
+
+/* Free what bag_parse_connection() allocated in c. */
+void bag_conn_free(struct bag_connection *c);
+
+/* Drop every connection and chunk (before a recovery scan). */
+void bag_reset_index(bag_t *bag);
+
+/* ---- recover.c ---- */
+
+/* One record met while walking decompressed chunk data. */
+struct chunk_item {
+	uint8_t op;                    /* 0 when the header has no readable op */
+	uint32_t offset;               /* record offset in the chunk data */
+	const struct bag_record *rec;
+	bool msg_ok;                   /* op 2 with readable conn and time: */
+	uint32_t conn_id;
+	int64_t time_ns;
+};
+
+/* Called per record; a non-zero return stops the walk and is returned. */
+typedef int (*chunk_walk_fn)(void *arg, const struct chunk_item *it);
+
+/*
+ * Walk the records of decompressed chunk data in order. Stops at the first
+ * record that does not fit in len; *used (may be NULL) is then the bytes of
+ * complete records. Returns 0 or what fn returned.
+ */
+int chunk_walk(const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg, size_t *used);
+
+/*
+ * Decompress a partial chunk (ch->partial): exactly ch->size bytes from the
+ * start of src (ch->data_len bytes), ignoring that the stream is cut off.
+ */
+int chunk_inflate_prefix(bag_t *bag, const struct chunk *ch, const uint8_t *src, uint8_t *dst);
+
+/*
+ * Rebuild connections and chunks by scanning the file from byte start (the
+ * first record after the bag header). reason says why the index was not
+ * used. The bag must have no connections or chunks. Returns 0, BAG_ENOMEM,
+ * BAG_EIO or BAG_ECANCELED.
+ */
+int bag_recover(bag_t *bag, uint64_t start, const char *reason);
 
 #endif

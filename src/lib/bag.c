@@ -7,6 +7,10 @@
  * conn.index is its position; chunks is sorted by pos, each chunk's
  * chunk_conns name valid connection indices and sum to its count, and
  * index_end is the next chunk's pos (or index_pos for the last one).
+ *
+ * When the header's index_pos is unusable or the index section does not
+ * parse or link up, everything read from it is dropped and recover.c
+ * rebuilds the same structures by scanning (unless opts->no_recover).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +45,38 @@ int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 	return code;
 }
 
+int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
+{
+	char line[BAG_ERRMSG_MAX];
+	va_list ap;
+	int n;
+
+	bag->nwarnings++;
+	if (bag->nwarnings > BAG_WARNINGS_MAX)
+		return BAG_OK;
+	if (bag->warnings == NULL) {
+		bag->warnings = calloc(BAG_WARNINGS_MAX, sizeof *bag->warnings);
+		if (bag->warnings == NULL)
+			goto nomem;
+	}
+	if (off == UINT64_MAX)
+		n = snprintf(line, sizeof line, "%s: ", bag->path);
+	else
+		n = snprintf(line, sizeof line, "%s: at byte %llu: ", bag->path, (unsigned long long)off);
+	if (n >= 0 && (size_t)n < sizeof line) {
+		va_start(ap, fmt);
+		vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	bag->warnings[bag->nwarnings - 1] = strdup(line);
+	if (bag->warnings[bag->nwarnings - 1] == NULL)
+		goto nomem;
+	return BAG_OK;
+nomem:
+	bag->nwarnings--;
+	return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+}
+
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 {
 	size_t done = 0;
@@ -60,6 +96,17 @@ int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 		done += (size_t)n;
 	}
 	return BAG_OK;
+}
+
+void bag_count_chunk(bag_t *bag, const struct chunk *ch)
+{
+	if (ch->count == 0)
+		return;
+	if (bag->message_count == 0 || ch->start_ns < bag->start_ns)
+		bag->start_ns = ch->start_ns;
+	if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
+		bag->end_ns = ch->end_ns;
+	bag->message_count += ch->count;
 }
 
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id)
@@ -97,7 +144,7 @@ static const char *conn_field(const struct bag_connection *c, const char *name)
 	return "";
 }
 
-static void conn_free_fields(struct bag_connection *c)
+void bag_conn_free(struct bag_connection *c)
 {
 	for (size_t i = 0; i < c->nfields; i++) {
 		free((char *)c->fields[i].name);
@@ -107,9 +154,8 @@ static void conn_free_fields(struct bag_connection *c)
 	free((char *)c->topic);
 }
 
-/* Parse a connection record (op 7) at file offset off into c. */
-static int parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
-                            struct bag_connection *c)
+int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
+                         struct bag_connection *c)
 {
 	const uint8_t *topic;
 	uint32_t topic_len, pos = 0, n = 0;
@@ -242,7 +288,7 @@ static int read_index_section(bag_t *bag)
 				}
 				bag->conns = n;
 			}
-			rc = parse_connection(bag, &rec, off, &bag->conns[bag->nconns]);
+			rc = bag_parse_connection(bag, &rec, off, &bag->conns[bag->nconns]);
 			bag->nconns++;
 			if (rc != BAG_OK)
 				goto fail;
@@ -261,6 +307,8 @@ static int read_index_section(bag_t *bag)
 			if (rc != BAG_OK)
 				goto fail;
 			bag->nchunks++;
+		} else if ((rc = bag_warn(bag, off, "record with op %u in the index section skipped", op)) != BAG_OK) {
+			goto fail;
 		}
 		at += rec.size;
 	}
@@ -290,6 +338,12 @@ static int link_index(bag_t *bag)
 		if (i > 0 && ch->pos == bag->chunks[i - 1].pos)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 			                "two chunk infos point at byte %llu", (unsigned long long)ch->pos);
+		/* each message needs a 12-byte index entry between this chunk and the next */
+		if (ch->count > (ch->index_end - ch->pos) / 12)
+			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
+			                "chunk info for the chunk at byte %llu counts %llu messages, more than "
+			                "the %llu bytes up to the next chunk can index", (unsigned long long)ch->pos,
+			                (unsigned long long)ch->count, (unsigned long long)(ch->index_end - ch->pos));
 		for (uint32_t k = 0; k < ch->conn_n; k++) {
 			struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
 			long idx = bag_conn_lookup(bag, cc->conn);
@@ -300,19 +354,16 @@ static int link_index(bag_t *bag)
 			cc->conn = (uint32_t)idx;
 			bag->conns[idx].message_count += cc->count;
 		}
-		if (ch->count == 0)
-			continue;
-		if (bag->message_count == 0 || ch->start_ns < bag->start_ns)
-			bag->start_ns = ch->start_ns;
-		if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
-			bag->end_ns = ch->end_ns;
-		bag->message_count += ch->count;
+		bag_count_chunk(bag, ch);
 	}
 	return BAG_OK;
 }
 
-/* Check the version line and read the bag header record after it. */
-static int read_bag_header(bag_t *bag)
+/*
+ * Check the version line and read the bag header record after it; *body is
+ * set to the offset after the header record as soon as that is known.
+ */
+static int read_bag_header(bag_t *bag, uint64_t *body)
 {
 	uint8_t buf[HEADER_READ];
 	size_t got = bag->file_size < sizeof buf ? (size_t)bag->file_size : sizeof buf;
@@ -343,10 +394,13 @@ static int read_bag_header(bag_t *bag)
 		return bag_fail(bag, BAG_ETRUNCATED, at, "bag header record runs past the end of the file");
 	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_FILE_HEADER)
 		return bag_fail(bag, BAG_ECORRUPT, at, "first record is not a bag header (op 3)");
+	*body = at + rec.size;
 	if (bag_header_u64(rec.header, rec.header_len, "index_pos", &bag->index_pos) != BAG_OK ||
 	    bag_header_u32(rec.header, rec.header_len, "conn_count", &conn_count) != BAG_OK ||
 	    bag_header_u32(rec.header, rec.header_len, "chunk_count", &chunk_count) != BAG_OK)
 		return bag_fail(bag, BAG_ECORRUPT, at, "bag header lacks index_pos, conn_count or chunk_count");
+	bag->hdr_conn_count = conn_count;
+	bag->hdr_chunk_count = chunk_count;
 	if (bag->index_pos == 0)
 		return bag_fail(bag, BAG_ENOINDEX, at, "index_pos is 0: the recording was never closed (unindexed bag)");
 	if (bag->index_pos < at + rec.size || bag->index_pos > bag->file_size)
@@ -358,6 +412,7 @@ static int read_bag_header(bag_t *bag)
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
 {
 	struct stat st;
+	uint64_t body = 0;
 	bag_t *bag;
 	int rc;
 
@@ -384,25 +439,59 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		goto fail;
 	}
 	bag->file_size = (uint64_t)st.st_size;
-	if ((rc = read_bag_header(bag)) != BAG_OK)
+	if (opts != NULL) {
+		bag->progress = opts->progress;
+		bag->progress_arg = opts->progress_arg;
+	}
+	rc = read_bag_header(bag, &body);
+	if (rc == BAG_OK) {
+		rc = read_index_section(bag);
+		if (rc == BAG_OK)
+			rc = link_index(bag);
+		if (rc == BAG_OK && (bag->nchunks < bag->hdr_chunk_count || bag->nconns < bag->hdr_conn_count))
+			rc = bag_fail(bag, BAG_ENOINDEX, bag->index_pos, "the index section lists %zu of the %u chunks "
+			              "and %zu of the %u connections the bag header promises", bag->nchunks,
+			              bag->hdr_chunk_count, bag->nconns, bag->hdr_conn_count);
+		if (rc == BAG_ECORRUPT || rc == BAG_ETRUNCATED || rc == BAG_EUNSUPP)
+			rc = BAG_ENOINDEX;
+	}
+	bag->body_pos = body;
+	if (rc != BAG_ENOINDEX || (opts != NULL && opts->no_recover))
 		goto fail;
-	if ((rc = read_index_section(bag)) != BAG_OK)
-		goto fail;
-	rc = link_index(bag);
+	bag_reset_index(bag);
+	rc = bag_recover(bag, body, bag->errmsg);
 fail:
 	return rc;
+}
+
+void bag_reset_index(bag_t *bag)
+{
+	chunk_cache_clear(bag);
+	for (size_t i = 0; i < bag->nconns; i++)
+		bag_conn_free(&bag->conns[i]);
+	free(bag->conns);
+	free(bag->chunks);
+	free(bag->chunk_conns);
+	bag->conns = NULL;
+	bag->chunks = NULL;
+	bag->chunk_conns = NULL;
+	bag->nconns = bag->nchunks = bag->nchunk_conns = 0;
+	bag->message_count = 0;
+	bag->start_ns = bag->end_ns = 0;
 }
 
 BAG_API void bag_close(bag_t *bag)
 {
 	if (bag == NULL)
 		return;
-	chunk_cache_clear(bag);
-	for (size_t i = 0; i < bag->nconns; i++)
-		conn_free_fields(&bag->conns[i]);
-	free(bag->conns);
-	free(bag->chunks);
-	free(bag->chunk_conns);
+	bag_reset_index(bag);
+	for (size_t i = 0; i < bag->nlosses; i++)
+		free((char *)bag->losses[i].what);
+	free(bag->losses);
+	for (size_t i = 0; bag->warnings != NULL && i < BAG_WARNINGS_MAX && i < bag->nwarnings; i++)
+		free(bag->warnings[i]);
+	free(bag->warnings);
+	free(bag->recovery_reason);
 	if (bag->fd >= 0)
 		close(bag->fd);
 	free(bag->path);
@@ -464,4 +553,28 @@ BAG_API int64_t bag_end_time(const bag_t *bag)
 BAG_API size_t bag_chunk_count(const bag_t *bag)
 {
 	return bag->nchunks;
+}
+
+BAG_API void bag_recovery_report(const bag_t *bag, struct bag_recovery *out)
+{
+	*out = bag->recovery;
+	out->reason = bag->recovery_reason ? bag->recovery_reason : "";
+	out->nlosses = bag->nlosses;
+}
+
+BAG_API const struct bag_loss *bag_recovery_loss(const bag_t *bag, size_t i)
+{
+	return i < bag->nlosses ? &bag->losses[i] : NULL;
+}
+
+BAG_API size_t bag_warning_count(const bag_t *bag)
+{
+	return bag->nwarnings;
+}
+
+BAG_API const char *bag_warning(const bag_t *bag, size_t i)
+{
+	if (bag->warnings == NULL || i >= bag->nwarnings || i >= BAG_WARNINGS_MAX)
+		return NULL;
+	return bag->warnings[i];
 }

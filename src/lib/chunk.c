@@ -92,6 +92,22 @@ fail:
 	return rc;
 }
 
+BAG_API void bag_chunk_span(const bag_t *bag, size_t i, int64_t *start_ns, int64_t *end_ns)
+{
+	*start_ns = bag->chunks[i].start_ns;
+	*end_ns = bag->chunks[i].end_ns;
+}
+
+BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_index)
+{
+	const struct chunk *ch = &bag->chunks[i];
+
+	for (uint32_t k = 0; k < ch->conn_n; k++)
+		if (bag->chunk_conns[ch->conn_first + k].conn == conn_index)
+			return bag->chunk_conns[ch->conn_first + k].count;
+	return 0;
+}
+
 BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 {
 	struct chunk *ch;
@@ -268,7 +284,9 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 			goto fail;
 		}
 		rc = bag_read_at(bag, ch->data_pos, raw, ch->data_len);
-		if (rc == BAG_OK)
+		if (rc == BAG_OK && ch->partial)
+			rc = chunk_inflate_prefix(bag, ch, raw, out);
+		else if (rc == BAG_OK)
 			rc = decompress(bag, ch, raw, out);
 	}
 	if (rc != BAG_OK)

@@ -101,6 +101,7 @@ struct bag_view {
 	bool pinned;              /* a chunk is pinned for the last read */
 	size_t pin_bag;
 	size_t pin_chunk;
+	size_t last_group;        /* the group of the last row asked for: rows come in order */
 	char errmsg[BAG_ERRMSG_MAX];
 };
 
@@ -290,13 +291,103 @@ static int scratch_reserve(bag_timeline_t *tl, size_t len)
 	return BAG_OK;
 }
 
-/* The count the chunk info gives for connection conn in ch, or -1. */
-static long chunk_conn_count(const bag_t *bag, const struct chunk *ch, uint32_t conn)
+/* Entries of a chunk without index records, while its data is walked. */
+struct walk_fill {
+	const bag_t *bag;
+	const struct chunk *ch;
+	struct tl_entry *ents;
+	uint32_t *fill;           /* next slot per chunk_conn */
+	uint32_t *end;            /* end of its slots */
+	uint32_t ref0;            /* ref of the chunk's first chunk_conn */
+};
+
+static int walk_fill_item(void *arg, const struct chunk_item *it)
 {
-	for (uint32_t k = 0; k < ch->conn_n; k++)
-		if (bag->chunk_conns[ch->conn_first + k].conn == conn)
-			return bag->chunk_conns[ch->conn_first + k].count;
-	return -1;
+	struct walk_fill *w = arg;
+	long conn;
+	uint32_t lo = 0, hi;
+
+	if (!it->msg_ok || (conn = bag_conn_lookup(w->bag, it->conn_id)) < 0)
+		return BAG_OK;
+	hi = w->ch->conn_n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (w->bag->chunk_conns[w->ch->conn_first + mid].conn < (uint32_t)conn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == w->ch->conn_n || w->bag->chunk_conns[w->ch->conn_first + lo].conn != (uint32_t)conn)
+		return BAG_OK;
+	if (w->fill[lo] == w->end[lo])
+		return BAG_ECORRUPT;
+	w->ents[w->fill[lo]++] = (struct tl_entry){ it->time_ns, it->offset, w->ref0 + lo };
+	return BAG_OK;
+}
+
+/*
+ * A chunk recovered without index records (recover.c): walk its data for
+ * the entries, laid out per connection in file order as index records
+ * would give them, then cut into time-ordered runs.
+ */
+static int walk_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group *g,
+                            struct tl_entry *ents, uint32_t *nents, struct run *runs, size_t *nruns)
+{
+	const struct tl_chunk *tc = &tl->chunks[tchunk];
+	bag_t *bag = tl->bags[tc->bag];
+	const struct chunk *ch = &bag->chunks[tc->chunk];
+	struct walk_fill w = { bag, ch, ents, NULL, NULL, g->nrefs };
+	const uint8_t *data;
+	size_t len;
+	uint32_t at = *nents;
+	int rc;
+
+	w.fill = malloc((ch->conn_n + 1) * sizeof *w.fill);
+	w.end = malloc((ch->conn_n + 1) * sizeof *w.end);
+	if (w.fill == NULL || w.end == NULL) {
+		rc = tl_fail(tl, BAG_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (uint32_t k = 0; k < ch->conn_n; k++) {
+		const struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
+		g->refs[g->nrefs++] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + cc->conn) };
+		w.fill[k] = at;
+		at += cc->count;
+		w.end[k] = at;
+	}
+	if ((rc = bag_chunk_get(bag, tc->chunk, &data, &len)) != BAG_OK) {
+		rc = tl_bag_fail(tl, bag, rc);
+		goto fail;
+	}
+	rc = chunk_walk(data, len, walk_fill_item, &w, NULL);
+	bag_chunk_unpin(bag, tc->chunk);
+	for (uint32_t k = 0; rc == BAG_OK && k < ch->conn_n; k++)
+		if (w.fill[k] != w.end[k])
+			rc = BAG_ECORRUPT;
+	if (rc != BAG_OK) {
+		rc = tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: the chunk's data no longer holds the %llu "
+		             "messages counted when it was recovered", bag->path, (unsigned long long)ch->pos,
+		             (unsigned long long)ch->count);
+		goto fail;
+	}
+	for (uint32_t k = 0; k < ch->conn_n; k++) {
+		uint32_t ref = w.ref0 + k;
+		runs[*nruns] = (struct run){ *nents, 0, g->refs[ref].conn, ch->pos, tc->bag };
+		for (uint32_t i = *nents; i < w.end[k]; i++) {
+			if (i > runs[*nruns].start && ents[i].time_ns < ents[i - 1].time_ns) {
+				runs[*nruns].len = i - runs[*nruns].start;
+				(*nruns)++;
+				runs[*nruns] = (struct run){ i, 0, g->refs[ref].conn, ch->pos, tc->bag };
+			}
+		}
+		runs[*nruns].len = w.end[k] - runs[*nruns].start;
+		(*nruns)++;
+		*nents = w.end[k];
+	}
+fail:
+	free(w.fill);
+	free(w.end);
+	return rc;
 }
 
 /*
@@ -313,6 +404,8 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group
 	struct bag_record rec;
 	int rc;
 
+	if (ch->no_index)
+		return walk_chunk_index(tl, tchunk, g, ents, nents, runs, nruns);
 	if ((rc = chunk_load_stat(bag, tc->chunk)) != BAG_OK)
 		return tl_bag_fail(tl, bag, rc);
 	uint64_t region_pos = ch->data_pos + ch->data_len;
@@ -342,7 +435,7 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group
 			return tl_fail(tl, BAG_EUNSUPP, "%s: at byte %llu: index data version %u is not supported",
 			               bag->path, (unsigned long long)off, ver);
 		conn = bag_conn_lookup(bag, conn_id);
-		want = conn < 0 ? -1 : chunk_conn_count(bag, ch, (uint32_t)conn);
+		want = conn < 0 ? -1 : (long)bag_chunk_conn_count(bag, tc->chunk, (size_t)conn);
 		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
 		    got + count > ch->count)
 			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index data for connection %u holds %u entries "
@@ -405,7 +498,7 @@ static int group_load(bag_timeline_t *tl, size_t gi)
 		const struct chunk *ch = &bag->chunks[tc->chunk];
 		if ((rc = chunk_load_stat(bag, tc->chunk)) != BAG_OK)
 			return tl_bag_fail(tl, bag, rc);
-		if (ch->count > (ch->index_end - ch->data_pos - ch->data_len) / INDEX_ENTRY_BYTES)
+		if (!ch->no_index && ch->count > (ch->index_end - ch->data_pos - ch->data_len) / INDEX_ENTRY_BYTES)
 			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk info counts %llu messages, "
 			               "more than its index region can hold", bag->path,
 			               (unsigned long long)ch->pos, (unsigned long long)ch->count);
@@ -722,9 +815,12 @@ BAG_API bool bag_view_selects(const bag_view_t *v, size_t conn_index)
 }
 
 /* The view group k that holds row (row < count). */
-static size_t view_group_of(const bag_view_t *v, uint64_t row)
+static size_t view_group_of(bag_view_t *v, uint64_t row)
 {
 	size_t lo = 0, hi = v->ng;
+
+	if (v->last_group < v->ng && row >= v->base[v->last_group] && row < v->base[v->last_group + 1])
+		return v->last_group;
 
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -733,6 +829,7 @@ static size_t view_group_of(const bag_view_t *v, uint64_t row)
 		else
 			hi = mid;
 	}
+	v->last_group = lo;
 	return lo;
 }
 

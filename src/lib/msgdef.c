@@ -535,7 +535,7 @@ BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def)
 
 BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def)
 {
-	return def->ntypes ? &def->types[0] : NULL;
+	return def != NULL && def->ntypes ? &def->types[0] : NULL;
 }
 
 BAG_API size_t bag_msgdef_type_count(const bag_msgdef_t *def)

@@ -608,12 +608,23 @@ static void summary_item(struct summary_state *s, const struct bag_msgdef_field 
 	}
 }
 
+static bool summary_muted(const struct summary_state *s)
+{
+	for (int d = 1; d <= s->j.depth; d++)
+		if (s->array_len[d] == UINT32_MAX)
+			return true;
+	return false;
+}
+
 static void summary_begin_message(void *ud, const struct bag_msgdef_field *f, int64_t index,
                                   const struct bag_msgdef_type *type)
 {
 	struct summary_state *s = ud;
+	/* the top-level std_msgs/Header says little in one line: leave it out */
+	bool header = f != NULL && s->j.depth == 1 && index < 0 && strcmp(type->name, "std_msgs/Header") == 0;
+	bool mute = f != NULL && (summary_skip(s, index) || header);
 
-	if (f != NULL && !summary_skip(s, index)) {
+	if (f != NULL && !mute && !summary_muted(s)) {
 		summary_item(s, f);
 		text_char(s->j.t, '{');
 	}
@@ -622,15 +633,7 @@ static void summary_begin_message(void *ud, const struct bag_msgdef_field *f, in
 	s->j.first[s->j.depth] = true;
 	s->j.array[s->j.depth] = false;
 	/* a message inside an elided array element writes nothing */
-	s->array_len[s->j.depth] = f != NULL && summary_skip(s, index) ? UINT32_MAX : 0;
-}
-
-static bool summary_muted(const struct summary_state *s)
-{
-	for (int d = 1; d <= s->j.depth; d++)
-		if (s->array_len[d] == UINT32_MAX)
-			return true;
-	return false;
+	s->array_len[s->j.depth] = mute ? UINT32_MAX : 0;
 }
 
 static void summary_end_message(void *ud, const struct bag_msgdef_field *f, int64_t index)

@@ -1,306 +1,423 @@
 /*
- * draw.c - curses output shared by the panes: colours (or attributes when
- * the terminal has none or NO_COLOR is set), clipped multibyte text, title
- * bars, the status line, the prompt and the help overlay; and draw_screen,
- * which erases and draws every pane in its rectangle. curses computes the
- * difference from the previous frame, so a full redraw per keypress costs
- * only what changed on the wire.
+ * draw.c - the only code that calls curses to draw: the layout of the panes
+ * from the terminal size, each pane through its ops, the timeline strip and
+ * the status line. Only rows in sight are looked at: the message list asks
+ * the view for [top, top + height) and nothing else.
  */
-#ifndef NCURSES_WIDECHAR
-#define NCURSES_WIDECHAR 1
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#define _XOPEN_SOURCE_EXTENDED
 #include <curses.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
+#include <time.h>
 
+#include "tui/actions.h"
 #include "tui/app.h"
+#include "tui/keys.h"
 
-/* Colour pairs by slot: foreground, background (-1: terminal default). */
-static const short pair_colors[][2] = {
-	[C_NORMAL] = { -1, -1 },
-	[C_TITLE] = { COLOR_BLACK, COLOR_WHITE },
-	[C_TITLE_FOCUS] = { COLOR_BLACK, COLOR_CYAN },
-	[C_SELECT] = { COLOR_BLACK, COLOR_CYAN },
-	[C_SELECT_DIM] = { -1, -1 },
-	[C_DIM] = { COLOR_BLUE, -1 },
-	[C_ERROR] = { COLOR_WHITE, COLOR_RED },
-	[C_STATUS] = { COLOR_WHITE, COLOR_BLUE },
-	[C_TIME] = { COLOR_YELLOW, -1 },
-	[C_KEY] = { COLOR_CYAN, -1 },
-	[C_VALUE] = { COLOR_GREEN, -1 },
-	[C_CURSOR] = { COLOR_BLACK, COLOR_YELLOW },
-	[C_TOPIC0 + 0] = { COLOR_GREEN, -1 },
-	[C_TOPIC0 + 1] = { COLOR_MAGENTA, -1 },
-	[C_TOPIC0 + 2] = { COLOR_CYAN, -1 },
-	[C_TOPIC0 + 3] = { COLOR_YELLOW, -1 },
-	[C_TOPIC0 + 4] = { COLOR_RED, -1 },
-	[C_TOPIC0 + 5] = { COLOR_BLUE, -1 },
+#define MIN_COLS 60
+#define MIN_LINES 16
+#define WIDE_COLS 110
+
+enum { C_TITLE = 1, C_FOCUS, C_DIM, C_HIDDEN, C_ERROR, C_BAR };
+
+static void colour_on(struct app *app, int pair, attr_t extra)
+{
+	if (app->colour)
+		attron(COLOR_PAIR(pair) | extra);
+	else
+		attron(extra);
+}
+
+static void colour_off(struct app *app, int pair, attr_t extra)
+{
+	if (app->colour)
+		attroff(COLOR_PAIR(pair) | extra);
+	else
+		attroff(extra);
+}
+
+/* Text at (y, x), cut to w columns, the rest of the width blanked. */
+static void put(int y, int x, int w, const char *s)
+{
+	if (w <= 0)
+		return;
+	move(y, x);
+	addnstr(s, (int)strlen(s));
+	int cy, cx;
+	getyx(stdscr, cy, cx);
+	(void)cy;
+	if (cx < x + w && cy == y)
+		hline(' ', x + w - cx);
+	/* anything that spilled past the pane is drawn over by its neighbour */
+}
+
+/* Like put, but counting columns, so multi-byte text is cut at w. */
+static void put_cols(int y, int x, int w, const char *s)
+{
+	char buf[1024];
+	size_t n = 0;
+	int cols = 0;
+
+	while (*s && cols < w && n + 5 < sizeof buf) {
+		unsigned char c = (unsigned char)*s;
+		size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+		for (size_t i = 0; i < len && s[i]; i++)
+			buf[n++] = s[i];
+		s += len;
+		cols++;
+	}
+	buf[n] = '\0';
+	put(y, x, w, buf);
+}
+
+void draw_layout(struct app *app)
+{
+	int lines = LINES, cols = COLS;
+	struct model *m = &app->m;
+
+	app->too_small = lines < MIN_LINES || cols < MIN_COLS;
+	int conns_h = (int)m->ntopics + 2;
+	if (conns_h > (lines - 4) / 3)
+		conns_h = (lines - 4) / 3;
+	if (conns_h < 4)
+		conns_h = 4;
+	int body_y = 1 + conns_h, body_h = lines - 3 - body_y;
+	app->panes[PANE_CONNS] = (struct rect){ 1, 0, conns_h, cols };
+	if (cols >= WIDE_COLS) {
+		/* wide: list and detail side by side */
+		int list_w = cols * 62 / 100;
+		app->panes[PANE_LIST] = (struct rect){ body_y, 0, body_h, list_w };
+		app->panes[PANE_DETAIL] = (struct rect){ body_y, list_w, body_h, cols - list_w };
+	} else {
+		/* narrow: the list keeps the full width for its summaries, the detail goes below */
+		int list_h = body_h / 2 + 1;
+		app->panes[PANE_LIST] = (struct rect){ body_y, 0, list_h, cols };
+		app->panes[PANE_DETAIL] = (struct rect){ body_y + list_h, 0, body_h - list_h, cols };
+	}
+	app->timeline = (struct rect){ lines - 2, 0, 1, cols };
+	app->status = (struct rect){ lines - 1, 0, 1, cols };
+	m->topic_height = conns_h - 2;
+	m->list_height = app->panes[PANE_LIST].h - 1;
+}
+
+int draw_pane_at(const struct app *app, int y, int x)
+{
+	for (int p = 0; p < PANE_COUNT; p++) {
+		const struct rect *r = &app->panes[p];
+		if (y >= r->y && y < r->y + r->h && x >= r->x && x < r->x + r->w)
+			return p;
+	}
+	return PANE_COUNT;
+}
+
+/* A pane's title row. */
+static void draw_title(struct app *app, struct rect r, const char *title, int pane)
+{
+	bool focus = (int)app->m.focus == pane;
+
+	colour_on(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);
+	put(r.y, r.x, r.w, "");
+	mvaddnstr(r.y, r.x, title, r.w);
+	colour_off(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);
+}
+
+/* "1396293887.844784" or "+12.345678". */
+static void fmt_time(const struct app *app, int64_t ns, char *buf, size_t cap)
+{
+	if (app->m.relative) {
+		int64_t d = ns - app->m.start_ns;
+		snprintf(buf, cap, "%s%lld.%06lld", d < 0 ? "-" : "+", (long long)(llabs(d) / 1000000000),
+		         (long long)(llabs(d) % 1000000000 / 1000));
+	} else {
+		snprintf(buf, cap, "%lld.%06lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000 / 1000));
+	}
+}
+
+static void draw_conns(struct app *app, struct rect r)
+{
+	struct model *m = &app->m;
+	static const char *const sort_names[] = { "name", "count", "rate" };
+	char line[512];
+	size_t shown = 0;
+
+	for (size_t i = 0; i < m->ntopics; i++)
+		shown += m->topics[i].shown;
+	snprintf(line, sizeof line, " Connections  %zu/%zu topics shown  sort: %s   [x] toggle [o] only [a] all [s] sort",
+	         shown, m->ntopics, sort_names[m->sort]);
+	draw_title(app, r, line, PANE_CONNS);
+	int tw = 8, yw = 4;
+	for (size_t i = 0; i < m->ntopics; i++) {
+		int a = (int)strlen(m->topics[i].topic), b = (int)strlen(m->topics[i].type);
+		tw = a > tw ? a : tw;
+		yw = b > yw ? b : yw;
+	}
+	tw = tw > r.w / 3 ? r.w / 3 : tw;
+	yw = yw > r.w / 3 ? r.w / 3 : yw;
+	colour_on(app, C_DIM, A_UNDERLINE);
+	snprintf(line, sizeof line, "    %-*.*s  %-*.*s %10s %10s %6s", tw, tw, "topic", yw, yw, "type",
+	         "messages", "rate", "conns");
+	put(r.y + 1, r.x, r.w, line);
+	colour_off(app, C_DIM, A_UNDERLINE);
+	for (int row = 0; row < r.h - 2; row++) {
+		size_t i = m->topic_top + (size_t)row;
+		if (i >= m->ntopics) {
+			put(r.y + 2 + row, r.x, r.w, "");
+			continue;
+		}
+		const struct topic_row *t = &m->topics[m->order[i]];
+		char rate[32];
+		if (t->rate_hz >= 1000)
+			snprintf(rate, sizeof rate, "%.1f kHz", t->rate_hz / 1000);
+		else
+			snprintf(rate, sizeof rate, t->rate_hz > 0 ? "%.1f Hz" : "-", t->rate_hz);
+		snprintf(line, sizeof line, " %s  %-*.*s  %-*.*s %10llu %10s %6zu", t->shown ? "[x]" : "[ ]",
+		         tw, tw, t->topic, yw, yw, t->type, (unsigned long long)t->count, rate, t->nconns);
+		bool sel = i == m->topic_cursor && m->focus == PANE_CONNS;
+		if (sel)
+			attron(A_REVERSE);
+		if (!t->shown)
+			colour_on(app, C_HIDDEN, 0);
+		put(r.y + 2 + row, r.x, r.w, line);
+		if (!t->shown)
+			colour_off(app, C_HIDDEN, 0);
+		if (sel)
+			attroff(A_REVERSE);
+	}
+}
+
+static void draw_list(struct app *app, struct rect r)
+{
+	struct model *m = &app->m;
+	uint64_t count = bag_view_count(m->view);
+	char line[1024], t[40], size[16];
+	struct bag_message msg;
+
+	snprintf(line, sizeof line, " Messages  %llu shown%s", (unsigned long long)count,
+	         m->relative ? "  (times relative to the start)" : "");
+	draw_title(app, r, line, PANE_LIST);
+	int topic_w = 14;
+	for (size_t i = 0; i < m->ntopics; i++)
+		if (m->topics[i].shown && (int)strlen(m->topics[i].topic) > topic_w)
+			topic_w = (int)strlen(m->topics[i].topic);
+	topic_w = topic_w > r.w / 4 ? r.w / 4 : topic_w;
+	int num_w = snprintf(NULL, 0, "%llu", (unsigned long long)count);
+	num_w = num_w < 3 ? 3 : num_w;
+	for (int row = 0; row < r.h - 1; row++) {
+		uint64_t i = m->top + (uint64_t)row;
+		if (i >= count || bag_view_entry(m->view, i, &msg) != BAG_OK) {
+			put(r.y + 1 + row, r.x, r.w, i == 0 && count == 0 ? " (no messages shown)" : "");
+			continue;
+		}
+		const struct summary *s = app_summary(app, work_key(msg.bag_index, msg.chunk, msg.offset));
+		fmt_time(app, msg.time_ns, t, sizeof t);
+		if (s != NULL)
+			snprintf(size, sizeof size, "%u", s->size);
+		else
+			snprintf(size, sizeof size, "...");
+		snprintf(line, sizeof line, "%*llu %s %-*.*s %6s %s", num_w, (unsigned long long)i + 1, t, topic_w,
+		         topic_w, msg.conn->topic, size, s ? s->text : "");
+		bool sel = i == m->row;
+		if (sel)
+			attron(m->focus == PANE_LIST ? A_REVERSE : A_BOLD);
+		if (s != NULL && s->rc != BAG_OK)
+			colour_on(app, C_ERROR, 0);
+		put_cols(r.y + 1 + row, r.x, r.w, line);
+		if (s != NULL && s->rc != BAG_OK)
+			colour_off(app, C_ERROR, 0);
+		if (sel)
+			attroff(m->focus == PANE_LIST ? A_REVERSE : A_BOLD);
+	}
+}
+
+static void draw_detail(struct app *app, struct rect r)
+{
+	static const char *const modes[] = { "decoded", "hex", "connection" };
+	struct detail *d = &app->detail;
+	char title[128];
+	size_t *idx = malloc((d->n + 1) * sizeof *idx), n;
+
+	snprintf(title, sizeof title, " Detail: %s   [v] mode [H] hex [Enter] fold", modes[app->m.detail]);
+	draw_title(app, r, title, PANE_DETAIL);
+	if (idx == NULL)
+		return;
+	n = detail_visible(d, idx, d->n);
+	if (d->cursor >= n)
+		d->cursor = n ? n - 1 : 0;
+	if (d->cursor < d->top)
+		d->top = d->cursor;
+	if (d->cursor >= d->top + (size_t)(r.h - 1))
+		d->top = d->cursor - (size_t)(r.h - 2);
+	for (int row = 0; row < r.h - 1; row++) {
+		size_t v = d->top + (size_t)row;
+		char line[1024];
+		if (v >= n) {
+			put(r.y + 1 + row, r.x, r.w, "");
+			continue;
+		}
+		const struct dline *l = &d->lines[idx[v]];
+		const char *text = l->text;
+		int skip = d->hscroll;
+		while (skip-- > 0 && *text)
+			text++;
+		snprintf(line, sizeof line, " %*s%s%s", l->depth * 2, "", l->node ? (l->collapsed ? "+ " : "- ") : "  ", text);
+		bool sel = v == d->cursor && app->m.focus == PANE_DETAIL;
+		if (sel)
+			attron(A_REVERSE);
+		put_cols(r.y + 1 + row, r.x, r.w, line);
+		if (sel)
+			attroff(A_REVERSE);
+	}
+	free(idx);
+}
+
+static const struct pane_ops panes[PANE_COUNT] = {
+	[PANE_CONNS] = { .title = "Connections", .draw = draw_conns },
+	[PANE_LIST] = { .title = "Messages", .draw = draw_list },
+	[PANE_DETAIL] = { .title = "Detail", .draw = draw_detail },
 };
 
-void draw_init_colors(struct app *app)
+static void draw_timeline(struct app *app, struct rect r)
 {
-	const char *no_color = getenv("NO_COLOR");
+	static const char *const blocks[] = { " ", "\xE2\x96\x81", "\xE2\x96\x82", "\xE2\x96\x83", "\xE2\x96\x84",
+	                                      "\xE2\x96\x85", "\xE2\x96\x86", "\xE2\x96\x87", "\xE2\x96\x88" };
+	static const char ascii[] = " .:-=+*#%@";
+	struct model *m = &app->m;
+	int w = r.w - 10;
+	double max = 0, *bins;
 
-	app->color = has_colors() && (no_color == NULL || no_color[0] == '\0');
-	if (!app->color)
+	if (w <= 0)
+		return;
+	if (app->density_view != m->view || app->density_w != w) {
+		free(app->density);
+		app->density = calloc((size_t)w, sizeof *app->density);
+		if (app->density == NULL)
+			return;
+		model_density(m, app->density, w);
+		app->density_view = m->view;
+		app->density_w = w;
+	}
+	bins = app->density;
+	for (int i = 0; i < w; i++)
+		max = bins[i] > max ? bins[i] : max;
+	double span = (double)(m->end_ns - m->start_ns);
+	int cur = span > 0 ? (int)((double)(model_time(m) - m->start_ns) / span * w) : 0;
+	cur = cur < 0 ? 0 : cur >= w ? w - 1 : cur;
+	colour_on(app, C_DIM, 0);
+	mvaddstr(r.y, r.x, " timeline ");
+	colour_off(app, C_DIM, 0);
+	for (int i = 0; i < w; i++) {
+		int level = max > 0 && bins[i] > 0 ? 1 + (int)(bins[i] / max * 7.999) : 0;
+		if (i == cur)
+			attron(A_REVERSE);
+		if (app->utf8)
+			addstr(blocks[level]);
+		else
+			addch((chtype)ascii[level]);
+		if (i == cur)
+			attroff(A_REVERSE);
+	}
+}
+
+static void draw_status(struct app *app, struct rect r)
+{
+	struct model *m = &app->m;
+	char line[1024], when[64] = "", sizes[64];
+	uint64_t done;
+	size_t pending;
+	int64_t t = model_time(m);
+	time_t secs = (time_t)(t / 1000000000);
+	struct tm tm;
+
+	if (app->prompt) {
+		snprintf(line, sizeof line, "%s %s", app->prompt == '/' ? "search:" : "jump to (epoch, date, +12.5, 1m30s, -200ms, 50%, #row):",
+		         app->prompt_buf);
+		colour_on(app, C_BAR, A_BOLD);
+		put(r.y, r.x, r.w, line);
+		colour_off(app, C_BAR, A_BOLD);
+		move(r.y, (int)strlen(line) < r.w ? (int)strlen(line) : r.w - 1);
+		return;
+	}
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+	worker_stats(app->worker, &done, &pending);
+	struct bag_cache_stats cs;
+	bag_cache_stats(app->bags[0], &cs);
+	snprintf(sizes, sizeof sizes, pending ? "decoding (%zu queued)" : "ready", pending);
+	const char *name = strrchr(app->paths[0], '/');
+	name = name ? name + 1 : app->paths[0];
+	/* a note (an error, a search's progress) comes before the less urgent facts */
+	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu  %lld.%09lld  ", name, app->npaths > 1 ? " +more" : "",
+	                 (unsigned long long)(bag_view_count(m->view) ? m->row + 1 : 0),
+	                 (unsigned long long)bag_view_count(m->view), (long long)(t / 1000000000),
+	                 (long long)(t % 1000000000));
+	if (m->note[0] || app->searching)
+		snprintf(line + n, sizeof line - (size_t)n, "| %s%s", m->note,
+		         app->searching ? "  (Esc cancels)" : "");
+	else
+		snprintf(line + n, sizeof line - (size_t)n, "%s.%03lld UTC  %s", when,
+		         (long long)(t % 1000000000 / 1000000), sizes);
+	colour_on(app, m->note[0] ? C_ERROR : C_BAR, 0);
+	put_cols(r.y, r.x, r.w, line);
+	colour_off(app, m->note[0] ? C_ERROR : C_BAR, 0);
+}
+
+static void draw_help(struct app *app)
+{
+	int y = 1;
+
+	erase();
+	colour_on(app, C_TITLE, A_BOLD);
+	put(0, 0, COLS, " bagscope keys  (any key closes this help)");
+	colour_off(app, C_TITLE, A_BOLD);
+	for (int a = 1; a < ACTION_COUNT && y < LINES - 1; a++, y++) {
+		char line[256];
+		snprintf(line, sizeof line, "  %-18s %s", keys_describe((enum action)a), keys_help((enum action)a));
+		put(y, 0, COLS, line);
+	}
+	put(LINES - 1, 0, COLS, "  mouse: wheel scrolls, click selects;  bagscope(1) has the rest");
+}
+
+void draw_all(struct app *app)
+{
+	if (app->too_small) {
+		erase();
+		mvprintw(0, 0, "terminal too small: %dx%d, bagscope needs %dx%d", COLS, LINES, MIN_COLS, MIN_LINES);
+		refresh();
+		return;
+	}
+	if (app->help) {
+		draw_help(app);
+		refresh();
+		return;
+	}
+	char title[512];
+	snprintf(title, sizeof title, " bagscope  %s%s  %llu messages  %.1f s", app->paths[0],
+	         app->npaths > 1 ? " (+ more bags)" : "", (unsigned long long)bag_timeline_count(app->tl),
+	         (double)(app->m.end_ns - app->m.start_ns) / 1e9);
+	colour_on(app, C_TITLE, A_BOLD);
+	put(0, 0, COLS, title);
+	colour_off(app, C_TITLE, A_BOLD);
+	for (int p = 0; p < PANE_COUNT; p++)
+		panes[p].draw(app, app->panes[p]);
+	draw_timeline(app, app->timeline);
+	draw_status(app, app->status);
+	if (!app->prompt)
+		move(LINES - 1, COLS - 1);
+	refresh();
+}
+
+void draw_init_colours(struct app *app)
+{
+	app->colour = has_colors() && getenv("NO_COLOR") == NULL;
+	if (!app->colour)
 		return;
 	start_color();
 	use_default_colors();
-	for (size_t i = 1; i < sizeof pair_colors / sizeof *pair_colors; i++)
-		init_pair((short)i, pair_colors[i][0], pair_colors[i][1]);
-}
-
-int draw_attr(const struct app *app, enum color_slot slot)
-{
-	if (app->color) {
-		switch (slot) {
-		case C_NORMAL: return A_NORMAL;
-		case C_SELECT_DIM: return A_REVERSE;
-		case C_TITLE_FOCUS: case C_STATUS: case C_ERROR: return (int)(COLOR_PAIR(slot) | A_BOLD);
-		default: return (int)COLOR_PAIR(slot);
-		}
-	}
-	switch (slot) {
-	case C_TITLE: case C_STATUS: case C_SELECT_DIM: return A_REVERSE;
-	case C_TITLE_FOCUS: case C_SELECT: case C_ERROR: case C_CURSOR: return A_REVERSE | A_BOLD;
-	case C_DIM: return A_DIM;
-	case C_KEY: return A_BOLD;
-	default: return A_NORMAL;
-	}
-}
-
-int draw_topic_attr(const struct app *app, size_t color)
-{
-	return app->color ? (int)COLOR_PAIR(C_TOPIC0 + (short)(color % NTOPIC_COLORS)) : A_NORMAL;
-}
-
-int draw_width(const char *s)
-{
-	mbstate_t st = { 0 };
-	int w = 0;
-	wchar_t wc;
-	size_t n;
-
-	while (*s) {
-		n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
-		if (n == (size_t)-1 || n == (size_t)-2) {
-			memset(&st, 0, sizeof st);
-			s++;
-			w++;
-			continue;
-		}
-		int cw = wcwidth(wc);
-		w += cw > 0 ? cw : 0;
-		s += n;
-	}
-	return w;
-}
-
-int draw_text(int y, int x, int w, const char *s, int skip)
-{
-	mbstate_t st = { 0 };
-	wchar_t wc;
-	size_t n;
-	int col = 0, put = 0;
-
-	if (w <= 0)
-		return 0;
-	move(y, x);
-	while (*s && put < w) {
-		n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
-		if (n == (size_t)-1 || n == (size_t)-2) {
-			memset(&st, 0, sizeof st);
-			wc = L'?';
-			n = 1;
-		}
-		if (wc < 0x20 || wc == 0x7f)
-			wc = L'·';
-		int cw = wcwidth(wc);
-		if (cw < 0)
-			cw = 1, wc = L'?';
-		if (col >= skip) {
-			if (put + cw > w)
-				break;
-			cchar_t cc;
-			wchar_t ws[2] = { wc, 0 };
-			attr_t a;
-			short pair;
-			attr_get(&a, &pair, NULL);
-			setcchar(&cc, ws, a, pair, NULL);
-			add_wch(&cc);
-			put += cw;
-		}
-		col += cw;
-		s += n;
-	}
-	return put;
-}
-
-void draw_fill(int y, int x, int w)
-{
-	if (w > 0)
-		mvhline(y, x, ' ', w);
-}
-
-void draw_title(struct app *app, struct pane *p, const char *title, const char *right)
-{
-	bool focus = app->focus == p->id;
-	int a = draw_attr(app, focus ? C_TITLE_FOCUS : C_TITLE);
-	int rw = right ? draw_width(right) : 0;
-
-	attrset(a);
-	draw_fill(p->rect.y, p->rect.x, p->rect.w);
-	draw_text(p->rect.y, p->rect.x + 1, p->rect.w - 2, title, 0);
-	if (right != NULL && rw < p->rect.w - draw_width(title) - 3)
-		draw_text(p->rect.y, p->rect.x + p->rect.w - rw - 1, rw, right, 0);
-	attrset(A_NORMAL);
-}
-
-/* The last line: file, row i/N, time, worker state, error or note. */
-static void draw_status(struct app *app)
-{
-	struct rect r = app->layout.status;
-	struct bag_message m;
-	char left[512], right[256], t[40], d[48];
-	uint64_t count = app->view ? bag_view_count(app->view) : 0;
-	const char *name = strrchr(app->paths[0], '/');
-	struct bag_cache_stats cs = { 0 };
-
-	name = name ? name + 1 : app->paths[0];
-	if (app_selected(app, &m)) {
-		fmt_time_abs(t, sizeof t, m.time_ns);
-		fmt_date(d, sizeof d, m.time_ns);
-		snprintf(left, sizeof left, " %s%s  row %llu/%llu  %s  %s", name,
-		         app->nbags > 1 ? " +" : "", (unsigned long long)app->pane[PANE_LIST].sc.cursor + 1,
-		         (unsigned long long)count, t, d);
-		if (app->nbags > 1) {
-			char more[24];
-			snprintf(more, sizeof more, "%zu", app->nbags - 1);
-			size_t l = strlen(left);
-			/* "file.bag +2" */
-			char *plus = strstr(left, " +  row");
-			if (plus != NULL && l + strlen(more) < sizeof left) {
-				memmove(plus + 2 + strlen(more), plus + 2, strlen(plus + 2) + 1);
-				memcpy(plus + 2, more, strlen(more));
-			}
-		}
-	} else {
-		snprintf(left, sizeof left, " %s  no messages shown", name);
-	}
-	for (size_t i = 0; i < app->nbags; i++) {
-		struct bag_cache_stats s;
-		bag_cache_stats(app->bags[i], &s);
-		cs.loads += s.loads;
-	}
-	if (app->searching)
-		snprintf(right, sizeof right, "searching /%s %llu%%  Esc cancels ", app->pattern,
-		         app->search_total ? (unsigned long long)(app->search_done * 100 / app->search_total) : 0ULL);
-	else if (!app->worker_ready)
-		snprintf(right, sizeof right, "opening… ");
-	else if (worker_busy(app->worker))
-		snprintf(right, sizeof right, "loading… ");
-	else
-		snprintf(right, sizeof right, "ready  ? help ");
-	attrset(draw_attr(app, C_STATUS));
-	draw_fill(r.y, r.x, r.w);
-	int rw = draw_width(right);
-	draw_text(r.y, r.x, r.w - rw - 1, left, 0);
-	draw_text(r.y, r.x + r.w - rw, rw, right, 0);
-	if (app->error[0] != '\0' || app->note[0] != '\0') {
-		int lw = draw_width(left);
-		const char *msg = app->error[0] ? app->error : app->note;
-		int avail = r.w - lw - rw - 4;
-		if (avail < 20) {
-			avail = r.w - rw - 2;
-			lw = -2;
-		}
-		attrset(draw_attr(app, app->error[0] ? C_ERROR : C_STATUS));
-		draw_fill(r.y, r.x + lw + 2, avail);
-		draw_text(r.y, r.x + lw + 3, avail - 1, msg, 0);
-	}
-	attrset(A_NORMAL);
-}
-
-/* The prompt replaces the status line while typing. */
-static void draw_prompt(struct app *app)
-{
-	struct rect r = app->layout.status;
-	const char *label = app->prompt == PROMPT_JUMP ? "jump to (epoch, date, +off, 5s, 50%, #row): " : "/";
-	int lw = draw_width(label);
-
-	attrset(A_NORMAL);
-	draw_fill(r.y, r.x, r.w);
-	attrset(draw_attr(app, C_KEY));
-	draw_text(r.y, r.x, r.w, label, 0);
-	attrset(A_NORMAL);
-	int iw = draw_width(app->input);
-	int skip = iw > r.w - lw - 1 ? iw - (r.w - lw - 1) : 0;
-	draw_text(r.y, r.x + lw, r.w - lw - 1, app->input, skip);
-	move(r.y, r.x + lw + iw - skip);
-}
-
-/* The help screen, built from the action table. */
-static void draw_help(struct app *app)
-{
-	size_t n;
-	const struct action_info *t = keys_table(&n);
-	int w = app->width - 8 < 78 ? app->width - 8 : 78;
-	int h = app->height - 4;
-	int x0 = (app->width - w) / 2, y0 = 2;
-	int rows = h - 3;
-
-	if (app->help_top > (int)n - rows)
-		app->help_top = (int)n - rows > 0 ? (int)n - rows : 0;
-	attrset(draw_attr(app, C_TITLE_FOCUS));
-	draw_fill(y0, x0, w);
-	draw_text(y0, x0 + 2, w - 4, "bagscope keys", 0);
-	attrset(A_NORMAL);
-	for (int i = 0; i < h - 1; i++) {
-		draw_fill(y0 + 1 + i, x0, w);
-		mvaddch(y0 + 1 + i, x0, ACS_VLINE);
-		mvaddch(y0 + 1 + i, x0 + w - 1, ACS_VLINE);
-	}
-	for (int i = 0; i < rows && app->help_top + i < (int)n; i++) {
-		const struct action_info *a = &t[app->help_top + i];
-		attrset(draw_attr(app, C_KEY));
-		draw_text(y0 + 2 + i, x0 + 3, 14, a->keys, 0);
-		attrset(A_NORMAL);
-		draw_text(y0 + 2 + i, x0 + 18, w - 20, a->help, 0);
-	}
-	mvhline(y0 + h - 1, x0, ACS_HLINE, w);
-	mvaddch(y0 + h - 1, x0, ACS_LLCORNER);
-	mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
-	attrset(draw_attr(app, C_DIM));
-	draw_text(y0 + h - 1, x0 + 3, w - 6, " j/k scroll · any other key closes ", 0);
-	attrset(A_NORMAL);
-}
-
-void draw_screen(struct app *app)
-{
-	erase();
-	if (app->layout.too_small) {
-		char msg[96];
-		snprintf(msg, sizeof msg, "terminal too small: %dx%d, bagscope needs %dx%d", app->width,
-		         app->height, LAYOUT_MIN_W, LAYOUT_MIN_H);
-		int w = draw_width(msg);
-		draw_text(app->height / 2, w < app->width ? (app->width - w) / 2 : 0, app->width, msg, 0);
-		curs_set(0);
-		return;
-	}
-	for (int i = 0; i < PANE_COUNT; i++)
-		if (app->pane[i].rect.h > 0)
-			app->pane[i].ops->draw(app, &app->pane[i]);
-	if (app->prompt != PROMPT_NONE) {
-		draw_prompt(app);
-		curs_set(1);
-	} else {
-		draw_status(app);
-		curs_set(0);
-	}
-	if (app->help)
-		draw_help(app);
+	init_pair(C_TITLE, COLOR_BLACK, COLOR_CYAN);
+	init_pair(C_FOCUS, COLOR_BLACK, COLOR_YELLOW);
+	init_pair(C_DIM, COLOR_CYAN, -1);
+	init_pair(C_HIDDEN, COLOR_BLUE, -1);
+	init_pair(C_ERROR, COLOR_RED, -1);
+	init_pair(C_BAR, COLOR_WHITE, COLOR_BLUE);
 }

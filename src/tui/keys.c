@@ -1,55 +1,71 @@
 /*
- * keys.c - key codes to actions, from the one table in keys.h. The table is
- * small, so lookup is a linear scan over each action's keys.
+ * keys.c - the key bindings, generated from TUI_ACTIONS so that what the
+ * help screen says is what the keys do.
  */
 #include <curses.h>
-#include <string.h>
+#include <stdio.h>
 
 #include "tui/keys.h"
 
-_Static_assert(KEYC_DOWN == KEY_DOWN && KEYC_UP == KEY_UP && KEYC_LEFT == KEY_LEFT &&
-               KEYC_RIGHT == KEY_RIGHT && KEYC_HOME == KEY_HOME && KEYC_END == KEY_END &&
-               KEYC_NPAGE == KEY_NPAGE && KEYC_PPAGE == KEY_PPAGE && KEYC_ENTER == KEY_ENTER &&
-               KEYC_BTAB == KEY_BTAB && KEYC_BACKSPACE == KEY_BACKSPACE && KEYC_F1 == KEY_F(1),
-               "curses key codes differ from keys.h");
-
-/* Keys bound to each action, 0-terminated. */
 struct binding {
-	enum action action;
-	const int *keys;
+	int key1, key2;
+	const char *help;
 };
 
-static const struct binding bindings[] = {
-#define ACTION_BIND(id, k, h, ...) { ACT_##id, (const int[]){ __VA_ARGS__, 0 } },
-	ACTIONS(ACTION_BIND)
-#undef ACTION_BIND
-};
-
-static const struct action_info infos[] = {
-#define ACTION_INFO(id, k, h, ...) { ACT_##id, #id, k, h },
-	ACTIONS(ACTION_INFO)
-#undef ACTION_INFO
+static const struct binding bindings[ACTION_COUNT] = {
+#define TUI_X_BIND(name, k1, k2, h) [ACTION_##name] = { k1, k2, h },
+	TUI_ACTIONS(TUI_X_BIND)
+#undef TUI_X_BIND
 };
 
 enum action keys_action(int key)
 {
-	for (size_t i = 0; i < sizeof bindings / sizeof *bindings; i++)
-		for (const int *k = bindings[i].keys; *k != 0; k++)
-			if (*k == key)
-				return bindings[i].action;
-	return ACT_NONE;
+	for (int a = 1; a < ACTION_COUNT; a++)
+		if (key != 0 && (bindings[a].key1 == key || bindings[a].key2 == key))
+			return (enum action)a;
+	if (key == '\r')
+		return ACTION_ENTER;
+	return ACTION_NONE;
 }
 
-const struct action_info *keys_table(size_t *n)
+/* A key's name as a user types it. */
+static const char *keyname_of(int key, char *buf, size_t cap)
 {
-	*n = sizeof infos / sizeof *infos;
-	return infos;
+	switch (key) {
+	case ' ': return "Space";
+	case '\t': return "Tab";
+	case '\n': return "Enter";
+	case 27: return "Esc";
+	case KEY_ENTER: return "Enter";
+	case KEY_UP: return "Up";
+	case KEY_DOWN: return "Down";
+	case KEY_LEFT: return "Left";
+	case KEY_RIGHT: return "Right";
+	case KEY_PPAGE: return "PgUp";
+	case KEY_NPAGE: return "PgDn";
+	case KEY_HOME: return "Home";
+	case KEY_END: return "End";
+	case KEY_BTAB: return "Shift-Tab";
+	default: snprintf(buf, cap, "%c", key); return buf;
+	}
 }
 
-enum action keys_by_name(const char *name)
+const char *keys_describe(enum action a)
 {
-	for (size_t i = 0; i < sizeof infos / sizeof *infos; i++)
-		if (strcmp(infos[i].name, name) == 0)
-			return infos[i].action;
-	return ACT_NONE;
+	static char out[64];
+	char b1[8], b2[8];
+
+	if (a <= ACTION_NONE || a >= ACTION_COUNT)
+		return "";
+	if (bindings[a].key2 && bindings[a].key2 != KEY_ENTER)
+		snprintf(out, sizeof out, "%s, %s", keyname_of(bindings[a].key1, b1, sizeof b1),
+		         keyname_of(bindings[a].key2, b2, sizeof b2));
+	else
+		snprintf(out, sizeof out, "%s", keyname_of(bindings[a].key1, b1, sizeof b1));
+	return out;
+}
+
+const char *keys_help(enum action a)
+{
+	return a > ACTION_NONE && a < ACTION_COUNT ? bindings[a].help : "";
 }

@@ -1,0 +1,366 @@
+/*
+ * check.c - bag_check(): an integrity check in four passes over an open bag.
+ *
+ *   1. what the open already knew: a recovery (reason, losses) and warnings;
+ *   2. the file, record by record from the end of the bag header: every
+ *      record fits and has an op, every chunk record is one the index knows,
+ *      index-data records follow chunks (full check only);
+ *   3. each chunk: its header (quick), then decompressed to its stated size
+ *      and walked: every record whole, only ops 2 and 7, per-connection
+ *      message counts equal to the chunk info's (full only);
+ *   4. the index: each bag's timeline loaded (index records agree with
+ *      chunk infos), then every entry read - the record there must be an op
+ *      2 of its connection and time - and decoded against its connection's
+ *      definition, whose md5 is recomputed first (full only).
+ *
+ * The same error text repeating for consecutive rows (a whole group failing
+ * to load) is reported once, with the count of rows it hit.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bagscope/check.h>
+#include <bagscope/decode.h>
+#include <bagscope/msgdef.h>
+#include <bagscope/view.h>
+#include "lib/bag-int.h"
+
+struct checker {
+	bag_t *bag;
+	bag_finding_fn fn;
+	void *arg;
+	struct bag_check_stats st;
+	bool stop;
+};
+
+static int finding(struct checker *c, uint64_t off, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Report one finding. */
+static int finding(struct checker *c, uint64_t off, int code, const char *fmt, ...)
+{
+	char text[BAG_ERRMSG_MAX];
+	struct bag_finding f = { off, code, text };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	c->st.findings++;
+	if (c->fn != NULL && c->fn(c->arg, &f) != 0) {
+		c->stop = true;
+		return BAG_ECANCELED;
+	}
+	return BAG_OK;
+}
+
+/* A bag error message without its "PATH: " prefix. */
+static const char *strip_path(const bag_t *bag, const char *msg)
+{
+	size_t n = strlen(bag->path);
+
+	if (strncmp(msg, bag->path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
+}
+
+/* Pass 1: what bag_open() had to do. */
+static int check_open(struct checker *c)
+{
+	bag_t *bag = c->bag;
+	int rc = BAG_OK;
+
+	if (bag->recovery.recovered)
+		rc = finding(c, UINT64_MAX, BAG_ENOINDEX, "index unusable, bag read by a scan: %s",
+		             strip_path(bag, bag->recovery_reason));
+	for (size_t i = 0; rc == BAG_OK && i < bag->nlosses; i++)
+		rc = finding(c, bag->losses[i].start, BAG_ETRUNCATED, "lost up to byte %llu: %s",
+		             (unsigned long long)bag->losses[i].end, bag->losses[i].what);
+	for (size_t i = 0; rc == BAG_OK && i < bag->nwarnings && i < BAG_WARNINGS_MAX; i++)
+		rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "%s", strip_path(bag, bag->warnings[i]));
+	return rc;
+}
+
+/* Whether a chunk record at pos is in the bag's chunk list. */
+static bool chunk_known(const bag_t *bag, uint64_t pos)
+{
+	size_t lo = 0, hi = bag->nchunks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bag->chunks[mid].pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < bag->nchunks && bag->chunks[lo].pos == pos;
+}
+
+/* Pass 2: walk the file's top-level records. */
+static int check_records(struct checker *c)
+{
+	bag_t *bag = c->bag;
+	uint64_t pos = bag->body_pos;
+	uint8_t *hdr = NULL;
+	uint8_t prev = 0;
+	int rc = BAG_OK;
+
+	while (pos < bag->file_size && rc == BAG_OK) {
+		uint8_t b4[4], op;
+		uint32_t hlen, dlen;
+		uint64_t left = bag->file_size - pos;
+
+		if (left < 8 || bag_read_at(bag, pos, b4, 4) != BAG_OK) {
+			rc = finding(c, pos, BAG_ETRUNCATED, "%llu bytes at the end hold no whole record",
+			             (unsigned long long)left);
+			break;
+		}
+		hlen = bag_le32(b4);
+		if ((uint64_t)hlen + 8 > left) {
+			rc = finding(c, pos, BAG_ETRUNCATED, "record header of %u bytes runs past the end of the file", hlen);
+			break;
+		}
+		free(hdr);
+		hdr = malloc((size_t)hlen + 4);
+		if (hdr == NULL) {
+			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+			break;
+		}
+		if ((rc = bag_read_at(bag, pos + 4, hdr, (size_t)hlen + 4)) != BAG_OK)
+			break;
+		dlen = bag_le32(hdr + hlen);
+		c->st.records++;
+		if ((uint64_t)hlen + 8 + dlen > left) {
+			rc = finding(c, pos, BAG_ETRUNCATED, "record data of %u bytes runs past the end of the file", dlen);
+			break;
+		}
+		uint32_t fpos = 0;
+		struct bag_field f;
+		int frc;
+		while ((frc = bag_header_next(hdr, hlen, &fpos, &f)) == 1)
+			;
+		if (frc < 0) {
+			rc = finding(c, pos + 4 + fpos, BAG_ECORRUPT, "header field overruns its record header");
+		} else if (bag_header_u8(hdr, hlen, "op", &op) != BAG_OK) {
+			rc = finding(c, pos, BAG_ECORRUPT, "record has no op field");
+		} else if (op == BAG_OP_CHUNK && !chunk_known(bag, pos)) {
+			rc = finding(c, pos, BAG_ECORRUPT, "chunk record that the index does not list");
+		} else if (op == BAG_OP_INDEX_DATA && prev != BAG_OP_CHUNK && prev != BAG_OP_INDEX_DATA) {
+			rc = finding(c, pos, BAG_ECORRUPT, "index data record that follows no chunk");
+		} else if (op < BAG_OP_MSG_DATA || op > BAG_OP_CONNECTION || op == BAG_OP_FILE_HEADER) {
+			rc = finding(c, pos, BAG_ECORRUPT, "record with op %u does not belong in a bag 2.0 file", op);
+		} else if (op == BAG_OP_MSG_DATA) {
+			rc = finding(c, pos, BAG_ECORRUPT, "message record outside any chunk");
+		}
+		prev = frc < 0 ? 0 : op;
+		pos += 8 + (uint64_t)hlen + dlen;
+		if (frc >= 0 && op == BAG_OP_CHUNK && chunk_known(bag, pos - 8 - hlen - dlen)) {
+			/* a recovered unterminated chunk runs past its stated length */
+			const struct chunk *ch = bag->chunks;
+			while (ch->pos != pos - 8 - hlen - dlen)
+				ch++;
+			if (ch->data_pos + ch->data_len > pos)
+				pos = ch->data_pos + ch->data_len;
+		}
+	}
+	free(hdr);
+	return rc;
+}
+
+/* Per-connection counts of one chunk's data. */
+struct chunk_tally {
+	struct checker *c;
+	const struct chunk *ch;
+	uint64_t *counts;         /* per connection index */
+	uint64_t undefined;
+	int rc;
+};
+
+static int tally_item(void *arg, const struct chunk_item *it)
+{
+	struct chunk_tally *t = arg;
+	long conn;
+
+	if (it->op == BAG_OP_CONNECTION)
+		return BAG_OK;
+	if (!it->msg_ok)
+		return finding(t->c, t->ch->pos, BAG_ECORRUPT, "record at offset %u of the chunk is %s",
+		               it->offset, it->op == BAG_OP_MSG_DATA ? "a message without conn or time" :
+		               it->op == 0 ? "without op" : "neither a message nor a connection");
+	conn = bag_conn_lookup(t->c->bag, it->conn_id);
+	if (conn < 0)
+		return finding(t->c, t->ch->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
+		               "connection %u, which is not defined", it->offset, it->conn_id);
+	t->counts[conn]++;
+	return BAG_OK;
+}
+
+/* Pass 3: each chunk's header, data and counts. */
+static int check_chunks(struct checker *c, bool quick)
+{
+	bag_t *bag = c->bag;
+	uint64_t *counts = calloc(bag->nconns ? bag->nconns : 1, sizeof *counts);
+	int rc = BAG_OK;
+
+	if (counts == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	for (size_t i = 0; i < bag->nchunks && rc == BAG_OK; i++) {
+		const struct chunk *ch = &bag->chunks[i];
+		struct chunk_tally t = { c, ch, counts, 0, BAG_OK };
+		const uint8_t *data;
+		size_t len, used;
+		int grc;
+
+		if ((grc = chunk_load_stat(bag, i)) != BAG_OK) {
+			rc = finding(c, ch->pos, grc, "%s", strip_path(bag, bag->errmsg));
+			continue;
+		}
+		if (quick)
+			continue;
+		if ((grc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK) {
+			rc = finding(c, ch->pos, grc, "%s", strip_path(bag, bag->errmsg));
+			continue;
+		}
+		c->st.chunks++;
+		memset(counts, 0, bag->nconns * sizeof *counts);
+		rc = chunk_walk(data, len, tally_item, &t, &used);
+		bag_chunk_unpin(bag, i);
+		if (rc == BAG_OK && used != len)
+			rc = finding(c, ch->pos, BAG_ECORRUPT, "the chunk's last %zu bytes (from offset %zu) are "
+			             "not a whole record", len - used, used);
+		for (uint32_t k = 0; rc == BAG_OK && k < ch->conn_n; k++) {
+			const struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
+			if (counts[cc->conn] != cc->count)
+				rc = finding(c, ch->pos, BAG_ECORRUPT, "chunk info counts %u messages on connection %u, "
+				             "the chunk holds %llu", cc->count, bag->conns[cc->conn].id,
+				             (unsigned long long)counts[cc->conn]);
+			counts[cc->conn] = 0;
+		}
+		for (size_t k = 0; rc == BAG_OK && k < bag->nconns; k++)
+			if (counts[k] != 0)
+				rc = finding(c, ch->pos, BAG_ECORRUPT, "the chunk holds %llu messages on connection %u "
+				             "that its chunk info does not count", (unsigned long long)counts[k],
+				             bag->conns[k].id);
+	}
+	free(counts);
+	return rc;
+}
+
+/* Pass 4a: definitions, parsed and their md5 recomputed. defs[i] per connection. */
+static int check_defs(struct checker *c, bag_msgdef_t **defs)
+{
+	bag_t *bag = c->bag;
+	int rc = BAG_OK;
+
+	for (size_t i = 0; i < bag->nconns && rc == BAG_OK; i++) {
+		const struct bag_connection *conn = &bag->conns[i];
+		int prc = bag_msgdef_parse(&defs[i], conn->type, conn->definition, strlen(conn->definition));
+
+		if (prc == BAG_ENOMEM)
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		if (prc != BAG_OK) {
+			rc = finding(c, UINT64_MAX, prc, "connection %u (%s, %s): definition does not parse: %s",
+			             conn->id, conn->topic, conn->type, bag_msgdef_errmsg(defs[i]));
+			bag_msgdef_free(defs[i]);
+			defs[i] = NULL;
+			continue;
+		}
+		const char *md5 = bag_msgdef_root(defs[i])->md5;
+		if (strcmp(conn->md5sum, "*") != 0 && strcmp(md5, conn->md5sum) != 0)
+			rc = finding(c, UINT64_MAX, BAG_EDEFINITION, "connection %u (%s, %s): md5sum %s, "
+			             "the definition's is %s", conn->id, conn->topic, conn->type, conn->md5sum, md5);
+	}
+	return rc;
+}
+
+/* Pass 4b: every index entry read (and decoded unless quick). */
+static int check_entries(struct checker *c, bag_msgdef_t **defs, bool quick)
+{
+	static const struct bag_visitor none = { 0 };
+	bag_t *bag = c->bag;
+	bag_timeline_t *tl = NULL;
+	bag_view_t *v = NULL;
+	char last[BAG_ERRMSG_MAX] = "", err[BAG_ERRMSG_MAX];
+	uint64_t repeats = 0;
+	int rc;
+
+	if ((rc = bag_timeline_open(&tl, &bag, 1)) != BAG_OK)
+		goto fail;
+	if ((rc = bag_view_open(&v, tl, NULL)) != BAG_OK) {
+		rc = finding(c, UINT64_MAX, rc, "%s", strip_path(bag, bag_view_errmsg(v)));
+		goto fail;
+	}
+	for (uint64_t row = 0; row < bag_view_count(v) && !c->stop; row++) {
+		struct bag_message m;
+		int rrc = quick ? bag_view_entry(v, row, &m) : bag_view_read(v, row, &m);
+		uint64_t off = UINT64_MAX;
+
+		c->st.messages++;
+		err[0] = '\0';
+		if (rrc != BAG_OK) {
+			snprintf(err, sizeof err, "%s", strip_path(bag, bag_view_errmsg(v)));
+		} else if (!quick && defs[m.conn_index] != NULL) {
+			size_t used = 0;
+			char derr[256];
+			off = bag->chunks[m.chunk].pos;
+			rrc = bag_decode(defs[m.conn_index], m.data, m.size, &none, NULL, &used, derr, sizeof derr);
+			if (rrc != BAG_OK)
+				snprintf(err, sizeof err, "message at offset %u of the chunk (%s) does not decode as %s: %s",
+				         m.offset, m.conn->topic, m.conn->type, derr);
+			else if (used != m.size)
+				snprintf(err, sizeof err, "message at offset %u of the chunk (%s) has %zu bytes "
+				         "left over after its %s", m.offset, m.conn->topic, m.size - used, m.conn->type);
+		}
+		if (err[0] == '\0' || strcmp(err, last) == 0) {
+			repeats += err[0] != '\0';
+			continue;
+		}
+		if (repeats > 0 && (rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "(the same for %llu more messages)",
+		                                 (unsigned long long)repeats)) != BAG_OK)
+			goto fail;
+		repeats = 0;
+		snprintf(last, sizeof last, "%s", err);
+		if ((rc = finding(c, off, rrc ? rrc : BAG_EDECODE, "%s", err)) != BAG_OK)
+			goto fail;
+	}
+	rc = BAG_OK;
+	if (repeats > 0)
+		rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "(the same for %llu more messages)",
+		             (unsigned long long)repeats);
+fail:
+	bag_view_free(v);
+	bag_timeline_free(tl);
+	return rc;
+}
+
+BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
+                      struct bag_check_stats *stats)
+{
+	struct checker c = { bag, fn, arg, { 0 }, false };
+	bool quick = (flags & BAG_CHECK_QUICK) != 0;
+	bag_msgdef_t **defs = calloc(bag->nconns ? bag->nconns : 1, sizeof *defs);
+	int rc;
+
+	if (defs == NULL) {
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		goto fail;
+	}
+	if ((rc = check_open(&c)) != BAG_OK)
+		goto fail;
+	if (!quick && (rc = check_records(&c)) != BAG_OK)
+		goto fail;
+	if ((rc = check_chunks(&c, quick)) != BAG_OK)
+		goto fail;
+	if (!quick && (rc = check_defs(&c, defs)) != BAG_OK)
+		goto fail;
+	rc = check_entries(&c, defs, quick);
+fail:
+	for (size_t i = 0; defs != NULL && i < bag->nconns; i++)
+		bag_msgdef_free(defs[i]);
+	free(defs);
+	if (stats != NULL)
+		*stats = c.st;
+	return rc;
+}

@@ -1,0 +1,193 @@
+/*
+ * timeparse.c - parsing jump expressions (see timeparse.h). Fractions of a
+ * second are read digit by digit into nanoseconds, never through a double,
+ * so "1500000003.0000003" is exact.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "tui/timeparse.h"
+
+#define NS 1000000000LL
+
+/* Digits [.digits] at *s into nanoseconds (value in seconds * scale). */
+static int read_number(const char **s, int64_t *whole, int64_t *frac_ns, bool *had_digits)
+{
+	const char *p = *s;
+	int64_t w = 0, f = 0;
+	int fd = 0;
+
+	*had_digits = false;
+	while (isdigit((unsigned char)*p)) {
+		if (w > INT64_MAX / 10 / NS)
+			return -1;
+		w = w * 10 + (*p++ - '0');
+		*had_digits = true;
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			if (fd < 9) {
+				f = f * 10 + (*p - '0');
+				fd++;
+			}
+			p++;
+			*had_digits = true;
+		}
+	}
+	for (; fd < 9; fd++)
+		f *= 10;
+	*whole = w;
+	*frac_ns = f;
+	*s = p;
+	return 0;
+}
+
+/* "1h2m3.5s", "200ms", "12.5" (seconds) as nanoseconds; *unit: a unit appeared. */
+static int read_duration(const char *s, int64_t *ns, bool *unit)
+{
+	static const struct { const char *name; int64_t mul; } units[] = {
+		{ "ms", 1000000 }, { "us", 1000 }, { "ns", 1 }, { "h", 3600 * NS }, { "m", 60 * NS }, { "s", NS },
+	};
+	int64_t total = 0;
+
+	*unit = false;
+	if (*s == '\0')
+		return -1;
+	while (*s) {
+		int64_t w, f, mul = 0;
+		bool digits;
+		if (read_number(&s, &w, &f, &digits) != 0 || !digits)
+			return -1;
+		if (*s == '\0' && !*unit)
+			mul = NS;
+		for (size_t i = 0; mul == 0 && i < sizeof units / sizeof *units; i++) {
+			size_t n = strlen(units[i].name);
+			if (strncmp(s, units[i].name, n) == 0) {
+				mul = units[i].mul;
+				s += n;
+				*unit = true;
+			}
+		}
+		if (mul == 0)
+			return -1;
+		total += w * mul + (int64_t)((__int128)f * mul / NS);
+	}
+	*ns = total;
+	return 0;
+}
+
+/* "2020-09-13 12:26:52.5" local, or with a trailing 'Z' UTC. */
+static int read_date(const char *s, int64_t *ns)
+{
+	struct tm tm;
+	const char *p;
+	int64_t w, f;
+	bool digits, utc;
+	time_t t;
+
+	memset(&tm, 0, sizeof tm);
+	p = strptime(s, "%Y-%m-%d", &tm);
+	if (p == NULL)
+		return -1;
+	if (*p == ' ' || *p == 'T') {
+		p = strptime(p + 1, "%H:%M", &tm);
+		if (p == NULL)
+			return -1;
+		if (*p == ':') {
+			p++;
+			if (read_number(&p, &w, &f, &digits) != 0 || !digits || w > 60)
+				return -1;
+			tm.tm_sec = (int)w;
+		} else {
+			f = 0;
+		}
+	} else {
+		f = 0;
+	}
+	utc = *p == 'Z' || *p == 'z';
+	if (utc)
+		p++;
+	if (*p != '\0')
+		return -1;
+	tm.tm_isdst = -1;
+	t = utc ? timegm(&tm) : mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*ns = (int64_t)t * NS + f;
+	return 0;
+}
+
+int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns,
+               struct jump *out, const char **why)
+{
+	int64_t ns, w, f;
+	bool unit, digits;
+	size_t len;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	len = strlen(s);
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		len--;
+	char buf[128];
+	if (len == 0 || len >= sizeof buf) {
+		*why = "empty or too long";
+		return -1;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	s = buf;
+	out->kind = JUMP_TIME;
+	if (*s == '#') {
+		const char *p = s + 1;
+		if (read_number(&p, &w, &f, &digits) != 0 || !digits || *p || f || w < 1) {
+			*why = "a row is #N, N from 1";
+			return -1;
+		}
+		out->kind = JUMP_ROW;
+		out->row = (uint64_t)w - 1;
+		return 0;
+	}
+	if (s[len - 1] == '%') {
+		const char *p = s;
+		buf[len - 1] = '\0';
+		if (read_number(&p, &w, &f, &digits) != 0 || !digits || *p || w > 100) {
+			*why = "a percentage is 0% to 100%";
+			return -1;
+		}
+		/* w.f percent of the duration */
+		__int128 span = (__int128)(end_ns - start_ns);
+		out->time_ns = start_ns + (int64_t)(span * (w * NS + f) / (100 * NS));
+		return 0;
+	}
+	if (strchr(s, '-') != NULL && s[0] != '-') {
+		if (read_date(s, &out->time_ns) == 0)
+			return 0;
+		*why = "a date is YYYY-MM-DD HH:MM:SS[.frac][Z]";
+		return -1;
+	}
+	if (*s == '+' || *s == '-') {
+		bool neg = *s == '-';
+		if (read_duration(s + 1, &ns, &unit) != 0) {
+			*why = "an offset is +12.5, +5s, -200ms, +1m30s";
+			return -1;
+		}
+		/* +N without a unit: from the bag start; with a unit, or '-': from here */
+		if (!neg && !unit)
+			out->time_ns = start_ns + ns;
+		else
+			out->time_ns = current_ns + (neg ? -ns : ns);
+		return 0;
+	}
+	if (read_duration(s, &ns, &unit) != 0) {
+		*why = "not a time: try 1600000012.5, 2020-09-13 12:26:52Z, +12.5, 1m30s, 50% or #100";
+		return -1;
+	}
+	/* a bare number is epoch seconds; a duration with units, an offset from the start */
+	out->time_ns = unit ? start_ns + ns : ns;
+	return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * timeparse.h - the jump-to-time language of the browser, curses-free.
+ */
+#ifndef BAGSCOPE_TUI_TIMEPARSE_H
+#define BAGSCOPE_TUI_TIMEPARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What a jump expression asks for. */
+struct jump {
+	enum { JUMP_TIME, JUMP_ROW } kind;
+	int64_t time_ns;     /* JUMP_TIME: absolute nanoseconds */
+	uint64_t row;        /* JUMP_ROW: 0-based */
+};
+
+/*
+ * Parse s against a bag spanning [start_ns, end_ns] with the selection at
+ * current_ns:
+ *   1600000012.5            epoch seconds
+ *   2020-09-13 12:26:52.5   date and time, local; with a trailing Z, UTC
+ *   +12.5, 1m30s, 2h        offset from the bag start
+ *   +5s, -200ms             relative move (a unit is given, or a sign: '-')
+ *   50%                     fraction of the duration
+ *   #12345                  a row (1-based, as shown)
+ * Returns 0, or -1 with a short reason in *why.
+ */
+int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns,
+               struct jump *out, const char **why);
+
+#endif

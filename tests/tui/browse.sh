@@ -1,0 +1,81 @@
+#!/bin/sh
+# Screen test: drive the real browser in tmux at a fixed size, as a person
+# would, polling the screen for what should appear (never a fixed sleep).
+# Skipped (77) without tmux.
+command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${BAGSCOPE:-$top/src/bagscope}
+bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
+sock=bagscope-test-$$
+T="tmux -L $sock"
+passed=0 failed=0
+trap '$T kill-server 2>/dev/null' EXIT
+
+screen() { $T capture-pane -p -t main; }
+
+# wait_for NAME PATTERN: poll the screen up to 10 s for an extended regex.
+wait_for() {
+	i=0
+	while [ $i -lt 200 ]; do
+		if screen | grep -Eq -- "$2"; then
+			passed=$((passed + 1)); echo "ok    $1"; return 0
+		fi
+		i=$((i + 1)); sleep 0.05
+	done
+	failed=$((failed + 1)); echo "FAIL  $1: /$2/ never appeared; the screen was:"; screen | sed 's/^/      | /'
+	return 1
+}
+
+keys() { $T send-keys -t main "$@"; }
+
+$T -f /dev/null new-session -d -s main -x 100 -y 30 \
+	"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC NO_COLOR=1 '$bin' '$bag'; echo BROWSER-EXITED \$?; sleep 60"
+wait_for "opens with the status line" "row 1/8647"
+wait_for "connections pane" "Connections +9/9 topics shown"
+wait_for "topics listed with counts" "/turtle1/pose +turtlesim/Pose +1344"
+wait_for "message list" "Messages +8647 shown"
+wait_for "first row from the index" "^ +1 1396293887.844783 /rosout"
+wait_for "summaries from the worker" "/rosout +2[0-9][0-9] level=2  name=\"/record_"
+wait_for "decoded detail of the selection" "header: std_msgs/Header"
+wait_for "timeline strip" "^ timeline "
+keys j j
+wait_for "cursor moves down" "row 3/8647"
+keys Tab Tab
+wait_for "focus on the connections" "Connections +9/9"
+keys o
+wait_for "only /rosout shown" "1/9 topics shown"
+wait_for "list filtered to /rosout" "Messages +10 shown"
+keys a
+wait_for "all topics back" "Messages +8647 shown"
+keys Tab
+keys / Spawning Enter
+wait_for "search finds decoded text" "found 'Spawning' at row 16"
+wait_for "search moved the selection" "row 16/8647"
+keys n
+wait_for "search again goes on" "'Spawning' not found below|found 'Spawning' at row ([2-9][0-9]|1[7-9])"
+keys t
+wait_for "jump prompt" "jump to"
+keys "1396293900" Enter
+wait_for "jumped to the time" "1396293900\\.[0-9]{9} +2014-03-31 19:25:00"
+keys G
+wait_for "End goes to the last row" "row 8647/8647"
+keys H
+wait_for "hex detail" "Detail: hex"
+wait_for "hex bytes" "00000000 +[0-9a-f]{2} [0-9a-f]{2}"
+keys v
+wait_for "connection detail" "Detail: connection"
+wait_for "connection header fields" "callerid: /sim"
+keys "?"
+wait_for "help screen from the key table" "jump to a time \\(epoch"
+keys x
+wait_for "help closes" "row 8647/8647"
+$T resize-window -t main -x 50 -y 10
+wait_for "too small says so" "terminal too small: 50x10"
+$T resize-window -t main -x 80 -y 24
+wait_for "narrow: detail below the list" "^ Detail: connection"
+$T resize-window -t main -x 100 -y 30
+wait_for "resized back" "Connections +9/9"
+keys q
+wait_for "q quits cleanly" "BROWSER-EXITED 0"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
