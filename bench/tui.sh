@@ -12,7 +12,7 @@ make -s bench/bench >/dev/null
 command -v tmux >/dev/null || { echo "bench/tui.sh needs tmux"; exit 1; }
 sock=bagscope-bench-$$
 T="tmux -L $sock"
-trap '$T kill-server 2>/dev/null' EXIT
+trap '$T kill-server 2>/dev/null || true' EXIT
 wait_screen() {   # pattern
 	i=0
 	while [ $i -lt 600 ] && ! $T capture-pane -p -t b | grep -Eq -- "$1"; do i=$((i + 1)); sleep 0.05; done

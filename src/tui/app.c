@@ -455,6 +455,7 @@ static void close_all(struct app *app)
 	free(app->defs);
 	cli_close_bags(&app->cb);
 	free(app->density);
+	free(app->topic_density);
 	free(app->cache);
 	free(app->detail_bytes);
 	detail_clear(&app->detail);

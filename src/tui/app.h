@@ -56,6 +56,9 @@ struct app {
 	double *density;              /* timeline bins, for density_view and density_w */
 	const bag_view_t *density_view;
 	int density_w;
+	double *topic_density;        /* per-topic strips: ntopics x topic_density_w bins */
+	int topic_density_w;
+	int strips;                   /* per-topic strip rows the layout gave the timeline */
 	struct cli_bags cb;           /* the bags and their timeline */
 	bool too_small;
 	bool help;

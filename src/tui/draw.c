@@ -82,7 +82,13 @@ void draw_layout(struct app *app)
 		conns_h = (lines - 4) / 3;
 	if (conns_h < 4)
 		conns_h = 4;
-	int body_y = 1 + conns_h, body_h = lines - 3 - body_y;
+	/* one strip per topic under the summed timeline, as room allows */
+	app->strips = (int)m->ntopics < lines / 10 ? (int)m->ntopics : lines / 10;
+	if (app->strips > 6)
+		app->strips = 6;
+	if (app->strips < 0 || m->ntopics < 2)
+		app->strips = 0;
+	int body_y = 1 + conns_h, body_h = lines - 3 - app->strips - body_y;
 	app->panes[PANE_CONNS] = (struct rect){ 1, 0, conns_h, cols };
 	if (cols >= WIDE_COLS) {
 		/* wide: list and detail side by side */
@@ -95,7 +101,7 @@ void draw_layout(struct app *app)
 		app->panes[PANE_LIST] = (struct rect){ body_y, 0, list_h, cols };
 		app->panes[PANE_DETAIL] = (struct rect){ body_y + list_h, 0, body_h - list_h, cols };
 	}
-	app->timeline = (struct rect){ lines - 2, 0, 1, cols };
+	app->timeline = (struct rect){ lines - 2 - app->strips, 0, 1 + app->strips, cols };
 	app->status = (struct rect){ lines - 1, 0, 1, cols };
 	m->topic_height = conns_h - 2;
 	m->list_height = app->panes[PANE_LIST].h - 1;
@@ -277,14 +283,38 @@ static const struct pane_ops panes[PANE_COUNT] = {
 	[PANE_DETAIL] = { .title = "Detail", .draw = draw_detail },
 };
 
-static void draw_timeline(struct app *app, struct rect r)
+/* One strip of bins at (y, x), scaled to its own peak; cursor column reversed. */
+static void draw_strip(struct app *app, int y, int x, const double *bins, int w, int cur)
 {
 	static const char *const blocks[] = { " ", "\xE2\x96\x81", "\xE2\x96\x82", "\xE2\x96\x83", "\xE2\x96\x84",
 	                                      "\xE2\x96\x85", "\xE2\x96\x86", "\xE2\x96\x87", "\xE2\x96\x88" };
 	static const char ascii[] = " .:-=+*#%@";
+	double max = 0;
+
+	for (int i = 0; i < w; i++)
+		max = bins[i] > max ? bins[i] : max;
+	move(y, x);
+	for (int i = 0; i < w; i++) {
+		int level = max > 0 && bins[i] > 0 ? 1 + (int)(bins[i] / max * 7.999) : 0;
+		if (i == cur)
+			attron(A_REVERSE);
+		if (app->utf8)
+			addstr(blocks[level]);
+		else
+			addch((chtype)ascii[level]);
+		if (i == cur)
+			attroff(A_REVERSE);
+	}
+}
+
+/*
+ * The timeline: the shown topics summed on the first line, then one strip
+ * per shown topic (display order) on the lines the layout gave, labelled.
+ */
+static void draw_timeline(struct app *app, struct rect r)
+{
 	struct model *m = &app->m;
 	int w = r.w - 10;
-	double max = 0, *bins;
 
 	if (w <= 0)
 		return;
@@ -297,25 +327,40 @@ static void draw_timeline(struct app *app, struct rect r)
 		app->density_view = m->view;
 		app->density_w = w;
 	}
-	bins = app->density;
-	for (int i = 0; i < w; i++)
-		max = bins[i] > max ? bins[i] : max;
+	if (app->strips > 0 && app->topic_density_w != w) {
+		free(app->topic_density);
+		app->topic_density = calloc(m->ntopics * (size_t)w, sizeof *app->topic_density);
+		app->topic_density_w = app->topic_density ? w : 0;
+		for (size_t t = 0; app->topic_density != NULL && t < m->ntopics; t++)
+			model_density_topic(m, t, app->topic_density + t * (size_t)w, w);
+	}
 	double span = (double)(m->end_ns - m->start_ns);
 	int cur = span > 0 ? (int)((double)(model_time(m) - m->start_ns) / span * w) : 0;
 	cur = cur < 0 ? 0 : cur >= w ? w - 1 : cur;
 	colour_on(app, C_DIM, 0);
 	mvaddstr(r.y, r.x, " timeline ");
 	colour_off(app, C_DIM, 0);
-	for (int i = 0; i < w; i++) {
-		int level = max > 0 && bins[i] > 0 ? 1 + (int)(bins[i] / max * 7.999) : 0;
-		if (i == cur)
-			attron(A_REVERSE);
-		if (app->utf8)
-			addstr(blocks[level]);
+	draw_strip(app, r.y, r.x + 10, app->density, w, cur);
+	if (app->strips == 0 || app->topic_density == NULL)
+		return;
+	int y = r.y + 1;
+	for (size_t i = 0; i < m->ntopics && y < r.y + r.h; i++) {
+		size_t t = m->order[i];
+		if (!m->topics[t].shown)
+			continue;
+		const char *name = m->topics[t].topic;
+		size_t len = strlen(name);
+		char label[24];
+		/* the topic's tail: "…imu/data" reads better than its head (names are ASCII) */
+		if (len <= 8)
+			snprintf(label, sizeof label, " %-8s ", name);
 		else
-			addch((chtype)ascii[level]);
-		if (i == cur)
-			attroff(A_REVERSE);
+			snprintf(label, sizeof label, " %s%s ", app->utf8 ? "\xE2\x80\xA6" : "~", name + len - 7);
+		colour_on(app, C_DIM, 0);
+		mvaddstr(y, r.x, label);
+		colour_off(app, C_DIM, 0);
+		draw_strip(app, y, r.x + 10, app->topic_density + t * (size_t)w, w, cur);
+		y++;
 	}
 }
 

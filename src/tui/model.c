@@ -356,7 +356,8 @@ bool model_act(struct model *m, enum action a)
 }
 
 /* Exact counts per bin from the view: rows between the bins' start times. */
-static bool density_exact(const struct model *m, double *bins, int nbins)
+/* Count rows of view v per bin by seeking at the bin edges (index only). */
+static bool density_exact(const struct model *m, bag_view_t *v, double *bins, int nbins)
 {
 	uint64_t prev = 0, row;
 	double span = (double)(m->end_ns - m->start_ns);
@@ -364,8 +365,8 @@ static bool density_exact(const struct model *m, double *bins, int nbins)
 	for (int b = 1; b <= nbins; b++) {
 		int64_t t = b == nbins ? INT64_MAX : m->start_ns + (int64_t)(span * b / nbins);
 		if (t == INT64_MAX)
-			row = bag_view_count(m->view);
-		else if (bag_view_seek(m->view, t, &row) != BAG_OK)
+			row = bag_view_count(v);
+		else if (bag_view_seek(v, t, &row) != BAG_OK)
 			return false;
 		bins[b - 1] = (double)(row - prev);
 		prev = row;
@@ -373,40 +374,78 @@ static bool density_exact(const struct model *m, double *bins, int nbins)
 	return true;
 }
 
-void model_density(const struct model *m, double *bins, int nbins)
+/* Spread each chunk's count of topic r's connections over the bins it spans. */
+static void density_chunks(const struct model *m, const struct topic_row *r, double *bins, int nbins)
 {
 	double span = (double)(m->end_ns - m->start_ns);
-	size_t chunks = 0;
 
-	memset(bins, 0, (size_t)nbins * sizeof *bins);
-	if (nbins <= 0)
-		return;
-	for (size_t b = 0; b < bag_timeline_bag_count(m->tl); b++)
-		chunks += bag_chunk_count(bag_timeline_bag(m->tl, b));
-	/* few chunks per bin: the chunk infos are too coarse, count rows instead */
-	if (chunks < (size_t)nbins && density_exact(m, bins, nbins))
-		return;
-	for (size_t t = 0; t < m->ntopics; t++) {
-		const struct topic_row *r = &m->topics[t];
-		if (!r->shown)
-			continue;
-		for (size_t k = 0; k < r->nconns; k++) {
-			size_t bi;
-			const struct bag_connection *c = bag_timeline_conn(m->tl, r->conns[k], &bi);
-			bag_t *bag = bag_timeline_bag(m->tl, bi);
-			for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
-				uint32_t n = bag_chunk_conn_count(bag, ch, c->index);
-				int64_t s, e;
-				if (n == 0)
-					continue;
-				bag_chunk_span(bag, ch, &s, &e);
-				int b0 = span > 0 ? (int)((double)(s - m->start_ns) / span * nbins) : 0;
-				int b1 = span > 0 ? (int)((double)(e - m->start_ns) / span * nbins) : 0;
-				b0 = b0 < 0 ? 0 : b0 >= nbins ? nbins - 1 : b0;
-				b1 = b1 < b0 ? b0 : b1 >= nbins ? nbins - 1 : b1;
-				for (int b = b0; b <= b1; b++)
-					bins[b] += (double)n / (b1 - b0 + 1);
-			}
+	for (size_t k = 0; k < r->nconns; k++) {
+		size_t bi;
+		const struct bag_connection *c = bag_timeline_conn(m->tl, r->conns[k], &bi);
+		bag_t *bag = bag_timeline_bag(m->tl, bi);
+		for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
+			uint32_t n = bag_chunk_conn_count(bag, ch, c->index);
+			int64_t s, e;
+			if (n == 0)
+				continue;
+			bag_chunk_span(bag, ch, &s, &e);
+			int b0 = span > 0 ? (int)((double)(s - m->start_ns) / span * nbins) : 0;
+			int b1 = span > 0 ? (int)((double)(e - m->start_ns) / span * nbins) : 0;
+			b0 = b0 < 0 ? 0 : b0 >= nbins ? nbins - 1 : b0;
+			b1 = b1 < b0 ? b0 : b1 >= nbins ? nbins - 1 : b1;
+			for (int b = b0; b <= b1; b++)
+				bins[b] += (double)n / (b1 - b0 + 1);
 		}
 	}
+}
+
+static size_t chunk_total(const struct model *m)
+{
+	size_t chunks = 0;
+
+	for (size_t b = 0; b < bag_timeline_bag_count(m->tl); b++)
+		chunks += bag_chunk_count(bag_timeline_bag(m->tl, b));
+	return chunks;
+}
+
+void model_density_topic(const struct model *m, size_t topic, double *bins, int nbins)
+{
+	const struct topic_row *r = &m->topics[topic];
+	struct bag_query q;
+	bag_view_t *v = NULL;
+	bool *mask;
+	bool done = false;
+
+	if (nbins <= 0)
+		return;
+	memset(bins, 0, (size_t)nbins * sizeof *bins);
+	if (chunk_total(m) < (size_t)nbins &&
+	    (mask = calloc(bag_timeline_conn_count(m->tl) + 1, sizeof *mask)) != NULL) {
+		for (size_t k = 0; k < r->nconns; k++)
+			mask[r->conns[k]] = true;
+		bag_query_init(&q);
+		q.conn_mask = mask;
+		if (bag_view_open(&v, m->tl, &q) == BAG_OK)
+			done = density_exact(m, v, bins, nbins);
+		bag_view_free(v);
+		free(mask);
+		if (done)
+			return;
+		memset(bins, 0, (size_t)nbins * sizeof *bins);
+	}
+	density_chunks(m, r, bins, nbins);
+}
+
+void model_density(const struct model *m, double *bins, int nbins)
+{
+	if (nbins <= 0)
+		return;
+	memset(bins, 0, (size_t)nbins * sizeof *bins);
+	/* few chunks per bin: the chunk infos are too coarse, count rows instead */
+	if (chunk_total(m) < (size_t)nbins && density_exact(m, m->view, bins, nbins))
+		return;
+	memset(bins, 0, (size_t)nbins * sizeof *bins);
+	for (size_t t = 0; t < m->ntopics; t++)
+		if (m->topics[t].shown)
+			density_chunks(m, &m->topics[t], bins, nbins);
 }

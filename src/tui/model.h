@@ -87,4 +87,11 @@ bool model_act(struct model *m, enum action a);
  */
 void model_density(const struct model *m, double *bins, int nbins);
 
+/*
+ * The same for one topic (m->topics[topic]), shown or not: the timeline's
+ * per-topic strips. Exact (rows counted through a view of that topic alone)
+ * when the bags have fewer chunks than bins, else from the chunk infos.
+ */
+void model_density_topic(const struct model *m, size_t topic, double *bins, int nbins);
+
 #endif

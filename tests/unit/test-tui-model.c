@@ -178,6 +178,33 @@ static void test_density(void **state)
 	assert_true(bins[0] > 0 && bins[39] > 0);
 }
 
+/* Per-topic strips: each topic's bins add up to its count; together to the bag's. */
+static void test_density_per_topic(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+	double bins[40], all = 0;
+
+	for (size_t t = 0; t < m->ntopics; t++) {
+		double total = 0;
+		model_density_topic(m, t, bins, 40);
+		for (int i = 0; i < 40; i++)
+			total += bins[i];
+		assert_int_equal((uint64_t)(total + 0.5), m->topics[t].count);
+		all += total;
+	}
+	assert_int_equal((int)(all + 0.5), 8647);
+	/* a hidden topic still has its strip */
+	m->topics[0].shown = false;
+	model_density_topic(m, 0, bins, 40);
+	double total = 0;
+	for (int i = 0; i < 40; i++)
+		total += bins[i];
+	assert_int_equal((uint64_t)(total + 0.5), m->topics[0].count);
+	/* chunk-info path: more chunks than bins (1 bin here, the bag has 1 chunk: exact) */
+	model_density_topic(m, 0, bins, 1);
+	assert_int_equal((uint64_t)(bins[0] + 0.5), m->topics[0].count);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -187,6 +214,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_keeps_time, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_steps, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density, fx_open, fx_close),
+		cmocka_unit_test_setup_teardown(test_density_per_topic, fx_open, fx_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
