@@ -128,15 +128,15 @@ static void draw_title(struct app *app, struct rect r, const char *title, int pa
 	colour_off(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);
 }
 
-/* "1396293887.844784" or "+12.345678". */
+/* "1396293887.844783943" or "+12.345678901": to the nanosecond, as ties differ by that much. */
 static void fmt_time(const struct app *app, int64_t ns, char *buf, size_t cap)
 {
 	if (app->m.relative) {
 		int64_t d = ns - app->m.start_ns;
-		snprintf(buf, cap, "%s%lld.%06lld", d < 0 ? "-" : "+", (long long)(llabs(d) / 1000000000),
-		         (long long)(llabs(d) % 1000000000 / 1000));
+		snprintf(buf, cap, "%s%lld.%09lld", d < 0 ? "-" : "+", (long long)(llabs(d) / 1000000000),
+		         (long long)(llabs(d) % 1000000000));
 	} else {
-		snprintf(buf, cap, "%lld.%06lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000 / 1000));
+		snprintf(buf, cap, "%lld.%09lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000));
 	}
 }
 
