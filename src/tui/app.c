@@ -249,34 +249,6 @@ static void search_step(struct app *app)
 	         (unsigned long long)app->search_row + 1, (unsigned long long)count);
 }
 
-static void detail_act(struct app *app, enum action a)
-{
-	struct detail *d = &app->detail;
-	size_t page = app->panes[PANE_DETAIL].h > 2 ? (size_t)app->panes[PANE_DETAIL].h - 2 : 1;
-
-	switch (a) {
-	case ACTION_UP: d->cursor = d->cursor ? d->cursor - 1 : 0; break;
-	case ACTION_DOWN: d->cursor++; break;
-	case ACTION_PAGE_UP: d->cursor = d->cursor > page ? d->cursor - page : 0; break;
-	case ACTION_PAGE_DOWN: d->cursor += page; break;
-	case ACTION_TOP: d->cursor = 0; break;
-	case ACTION_BOTTOM: d->cursor = d->n; break;
-	case ACTION_ENTER: detail_fold(d, d->cursor, -1); break;
-	case ACTION_RIGHT:
-		/* on a folded node: unfold it; elsewhere: scroll long lines */
-		if (!detail_fold(d, d->cursor, 1))
-			d->hscroll += 8;
-		break;
-	case ACTION_LEFT:
-		if (d->hscroll > 0)
-			d->hscroll = d->hscroll > 8 ? d->hscroll - 8 : 0;
-		else
-			detail_fold(d, d->cursor, 0);
-		break;
-	default: break;
-	}
-}
-
 /* One action, from a key or the mouse. */
 static void act(struct app *app, enum action a)
 {
@@ -330,12 +302,10 @@ static void act(struct app *app, enum action a)
 			m->focus = PANE_DETAIL;
 			break;
 		}
-		detail_act(app, a);
+		draw_ops(PANE_DETAIL)->act(app, a);
 		break;
 	default:
-		if (m->focus == PANE_DETAIL && a >= ACTION_UP && a <= ACTION_RIGHT)
-			detail_act(app, a);
-		else
+		if (draw_ops(m->focus)->act == NULL || !draw_ops(m->focus)->act(app, a))
 			model_act(m, a);
 		break;
 	}
@@ -377,7 +347,7 @@ static void mouse(struct app *app)
 	MEVENT ev;
 	int p;
 
-	if (getmouse(&ev) != OK || (p = draw_pane_at(app, ev.y, ev.x)) == PANE_COUNT) {
+	if (getmouse(&ev) != OK || (p = layout_pane_at(app, ev.y, ev.x)) == PANE_COUNT) {
 		if (getmouse(&ev) == OK && ev.y == app->timeline.y && (ev.bstate & BUTTON1_CLICKED)) {
 			int w = app->timeline.w - 10;
 			if (w > 0 && ev.x >= 10) {
@@ -496,7 +466,7 @@ int tui_run(char *const *paths, size_t n)
 	curs_set(0);
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	draw_init_colours(&app);
-	draw_layout(&app);
+	layout_compute(&app);
 	model_goto(&app.m, 0);
 	if (timing != NULL) {
 		draw_all(&app);
@@ -518,7 +488,7 @@ int tui_run(char *const *paths, size_t n)
 		while ((key = getch()) != ERR) {
 			int64_t k0 = now_ns();
 			if (key == KEY_RESIZE) {
-				draw_layout(&app);
+				layout_compute(&app);
 				model_move(&app.m, 0);
 			} else if (app.prompt) {
 				prompt_key(&app, key);

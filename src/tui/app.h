@@ -33,7 +33,8 @@ struct app;
 
 struct pane_ops {
 	const char *title;
-	void (*draw)(struct app *app, struct rect r);
+	void (*draw)(struct app *app, struct rect r);        /* draw inside r */
+	bool (*act)(struct app *app, enum action a);         /* its own actions; NULL: the model's */
 };
 
 struct app {
@@ -79,11 +80,14 @@ struct app {
 };
 
 /* draw.c */
-void draw_layout(struct app *app);
 void draw_all(struct app *app);
 void draw_init_colours(struct app *app);
-/* Which pane holds screen cell (y, x); PANE_COUNT if none. */
-int draw_pane_at(const struct app *app, int y, int x);
+/* The ops of pane p. */
+const struct pane_ops *draw_ops(enum pane p);
+
+/* layout.c: pane rectangles from the terminal size; the pane at (y, x) or PANE_COUNT. */
+void layout_compute(struct app *app);
+int layout_pane_at(const struct app *app, int y, int x);
 
 /* app.c: the cached summary of a message, or NULL (and a request is due). */
 const struct summary *app_summary(struct app *app, uint64_t key);

@@ -1,0 +1,68 @@
+/*
+ * view-conns.c - the connections pane: one row per topic (all its
+ * connections together) in the model's sort order, scrolled to the cursor.
+ * Navigation and filters are the model's (model_act).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/draw.h"
+
+/* Topics with their counts and rates; [x] marks the shown ones. */
+static void draw_conns(struct app *app, struct rect r)
+{
+	struct model *m = &app->m;
+	static const char *const sort_names[] = { "name", "count", "rate" };
+	char line[512];
+	size_t shown = 0;
+
+	for (size_t i = 0; i < m->ntopics; i++)
+		shown += m->topics[i].shown;
+	snprintf(line, sizeof line, " Connections  %zu/%zu topics shown  sort: %s   [x] toggle [o] only [a] all [s] sort",
+	         shown, m->ntopics, sort_names[m->sort]);
+	draw_pane_title(app, r, line, PANE_CONNS);
+	int tw = 8, yw = 4;
+	for (size_t i = 0; i < m->ntopics; i++) {
+		int a = (int)strlen(m->topics[i].topic), b = (int)strlen(m->topics[i].type);
+		tw = a > tw ? a : tw;
+		yw = b > yw ? b : yw;
+	}
+	tw = tw > r.w / 3 ? r.w / 3 : tw;
+	yw = yw > r.w / 3 ? r.w / 3 : yw;
+	draw_colour_on(app, C_DIM, A_UNDERLINE);
+	snprintf(line, sizeof line, "    %-*.*s  %-*.*s %10s %10s %6s", tw, tw, "topic", yw, yw, "type",
+	         "messages", "rate", "conns");
+	draw_put(r.y + 1, r.x, r.w, line);
+	draw_colour_off(app, C_DIM, A_UNDERLINE);
+	for (int row = 0; row < r.h - 2; row++) {
+		size_t i = m->topic_top + (size_t)row;
+		if (i >= m->ntopics) {
+			draw_put(r.y + 2 + row, r.x, r.w, "");
+			continue;
+		}
+		const struct topic_row *t = &m->topics[m->order[i]];
+		char rate[32];
+		if (t->rate_hz >= 1000)
+			snprintf(rate, sizeof rate, "%.1f kHz", t->rate_hz / 1000);
+		else
+			snprintf(rate, sizeof rate, t->rate_hz > 0 ? "%.1f Hz" : "-", t->rate_hz);
+		snprintf(line, sizeof line, " %s  %-*.*s  %-*.*s %10llu %10s %6zu", t->shown ? "[x]" : "[ ]",
+		         tw, tw, t->topic, yw, yw, t->type, (unsigned long long)t->count, rate, t->nconns);
+		bool sel = i == m->topic_cursor && m->focus == PANE_CONNS;
+		if (sel)
+			attron(A_REVERSE);
+		if (!t->shown)
+			draw_colour_on(app, C_HIDDEN, 0);
+		draw_put(r.y + 2 + row, r.x, r.w, line);
+		if (!t->shown)
+			draw_colour_off(app, C_HIDDEN, 0);
+		if (sel)
+			attroff(A_REVERSE);
+	}
+}
+
+const struct pane_ops view_conns_ops = {
+	.title = "Connections",
+	.draw = draw_conns,
+};
