@@ -38,6 +38,14 @@ wait_for "first row from the index, to the nanosecond" "^ +1 1396293887.84478394
 wait_for "summaries from the worker" "/rosout +2[0-9][0-9] level=2  name=\"/record_"
 wait_for "decoded detail of the selection" "header: std_msgs/Header"
 wait_for "timeline strip" "^ timeline "
+# the mouse, as xterm reports it (SGR): ESC [ < button ; x ; y M (press) or m (release), 1-based
+mouse() { $T send-keys -t main -l "$(printf '\033[<%d;%d;%d%s' "$1" $(($2 + 1)) $(($3 + 1)) "$4")"; }
+mouse 0 10 12 M; mouse 0 10 12 m
+wait_for "a click selects a row" "row 3/8647"
+mouse 65 10 12 M; mouse 65 10 12 M
+wait_for "the wheel scrolls" "row 9/8647"
+keys g
+wait_for "g goes to the first row" "row 1/8647"
 keys j j
 wait_for "cursor moves down" "row 3/8647"
 keys Tab Tab
