@@ -50,14 +50,9 @@ struct bag_facts {
 	bool freq_done;
 };
 
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a, b);
-}
-
 static int cmp_topic(const void *a, const void *b)
 {
-	return cmp_str(((const struct topic_facts *)a)->topic, ((const struct topic_facts *)b)->topic);
+	return strcmp(((const struct topic_facts *)a)->topic, ((const struct topic_facts *)b)->topic);
 }
 
 static int cmp_type(const void *a, const void *b)

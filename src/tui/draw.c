@@ -37,7 +37,6 @@ void draw_put(int y, int x, int w, const char *s)
 	addnstr(s, (int)strlen(s));
 	int cy, cx;
 	getyx(stdscr, cy, cx);
-	(void)cy;
 	if (cx < x + w && cy == y)
 		hline(' ', x + w - cx);
 	/* anything that spilled past the pane is drawn over by its neighbour */
