@@ -12,6 +12,8 @@
 
 #define BAG_ERRMSG_MAX 512
 #define NO_CHUNK UINT32_MAX
+#define INDEX_ENTRY_BYTES 12          /* one index-data entry: time, offset */
+#define MIN_RATIO_CAP ((uint64_t)16 << 20)  /* a chunk may always inflate to this */
 
 /* A connection count inside one chunk (a chunk info's data). */
 struct chunk_conn {
@@ -93,6 +95,12 @@ int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 
 /* pread exactly len bytes at off; BAG_EIO / BAG_ETRUNCATED with a message. */
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
+
+/*
+ * The largest uncompressed size believed for data_len bytes of comp data:
+ * what the format's ratios allow, at least MIN_RATIO_CAP, at most 4 GiB.
+ */
+uint64_t chunk_size_cap(enum bag_compression comp, uint64_t data_len);
 
 /* Read chunk i's record header if not yet done (fills the stat fields). */
 int chunk_load_stat(bag_t *bag, size_t i);

@@ -24,7 +24,6 @@
 #include "lib/bag-int.h"
 
 #define STAT_READ 512
-#define MIN_RATIO_CAP ((uint64_t)16 << 20)
 
 int chunk_load_stat(bag_t *bag, size_t i)
 {
@@ -237,12 +236,14 @@ void chunk_cache_clear(bag_t *bag)
 		cache_drop(bag, bag->lru_head);
 }
 
-/* Largest uncompressed size we accept for compressed_len bytes of data. */
-static uint64_t size_cap(const struct chunk *ch)
+uint64_t chunk_size_cap(enum bag_compression comp, uint64_t data_len)
 {
-	uint64_t ratio = ch->compression == BAG_COMPRESSION_LZ4 ? 256 : 2048;
-	uint64_t cap = (uint64_t)ch->data_len * ratio;
-	return cap > MIN_RATIO_CAP ? cap : MIN_RATIO_CAP;
+	uint64_t ratio = comp == BAG_COMPRESSION_LZ4 ? 256 : comp == BAG_COMPRESSION_BZ2 ? 2048 : 1;
+	uint64_t cap = data_len * ratio;
+
+	if (cap < MIN_RATIO_CAP)
+		cap = MIN_RATIO_CAP;
+	return cap > UINT32_MAX ? UINT32_MAX : cap;
 }
 
 BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *len)
@@ -265,7 +266,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 	if (ch->compression == BAG_COMPRESSION_NONE && ch->size != ch->data_len)
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
 		                "uncompressed chunk holds %u bytes but its header says %u", ch->data_len, ch->size);
-	if (ch->size > size_cap(ch))
+	if (ch->size > chunk_size_cap(ch->compression, ch->data_len))
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
 		                "chunk claims %u uncompressed bytes from %u compressed: implausible",
 		                ch->size, ch->data_len);

@@ -29,7 +29,6 @@
 #include <bagscope/view.h>
 #include "lib/bag-int.h"
 
-#define INDEX_ENTRY_BYTES 12
 
 struct tl_chunk {
 	uint32_t bag;     /* index into tl->bags */

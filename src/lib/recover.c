@@ -42,8 +42,6 @@
 #include "lib/bag-int.h"
 
 #define PROGRESS_STEP ((uint64_t)1 << 20)
-#define MIN_RATIO_CAP ((uint64_t)16 << 20)
-#define INDEX_ENTRY_BYTES 12
 
 /* A connection id and a message count, while a chunk is scanned. */
 struct idcount {
@@ -293,19 +291,6 @@ static int inflate_stream(enum bag_compression comp, const uint8_t *src, size_t 
 	return BAG_EUNSUPP;
 }
 
-/* Largest decompressed size believed for src_len bytes of comp data. */
-static size_t max_inflated(enum bag_compression comp, size_t src_len)
-{
-	uint64_t ratio = comp == BAG_COMPRESSION_LZ4 ? 256 : comp == BAG_COMPRESSION_BZ2 ? 2048 : 1;
-	uint64_t cap = (uint64_t)src_len * ratio;
-
-	if (cap < MIN_RATIO_CAP)
-		cap = MIN_RATIO_CAP;
-	if (cap > UINT32_MAX)
-		cap = UINT32_MAX;
-	return (size_t)cap;
-}
-
 int chunk_inflate_prefix(bag_t *bag, const struct chunk *ch, const uint8_t *src, uint8_t *dst)
 {
 	struct inflated out = { .buf = dst };
@@ -451,7 +436,7 @@ static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_on
 		inf.ended = true;
 		raw = NULL;
 	} else {
-		size_t max = max_inflated(ch->compression, ch->data_len);
+		size_t max = (size_t)chunk_size_cap(ch->compression, ch->data_len);
 		if (ch->size != 0 && ch->size < max)
 			max = ch->size;
 		cap = (size_t)ch->data_len * 4 < max ? (size_t)ch->data_len * 4 : max;
