@@ -1,7 +1,7 @@
 /*
  * bench.c - figures for the foundation's speed and memory targets.
  *
- *   bench/bench [-n MESSAGES] [-c none|bz2|lz4] [-o DIR] [-k]
+ *   bench/bench [-n MESSAGES] [-c none|bz2|lz4] [-t CHUNK_BYTES] [-o DIR] [-k]
  *
  * Writes a bag of MESSAGES small messages (default 4 million, 8 bytes each,
  * on 10 connections) with the project's writer, then measures, each as a
@@ -32,9 +32,9 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int write_bench_bag(const char *path, uint64_t n, enum bag_compression comp)
+static int write_bench_bag(const char *path, uint64_t n, enum bag_compression comp, uint32_t threshold)
 {
-	struct bag_writer_opts opts = { comp, 0 };
+	struct bag_writer_opts opts = { comp, threshold };
 	char topic[32];
 	struct bag_conn_spec conns[10];
 	bag_writer_t *w;
@@ -115,10 +115,11 @@ int main(int argc, char **argv)
 	enum bag_compression comp = BAG_COMPRESSION_NONE;
 	const char *dir = "/tmp", *bin = "src/bagscope";
 	bool keep = false;
+	uint32_t threshold = 0;
 	char path[512];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:c:o:b:k")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:o:b:t:k")) != -1) {
 		switch (opt) {
 		case 'n': n = strtoull(optarg, NULL, 10); break;
 		case 'c':
@@ -129,18 +130,19 @@ int main(int argc, char **argv)
 			break;
 		case 'o': dir = optarg; break;
 		case 'b': bin = optarg; break;
+		case 't': threshold = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'k': keep = true; break;
 		default:
-			fprintf(stderr, "usage: bench [-n MESSAGES] [-c none|bz2|lz4] [-o DIR] [-b BAGSCOPE] [-k]\n");
+			fprintf(stderr, "usage: bench [-n MESSAGES] [-c none|bz2|lz4] [-t CHUNK_BYTES] [-o DIR] [-b BAGSCOPE] [-k]\n");
 			return 2;
 		}
 	}
-	snprintf(path, sizeof path, "%s/bagscope-bench-%llu-%s.bag", dir, (unsigned long long)n,
-	         bag_compression_name(comp));
+	snprintf(path, sizeof path, "%s/bagscope-bench-%llu-%s%s.bag", dir, (unsigned long long)n,
+	         bag_compression_name(comp), threshold ? "-small-chunks" : "");
 	struct stat st;
 	double t = now();
 	if (stat(path, &st) != 0) {
-		if (write_bench_bag(path, n, comp) != BAG_OK)
+		if (write_bench_bag(path, n, comp, threshold) != BAG_OK)
 			return 1;
 		double dt = now() - t;
 		stat(path, &st);

@@ -129,6 +129,14 @@ BAG_API void bag_chunk_span(const bag_t *bag, size_t i, int64_t *start_ns, int64
 BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_index);
 
 /*
+ * Chunk i's connections in its chunk info: how many, and the k-th one's
+ * connection index (bag_conn() order) and message count. No I/O; a pass over
+ * every chunk's connections costs what the chunk infos hold.
+ */
+BAG_API size_t bag_chunk_conn_n(const bag_t *bag, size_t i);
+BAG_API void bag_chunk_conn_at(const bag_t *bag, size_t i, size_t k, size_t *conn_index, uint32_t *count);
+
+/*
  * Chunk i's facts. Reads the chunk record's header (a few bytes at
  * info.pos, once; never the data) to fill compression and sizes.
  * Returns 0 or an error (BAG_ECORRUPT, BAG_EIO, BAG_EUNSUPP ...).

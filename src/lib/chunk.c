@@ -107,6 +107,19 @@ BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_in
 	return 0;
 }
 
+BAG_API size_t bag_chunk_conn_n(const bag_t *bag, size_t i)
+{
+	return bag->chunks[i].conn_n;
+}
+
+BAG_API void bag_chunk_conn_at(const bag_t *bag, size_t i, size_t k, size_t *conn_index, uint32_t *count)
+{
+	const struct chunk_conn *cc = &bag->chunk_conns[bag->chunks[i].conn_first + k];
+
+	*conn_index = cc->conn;
+	*count = cc->count;
+}
+
 BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 {
 	struct chunk *ch;

@@ -142,8 +142,8 @@ static void draw_timeline(struct app *app, struct rect r)
 		free(app->topic_density);
 		app->topic_density = calloc(m->ntopics * (size_t)w, sizeof *app->topic_density);
 		app->topic_density_w = app->topic_density ? w : 0;
-		for (size_t t = 0; app->topic_density != NULL && t < m->ntopics; t++)
-			model_density_topic(m, t, app->topic_density + t * (size_t)w, w);
+		if (app->topic_density != NULL)
+			model_density_topics(m, app->topic_density, w);
 	}
 	double span = (double)(m->end_ns - m->start_ns);
 	int cur = span > 0 ? (int)((double)(model_time(m) - m->start_ns) / span * w) : 0;

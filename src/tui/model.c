@@ -38,24 +38,45 @@ static void sort_topics(struct model *m)
 /* Each topic's rate: messages over the span of the chunks that hold it. */
 static void topic_rates(struct model *m)
 {
-	for (size_t t = 0; t < m->ntopics; t++) {
-		struct topic_row *r = &m->topics[t];
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		for (size_t k = 0; k < r->nconns; k++) {
-			size_t bi;
-			const struct bag_connection *c = bag_timeline_conn(m->tl, r->conns[k], &bi);
-			bag_t *bag = bag_timeline_bag(m->tl, bi);
-			for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
-				int64_t s, e;
-				if (bag_chunk_conn_count(bag, ch, c->index) == 0)
+	size_t n = bag_timeline_conn_count(m->tl), base = 0;
+	int64_t *lo = malloc((n + 1) * sizeof *lo), *hi = malloc((n + 1) * sizeof *hi);
+
+	if (lo == NULL || hi == NULL)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+	}
+	/* one pass over every chunk's connections: each connection's span */
+	for (size_t b = 0; b < bag_timeline_bag_count(m->tl); b++) {
+		bag_t *bag = bag_timeline_bag(m->tl, b);
+		for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
+			int64_t s, e;
+			bag_chunk_span(bag, ch, &s, &e);
+			for (size_t k = 0; k < bag_chunk_conn_n(bag, ch); k++) {
+				size_t ci;
+				uint32_t count;
+				bag_chunk_conn_at(bag, ch, k, &ci, &count);
+				if (count == 0)
 					continue;
-				bag_chunk_span(bag, ch, &s, &e);
-				lo = s < lo ? s : lo;
-				hi = e > hi ? e : hi;
+				lo[base + ci] = s < lo[base + ci] ? s : lo[base + ci];
+				hi[base + ci] = e > hi[base + ci] ? e : hi[base + ci];
 			}
 		}
-		r->rate_hz = r->count > 1 && hi > lo ? (double)(r->count - 1) * 1e9 / (double)(hi - lo) : 0;
+		base += bag_conn_count(bag);
 	}
+	for (size_t t = 0; t < m->ntopics; t++) {
+		struct topic_row *r = &m->topics[t];
+		int64_t l = INT64_MAX, h = INT64_MIN;
+		for (size_t k = 0; k < r->nconns; k++) {
+			l = lo[r->conns[k]] < l ? lo[r->conns[k]] : l;
+			h = hi[r->conns[k]] > h ? hi[r->conns[k]] : h;
+		}
+		r->rate_hz = r->count > 1 && h > l ? (double)(r->count - 1) * 1e9 / (double)(h - l) : 0;
+	}
+done:
+	free(lo);
+	free(hi);
 }
 
 int model_init(struct model *m, bag_timeline_t *tl)
@@ -375,17 +396,26 @@ static bool density_exact(const struct model *m, bag_view_t *v, double *bins, in
 }
 
 /* Spread each chunk's count of topic r's connections over the bins it spans. */
-static void density_chunks(const struct model *m, const struct topic_row *r, double *bins, int nbins)
+/*
+ * Density from the chunk infos for the timeline connections in mask: each
+ * chunk's count spread evenly over the bins its time range covers.
+ */
+static void density_chunks(const struct model *m, const bool *mask, double *bins, int nbins)
 {
 	double span = (double)(m->end_ns - m->start_ns);
+	size_t base = 0;
 
-	for (size_t k = 0; k < r->nconns; k++) {
-		size_t bi;
-		const struct bag_connection *c = bag_timeline_conn(m->tl, r->conns[k], &bi);
+	for (size_t bi = 0; bi < bag_timeline_bag_count(m->tl); bi++) {
 		bag_t *bag = bag_timeline_bag(m->tl, bi);
 		for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
-			uint32_t n = bag_chunk_conn_count(bag, ch, c->index);
+			uint32_t n = 0, count;
+			size_t ci;
 			int64_t s, e;
+			for (size_t k = 0; k < bag_chunk_conn_n(bag, ch); k++) {
+				bag_chunk_conn_at(bag, ch, k, &ci, &count);
+				if (mask[base + ci])
+					n += count;
+			}
 			if (n == 0)
 				continue;
 			bag_chunk_span(bag, ch, &s, &e);
@@ -396,6 +426,7 @@ static void density_chunks(const struct model *m, const struct topic_row *r, dou
 			for (int b = b0; b <= b1; b++)
 				bins[b] += (double)n / (b1 - b0 + 1);
 		}
+		base += bag_conn_count(bag);
 	}
 }
 
@@ -408,44 +439,107 @@ static size_t chunk_total(const struct model *m)
 	return chunks;
 }
 
-void model_density_topic(const struct model *m, size_t topic, double *bins, int nbins)
+/* The timeline connections of one topic (only), or of every shown topic (only NULL). */
+static bool *topic_mask(const struct model *m, const struct topic_row *only)
 {
-	const struct topic_row *r = &m->topics[topic];
-	struct bag_query q;
-	bag_view_t *v = NULL;
-	bool *mask;
-	bool done = false;
+	bool *mask = calloc(bag_timeline_conn_count(m->tl) + 1, sizeof *mask);
 
-	if (nbins <= 0)
-		return;
-	memset(bins, 0, (size_t)nbins * sizeof *bins);
-	if (chunk_total(m) < (size_t)nbins &&
-	    (mask = calloc(bag_timeline_conn_count(m->tl) + 1, sizeof *mask)) != NULL) {
+	for (size_t t = 0; mask != NULL && t < m->ntopics; t++) {
+		const struct topic_row *r = &m->topics[t];
+		if (only != NULL ? r != only : !r->shown)
+			continue;
 		for (size_t k = 0; k < r->nconns; k++)
 			mask[r->conns[k]] = true;
-		bag_query_init(&q);
-		q.conn_mask = mask;
-		if (bag_view_open(&v, m->tl, &q) == BAG_OK)
-			done = density_exact(m, v, bins, nbins);
-		bag_view_free(v);
-		free(mask);
+	}
+	return mask;
+}
+
+/*
+ * Density of the connections in mask: exact through view v (or a view made
+ * from the mask) when the chunks are fewer than the bins, else from the
+ * chunk infos.
+ */
+static void density(const struct model *m, const bool *mask, bag_view_t *v, double *bins, int nbins)
+{
+	struct bag_query q;
+	bag_view_t *own = NULL;
+	bool done = false;
+
+	memset(bins, 0, (size_t)nbins * sizeof *bins);
+	if (chunk_total(m) < (size_t)nbins) {
+		if (v == NULL) {
+			bag_query_init(&q);
+			q.conn_mask = mask;
+			if (bag_view_open(&own, m->tl, &q) == BAG_OK)
+				v = own;
+		}
+		done = v != NULL && density_exact(m, v, bins, nbins);
+		bag_view_free(own);
 		if (done)
 			return;
 		memset(bins, 0, (size_t)nbins * sizeof *bins);
 	}
-	density_chunks(m, r, bins, nbins);
+	density_chunks(m, mask, bins, nbins);
+}
+
+void model_density_topic(const struct model *m, size_t topic, double *bins, int nbins)
+{
+	bool *mask;
+
+	if (nbins <= 0 || (mask = topic_mask(m, &m->topics[topic])) == NULL)
+		return;
+	density(m, mask, NULL, bins, nbins);
+	free(mask);
+}
+
+void model_density_topics(const struct model *m, double *bins, int nbins)
+{
+	size_t n = bag_timeline_conn_count(m->tl), base = 0, *topic_of;
+	double span = (double)(m->end_ns - m->start_ns);
+
+	if (nbins <= 0)
+		return;
+	if (chunk_total(m) < (size_t)nbins) {
+		for (size_t t = 0; t < m->ntopics; t++)
+			model_density_topic(m, t, bins + t * (size_t)nbins, nbins);
+		return;
+	}
+	memset(bins, 0, m->ntopics * (size_t)nbins * sizeof *bins);
+	if ((topic_of = malloc((n + 1) * sizeof *topic_of)) == NULL)
+		return;
+	for (size_t t = 0; t < m->ntopics; t++)
+		for (size_t k = 0; k < m->topics[t].nconns; k++)
+			topic_of[m->topics[t].conns[k]] = t;
+	/* one pass over the chunk infos fills every topic's row */
+	for (size_t bi = 0; bi < bag_timeline_bag_count(m->tl); bi++) {
+		bag_t *bag = bag_timeline_bag(m->tl, bi);
+		for (size_t ch = 0; ch < bag_chunk_count(bag); ch++) {
+			int64_t s, e;
+			bag_chunk_span(bag, ch, &s, &e);
+			int b0 = span > 0 ? (int)((double)(s - m->start_ns) / span * nbins) : 0;
+			int b1 = span > 0 ? (int)((double)(e - m->start_ns) / span * nbins) : 0;
+			b0 = b0 < 0 ? 0 : b0 >= nbins ? nbins - 1 : b0;
+			b1 = b1 < b0 ? b0 : b1 >= nbins ? nbins - 1 : b1;
+			for (size_t k = 0; k < bag_chunk_conn_n(bag, ch); k++) {
+				size_t ci;
+				uint32_t count;
+				bag_chunk_conn_at(bag, ch, k, &ci, &count);
+				double *row = bins + topic_of[base + ci] * (size_t)nbins;
+				for (int b = b0; b <= b1; b++)
+					row[b] += (double)count / (b1 - b0 + 1);
+			}
+		}
+		base += bag_conn_count(bag);
+	}
+	free(topic_of);
 }
 
 void model_density(const struct model *m, double *bins, int nbins)
 {
-	if (nbins <= 0)
+	bool *mask;
+
+	if (nbins <= 0 || (mask = topic_mask(m, NULL)) == NULL)
 		return;
-	memset(bins, 0, (size_t)nbins * sizeof *bins);
-	/* few chunks per bin: the chunk infos are too coarse, count rows instead */
-	if (chunk_total(m) < (size_t)nbins && density_exact(m, m->view, bins, nbins))
-		return;
-	memset(bins, 0, (size_t)nbins * sizeof *bins);
-	for (size_t t = 0; t < m->ntopics; t++)
-		if (m->topics[t].shown)
-			density_chunks(m, &m->topics[t], bins, nbins);
+	density(m, mask, m->view, bins, nbins);
+	free(mask);
 }

@@ -92,6 +92,8 @@ void model_density(const struct model *m, double *bins, int nbins);
  * per-topic strips. Exact (rows counted through a view of that topic alone)
  * when the bags have fewer chunks than bins, else from the chunk infos.
  */
+/* Every topic's density at once: bins holds ntopics rows of nbins (one pass over the chunk infos). */
+void model_density_topics(const struct model *m, double *bins, int nbins);
 void model_density_topic(const struct model *m, size_t topic, double *bins, int nbins);
 
 #endif

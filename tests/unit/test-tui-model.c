@@ -203,6 +203,20 @@ static void test_density_per_topic(void **state)
 	/* chunk-info path: more chunks than bins (1 bin here, the bag has 1 chunk: exact) */
 	model_density_topic(m, 0, bins, 1);
 	assert_int_equal((uint64_t)(bins[0] + 0.5), m->topics[0].count);
+	/* every topic in one pass (1 bin: the chunk-info path) agrees with the counts */
+	double *rows = calloc(m->ntopics, sizeof *rows);
+	assert_non_null(rows);
+	model_density_topics(m, rows, 1);
+	for (size_t t = 0; t < m->ntopics; t++)
+		assert_int_equal((uint64_t)(rows[t] + 0.5), m->topics[t].count);
+	/* and at 40 bins (the exact path here) row by row as model_density_topic */
+	double *many = calloc(m->ntopics * 40, sizeof *many);
+	assert_non_null(many);
+	model_density_topics(m, many, 40);
+	model_density_topic(m, 1, bins, 40);
+	assert_memory_equal(many + 40, bins, sizeof bins);
+	free(rows);
+	free(many);
 }
 
 int main(void)
