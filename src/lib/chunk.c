@@ -245,6 +245,9 @@ static void cache_make_room(bag_t *bag, size_t need)
 
 void chunk_cache_clear(bag_t *bag)
 {
+	/* every pin has been given back by now (views are freed before their bags) */
+	for (size_t i = 0; i < bag->nchunks; i++)
+		assert(bag->chunks[i].pins == 0);
 	while (bag->lru_head != NO_CHUNK)
 		cache_drop(bag, bag->lru_head);
 }
