@@ -174,6 +174,26 @@ struct inflated {
 };
 
 /*
+ * out->buf is full at *cap: double it up to max_cap. Returns 0, BAG_ENOMEM,
+ * or 1 (with out->err set) when it may not grow.
+ */
+static int grow_out(struct inflated *out, size_t *cap, size_t max_cap, bool grow_buf)
+{
+	size_t ncap = *cap * 2 < max_cap ? *cap * 2 : max_cap;
+	uint8_t *n;
+
+	if (!grow_buf || ncap <= *cap) {
+		snprintf(out->err, sizeof out->err, "decompresses to more than %zu bytes", *cap);
+		return 1;
+	}
+	if ((n = realloc(out->buf, ncap)) == NULL)
+		return BAG_ENOMEM;
+	out->buf = n;
+	*cap = ncap;
+	return BAG_OK;
+}
+
+/*
  * Decompress src as far as it goes into out->buf (capacity cap, grown up to
  * max_cap when grow_buf). Stops at the end of the stream, at corrupt data,
  * when input runs out (a cut-off stream) or at max_cap. Returns 0,
@@ -198,20 +218,8 @@ static int inflate_stream(enum bag_compression comp, const uint8_t *src, size_t 
 		z.next_in = (char *)src;
 		z.avail_in = src_len > UINT32_MAX ? UINT32_MAX : (unsigned)src_len;
 		for (;;) {
-			if (out->len == cap) {
-				size_t ncap = cap * 2 < max_cap ? cap * 2 : max_cap;
-				uint8_t *n;
-				if (!grow_buf || ncap <= cap) {
-					snprintf(out->err, sizeof out->err, "decompresses to more than %zu bytes", cap);
-					break;
-				}
-				if ((n = realloc(out->buf, ncap)) == NULL) {
-					rc = BAG_ENOMEM;
-					break;
-				}
-				out->buf = n;
-				cap = ncap;
-			}
+			if (out->len == cap && (rc = grow_out(out, &cap, max_cap, grow_buf)) != BAG_OK)
+				break;
 			size_t room = cap - out->len > UINT32_MAX ? UINT32_MAX : cap - out->len;
 			unsigned in_before = z.avail_in;
 			z.next_out = (char *)out->buf + out->len;
@@ -236,7 +244,7 @@ static int inflate_stream(enum bag_compression comp, const uint8_t *src, size_t 
 			}
 		}
 		BZ2_bzDecompressEnd(&z);
-		return rc;
+		return rc < 0 ? rc : BAG_OK;   /* 1: stopped, out->err says why */
 	}
 #ifdef HAVE_LZ4
 	if (comp == BAG_COMPRESSION_LZ4) {
@@ -246,20 +254,8 @@ static int inflate_stream(enum bag_compression comp, const uint8_t *src, size_t 
 		if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
 			return BAG_ENOMEM;
 		for (;;) {
-			if (out->len == cap) {
-				size_t ncap = cap * 2 < max_cap ? cap * 2 : max_cap;
-				uint8_t *n;
-				if (!grow_buf || ncap <= cap) {
-					snprintf(out->err, sizeof out->err, "decompresses to more than %zu bytes", cap);
-					break;
-				}
-				if ((n = realloc(out->buf, ncap)) == NULL) {
-					rc = BAG_ENOMEM;
-					break;
-				}
-				out->buf = n;
-				cap = ncap;
-			}
+			if (out->len == cap && (rc = grow_out(out, &cap, max_cap, grow_buf)) != BAG_OK)
+				break;
 			size_t in_n = src_len - in_at, out_n = cap - out->len;
 			size_t ret = LZ4F_decompress(dctx, out->buf + out->len, &out_n, src + in_at, &in_n, NULL);
 			if (LZ4F_isError(ret)) {
@@ -278,7 +274,7 @@ static int inflate_stream(enum bag_compression comp, const uint8_t *src, size_t 
 			}
 		}
 		LZ4F_freeDecompressionContext(dctx);
-		return rc;
+		return rc < 0 ? rc : BAG_OK;   /* 1: stopped, out->err says why */
 	}
 #endif
 	if (comp == BAG_COMPRESSION_NONE) {
