@@ -7,6 +7,7 @@
  * array (no keys), and for YAML its indentation. Nesting is bounded by the
  * decoder's depth limit.
  */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,7 +110,8 @@ static void text_u64(struct bag_text *t, uint64_t u)
 
 /*
  * Python's float repr: the shortest digits that read back (the first of
- * %.15e, %.16e, %.17e that does), laid out fixed when the decimal exponent
+ * %.15e, %.16e, %.17e that does; from %.0e for subnormals, whose shorter
+ * precision 15 digits can exceed), laid out fixed when the decimal exponent
  * is in [-4, 16) ("0.0001", "1000000000000000.0") and as "1e+16", "1.5e-05"
  * otherwise.
  */
@@ -134,7 +136,7 @@ BAG_API void bag_text_double(struct bag_text *t, double d)
 		text_str(t, ".0");
 		return;
 	}
-	for (int prec = 15; prec <= 17; prec++) {
+	for (int prec = fabs(d) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
 		if (prec == 17 || strtod(buf, NULL) == d)
 			break;
