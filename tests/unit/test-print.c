@@ -4,7 +4,8 @@
  * fixtures' refjson.py (JSON) and genpy's strify_message (YAML, as rostopic
  * echo prints it) make of them, written by tests/data/decode/extract.py from
  * the fixture bags and from synthetic messages with awkward strings, floats
- * and shapes. No bag reader is involved. Then unit cases for the float
+ * and shapes. No bag reader is involved; every prefix of each group's first
+ * message must be refused cleanly. Then unit cases for the float
  * format and PyYAML's string styles.
  */
 #include <dirent.h>
@@ -63,6 +64,28 @@ static void expect_same(const char *what, const char *got, size_t got_len, const
 	         want + bol, got + bol);
 }
 
+/*
+ * Every proper prefix of a good message must be refused with BAG_EDECODE,
+ * read nothing past its end (the copy is exactly that long, for ASan and
+ * valgrind) and leave a message naming a byte offset.
+ */
+static void check_prefixes(const bag_msgdef_t *def, const uint8_t *msg, size_t len)
+{
+	struct bag_text t = { 0 };
+	char err[256];
+
+	for (size_t cut = 0; cut < len; cut++) {
+		uint8_t *copy = malloc(cut ? cut : 1);
+		assert_non_null(copy);
+		memcpy(copy, msg, cut);
+		t.len = 0;
+		assert_int_equal(bag_print_yaml(&t, def, copy, cut, err, sizeof err), BAG_EDECODE);
+		assert_non_null(strstr(err, "at byte "));
+		free(copy);
+	}
+	bag_text_free(&t);
+}
+
 /* One group: md5, JSON lines and YAML documents. */
 static void check_group(const char *name)
 {
@@ -89,6 +112,8 @@ static void check_group(const char *name)
 		    bag_print_yaml(&ty, def, (const uint8_t *)msgs + at, n, err, sizeof err) != BAG_OK)
 			fail_msg("%s: %s", name, err);
 		bag_text_append(&tj, "\n", 1);
+		if (at == 4)
+			check_prefixes(def, (const uint8_t *)msgs + at, n);
 		bag_text_append(&ty, "---\n", 4);
 		at += n;
 	}
