@@ -62,6 +62,14 @@ BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const
                               size_t len, size_t max, char *err, size_t errlen);
 
 /*
+ * A hex dump of data[0..len): per 16 bytes, a line with the offset (8 hex
+ * digits), the bytes in hex (a gap after the eighth) and their ASCII between
+ * bars, '.' for bytes outside 0x20..0x7e. Nothing for len 0. Each line ends
+ * with a newline; t->failed tells of an allocation failure.
+ */
+BAG_API void bag_print_hex(struct bag_text *t, const uint8_t *data, size_t len);
+
+/*
  * The definition as an indented tree, one line per field: "type[size] name"
  * ("uint8[] data", "geometry_msgs/Point position" with its fields indented
  * two more spaces below), constants as "type NAME=value". Each line starts

@@ -1314,6 +1314,36 @@ BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const
 	return rc;
 }
 
+/* ---- hex dump ------------------------------------------------------------- */
+
+BAG_API void bag_print_hex(struct bag_text *t, const uint8_t *data, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t at = 0; at < len; at += 16) {
+		size_t n = len - at < 16 ? len - at : 16;
+		char line[80], *p = line;
+		for (int sh = 28; sh >= 0; sh -= 4)
+			*p++ = hex[(at >> sh) & 15];
+		*p++ = ' ';
+		for (size_t i = 0; i < 16; i++) {
+			if (i == 8)
+				*p++ = ' ';
+			*p++ = ' ';
+			*p++ = i < n ? hex[data[at + i] >> 4] : ' ';
+			*p++ = i < n ? hex[data[at + i] & 15] : ' ';
+		}
+		*p++ = ' ';
+		*p++ = ' ';
+		*p++ = '|';
+		for (size_t i = 0; i < n; i++)
+			*p++ = data[at + i] >= 0x20 && data[at + i] < 0x7f ? (char)data[at + i] : '.';
+		*p++ = '|';
+		*p++ = '\n';
+		bag_text_append(t, line, (size_t)(p - line));
+	}
+}
+
 /* ---- definition tree ------------------------------------------------------ */
 
 static void tree_type(struct bag_text *t, const struct bag_msgdef_type *type, int indent, int depth)

@@ -207,12 +207,29 @@ static void test_yaml_string_styles(void **state)
 	bag_text_free(&t);
 }
 
+static void test_hex_dump(void **state)
+{
+	struct bag_text t = { 0 };
+	uint8_t data[18];
+
+	for (int i = 0; i < 18; i++)
+		data[i] = (uint8_t)(0x3e + i * 7);
+	bag_print_hex(&t, data, 0);
+	assert_int_equal(t.len, 0);
+	bag_print_hex(&t, data, 18);
+	assert_string_equal(t.p,
+		"00000000  3e 45 4c 53 5a 61 68 6f  76 7d 84 8b 92 99 a0 a7  |>ELSZahov}......|\n"
+		"00000010  ae b5                                             |..|\n");
+	bag_text_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_groups),
 		cmocka_unit_test(test_python_float_repr),
 		cmocka_unit_test(test_yaml_string_styles),
+		cmocka_unit_test(test_hex_dump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
