@@ -45,7 +45,9 @@ BAG_API void bag_text_double(struct bag_text *t, double d);
  * far is left in place) or BAG_ENOMEM.
  *
  * json: one object, fields in definition order, no newline.
- * yaml: `rostopic echo` layout, one field per line, ending with a newline.
+ * yaml: what `rostopic echo` prints for the message (genpy's strify_message,
+ *       strings through PyYAML 6.0), byte for byte, ending with a newline;
+ *       a message without fields is one empty line. No "---" separator.
  * csv:  one line of comma-separated values (header: the column names,
  *       "field.a.b" as `rostopic echo -p` names them), no newline; like
  *       rostopic, uint8/char arrays are left out.
