@@ -87,6 +87,16 @@ BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def);
 /* The top type; NULL if the parse failed (or def is NULL, after BAG_ENOMEM). */
 BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def);
 
+/*
+ * The top type's md5 recomputed by the ROS rule (genmsg's compute_md5_text:
+ * constants as "type NAME=value", then fields as "type name", a nested type
+ * replaced by its own md5 and losing its array brackets), 32 lower-case hex
+ * digits. Compare it with the connection's md5sum: a mismatch means the
+ * text is not what the publisher compiled, but decoding may still work.
+ * NULL if the parse failed. Lives as long as def.
+ */
+BAG_API const char *bag_msgdef_md5(const bag_msgdef_t *def);
+
 /* Every type of the definition, top first (i < count). */
 BAG_API size_t bag_msgdef_type_count(const bag_msgdef_t *def);
 BAG_API const struct bag_msgdef_type *bag_msgdef_type_at(const bag_msgdef_t *def, size_t i);

@@ -45,7 +45,9 @@ BAG_API void bag_text_double(struct bag_text *t, double d);
  * far is left in place) or BAG_ENOMEM.
  *
  * json: one object, fields in definition order, no newline.
- * yaml: `rostopic echo` layout, one field per line, ending with a newline.
+ * yaml: what `rostopic echo` prints for the message (genpy's strify_message,
+ *       strings through PyYAML 6.0), byte for byte, ending with a newline;
+ *       a message without fields is one empty line. No "---" separator.
  * csv:  one line of comma-separated values (header: the column names,
  *       "field.a.b" as `rostopic echo -p` names them), no newline; like
  *       rostopic, uint8/char arrays are left out.
@@ -60,6 +62,14 @@ BAG_API int bag_print_csv(struct bag_text *t, const bag_msgdef_t *def, const uin
                           size_t len, bool header, char *err, size_t errlen);
 BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
                               size_t len, size_t max, char *err, size_t errlen);
+
+/*
+ * A hex dump of data[0..len): per 16 bytes, a line with the offset (8 hex
+ * digits), the bytes in hex (a gap after the eighth) and their ASCII between
+ * bars, '.' for bytes outside 0x20..0x7e. Nothing for len 0. Each line ends
+ * with a newline; t->failed tells of an allocation failure.
+ */
+BAG_API void bag_print_hex(struct bag_text *t, const uint8_t *data, size_t len);
 
 /*
  * The definition as an indented tree, one line per field: "type[size] name"

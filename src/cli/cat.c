@@ -38,28 +38,16 @@ struct cat_opts {
 /* Offsets, 16 hex bytes and their ASCII, after a one-line heading. */
 static void print_hex(FILE *out, const struct bag_message *m)
 {
+	struct bag_text t = { 0 };
+
 	fprintf(out, "%s %lld.%09lld %s %u bytes\n", m->conn->topic,
 	        (long long)(m->time_ns / BAG_NSEC_PER_SEC), (long long)(m->time_ns % BAG_NSEC_PER_SEC),
 	        m->conn->type, m->size);
-	for (uint32_t at = 0; at < m->size; at += 16) {
-		uint32_t n = m->size - at < 16 ? m->size - at : 16;
-		fprintf(out, "%08x ", at);
-		for (uint32_t i = 0; i < 16; i++) {
-			if (i == 8)
-				fputc(' ', out);
-			if (i < n)
-				fprintf(out, " %02x", m->data[at + i]);
-			else
-				fputs("   ", out);
-		}
-		fputs("  |", out);
-		for (uint32_t i = 0; i < n; i++) {
-			uint8_t c = m->data[at + i];
-			fputc(c >= 0x20 && c < 0x7f ? c : '.', out);
-		}
-		fputs("|\n", out);
-	}
+	bag_print_hex(&t, m->data, m->size);
+	if (t.len > 0)
+		fwrite(t.p, 1, t.len, out);
 	fputc('\n', out);
+	bag_text_free(&t);
 }
 
 static void usage(FILE *out)

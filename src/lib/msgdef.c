@@ -7,8 +7,8 @@
  * with its comment removed is a constant (it holds '=') or a field
  * `TYPE NAME`. A string constant's value is the rest of the original line.
  * Nested type names resolve as genmsg does (Header -> std_msgs/Header, a
- * bare name -> the section's package), falling back to any section with that
- * short name. Recursive types are refused.
+ * bare name -> the section's package), falling back to a section named
+ * exactly so, then to any section with that short name. Recursive types are refused.
  *
  * All strings and arrays of one definition come from its arena and are
  * freed with it.
@@ -329,6 +329,8 @@ static int resolve(bag_msgdef_t *def)
 			else if (snprintf(full, sizeof full, "%.*s/%s", (int)pkg_len, t->name, f->type_name) <
 			         (int)sizeof full)
 				m = find_type(def, full, strlen(full));
+			if (m == NULL)
+				m = find_type(def, f->type_name, strlen(f->type_name));
 			for (size_t j = 0; m == NULL && j < def->ntypes; j++) {
 				const char *s = strrchr(def->types[j].name, '/');
 				if (s != NULL && strcmp(s + 1, f->type_name) == 0 && strchr(f->type_name, '/') == NULL)
@@ -538,14 +540,21 @@ BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def)
 	return def != NULL && def->ntypes ? &def->types[0] : NULL;
 }
 
+BAG_API const char *bag_msgdef_md5(const bag_msgdef_t *def)
+{
+	const struct bag_msgdef_type *root = bag_msgdef_root(def);
+
+	return root != NULL ? root->md5 : NULL;
+}
+
 BAG_API size_t bag_msgdef_type_count(const bag_msgdef_t *def)
 {
-	return def->ntypes;
+	return def != NULL ? def->ntypes : 0;
 }
 
 BAG_API const struct bag_msgdef_type *bag_msgdef_type_at(const bag_msgdef_t *def, size_t i)
 {
-	return i < def->ntypes ? &def->types[i] : NULL;
+	return def != NULL && i < def->ntypes ? &def->types[i] : NULL;
 }
 
 const struct dec_op *msgdef_ops(const bag_msgdef_t *def, uint32_t *nroot)

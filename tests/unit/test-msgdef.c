@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <bagscope/bagscope.h>
+#include "lib/md5-int.h"
 
 #define FIX TEST_DATA_DIR "/fixtures/"
 
@@ -157,6 +158,73 @@ static void test_md5_helper_vectors(void **state)
 	bag_msgdef_free(def);
 }
 
+static void test_md5_rfc1321(void **state)
+{
+	static const struct { const char *in, *hex; } vec[] = {
+		{ "", "d41d8cd98f00b204e9800998ecf8427e" },
+		{ "a", "0cc175b9c0f1b6a831c399e269772661" },
+		{ "abc", "900150983cd24fb0d6963f7d28e17f72" },
+		{ "message digest", "f96b697d7cb7938d525a2f31aaf161d0" },
+		{ "abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b" },
+		{ "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+		  "d174ab98d277d9f5a5611c2c9f419d9f" },
+		{ "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+		  "57edf4a22be3c955ac49da2e2107b67a" },
+	};
+	char hex[33];
+
+	for (size_t i = 0; i < sizeof vec / sizeof *vec; i++) {
+		md5_hex(vec[i].in, strlen(vec[i].in), hex);
+		assert_string_equal(hex, vec[i].hex);
+	}
+	/* 55 and 56 bytes: the length no longer fits the first padding block */
+	md5_hex("0123456789012345678901234567890123456789012345678901234", 55, hex);
+	assert_string_equal(hex, "6e7a4fc92eb1c3f6e652425bcc8d44b5");
+	md5_hex("01234567890123456789012345678901234567890123456789012345", 56, hex);
+	assert_string_equal(hex, "8af270b2847610e742b0791b53648c09");
+}
+
+static void test_md5_text_rule(void **state)
+{
+	/* genmsg: constants first, then fields; a nested type by its md5 and
+	 * without array brackets; primitives keep brackets and aliases */
+	bag_msgdef_t *def = parse_ok("pkg/T",
+		"Leaf[] leaves\nbyte[2] b\nint32 K=3 # c\nLeaf one\nstring S=x # y\n"
+		"================================================================================\n"
+		"MSG: pkg/Leaf\nint8 v\n");
+	char leaf[33], text[256], top[33];
+
+	md5_hex("int8 v", 6, leaf);
+	assert_string_equal(bag_msgdef_root(def)->fields[0].msg->md5, leaf);
+	snprintf(text, sizeof text, "int32 K=3\nstring S=x # y\n%s leaves\nbyte[2] b\n%s one", leaf, leaf);
+	md5_hex(text, strlen(text), top);
+	assert_string_equal(bag_msgdef_md5(def), top);
+	bag_msgdef_free(def);
+}
+
+static void test_bare_name_as_is(void **state)
+{
+	/* no section in the enclosing package: a section named exactly so */
+	bag_msgdef_t *def = parse_ok("pkg/T", "Odd o\n=====\nMSG: Odd\nuint8 x\n");
+
+	assert_string_equal(bag_msgdef_root(def)->fields[0].msg->name, "Odd");
+	bag_msgdef_free(def);
+	assert_null(bag_msgdef_md5(NULL));
+	assert_int_equal(bag_msgdef_type_count(NULL), 0);
+}
+
+static void test_tree_text(void **state)
+{
+	bag_msgdef_t *def = parse_ok("pkg/T",
+		"uint8 K=1\nLeaf[2] pair\nchar[] c\n=====\nMSG: pkg/Leaf\nstring S=a#b\nfloat64 x\n");
+	struct bag_text t = { 0 };
+
+	bag_print_msgdef_tree(&t, def, 0);
+	assert_string_equal(t.p, "uint8 K=1\npkg/Leaf[2] pair\n  string S=a#b\n  float64 x\nchar[] c\n");
+	bag_text_free(&t);
+	bag_msgdef_free(def);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +234,10 @@ int main(void)
 		cmocka_unit_test(test_nested_resolution),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_md5_helper_vectors),
+		cmocka_unit_test(test_md5_rfc1321),
+		cmocka_unit_test(test_md5_text_rule),
+		cmocka_unit_test(test_bare_name_as_is),
+		cmocka_unit_test(test_tree_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,235 @@
+/*
+ * test-print.c - the printers against the real ROS tools, byte for byte:
+ * tests/data/decode holds raw messages with their definitions and what the
+ * fixtures' refjson.py (JSON) and genpy's strify_message (YAML, as rostopic
+ * echo prints it) make of them, written by tests/data/decode/extract.py from
+ * the fixture bags and from synthetic messages with awkward strings, floats
+ * and shapes. No bag reader is involved; every prefix of each group's first
+ * message must be refused cleanly. Then unit cases for the float
+ * format and PyYAML's string styles.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <bagscope/bagscope.h>
+
+#define DATA TEST_DATA_DIR "/decode/"
+
+/* The whole of a data file, NUL-terminated; *len without the NUL. */
+static char *slurp(const char *name, const char *ext, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	char *p;
+	long n;
+
+	snprintf(path, sizeof path, DATA "%s%s", name, ext);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc((size_t)n + 1);
+	assert_non_null(p);
+	assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+	p[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+/* Fail naming the first byte where got and want differ, with context. */
+static void expect_same(const char *what, const char *got, size_t got_len, const char *want, size_t want_len)
+{
+	size_t i = 0, line = 1, bol = 0;
+
+	while (i < got_len && i < want_len && got[i] == want[i]) {
+		if (got[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+		i++;
+	}
+	if (i == got_len && i == want_len)
+		return;
+	fail_msg("%s differs at line %zu:\n  want: %.120s\n  got:  %.120s", what, line,
+	         want + bol, got + bol);
+}
+
+/*
+ * Every proper prefix of a good message must be refused with BAG_EDECODE,
+ * read nothing past its end (the copy is exactly that long, for ASan and
+ * valgrind) and leave a message naming a byte offset.
+ */
+static void check_prefixes(const bag_msgdef_t *def, const uint8_t *msg, size_t len)
+{
+	struct bag_text t = { 0 };
+	char err[256];
+
+	for (size_t cut = 0; cut < len; cut++) {
+		uint8_t *copy = malloc(cut ? cut : 1);
+		assert_non_null(copy);
+		memcpy(copy, msg, cut);
+		t.len = 0;
+		assert_int_equal(bag_print_yaml(&t, def, copy, cut, err, sizeof err), BAG_EDECODE);
+		assert_non_null(strstr(err, "at byte "));
+		free(copy);
+	}
+	bag_text_free(&t);
+}
+
+/* One group: md5, JSON lines and YAML documents. */
+static void check_group(const char *name)
+{
+	size_t dlen, mlen, jlen, ylen;
+	char *deftext = slurp(name, ".def", &dlen), *msgs = slurp(name, ".msgs", &mlen);
+	char *json = slurp(name, ".jsonl", &jlen), *yaml = slurp(name, ".yaml", &ylen);
+	char *type = deftext, *md5 = strchr(type, '\n') + 1, *text = strchr(md5, '\n') + 1;
+	struct bag_text tj = { 0 }, ty = { 0 };
+	bag_msgdef_t *def;
+	char err[256], what[300];
+
+	md5[-1] = '\0';
+	text[-1] = '\0';
+	if (bag_msgdef_parse(&def, type, text, dlen - (size_t)(text - deftext)) != BAG_OK)
+		fail_msg("%s: %s", name, bag_msgdef_errmsg(def));
+	snprintf(what, sizeof what, "%s md5", name);
+	expect_same(what, bag_msgdef_root(def)->md5, 32, md5, strlen(md5));
+	for (size_t at = 0; at + 4 <= mlen;) {
+		uint32_t n;
+		memcpy(&n, msgs + at, 4);
+		at += 4;
+		assert_true(n <= mlen - at);
+		if (bag_print_json(&tj, def, (const uint8_t *)msgs + at, n, err, sizeof err) != BAG_OK ||
+		    bag_print_yaml(&ty, def, (const uint8_t *)msgs + at, n, err, sizeof err) != BAG_OK)
+			fail_msg("%s: %s", name, err);
+		bag_text_append(&tj, "\n", 1);
+		if (at == 4)
+			check_prefixes(def, (const uint8_t *)msgs + at, n);
+		bag_text_append(&ty, "---\n", 4);
+		at += n;
+	}
+	snprintf(what, sizeof what, "%s.jsonl", name);
+	expect_same(what, tj.p, tj.len, json, jlen);
+	snprintf(what, sizeof what, "%s.yaml", name);
+	expect_same(what, ty.p, ty.len, yaml, ylen);
+	bag_text_free(&tj);
+	bag_text_free(&ty);
+	bag_msgdef_free(def);
+	free(deftext);
+	free(msgs);
+	free(json);
+	free(yaml);
+}
+
+static void test_golden_groups(void **state)
+{
+	DIR *d = opendir(DATA);
+	struct dirent *e;
+	size_t groups = 0;
+	bool synthetic = false;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		char name[256];
+		if (n < 5 || n >= sizeof name || strcmp(e->d_name + n - 4, ".def") != 0)
+			continue;
+		memcpy(name, e->d_name, n - 4);
+		name[n - 4] = '\0';
+		check_group(name);
+		synthetic |= strcmp(name, "synthetic") == 0;
+		groups++;
+	}
+	closedir(d);
+	assert_true(synthetic);
+	assert_true(groups >= 20);
+}
+
+static void test_python_float_repr(void **state)
+{
+	static const struct { double d; const char *s; } cases[] = {
+		{ 0.0, "0.0" }, { -0.0, "-0.0" }, { 1e15, "1000000000000000.0" }, { 1e16, "1e+16" },
+		{ 123456789012345678.0, "1.2345678901234568e+17" }, { 1e-4, "0.0001" }, { 1e-5, "1e-05" },
+		{ 1.5e-7, "1.5e-07" }, { 1e300, "1e+300" }, { 5e-324, "5e-324" }, { 0.000123456, "0.000123456" },
+		{ 9007199254740994.0, "9007199254740994.0" }, { 2.0 / 3, "0.6666666666666666" },
+		{ 1234.5, "1234.5" }, { -1e22, "-1e+22" }, { 0.1f, "0.10000000149011612" },
+		{ 1.7976931348623157e308, "1.7976931348623157e+308" },
+	};
+	struct bag_text t = { 0 };
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		t.len = 0;
+		bag_text_double(&t, cases[i].d);
+		assert_string_equal(t.p, cases[i].s);
+	}
+	bag_text_free(&t);
+}
+
+/* YAML of one string[] field holding the given strings. */
+static void yaml_strings(struct bag_text *t, const char *const *words, size_t n)
+{
+	bag_msgdef_t *def;
+	uint8_t buf[1024];
+	size_t len = 4;
+	uint32_t u = (uint32_t)n;
+	char err[256];
+
+	assert_int_equal(bag_msgdef_parse(&def, "p/W", "string[] w\n", 11), BAG_OK);
+	memcpy(buf, &u, 4);
+	for (size_t i = 0; i < n; i++) {
+		u = (uint32_t)strlen(words[i]);
+		memcpy(buf + len, &u, 4);
+		memcpy(buf + len + 4, words[i], u);
+		len += 4 + u;
+	}
+	t->len = 0;
+	assert_int_equal(bag_print_yaml(t, def, buf, len, err, sizeof err), BAG_OK);
+	bag_msgdef_free(def);
+}
+
+static void test_yaml_string_styles(void **state)
+{
+	static const char *const words[] = { "plain", "", "yes", "12", "a: b", "it's", "\xC3\xBC", "- x" };
+	struct bag_text t = { 0 };
+
+	yaml_strings(&t, words, sizeof words / sizeof *words);
+	assert_string_equal(t.p, "w: \n  - plain\n  - ''\n  - 'yes'\n  - '12'\n  - 'a: b'\n"
+	                         "  - it's\n  - \"\\xFC\"\n  - '- x'\n");
+	bag_text_free(&t);
+}
+
+static void test_hex_dump(void **state)
+{
+	struct bag_text t = { 0 };
+	uint8_t data[18];
+
+	for (int i = 0; i < 18; i++)
+		data[i] = (uint8_t)(0x3e + i * 7);
+	bag_print_hex(&t, data, 0);
+	assert_int_equal(t.len, 0);
+	bag_print_hex(&t, data, 18);
+	assert_string_equal(t.p,
+		"00000000  3e 45 4c 53 5a 61 68 6f  76 7d 84 8b 92 99 a0 a7  |>ELSZahov}......|\n"
+		"00000010  ae b5                                             |..|\n");
+	bag_text_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden_groups),
+		cmocka_unit_test(test_python_float_repr),
+		cmocka_unit_test(test_yaml_string_styles),
+		cmocka_unit_test(test_hex_dump),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
