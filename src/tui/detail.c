@@ -173,20 +173,15 @@ int detail_decoded(struct detail *d, const bag_msgdef_t *def, const uint8_t *dat
 
 void detail_hex(struct detail *d, const uint8_t *data, size_t len)
 {
+	struct bag_text t = { 0 };
+
 	detail_clear(d);
-	for (size_t at = 0; at < len; at += 16) {
-		char hex[64] = "", ascii[17] = "";
-		size_t n = len - at < 16 ? len - at : 16, k = 0;
-		for (size_t i = 0; i < 16; i++)
-			k += (size_t)snprintf(hex + k, sizeof hex - k, i < n ? "%s%02x" : "%s  ",
-			                      i == 8 ? "  " : " ", i < n ? data[at + i] : 0);
-		for (size_t i = 0; i < n; i++)
-			ascii[i] = data[at + i] >= 0x20 && data[at + i] < 0x7f ? (char)data[at + i] : '.';
-		ascii[n] = '\0';
-		add(d, 0, false, "%08zx %s  |%s|", at, hex, ascii);
-	}
+	bag_print_hex(&t, data, len);
+	for (char *s = t.p, *nl; s != NULL && (nl = strchr(s, '\n')) != NULL; s = nl + 1)
+		add(d, 0, false, "%.*s", (int)(nl - s), s);
 	if (len == 0)
 		add(d, 0, false, "(empty message)");
+	bag_text_free(&t);
 }
 
 void detail_connection(struct detail *d, const struct bag_connection *c, const bag_msgdef_t *def)
