@@ -1,7 +1,11 @@
 /*
  * write-sample.c - writes a small bag with bagscope's writer for the ROS
- * compatibility test: std_msgs/String, std_msgs/Int64 and
- * geometry_msgs/Point messages, with equal timestamps and several chunks.
+ * compatibility test (rosbag-compat.sh, which knows these values):
+ * i = 0..99: /chatter std_msgs/String "hello i" and /count std_msgs/Int64
+ * i * 1000003 - 50000000, both at 1500000000 s + (i / 2) * 0.1 s (so times
+ * repeat), and for every tenth i a latched /point geometry_msgs/Point
+ * (i / 2, -i, 1 / (i + 1)) stamped 2 s earlier plus 1 ns (out of order).
+ * The 1024-byte threshold makes a dozen chunks.
  *   write-sample OUT.bag none|bz2|lz4
  */
 #include <stdio.h>
@@ -43,7 +47,7 @@ int main(int argc, char **argv)
 		if (rc == BAG_OK)
 			rc = bag_writer_write(w, &int_conn, t, &v, 8);
 		if (rc == BAG_OK && i % 10 == 0)
-			rc = bag_writer_write(w, &point_conn, t + 1, p, sizeof p);
+			rc = bag_writer_write(w, &point_conn, t - 2 * BAG_NSEC_PER_SEC + 1, p, sizeof p);
 	}
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
