@@ -170,6 +170,8 @@ static int bytes_reserve(struct bytes *b, size_t more)
 /* The put functions append to room reserved beforehand. */
 static void put(struct bytes *b, const void *p, size_t n)
 {
+	if (n == 0)
+		return;   /* an empty message may come with data NULL */
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 }
