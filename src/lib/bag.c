@@ -23,6 +23,7 @@
 
 #include <bagscope/record.h>
 #include "lib/bag-int.h"
+#include "lib/util-int.h"
 
 #define VERSION_LINE "#ROSBAG V"
 #define HEADER_READ 16384
@@ -217,14 +218,8 @@ static int parse_chunk_info(bag_t *bag, const struct bag_record *rec, uint64_t o
 	if (ch->pos >= bag->index_pos)
 		return bag_fail(bag, BAG_ECORRUPT, off, "chunk info points at byte %llu, past the chunk section",
 		                (unsigned long long)ch->pos);
-	if (*ncc + count > *cap) {
-		size_t ncap = (*cap ? *cap * 2 : 64) + count;
-		struct chunk_conn *n = realloc(*cc, ncap * sizeof *n);
-		if (n == NULL)
-			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-		*cc = n;
-		*cap = ncap;
-	}
+	if (bag_grow((void **)cc, cap, *ncc + count, sizeof **cc) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	ch->conn_first = (uint32_t)*ncc;
 	ch->conn_n = count;
 	for (uint32_t i = 0; i < count; i++, p += 8) {
@@ -279,28 +274,18 @@ static int read_index_section(bag_t *bag)
 			goto fail;
 		}
 		if (op == BAG_OP_CONNECTION) {
-			if (bag->nconns == conn_cap) {
-				conn_cap = conn_cap ? conn_cap * 2 : 16;
-				void *n = realloc(bag->conns, conn_cap * sizeof *bag->conns);
-				if (n == NULL) {
-					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-					goto fail;
-				}
-				bag->conns = n;
+			if (bag_grow((void **)&bag->conns, &conn_cap, bag->nconns + 1, sizeof *bag->conns) != BAG_OK) {
+				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+				goto fail;
 			}
 			rc = bag_parse_connection(bag, &rec, off, &bag->conns[bag->nconns]);
 			bag->nconns++;
 			if (rc != BAG_OK)
 				goto fail;
 		} else if (op == BAG_OP_CHUNK_INFO) {
-			if (bag->nchunks == chunk_cap) {
-				chunk_cap = chunk_cap ? chunk_cap * 2 : 64;
-				void *n = realloc(bag->chunks, chunk_cap * sizeof *bag->chunks);
-				if (n == NULL) {
-					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-					goto fail;
-				}
-				bag->chunks = n;
+			if (bag_grow((void **)&bag->chunks, &chunk_cap, bag->nchunks + 1, sizeof *bag->chunks) != BAG_OK) {
+				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+				goto fail;
 			}
 			rc = parse_chunk_info(bag, &rec, off, &bag->chunks[bag->nchunks],
 			                      &bag->chunk_conns, &bag->nchunk_conns, &cc_cap);

@@ -1,10 +1,13 @@
 /*
- * common.c - error texts and compression names. Both are fixed tables, so
- * there is no state here.
+ * common.c - error texts and compression names (fixed tables, no state), and
+ * the array-growing helper the modules share (util-int.h).
  */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bagscope/common.h>
+#include "lib/util-int.h"
 
 BAG_API const char *bag_strerror(int code)
 {
@@ -39,4 +42,20 @@ BAG_API int bag_compression_parse(const char *name, size_t len,
 		}
 	}
 	return BAG_EUNSUPP;
+}
+
+int bag_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return BAG_OK;
+	while (n < need && n <= SIZE_MAX / 2)
+		n *= 2;
+	if (n < need || n > SIZE_MAX / elem || (q = realloc(*p, n * elem)) == NULL)
+		return BAG_ENOMEM;
+	*p = q;
+	*cap = n;
+	return BAG_OK;
 }

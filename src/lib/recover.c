@@ -40,6 +40,7 @@
 #endif
 
 #include "lib/bag-int.h"
+#include "lib/util-int.h"
 
 #define PROGRESS_STEP ((uint64_t)1 << 20)
 
@@ -75,24 +76,6 @@ struct body_walk {
 	int rc;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return BAG_OK;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*p, ncap * size);
-	if (n == NULL)
-		return BAG_ENOMEM;
-	*p = n;
-	*cap = ncap;
-	return BAG_OK;
-}
-
 static int add_loss(struct scan *s, uint64_t start, uint64_t end, uint64_t chunk_pos,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -105,7 +88,7 @@ static int add_loss(struct scan *s, uint64_t start, uint64_t end, uint64_t chunk
 	struct bag_loss *l;
 	va_list ap;
 
-	if (grow((void **)&bag->losses, &s->loss_cap, bag->nlosses + 1, sizeof *bag->losses) != BAG_OK)
+	if (bag_grow((void **)&bag->losses, &s->loss_cap, bag->nlosses + 1, sizeof *bag->losses) != BAG_OK)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
@@ -344,8 +327,8 @@ static int add_connection(struct scan *s, const struct bag_record *rec, uint64_t
 		bag_conn_free(&c);
 		return BAG_OK;
 	}
-	if (grow((void **)&s->ids, &s->ids_cap, s->nids + 1, sizeof *s->ids) != BAG_OK ||
-	    grow((void **)&bag->conns, &s->conn_cap, bag->nconns + 1, sizeof *bag->conns) != BAG_OK) {
+	if (bag_grow((void **)&s->ids, &s->ids_cap, s->nids + 1, sizeof *s->ids) != BAG_OK ||
+	    bag_grow((void **)&bag->conns, &s->conn_cap, bag->nconns + 1, sizeof *bag->conns) != BAG_OK) {
 		bag_conn_free(&c);
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	}
@@ -364,7 +347,7 @@ static int count_msgs(struct scan *s, uint32_t id, uint32_t count, int64_t t0, i
 	if (s->ncur > 0 && s->cur[s->ncur - 1].id == id && s->cur[s->ncur - 1].count <= UINT32_MAX - count) {
 		s->cur[s->ncur - 1].count += count;
 	} else {
-		if (grow((void **)&s->cur, &s->cur_cap, s->ncur + 1, sizeof *s->cur) != BAG_OK)
+		if (bag_grow((void **)&s->cur, &s->cur_cap, s->ncur + 1, sizeof *s->cur) != BAG_OK)
 			return bag_fail(s->bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 		s->cur[s->ncur++] = (struct idcount){ id, count };
 	}
@@ -499,7 +482,7 @@ static int read_head(struct scan *s, uint64_t pos, struct bag_record *rec)
 	rec->header_len = bag_le32(b4);
 	if ((uint64_t)rec->header_len + 8 > left)
 		return BAG_ETRUNCATED;
-	if (grow((void **)&s->hbuf, &s->hbuf_cap, (size_t)rec->header_len + 4, 1) != BAG_OK)
+	if (bag_grow((void **)&s->hbuf, &s->hbuf_cap, (size_t)rec->header_len + 4, 1) != BAG_OK)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	if (bag_read_at(bag, pos + 4, s->hbuf, (size_t)rec->header_len + 4) != BAG_OK)
 		return BAG_ETRUNCATED;
@@ -642,8 +625,8 @@ static int append_chunk(struct scan *s, struct chunk *ch)
 		else if (s->cur[i].count > 0)
 			s->cur[n++] = s->cur[i];
 	}
-	if (grow((void **)&bag->chunks, &s->chunk_cap, bag->nchunks + 1, sizeof *bag->chunks) != BAG_OK ||
-	    grow((void **)&bag->chunk_conns, &s->cc_cap, bag->nchunk_conns + n, sizeof *bag->chunk_conns) != BAG_OK)
+	if (bag_grow((void **)&bag->chunks, &s->chunk_cap, bag->nchunks + 1, sizeof *bag->chunks) != BAG_OK ||
+	    bag_grow((void **)&bag->chunk_conns, &s->cc_cap, bag->nchunk_conns + n, sizeof *bag->chunk_conns) != BAG_OK)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	ch->conn_first = (uint32_t)bag->nchunk_conns;
 	ch->conn_n = (uint32_t)n;

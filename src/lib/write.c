@@ -50,6 +50,7 @@
 
 #include <bagscope/record.h>
 #include <bagscope/write.h>
+#include "lib/util-int.h"
 
 #define DEFAULT_THRESHOLD (768u * 1024u)
 #define BAG_HEADER_LEN 4096
@@ -136,35 +137,12 @@ static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
 	return code;
 }
 
-/* Make room in *p for need elements of elem bytes; 0 or -1. */
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-	int rc = -1;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need && n <= SIZE_MAX / 2)
-		n *= 2;
-	if (n < need || n > SIZE_MAX / elem)
-		goto fail;
-	q = realloc(*p, n * elem);
-	if (q == NULL)
-		goto fail;
-	*p = q;
-	*cap = n;
-	rc = 0;
-fail:
-	return rc;
-}
-
-/* Make room for more bytes after b->len; 0 or -1. */
+/* Make room for more bytes after b->len; 0 or BAG_ENOMEM. */
 static int bytes_reserve(struct bytes *b, size_t more)
 {
 	if (more > SIZE_MAX - b->len)
-		return -1;
-	return grow((void **)&b->p, &b->cap, b->len + more, 1);
+		return BAG_ENOMEM;
+	return bag_grow((void **)&b->p, &b->cap, b->len + more, 1);
 }
 
 /* The put functions append to room reserved beforehand. */
@@ -434,8 +412,8 @@ static int flush_chunk(bag_writer_t *w)
 
 	if (!w->chunk_has_msgs)
 		goto fail;
-	if (grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
-	    grow((void **)&w->counts, &w->counts_cap, w->ncounts + w->nconns, sizeof *w->counts) != 0) {
+	if (bag_grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
+	    bag_grow((void **)&w->counts, &w->counts_cap, w->ncounts + w->nconns, sizeof *w->counts) != 0) {
 		rc = w_error(w, BAG_ENOMEM, "out of memory for chunk %zu", w->nchunks);
 		goto fail;
 	}
@@ -545,7 +523,7 @@ static int conn_add(bag_writer_t *w, const struct bag_conn_spec *s, uint32_t h, 
 	c.latching = s->latching;
 	c.hash = h;
 	if (!c.topic || !c.type || !c.md5sum || !c.definition || (s->callerid && !c.callerid) ||
-	    grow((void **)&w->conns, &w->conns_cap, w->nconns + 1, sizeof *w->conns) != 0 ||
+	    bag_grow((void **)&w->conns, &w->conns_cap, w->nconns + 1, sizeof *w->conns) != 0 ||
 	    put_conn_record(&w->chunk, &c, (uint32_t)w->nconns) != 0) {
 		conn_free(&c);
 		rc = w_error(w, BAG_ENOMEM, "out of memory for connection %zu (%s)", w->nconns, s->topic);
@@ -713,7 +691,7 @@ BAG_API int bag_writer_write(bag_writer_t *w, const struct bag_conn_spec *spec,
 	if (w->table[slot] == 0 && (rc = conn_add(w, spec, h, slot)) != BAG_OK)
 		goto fail;
 	c = &w->conns[w->table[slot] - 1];
-	if (grow((void **)&c->entries, &c->cap, c->nentries + 1, sizeof *c->entries) != 0 ||
+	if (bag_grow((void **)&c->entries, &c->cap, c->nentries + 1, sizeof *c->entries) != 0 ||
 	    bytes_reserve(&w->chunk, MSG_OVERHEAD + len) != 0) {
 		rc = w_error(w, BAG_ENOMEM, "out of memory for a %zu-byte message", len);
 		goto fail;
