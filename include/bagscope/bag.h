@@ -14,7 +14,8 @@
  * messages in its data, and fills the same structures. bag_recovery_report()
  * tells what was recovered and what was lost.
  *
- * A bag_t is used by one thread at a time; a second thread opens its own.
+ * A bag_t is used by one thread at a time; a second thread takes its own
+ * handle from bag_dup(), which shares the index read-only.
  */
 #ifndef BAGSCOPE_BAG_H
 #define BAGSCOPE_BAG_H
@@ -86,7 +87,20 @@ struct bag_chunk_info {
  */
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts);
 
-/* Close and free; accepts NULL. Borrowed pointers from the bag die here. */
+/*
+ * A second handle on an open bag, for another thread: it shares the index
+ * (connections, chunk infos, recovery report, warnings; read-only, freed with
+ * the last handle) and has its own file descriptor, chunk cache (bounded as
+ * bag's) and error message. No I/O; costs a copy of the chunk table. Call it
+ * on the thread that uses bag. Returns 0, BAG_ENOMEM or BAG_EIO; on failure
+ * *out may be set: bag_close() it.
+ */
+BAG_API int bag_dup(bag_t **out, bag_t *bag);
+
+/*
+ * Close and free; accepts NULL. Borrowed pointers from the bag die here, or,
+ * for a bag with handles from bag_dup(), when its last handle is closed.
+ */
 BAG_API void bag_close(bag_t *bag);
 
 /* The last failure's one-line message ("" if none); valid until the next call. */

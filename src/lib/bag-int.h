@@ -76,6 +76,8 @@ struct bag {
 	size_t nlosses;
 	char **warnings;          /* at most BAG_WARNINGS_MAX */
 	size_t nwarnings;         /* all warnings, kept or not */
+	int *shared;              /* handles sharing path, conns, chunk_conns, losses
+	                             and warnings (bag_dup); NULL while alone */
 	char errmsg[BAG_ERRMSG_MAX];
 };
 

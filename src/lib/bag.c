@@ -465,10 +465,62 @@ void bag_reset_index(bag_t *bag)
 	bag->start_ns = bag->end_ns = 0;
 }
 
+BAG_API int bag_dup(bag_t **out, bag_t *bag)
+{
+	bag_t *d;
+	int rc = BAG_ENOMEM;
+
+	*out = NULL;
+	if (bag->shared == NULL) {
+		bag->shared = malloc(sizeof *bag->shared);
+		if (bag->shared == NULL)
+			return BAG_ENOMEM;
+		*bag->shared = 1;
+	}
+	*out = d = malloc(sizeof *d);
+	if (d == NULL)
+		return BAG_ENOMEM;
+	*d = *bag;
+	d->fd = -1;
+	d->chunks = NULL;
+	d->cache_bytes = 0;
+	d->cache_loads = d->cache_hits = 0;
+	d->lru_head = d->lru_tail = NO_CHUNK;
+	d->errmsg[0] = '\0';
+	__atomic_add_fetch(d->shared, 1, __ATOMIC_SEQ_CST);
+	d->chunks = malloc((bag->nchunks ? bag->nchunks : 1) * sizeof *d->chunks);
+	if (d->chunks == NULL)
+		goto fail;
+	for (size_t i = 0; i < bag->nchunks; i++) {
+		d->chunks[i] = bag->chunks[i];
+		d->chunks[i].buf = NULL;
+		d->chunks[i].pins = 0;
+		d->chunks[i].lru_prev = d->chunks[i].lru_next = NO_CHUNK;
+	}
+	d->fd = fcntl(bag->fd, F_DUPFD_CLOEXEC, 0);
+	if (d->fd < 0) {
+		rc = bag_fail(d, BAG_EIO, UINT64_MAX, "cannot duplicate the file descriptor: %s", strerror(errno));
+		goto fail;
+	}
+	rc = BAG_OK;
+fail:
+	return rc;
+}
+
 BAG_API void bag_close(bag_t *bag)
 {
 	if (bag == NULL)
 		return;
+	if (bag->shared != NULL && __atomic_sub_fetch(bag->shared, 1, __ATOMIC_SEQ_CST) > 0) {
+		if (bag->chunks != NULL)
+			chunk_cache_clear(bag);
+		free(bag->chunks);
+		if (bag->fd >= 0)
+			close(bag->fd);
+		free(bag);
+		return;
+	}
+	free(bag->shared);
 	bag_reset_index(bag);
 	for (size_t i = 0; i < bag->nlosses; i++)
 		free((char *)bag->losses[i].what);

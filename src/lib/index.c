@@ -28,6 +28,7 @@
 #include <bagscope/record.h>
 #include <bagscope/view.h>
 #include "lib/bag-int.h"
+#include "lib/view-int.h"
 
 
 struct tl_chunk {
@@ -980,4 +981,41 @@ BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row)
 	}
 	*row = v->base[k] + a;
 	return BAG_OK;
+}
+
+/* ---- for the scan engine (view-int.h) -------------------------------------- */
+
+size_t view_group_of_row(bag_view_t *v, uint64_t row)
+{
+	return view_group_of(v, row);
+}
+
+bool view_group_loaded(const bag_view_t *v, size_t k)
+{
+	return v->tl->groups[v->g0 + k].entries != NULL;
+}
+
+void view_group_release(bag_view_t *v, size_t k)
+{
+	struct tl_group *g = &v->tl->groups[v->g0 + k];
+
+	free(v->sel[k]);
+	v->sel[k] = NULL;
+	if (g->entries == NULL)
+		return;
+	v->tl->loaded_rows -= g->count;
+	v->tl->loaded_groups--;
+	group_unload(g);
+}
+
+const bool *view_mask(const bag_view_t *v, int64_t *start_ns, int64_t *end_ns)
+{
+	*start_ns = v->start_ns;
+	*end_ns = v->end_ns;
+	return v->mask;
+}
+
+bag_timeline_t *view_timeline(const bag_view_t *v)
+{
+	return v->tl;
 }

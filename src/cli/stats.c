@@ -1,0 +1,432 @@
+/*
+ * stats.c - `bagscope stats [--json] [--index] BAG...`: per topic, the
+ * figures an engineer checks first: did it run at its rate, did it drop
+ * anything.
+ *
+ * Two passes. The first reads only the index: each topic's record times (all
+ * its connections, in time order, one topic at a time so memory is one
+ * topic's), whose consecutive differences are the periods: nearest-rank p50
+ * and p99, max, rate = 1 / p50, mean rate = (n - 1) / (last - first), and
+ * gaps (periods over 5 x p50). The second is a scan over the messages that
+ * reads no more of each than its size and, for types whose first field is a
+ * std_msgs/Header, its first 12 bytes (seq, stamp): bytes, bandwidth, header
+ * latency (record time - stamp), seq drops and stamps going backwards.
+ * --index skips the second pass.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define NGAPS 3
+
+struct gap {
+	int64_t start_ns;
+	int64_t length_ns;
+};
+
+/* One topic's figures. */
+struct topic_stats {
+	const char *topic;
+	const char *type;            /* of its first connection */
+	bool has_header;             /* every connection's type starts with a Header */
+	uint64_t messages;
+	int64_t first_ns, last_ns;
+	int64_t p50, p99, max;       /* periods; 0 with fewer than 2 messages */
+	uint64_t ngaps;
+	struct gap gaps[NGAPS];      /* largest first */
+	uint64_t bytes;
+	int64_t *latency;            /* header topics: one per message (pass 2) */
+	uint64_t nlatency;
+	uint64_t seq_drops;
+	uint64_t stamps_backwards;
+	bool have_prev;              /* pass 2's previous header */
+	uint32_t prev_seq;
+	int64_t prev_stamp;
+};
+
+struct stats {
+	struct cli_bags cb;
+	struct topic_stats *topics;  /* sorted by name */
+	size_t ntopics;
+	size_t *conn_topic;          /* timeline connection -> topic */
+	bool scanned;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct topic_stats *)a)->topic, ((const struct topic_stats *)b)->topic);
+}
+
+/* The nearest-rank p-th percentile (0 < p <= 100) of sorted v[0..n). */
+static int64_t nearest_rank(const int64_t *v, uint64_t n, unsigned p)
+{
+	uint64_t rank = (n * p + 99) / 100;
+	return v[rank ? rank - 1 : 0];
+}
+
+/* Whether a definition's first field is a std_msgs/Header. */
+static bool starts_with_header(const struct bag_connection *c)
+{
+	bag_msgdef_t *def = NULL;
+	const struct bag_msgdef_type *root;
+	bool yes = false;
+
+	if (bag_msgdef_parse(&def, c->type, c->definition, strlen(c->definition)) == BAG_OK &&
+	    (root = bag_msgdef_root(def)) != NULL && root->nfields > 0)
+		yes = root->fields[0].prim == BAG_PRIM_MESSAGE && root->fields[0].array == BAG_ARRAY_NONE &&
+		      strcmp(root->fields[0].type_name, "std_msgs/Header") == 0;
+	bag_msgdef_free(def);
+	return yes;
+}
+
+/* The topics of the timeline, and which topic each connection is on. */
+static int list_topics(struct stats *s)
+{
+	size_t n = bag_timeline_conn_count(s->cb.tl);
+
+	s->topics = calloc(n ? n : 1, sizeof *s->topics);
+	s->conn_topic = calloc(n ? n : 1, sizeof *s->conn_topic);
+	if (s->topics == NULL || s->conn_topic == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct bag_connection *c = bag_timeline_conn(s->cb.tl, i, NULL);
+		size_t t;
+		for (t = 0; t < s->ntopics; t++)
+			if (strcmp(s->topics[t].topic, c->topic) == 0)
+				break;
+		if (t == s->ntopics)
+			s->topics[s->ntopics++] = (struct topic_stats){ .topic = c->topic, .type = c->type,
+			                                                .has_header = true };
+		s->topics[t].has_header &= starts_with_header(c);
+	}
+	qsort(s->topics, s->ntopics, sizeof *s->topics, cmp_name);
+	for (size_t i = 0; i < n; i++) {
+		struct topic_stats key = { .topic = bag_timeline_conn(s->cb.tl, i, NULL)->topic };
+		struct topic_stats *t = bsearch(&key, s->topics, s->ntopics, sizeof *s->topics, cmp_name);
+		s->conn_topic[i] = (size_t)(t - s->topics);
+	}
+	return BAG_OK;
+}
+
+/* Keep the NGAPS largest gaps, largest first (earlier first among equals). */
+static void note_gap(struct topic_stats *t, int64_t start, int64_t len)
+{
+	size_t k = t->ngaps < NGAPS ? (size_t)t->ngaps : NGAPS;
+
+	t->ngaps++;
+	if (k == NGAPS && len <= t->gaps[NGAPS - 1].length_ns)
+		return;
+	if (k == NGAPS)
+		k--;
+	while (k > 0 && t->gaps[k - 1].length_ns < len) {
+		t->gaps[k] = t->gaps[k - 1];
+		k--;
+	}
+	t->gaps[k] = (struct gap){ start, len };
+}
+
+/* Pass 1 for one topic: its times from the index. */
+static int topic_times(struct stats *s, struct topic_stats *t)
+{
+	struct bag_query q;
+	bag_view_t *v = NULL;
+	int64_t *times = NULL, *periods = NULL;
+	struct bag_message m;
+	uint64_t n;
+	int rc;
+
+	bag_query_init(&q);
+	q.topics = &t->topic;
+	q.ntopics = 1;
+	if ((rc = bag_view_open(&v, s->cb.tl, &q)) != BAG_OK) {
+		cli_error("%s", bag_view_errmsg(v));
+		goto fail;
+	}
+	n = bag_view_count(v);
+	t->messages = n;
+	rc = BAG_ENOMEM;
+	times = malloc((n ? n : 1) * sizeof *times);
+	periods = malloc((n ? n : 1) * sizeof *periods);
+	if (times == NULL || periods == NULL) {
+		cli_error("out of memory for %llu message times", (unsigned long long)n);
+		goto fail;
+	}
+	for (uint64_t r = 0; r < n; r++) {
+		if ((rc = bag_view_entry(v, r, &m)) != BAG_OK) {
+			cli_error("%s", bag_view_errmsg(v));
+			goto fail;
+		}
+		times[r] = m.time_ns;
+	}
+	rc = BAG_OK;
+	if (n == 0)
+		goto fail;
+	t->first_ns = times[0];
+	t->last_ns = times[n - 1];
+	if (n < 2)
+		goto fail;
+	for (uint64_t r = 1; r < n; r++)
+		periods[r - 1] = times[r] - times[r - 1];
+	qsort(periods, n - 1, sizeof *periods, cmp_i64);
+	t->p50 = nearest_rank(periods, n - 1, 50);
+	t->p99 = nearest_rank(periods, n - 1, 99);
+	t->max = periods[n - 2];
+	for (uint64_t r = 1; r < n; r++) {
+		int64_t d = times[r] - times[r - 1];
+		if (d / 5 > t->p50 || (d / 5 == t->p50 && d % 5 != 0))
+			note_gap(t, times[r - 1], d);
+	}
+fail:
+	free(times);
+	free(periods);
+	bag_view_free(v);
+	return rc;
+}
+
+/* Pass 2, on the workers: the stamp and seq of a Header message. */
+static int header_work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
+{
+	const struct stats *s = arg;
+	(void)def;
+
+	if (!s->topics[s->conn_topic[m->conn_index]].has_header || m->size < 12)
+		return 0;
+	bag_text_append(out, (const char *)m->data, 12);
+	return 0;
+}
+
+/* Pass 2, in order: bytes, latency, seq and stamp order. */
+static int header_emit(void *arg, const struct bag_scan_item *it)
+{
+	struct stats *s = arg;
+	struct topic_stats *t = &s->topics[s->conn_topic[it->m->conn_index]];
+	uint32_t seq, secs, nsecs;
+	int64_t stamp;
+
+	if (it->rc != BAG_OK) {
+		cli_error("%s", it->text);
+		return 0;
+	}
+	t->bytes += it->m->size;
+	if (it->len < 12 || t->nlatency == t->messages)
+		return 0;
+	memcpy(&seq, it->text, 4);
+	memcpy(&secs, it->text + 4, 4);
+	memcpy(&nsecs, it->text + 8, 4);
+	stamp = bag_time_from_ros(secs, nsecs);
+	t->latency[t->nlatency++] = it->m->time_ns - stamp;
+	if (t->have_prev) {
+		if (seq > t->prev_seq + 1ULL)
+			t->seq_drops += seq - t->prev_seq - 1ULL;
+		t->stamps_backwards += stamp < t->prev_stamp;
+	}
+	t->have_prev = true;
+	t->prev_seq = seq;
+	t->prev_stamp = stamp;
+	return 0;
+}
+
+static int scan_sizes(struct stats *s)
+{
+	struct bag_scan_opts o = { .size = sizeof o, .work = header_work, .emit = header_emit, .arg = s };
+	bag_view_t *v = NULL;
+	int rc;
+
+	for (size_t i = 0; i < s->ntopics; i++) {
+		struct topic_stats *t = &s->topics[i];
+		if (t->has_header && (t->latency = malloc((t->messages ? t->messages : 1) * sizeof *t->latency)) == NULL) {
+			cli_error("out of memory");
+			return BAG_ENOMEM;
+		}
+	}
+	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) == BAG_OK)
+		rc = bag_scan(v, &o, NULL);
+	if (rc != BAG_OK)
+		cli_error("%s", bag_view_errmsg(v));
+	bag_view_free(v);
+	for (size_t i = 0; i < s->ntopics; i++)
+		if (s->topics[i].nlatency > 0)
+			qsort(s->topics[i].latency, s->topics[i].nlatency, sizeof *s->topics[i].latency, cmp_i64);
+	s->scanned = rc == BAG_OK;
+	return rc;
+}
+
+static double rate_hz(int64_t period)
+{
+	return period > 0 ? 1e9 / (double)period : 0.0;
+}
+
+static double mean_rate_hz(const struct topic_stats *t)
+{
+	return t->messages > 1 && t->last_ns > t->first_ns ?
+	       (double)(t->messages - 1) * 1e9 / (double)(t->last_ns - t->first_ns) : 0.0;
+}
+
+static double bandwidth(const struct topic_stats *t)
+{
+	return t->last_ns > t->first_ns ? (double)t->bytes * 1e9 / (double)(t->last_ns - t->first_ns) : 0.0;
+}
+
+static void print_json(const struct stats *s)
+{
+	printf("{\"bags\":[");
+	for (size_t b = 0; b < s->cb.nbags; b++) {
+		const char *p = bag_path(s->cb.bags[b]);
+		if (b)
+			putchar(',');
+		cli_json_string(stdout, p, strlen(p));
+	}
+	printf("],\"topics\":[");
+	for (size_t i = 0; i < s->ntopics; i++) {
+		const struct topic_stats *t = &s->topics[i];
+		printf("%s{\"topic\":", i ? "," : "");
+		cli_json_string(stdout, t->topic, strlen(t->topic));
+		printf(",\"type\":");
+		cli_json_string(stdout, t->type, strlen(t->type));
+		printf(",\"messages\":%llu,\"first_ns\":%lld,\"last_ns\":%lld", (unsigned long long)t->messages,
+		       (long long)t->first_ns, (long long)t->last_ns);
+		cli_print_double(stdout, ",\"rate_hz\":", rate_hz(t->p50));
+		cli_print_double(stdout, ",\"mean_rate_hz\":", mean_rate_hz(t));
+		printf(",\"period_ns\":{\"p50\":%lld,\"p99\":%lld,\"max\":%lld}", (long long)t->p50,
+		       (long long)t->p99, (long long)t->max);
+		printf(",\"gaps\":{\"count\":%llu,\"largest\":[", (unsigned long long)t->ngaps);
+		for (uint64_t g = 0; g < t->ngaps && g < NGAPS; g++)
+			printf("%s{\"start_ns\":%lld,\"length_ns\":%lld}", g ? "," : "",
+			       (long long)t->gaps[g].start_ns, (long long)t->gaps[g].length_ns);
+		printf("]}");
+		if (s->scanned) {
+			printf(",\"bytes\":%llu", (unsigned long long)t->bytes);
+			cli_print_double(stdout, ",\"bandwidth_bps\":", bandwidth(t));
+		}
+		if (s->scanned && t->has_header && t->nlatency > 0)
+			printf(",\"latency_ns\":{\"p50\":%lld,\"p99\":%lld,\"max\":%lld},\"seq_drops\":%llu,"
+			       "\"stamps_backwards\":%llu", (long long)nearest_rank(t->latency, t->nlatency, 50),
+			       (long long)nearest_rank(t->latency, t->nlatency, 99),
+			       (long long)t->latency[t->nlatency - 1], (unsigned long long)t->seq_drops,
+			       (unsigned long long)t->stamps_backwards);
+		putchar('}');
+	}
+	printf("]}\n");
+}
+
+/* A duration in the unit that suits it: "2.50 ms", "1.20 s". */
+static void human_ns(char *buf, size_t len, int64_t ns)
+{
+	double a = (double)(ns < 0 ? -ns : ns);
+
+	if (a >= 1e9)
+		cli_format_double(buf, len, "%.2f s", (double)ns / 1e9);
+	else if (a >= 1e6)
+		cli_format_double(buf, len, "%.2f ms", (double)ns / 1e6);
+	else if (a >= 1e3)
+		cli_format_double(buf, len, "%.2f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%lld ns", (long long)ns);
+}
+
+static void print_text(const struct stats *s)
+{
+	char a[48], b[48], c[48], d[48];
+
+	for (size_t i = 0; i < s->ntopics; i++) {
+		const struct topic_stats *t = &s->topics[i];
+		printf("%s%s  (%s)\n", i ? "\n" : "", cli_text(t->topic), cli_text(t->type));
+		cli_format_double(a, sizeof a, "%.9f", (double)t->first_ns / 1e9);
+		cli_format_double(b, sizeof b, "%.9f", (double)t->last_ns / 1e9);
+		printf("  messages   %llu, %s to %s\n", (unsigned long long)t->messages, a, b);
+		if (t->messages < 2)
+			continue;
+		cli_format_double(a, sizeof a, "%.2f", rate_hz(t->p50));
+		cli_format_double(b, sizeof b, "%.2f", mean_rate_hz(t));
+		printf("  rate       %s Hz (mean %s Hz)\n", a, b);
+		human_ns(a, sizeof a, t->p50);
+		human_ns(b, sizeof b, t->p99);
+		human_ns(c, sizeof c, t->max);
+		printf("  period     p50 %s, p99 %s, max %s\n", a, b, c);
+		printf("  gaps       %llu over 5 x p50", (unsigned long long)t->ngaps);
+		for (uint64_t g = 0; g < t->ngaps && g < NGAPS; g++) {
+			human_ns(a, sizeof a, t->gaps[g].length_ns);
+			cli_format_double(b, sizeof b, "%.3f", (double)t->gaps[g].start_ns / 1e9);
+			printf("%s %s at %s", g ? "," : ":", a, b);
+		}
+		putchar('\n');
+		if (s->scanned) {
+			cli_format_double(a, sizeof a, "%.1f", bandwidth(t) / 1e3);
+			printf("  bytes      %llu (%s kB/s)\n", (unsigned long long)t->bytes, a);
+		}
+		if (s->scanned && t->has_header && t->nlatency > 0) {
+			human_ns(a, sizeof a, nearest_rank(t->latency, t->nlatency, 50));
+			human_ns(b, sizeof b, nearest_rank(t->latency, t->nlatency, 99));
+			human_ns(c, sizeof c, t->latency[t->nlatency - 1]);
+			snprintf(d, sizeof d, "%llu", (unsigned long long)t->seq_drops);
+			printf("  latency    p50 %s, p99 %s, max %s (record time - header.stamp)\n", a, b, c);
+			printf("  header     %s seq numbers missing, %llu stamps going backwards\n", d,
+			       (unsigned long long)t->stamps_backwards);
+		}
+	}
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: bagscope stats [--json] [--index] BAG...\n"
+	      "  --index  times only, from the index (no message is read)\n", out);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "index", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stats s = { 0 };
+	bool json = false, index_only = false;
+	int opt, status = EXIT_USAGE;
+
+	while ((opt = getopt_long(argc, argv, "jih", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = true; break;
+		case 'i': index_only = true; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	status = EXIT_BAD_INPUT;
+	if (cli_open_bags(&s.cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
+		goto done;
+	if (list_topics(&s) != BAG_OK) {
+		cli_error("out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < s.ntopics; i++)
+		if (topic_times(&s, &s.topics[i]) != BAG_OK)
+			goto done;
+	if (!index_only && scan_sizes(&s) != BAG_OK)
+		goto done;
+	if (json)
+		print_json(&s);
+	else
+		print_text(&s);
+	status = EXIT_OK;
+done:
+	for (size_t i = 0; i < s.ntopics; i++)
+		free(s.topics[i].latency);
+	free(s.topics);
+	free(s.conn_topic);
+	cli_close_bags(&s.cb);
+	return status;
+}
