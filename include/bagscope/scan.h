@@ -57,6 +57,19 @@ struct bag_scan_item {
  */
 typedef int (*bag_scan_emit_fn)(void *arg, const struct bag_scan_item *it);
 
+/*
+ * Optional per-chunk hooks, for checks that look at a chunk as a whole.
+ * chunk runs on a worker once for each chunk the scan reads, with its
+ * decompressed bytes, and appends what chunk_emit should get to out;
+ * chunk_emit then runs on the calling thread, in order, just before the
+ * emit of the chunk's first selected message (whether or not that message
+ * passes the filter). Return values as for emit.
+ */
+typedef void (*bag_scan_chunk_fn)(void *arg, size_t bag_index, size_t chunk, const uint8_t *data,
+                                  size_t len, struct bag_text *out);
+typedef int (*bag_scan_chunk_emit_fn)(void *arg, size_t bag_index, size_t chunk, const char *text,
+                                      size_t len);
+
 /* Options for bag_scan(). Zero-initialise, set size = sizeof. */
 struct bag_scan_opts {
 	size_t size;               /* sizeof(struct bag_scan_opts), for growth */
@@ -66,6 +79,8 @@ struct bag_scan_opts {
 	bool keep_data;            /* emit sees each message's bytes */
 	bag_scan_work_fn work;     /* may be NULL */
 	bag_scan_emit_fn emit;     /* may be NULL (then only stats are gathered) */
+	bag_scan_chunk_fn chunk;   /* may be NULL */
+	bag_scan_chunk_emit_fn chunk_emit; /* may be NULL */
 	void *arg;                 /* passed to work and emit */
 	bag_progress_fn progress;  /* rows passed / rows of the view, now and then */
 	void *progress_arg;

@@ -54,8 +54,10 @@ struct row {
 	uint32_t conn;            /* timeline connection index */
 	uint16_t bag;
 	uint8_t state;            /* enum row_state */
+	bool chunk_first;         /* the scan's first row in its chunk: run the chunk hook */
 	int rc;
 	size_t text_off, text_len;
+	size_t chunk_off, chunk_len;  /* the chunk hook's output */
 	size_t data_off;
 	uint32_t data_len;
 };
@@ -97,6 +99,7 @@ struct scan {
 	struct worker *workers;
 	unsigned nworkers;
 	uint8_t **bad;                         /* per bag, a bit per chunk: failure emitted */
+	uint8_t **seen;                        /* per bag, a bit per chunk: first row cut (hooks) */
 };
 
 static void row_message(const struct scan *s, const struct row *r, struct bag_message *m)
@@ -149,6 +152,17 @@ static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *f
 		r->rc = rc;
 		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
 		goto out;
+	}
+	if (r->chunk_first && o->chunk != NULL) {
+		const uint8_t *cdata;
+		size_t clen;
+		r->chunk_off = t->text.len;
+		if (bag_chunk_get(bag, r->chunk, &cdata, &clen) == BAG_OK) {
+			o->chunk(o->arg, r->bag, r->chunk, cdata, clen, &t->text);
+			bag_chunk_unpin(bag, r->chunk);
+		}
+		r->chunk_len = t->text.len - r->chunk_off;
+		before = t->text.len;
 	}
 	if (prog != NULL) {
 		rc = bag_expr_eval(prog, m.data, m.size, r->time_ns);
@@ -358,6 +372,11 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 			    (!bag_expr_prog_needs_data(p) && bag_expr_eval(p, NULL, 0, r->time_ns) == 0))
 				r->state = ROW_SKIP;
 		}
+		if (s->seen != NULL && r->state == ROW_READ &&
+		    !(s->seen[r->bag][r->chunk / 8] & (1u << (r->chunk % 8)))) {
+			s->seen[r->bag][r->chunk / 8] |= (uint8_t)(1u << (r->chunk % 8));
+			r->chunk_first = true;
+		}
 	}
 	if (c->row == c->count)
 		leave_group(c);
@@ -380,6 +399,13 @@ static int emit_task(struct scan *s, struct task *t, struct bag_scan_stats *st)
 		uint8_t *bad = &s->bad[r->bag][r->chunk / 8], bit = (uint8_t)(1u << (r->chunk % 8));
 
 		st->rows++;
+		if (r->chunk_first && r->state != ROW_UNREAD && r->state != ROW_BADCHUNK &&
+		    o->chunk_emit != NULL &&
+		    (rc = o->chunk_emit(o->arg, r->bag, r->chunk, t->text.p ? t->text.p + r->chunk_off : "",
+		                        r->chunk_len)) != BAG_OK) {
+			rc = rc > 0 ? BAG_ECANCELED : rc;
+			break;
+		}
 		if (r->state == ROW_SKIP) {
 			st->filtered++;
 			continue;
@@ -482,9 +508,13 @@ BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag
 	s.bad = calloc(s.nbags ? s.nbags : 1, sizeof *s.bad);
 	if (s.bad == NULL)
 		goto free_scan;
+	if (opts->chunk != NULL && (s.seen = calloc(s.nbags ? s.nbags : 1, sizeof *s.seen)) == NULL)
+		goto free_scan;
 	for (size_t b = 0; b < s.nbags; b++) {
 		size_t n = bag_chunk_count(bag_timeline_bag(s.tl, b));
 		if ((s.bad[b] = calloc(n / 8 + 1, 1)) == NULL)
+			goto free_scan;
+		if (s.seen != NULL && (s.seen[b] = calloc(n / 8 + 1, 1)) == NULL)
 			goto free_scan;
 	}
 	if ((rc = start_workers(&s)) != BAG_OK)
@@ -554,7 +584,10 @@ free_scan:
 	leave_group(&c);
 	for (size_t b = 0; s.bad != NULL && b < s.nbags; b++)
 		free(s.bad[b]);
+	for (size_t b = 0; s.seen != NULL && b < s.nbags; b++)
+		free(s.seen[b]);
 	free(s.bad);
+	free(s.seen);
 	for (size_t i = 0; i < s.nconns; i++) {
 		if (s.progs != NULL)
 			bag_expr_prog_free(s.progs[i]);

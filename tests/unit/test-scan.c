@@ -120,6 +120,52 @@ static void open_tl(const char *const *paths, size_t n, bag_t **bags, bag_timeli
 	assert_int_equal(bag_timeline_open(tl, bags, n), BAG_OK);
 }
 
+/*
+ * A bag of n std_msgs/Int64 messages on three topics in chunks of about
+ * 8 KiB (so hundreds of chunks and many tasks), written by the writer.
+ */
+static void close_tl(bag_t **bags, size_t n, bag_timeline_t *tl);
+
+static const char *write_many(enum bag_compression comp, uint64_t n, char *out, size_t outlen)
+{
+	struct bag_writer_opts wo = { .compression = comp, .chunk_threshold = 8192 };
+	static const char *const topics[] = { "/a", "/b", "/c" };
+	bag_writer_t *w;
+
+	snprintf(out, outlen, "/tmp/test-scan-many-%d-%d.bag", (int)getpid(), (int)comp);
+	assert_int_equal(bag_writer_open(&w, out, &wo), BAG_OK);
+	for (uint64_t i = 0; i < n; i++) {
+		struct bag_conn_spec c = { topics[i % 3], "std_msgs/Int64", "34add168574510e6e17f5d23ecc077ef",
+		                           "int64 data\n", "/t", false };
+		int64_t v = (int64_t)i;
+		/* a few messages go back in time, so chunks overlap and groups merge */
+		int64_t t = 1000 * BAG_NSEC_PER_SEC + (int64_t)i * 1000000 - (i % 997 == 0 ? 50000000 : 0);
+		assert_int_equal(bag_writer_write(w, &c, t, &v, sizeof v), BAG_OK);
+	}
+	assert_int_equal(bag_writer_close(w), BAG_OK);
+	bag_writer_free(w);
+	return out;
+}
+
+static void test_order_many_chunks(void **state)
+{
+	static const enum bag_compression comps[] = { BAG_COMPRESSION_NONE, BAG_COMPRESSION_BZ2, BAG_COMPRESSION_LZ4 };
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		char tmp[128];
+		const char *path = write_many(comps[i], 60000, tmp, sizeof tmp);
+		bag_t *bag;
+		bag_timeline_t *tl;
+		open_tl(&path, 1, &bag, &tl);
+		assert_true(bag_chunk_count(bag) > 100);
+		check_same_as_walk(tl, 1);
+		check_same_as_walk(tl, 2);
+		check_same_as_walk(tl, 5);
+		close_tl(&bag, 1, tl);
+		unlink(path);
+	}
+}
+
 static void close_tl(bag_t **bags, size_t n, bag_timeline_t *tl)
 {
 	bag_timeline_free(tl);
@@ -127,7 +173,7 @@ static void close_tl(bag_t **bags, size_t n, bag_timeline_t *tl)
 		bag_close(bags[i]);
 }
 
-static void test_order_each_compression(void **state)
+static void test_order_fixtures(void **state)
 {
 	static const char *const paths[] = {
 		FIX "foreign/rosbag.js/example.bag", FIX "foreign/rosbag.js/example-bz2.bag",
@@ -156,6 +202,70 @@ static void test_two_bags_merged(void **state)
 	close_tl(bags, 2, tl);
 }
 
+struct chunk_log {
+	uint64_t messages;         /* emitted so far */
+	uint64_t nchunks;
+	size_t last_chunk;
+	bool *seen;
+};
+
+static void chunk_hook(void *arg, size_t bag_index, size_t chunk, const uint8_t *data, size_t len,
+                       struct bag_text *out)
+{
+	(void)arg;
+	(void)data;
+	bag_text_printf(out, "%zu:%zu:%zu", bag_index, chunk, len);
+}
+
+static int chunk_emit(void *arg, size_t bag_index, size_t chunk, const char *text, size_t len)
+{
+	struct chunk_log *l = arg;
+	char want[64];
+
+	snprintf(want, sizeof want, "%zu:%zu:", bag_index, chunk);
+	assert_true(len > strlen(want));
+	assert_memory_equal(text, want, strlen(want));
+	assert_false(l->seen[chunk]);
+	l->seen[chunk] = true;
+	l->nchunks++;
+	l->last_chunk = chunk;
+	return 0;
+}
+
+static int emit_after_chunk(void *arg, const struct bag_scan_item *it)
+{
+	struct chunk_log *l = arg;
+
+	assert_true(l->seen[it->m->chunk]);
+	l->messages++;
+	return 0;
+}
+
+/* The chunk hook runs once per chunk, its output reaching chunk_emit before the chunk's messages. */
+static void test_chunk_hook(void **state)
+{
+	char tmp[128];
+	const char *path = write_many(BAG_COMPRESSION_LZ4, 30000, tmp, sizeof tmp);
+	bag_t *bag;
+	bag_timeline_t *tl;
+	bag_view_t *v;
+	struct chunk_log l = { 0 };
+	struct bag_scan_opts o = { .size = sizeof o, .threads = 2, .emit = emit_after_chunk, .chunk = chunk_hook,
+	                           .chunk_emit = chunk_emit, .arg = &l };
+	(void)state;
+
+	open_tl(&path, 1, &bag, &tl);
+	l.seen = calloc(bag_chunk_count(bag), sizeof *l.seen);
+	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
+	assert_int_equal(bag_scan(v, &o, NULL), BAG_OK);
+	assert_int_equal(l.nchunks, bag_chunk_count(bag));
+	assert_int_equal(l.messages, 30000);
+	free(l.seen);
+	bag_view_free(v);
+	close_tl(&bag, 1, tl);
+	unlink(path);
+}
+
 static int cancel_at_half(void *arg, uint64_t done, uint64_t total)
 {
 	(void)arg;
@@ -164,7 +274,8 @@ static int cancel_at_half(void *arg, uint64_t done, uint64_t total)
 
 static void test_stop_and_release(void **state)
 {
-	const char *path = FIX "foreign/rosbag.js/example-bz2.bag";
+	char tmp[128];
+	const char *path = write_many(BAG_COMPRESSION_BZ2, 20000, tmp, sizeof tmp);
 	bag_t *bag;
 	bag_timeline_t *tl;
 	bag_view_t *v;
@@ -197,6 +308,7 @@ static void test_stop_and_release(void **state)
 	assert_int_equal(bag_scan(v, &o, NULL), BAG_EINVAL);
 	bag_view_free(v);
 	close_tl(&bag, 1, tl);
+	unlink(path);
 }
 
 static void test_dup(void **state)
@@ -260,8 +372,8 @@ static const char *corrupt_copy(const char *path, size_t ci, char *out, size_t o
 
 static void test_bad_chunk_once(void **state)
 {
-	char tmp[128];
-	const char *path = corrupt_copy(FIX "foreign/rosbag.js/example-bz2.bag", 1, tmp, sizeof tmp);
+	char tmp[128], many[128];
+	const char *path = corrupt_copy(write_many(BAG_COMPRESSION_BZ2, 20000, many, sizeof many), 5, tmp, sizeof tmp);
 	bag_t *bag;
 	bag_timeline_t *tl;
 	bag_view_t *v;
@@ -282,6 +394,7 @@ static void test_bad_chunk_once(void **state)
 	bag_view_free(v);
 	close_tl(&bag, 1, tl);
 	unlink(path);
+	unlink(many);
 }
 
 static void test_filter_from_index(void **state)
@@ -322,10 +435,12 @@ static void test_filter_from_index(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_order_each_compression),
+		cmocka_unit_test(test_order_fixtures),
+		cmocka_unit_test(test_order_many_chunks),
 		cmocka_unit_test(test_two_bags_merged),
 		cmocka_unit_test(test_stop_and_release),
 		cmocka_unit_test(test_dup),
+		cmocka_unit_test(test_chunk_hook),
 		cmocka_unit_test(test_bad_chunk_once),
 		cmocka_unit_test(test_filter_from_index),
 	};
