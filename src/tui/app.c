@@ -409,7 +409,7 @@ static int open_all(struct app *app)
 	app->cache = calloc(CACHE_SLOTS, sizeof *app->cache);
 	if (app->defs == NULL || app->cache == NULL)
 		return -1;
-	if (worker_start(&app->worker, app->paths, app->npaths) != BAG_OK) {
+	if (worker_start(&app->worker, app->bags, app->cb.nbags) != BAG_OK) {
 		fprintf(stderr, "bagscope: cannot start the decoding thread\n");
 		return -1;
 	}

@@ -106,7 +106,7 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int worker_start(struct worker **out, char *const *paths, size_t n)
+int worker_start(struct worker **out, bag_t *const *bags, size_t n)
 {
 	struct worker *w = calloc(1, sizeof *w);
 	int fds[2], rc = BAG_ENOMEM;
@@ -122,9 +122,9 @@ int worker_start(struct worker **out, char *const *paths, size_t n)
 	if (w->bags == NULL || w->defs == NULL)
 		return BAG_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = bag_open(&w->bags[i], paths[i], NULL)) != BAG_OK)
-			return rc;
 		w->nbags++;
+		if ((rc = bag_dup(&w->bags[i], bags[i])) != BAG_OK)
+			return rc;
 		w->defs[i] = calloc(bag_conn_count(w->bags[i]) + 1, sizeof **w->defs);
 		if (w->defs[i] == NULL)
 			return BAG_ENOMEM;

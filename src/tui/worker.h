@@ -1,7 +1,7 @@
 /*
  * worker.h - a thread that fetches and decodes messages for the browser so
- * that a keypress never waits for a chunk. It opens its own bag handles on
- * the same files (a handle serves one thread), takes requests newest first,
+ * that a keypress never waits for a chunk. It works on its own bag handles
+ * (bag_dup: the index shared, its own descriptor and cache), takes requests newest first,
  * and hands back each message's size and one-line summary (and, when asked,
  * a copy of its bytes). A pipe becomes readable when results are waiting.
  */
@@ -39,8 +39,11 @@ static inline uint64_t work_key(size_t bag, size_t chunk, uint32_t offset)
 	return (uint64_t)bag << 56 | (uint64_t)(chunk & 0xFFFFFF) << 32 | offset;
 }
 
-/* Start a worker over the bags at paths. 0 or a BAG_E code. */
-int worker_start(struct worker **out, char *const *paths, size_t n);
+/*
+ * Start a worker over bags[0..n) (open, on the calling thread): it takes a
+ * bag_dup() of each, so nothing is opened or scanned again. 0 or a BAG_E code.
+ */
+int worker_start(struct worker **out, bag_t *const *bags, size_t n);
 
 /* Stop the thread and free everything; accepts NULL. */
 void worker_stop(struct worker *w);
