@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "tui/app.h"
+#include "tui/tui.h"
 
 struct subcommand {
 	const char *name;
@@ -34,7 +34,12 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	setlocale(LC_ALL, "");
+	/*
+	 * The character set only: the browser needs it for UTF-8. Numbers,
+	 * dates and messages stay "C", so that JSON reads back, every output
+	 * matches the ROS tools (whose months are English), whatever LANG says.
+	 */
+	setlocale(LC_CTYPE, "");
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
