@@ -14,7 +14,7 @@
 #include <bagscope/bagscope.h>
 
 #include "tui/model.h"
-#include "tui/timeparse.h"
+#include "common/timeparse.h"
 
 #define FIX TEST_DATA_DIR "/fixtures/"
 #define S 1000000000LL
