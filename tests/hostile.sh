@@ -105,6 +105,8 @@ done
 clean "cat's error line" cat "$dir/missing$fname.bag"
 shows "  names the file, escaped" err 'missingevil\n\e]0;PWNED\a\u009bname.bag'
 [ "$(wc -l <"$dir/err")" -eq 1 ] && ok "  one line" || fail "  one line: $(cat "$dir/err")"
+clean "an unknown option" cat "--x$(printf '\033')[2J" "$dir/hostile.bag"
+shows "  named, escaped" err 'cat: unknown option or missing argument: --x\e[2J'
 clean "a --topic that is not found" defs "$dir/hostile.bag" "$(printf '/no\033[2J')"
 shows "  escaped" err 'no connection on topic /no\e[2J'
 

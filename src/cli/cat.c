@@ -108,7 +108,7 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 			}
 			break;
 		case 'h': usage(stdout); exit(EXIT_OK);
-		default: usage(stderr); return -1;
+		default: cli_bad_option(argv); usage(stderr); return -1;
 		}
 	}
 	if (optind >= argc) {

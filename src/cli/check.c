@@ -49,7 +49,7 @@ int cmd_check(int argc, char **argv)
 		switch (ch) {
 		case 'q': flags |= BAG_CHECK_QUICK; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: cli_bad_option(argv); usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {

@@ -26,6 +26,12 @@ enum {
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * getopt returned '?': say which option, escaped (main.c turns getopt's own
+ * message off: it would echo the argument raw). argv starts at the subcommand.
+ */
+void cli_bad_option(char **argv);
+
+/*
  * Parse a time argument: epoch seconds with up to 9 decimals
  * ("1500000003.0000003"), an offset from the bag start ("+12.5", "1m30s"),
  * a date ("2017-07-14 02:40:02Z") or a percentage ("50%"), as the browser's

@@ -84,7 +84,10 @@ int cmd_defs(int argc, char **argv)
 		switch (opt) {
 		case 't': tree = true; break;
 		case 'h': puts("usage: bagscope defs [--tree] BAG... [TOPIC]"); return EXIT_OK;
-		default: fputs("usage: bagscope defs [--tree] BAG... [TOPIC]\n", stderr); return EXIT_USAGE;
+		default:
+			cli_bad_option(argv);
+			fputs("usage: bagscope defs [--tree] BAG... [TOPIC]\n", stderr);
+			return EXIT_USAGE;
 		}
 	}
 	nbags = argc - optind;

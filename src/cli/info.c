@@ -492,7 +492,7 @@ int cmd_info(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'f': freq = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: cli_bad_option(argv); usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {

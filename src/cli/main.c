@@ -2,6 +2,7 @@
  * main.c - bagscope's entry point: `bagscope BAG...` opens the browser, and
  * `bagscope SUBCOMMAND ...` runs one of the script-friendly subcommands.
  */
+#include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 	 * matches the ROS tools (whose months are English), whatever LANG says.
 	 */
 	setlocale(LC_CTYPE, "");
+	opterr = 0;   /* getopt would echo a bad argument raw: cli_bad_option() escapes it */
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

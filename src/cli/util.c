@@ -1,4 +1,5 @@
 /* util.c - helpers the subcommands share (see cli.h). */
+#include <getopt.h>
 #include <stdarg.h>
 
 #include "cli/cli.h"
@@ -11,6 +12,14 @@ void cli_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	term_verror(fmt, ap);
 	va_end(ap);
+}
+
+void cli_bad_option(char **argv)
+{
+	if (optopt != 0)
+		cli_error("%s: unknown option or missing argument: -%c", argv[0], optopt);
+	else
+		cli_error("%s: unknown option or missing argument: %s", argv[0], argv[optind - 1]);
 }
 
 int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns)

@@ -123,12 +123,15 @@ static bool json_raw_control(const uint8_t *s, size_t n)
 
 bool term_json_clean(const char *str, size_t len)
 {
-	const uint8_t *s = (const uint8_t *)str;
+	const char *p = str, *end = str + len;
+	bool clean = memchr(str, 0x7F, len) == NULL;
 
-	for (size_t i = 0; i < len; i++)
-		if (json_raw_control(s + i, len - i))
-			return false;
-	return true;
+	/* memchr is fast, and most text has neither byte */
+	while (clean && (p = memchr(p, 0xC2, (size_t)(end - p))) != NULL) {
+		clean = !json_raw_control((const uint8_t *)p, (size_t)(end - p));
+		p++;
+	}
+	return clean;
 }
 
 void term_json(struct bag_text *t, const char *str, size_t len)
@@ -176,16 +179,15 @@ void term_scratch_free(struct term_scratch *sc)
 void term_verror(const char *fmt, va_list ap)
 {
 	struct bag_text t = { 0 };
-	char *msg;
+	char *msg = NULL;
 
-	if (vasprintf(&msg, fmt, ap) < 0) {
-		fputs("bagscope: out of memory\n", stderr);
-		return;
-	}
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	bag_text_append(&t, "bagscope: ", 10);
-	term_escape(&t, msg, strlen(msg));
+	if (msg != NULL)
+		term_escape(&t, msg, strlen(msg));
 	bag_text_append(&t, "\n", 1);
-	if (t.failed)
+	if (msg == NULL || t.failed)
 		fputs("bagscope: out of memory\n", stderr);
 	else
 		fwrite(t.p, 1, t.len, stderr);
