@@ -59,7 +59,10 @@ def same(exp, act, path='msg'):
 
 
 def check_cat(exp, out):
-    act = [json.loads(line) for line in out.decode('utf-8').splitlines() if line.strip()]
+    try:
+        act = [json.loads(line) for line in out.decode('utf-8').splitlines() if line.strip()]
+    except ValueError as e:
+        return 'not JSON: %s' % e
     if len(act) != len(exp):
         return '%d messages, expected %d' % (len(act), len(exp))
     for i, (e, a) in enumerate(zip(exp, act)):
@@ -126,7 +129,12 @@ def main():
             report('info/' + entry['name'], 'exit %d: %s' % (rc, err.strip()))
         else:
             with open(os.path.join(EXP, entry['info'])) as f:
-                report('info/' + entry['name'], check_info(json.load(f), json.loads(out), msgs))
+                try:
+                    act = json.loads(out)
+                except ValueError as e:
+                    report('info/' + entry['name'], 'not JSON: %s' % e)
+                else:
+                    report('info/' + entry['name'], check_info(json.load(f), act, msgs))
         cases = [('', [], msgs)] + [('/' + c['id'], c['args'], jsonl(os.path.join(EXP, c['expect'])))
                                     for c in entry.get('cases', [])]
         for suffix, args, exp in cases:
@@ -186,8 +194,12 @@ def main():
             elif rc != 0 and not lines:
                 report(name, 'exit %d with nothing on stderr' % rc)
             elif sub[0] == 'cat':
-                got = {(m['topic'], m['time_ns'], json.dumps(m['msg'], sort_keys=True))
-                       for m in (json.loads(l) for l in out.decode('utf-8').splitlines() if l.strip())}
+                try:
+                    got = {(m['topic'], m['time_ns'], json.dumps(m['msg'], sort_keys=True))
+                           for m in (json.loads(l) for l in out.decode('utf-8').splitlines() if l.strip())}
+                except ValueError as e:
+                    report(name, 'not JSON: %s' % e)
+                    continue
                 exp = jsonl(os.path.join(EXP, entry['recovered_expect']))
                 missing = [m for m in exp if (m['topic'], m['time_ns'], json.dumps(m['msg'], sort_keys=True)) not in got]
                 report(name, '%d of %d recovered messages missing' % (len(missing), len(exp)) if missing else None)

@@ -9,6 +9,8 @@
  * exit status is then 1.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,14 +37,16 @@ struct cat_opts {
 	uint64_t limit;           /* 0: all */
 };
 
-/* Offsets, 16 hex bytes and their ASCII, after a one-line heading. */
+/* Offsets, 16 hex bytes and their ASCII, after a one-line heading (escaped). */
 static void print_hex(FILE *out, const struct bag_message *m)
 {
 	struct bag_text t = { 0 };
+	struct term_scratch sc = { 0 };
 
-	fprintf(out, "%s %lld.%09lld %s %u bytes\n", m->conn->topic,
+	fprintf(out, "%s %lld.%09lld %s %u bytes\n", term_str(&sc, m->conn->topic),
 	        (long long)(m->time_ns / BAG_NSEC_PER_SEC), (long long)(m->time_ns % BAG_NSEC_PER_SEC),
-	        m->conn->type, m->size);
+	        term_str(&sc, m->conn->type), m->size);
+	term_scratch_free(&sc);
 	bag_print_hex(&t, m->data, m->size);
 	if (t.len > 0)
 		fwrite(t.p, 1, t.len, out);
@@ -95,14 +99,16 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 			o->format = (enum format)k;
 			break;
 		case 'n':
-			o->limit = strtoull(optarg, &endp, 10);
-			if (*endp != '\0' || o->limit == 0) {
+			/* strtoull would take "-1" as the largest count: digits only */
+			errno = 0;
+			o->limit = isdigit((unsigned char)optarg[0]) ? strtoull(optarg, &endp, 10) : 0;
+			if (o->limit == 0 || *endp != '\0' || errno == ERANGE) {
 				cli_error("cat: -n needs a positive count, not '%s'", optarg);
 				return -1;
 			}
 			break;
 		case 'h': usage(stdout); exit(EXIT_OK);
-		default: usage(stderr); return -1;
+		default: cli_bad_option(argv); usage(stderr); return -1;
 		}
 	}
 	if (optind >= argc) {
@@ -120,7 +126,30 @@ struct defs {
 	bag_timeline_t *tl;
 	bag_msgdef_t **defs;
 	int *rc;
+	struct bag_text esc;      /* scratch for escape_tail() */
 };
+
+/*
+ * Make t's text from byte from on safe for a terminal, in place: JSON (and
+ * YAML, whose double-quoted strings read \u escapes alike) through
+ * term_json(), the same value; CSV through term_escape() (quoting stays
+ * valid, a row stays one line).
+ */
+static void escape_tail(struct bag_text *t, size_t from, bool json, struct bag_text *scratch)
+{
+	const char *s = t->p + from;
+	size_t n = t->len - from;
+
+	if (t->failed || (json ? term_json_clean(s, n) : term_clean(s, n)))
+		return;
+	scratch->len = 0;
+	if (json)
+		term_json(scratch, s, n);
+	else
+		term_escape(scratch, s, n);
+	t->len = from;
+	bag_text_append(t, scratch->p, scratch->len);
+}
 
 static int defs_get(struct defs *d, const struct bag_message *m, bag_msgdef_t **out)
 {
@@ -162,10 +191,13 @@ static int print_decoded(struct defs *d, enum format format, const struct bag_me
 		bag_text_printf(t, ",\"time_ns\":%lld,\"msg\":", (long long)m->time_ns);
 		rc = bag_print_json(t, def, m->data, m->size, err, sizeof err);
 		APPEND(t, "}\n");
+		escape_tail(t, 0, true, &d->esc);
 		break;
 	case FORMAT_YAML:
 		rc = bag_print_yaml(t, def, m->data, m->size, err, sizeof err);
 		APPEND(t, "---\n");
+		/* escapes controls itself; any DEL or C1 left is in a double-quoted scalar */
+		escape_tail(t, 0, true, &d->esc);
 		break;
 	case FORMAT_CSV:
 		if (!*csv_header_done) {
@@ -176,7 +208,9 @@ static int print_decoded(struct defs *d, enum format format, const struct bag_me
 			*csv_header_done = true;
 		}
 		bag_text_printf(t, "%lld,", (long long)m->time_ns);
+		size_t row = t->len;
 		rc = bag_print_csv(t, def, m->data, m->size, false, err, sizeof err);
+		escape_tail(t, row, false, &d->esc);
 		APPEND(t, "\n");
 		break;
 	default:
@@ -213,7 +247,7 @@ static bool one_topic(bag_view_t *view, bag_timeline_t *tl)
 int cmd_cat(int argc, char **argv)
 {
 	struct cat_opts o;
-	struct cli_bags cb = { 0 };
+	struct bagset cb = { 0 };
 	struct bag_query q;
 	bag_view_t *view = NULL;
 	struct bag_message m;
@@ -225,7 +259,7 @@ int cmd_cat(int argc, char **argv)
 	if (parse_args(argc, argv, &o) != 0)
 		goto done;
 	status = EXIT_BAD_INPUT;
-	if (cli_open_bags(&cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
+	if (bagset_open(&cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
 		goto done;
 	bag_query_init(&q);
 	q.topics = o.topics;
@@ -279,9 +313,10 @@ done:
 		bag_msgdef_free(d.defs[i]);
 	free(d.defs);
 	free(d.rc);
+	bag_text_free(&d.esc);
 	bag_text_free(&text);
 	bag_view_free(view);
-	cli_close_bags(&cb);
+	bagset_close(&cb);
 	free(o.topics);
 	free(o.types);
 	return status;

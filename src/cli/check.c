@@ -21,14 +21,17 @@ static void usage(FILE *out)
 	      "  --quick  the index structure only (no chunk data is read)\n", out);
 }
 
+/* One finding; arg: the bag's path, escaped. */
 static int print_finding(void *arg, const struct bag_finding *f)
 {
+	struct term_scratch sc = { 0 };
 	const char *path = arg;
 
 	if (f->offset == UINT64_MAX)
-		printf("%s: %s\n", path, f->text);
+		printf("%s: %s\n", path, term_str(&sc, f->text));
 	else
-		printf("%s: at byte %llu: %s\n", path, (unsigned long long)f->offset, f->text);
+		printf("%s: at byte %llu: %s\n", path, (unsigned long long)f->offset, term_str(&sc, f->text));
+	term_scratch_free(&sc);
 	return 0;
 }
 
@@ -46,7 +49,7 @@ int cmd_check(int argc, char **argv)
 		switch (ch) {
 		case 'q': flags |= BAG_CHECK_QUICK; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: cli_bad_option(argv); usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
@@ -56,28 +59,32 @@ int cmd_check(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct bag_open_opts opts = { 0 };
 		struct bag_check_stats st;
+		struct term_scratch sc = { 0 };
+		const char *path = term_str(&sc, argv[i]);
 		bag_t *bag;
 		int rc = bag_open(&bag, argv[i], &opts);
 
 		if (rc != BAG_OK) {
-			printf("%s\n", bag_errmsg(bag));
-			printf("%s: cannot be checked: %s\n", argv[i], bag_strerror(rc));
+			printf("%s\n", term_str(&sc, bag_errmsg(bag)));
+			printf("%s: cannot be checked: %s\n", path, bag_strerror(rc));
+			term_scratch_free(&sc);
 			status = EXIT_BAD_INPUT;
 			bag_close(bag);
 			continue;
 		}
-		rc = bag_check(bag, flags, print_finding, argv[i], &st);
+		rc = bag_check(bag, flags, print_finding, (void *)path, &st);
 		if (rc != BAG_OK) {
 			cli_error("%s", bag_errmsg(bag));
 			status = EXIT_BAD_INPUT;
 		}
-		printf("%s: %s%llu records, %llu chunks, %llu messages checked: %llu problem%s\n", argv[i],
+		printf("%s: %s%llu records, %llu chunks, %llu messages checked: %llu problem%s\n", path,
 		       flags & BAG_CHECK_QUICK ? "quick check, " : "", (unsigned long long)st.records,
 		       (unsigned long long)st.chunks, (unsigned long long)st.messages,
 		       (unsigned long long)st.findings, st.findings == 1 ? "" : "s");
 		if (st.findings > 0)
 			status = EXIT_BAD_INPUT;
 		bag_close(bag);
+		term_scratch_free(&sc);
 	}
 	fflush(stdout);
 	return status;

@@ -1,6 +1,9 @@
 /*
- * cli.h - what the subcommands share: exit statuses, opening bags with a
- * one-line error, and small output helpers.
+ * cli.h - what the subcommands share: exit statuses, error lines, time
+ * arguments and small output helpers. Opening bags (common/bagset.h) and
+ * escaping text for the terminal (common/termtext.h) are shared with the
+ * browser. Every bag string or path written in a text form goes through
+ * term_str()/term_escape(); JSON through term_json().
  */
 #ifndef BAGSCOPE_CLI_H
 #define BAGSCOPE_CLI_H
@@ -9,6 +12,9 @@
 
 #include <bagscope/bagscope.h>
 
+#include "common/bagset.h"
+#include "common/termtext.h"
+
 /* Documented exit statuses (bagscope.1). */
 enum {
 	EXIT_OK = 0,
@@ -16,37 +22,25 @@ enum {
 	EXIT_USAGE = 2,       /* bad command line */
 };
 
-/* Print "bagscope: MESSAGE" on stderr as one line. */
+/* Print "bagscope: MESSAGE" on stderr as one line, escaped (term_error()). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Open every path (recovering unindexed bags when the library can) and build
- * one timeline over them. Prints one line on failure and returns non-zero.
+ * getopt returned '?': say which option, escaped (main.c turns getopt's own
+ * message off: it would echo the argument raw). argv starts at the subcommand.
  */
-struct cli_bags {
-	bag_t **bags;
-	size_t nbags;
-	bag_timeline_t *tl;
-};
-int cli_open_bags(struct cli_bags *cb, char *const *paths, size_t n);
-
-/*
- * Open one bag: a progress line while a recovery scan runs (stderr a
- * terminal), then notes on stderr on what was recovered, lost or skipped.
- * On failure prints the one-line error; *bag is still to be closed.
- */
-int cli_open_one(bag_t **bag, const char *path);
-void cli_close_bags(struct cli_bags *cb);
+void cli_bad_option(char **argv);
 
 /*
  * Parse a time argument: epoch seconds with up to 9 decimals
  * ("1500000003.0000003"), an offset from the bag start ("+12.5", "1m30s"),
  * a date ("2017-07-14 02:40:02Z") or a percentage ("50%"), as the browser's
- * jump does. Returns 0 and sets *ns, or -1.
+ * jump does; times beyond int64 nanoseconds are clamped (timeparse.h).
+ * Returns 0 and sets *ns, or -1.
  */
 int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns);
 
-/* Write s as a JSON string (quotes included). */
+/* Write s as a JSON string (quotes included), safe for a terminal (term_json()). */
 void cli_json_string(FILE *out, const char *s, size_t len);
 
 /* Subcommands: argc/argv start at the subcommand's name. */

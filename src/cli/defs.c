@@ -10,41 +10,60 @@
 
 #include "cli/cli.h"
 
-/* Print one connection; returns false if its md5 does not match. */
+/* Lines of text (a definition, a tree), each escaped and indented two spaces. */
+static void print_lines(const char *s)
+{
+	struct bag_text t = { 0 };
+
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		t.len = 0;
+		bag_text_append(&t, "  ", 2);
+		term_escape(&t, s, n);
+		bag_text_append(&t, "\n", 1);
+		if (!t.failed)
+			fwrite(t.p, 1, t.len, stdout);
+		s += n + (nl != NULL);
+	}
+	bag_text_free(&t);
+}
+
+/* Print one connection, every bag string escaped; false if its md5 does not match. */
 static bool print_conn(const struct bag_connection *c, bool tree, struct bag_text *t)
 {
+	struct term_scratch sc = { 0 };
 	bag_msgdef_t *def;
 	int rc = bag_msgdef_parse(&def, c->type, c->definition, strlen(c->definition));
 	bool ok = rc == BAG_OK && strcmp(bag_msgdef_root(def)->md5, c->md5sum) == 0;
+	const char *md5 = term_str(&sc, c->md5sum);
 
-	printf("topic:    %s\nconn:     %u\ntype:     %s\n", c->topic, c->id, c->type);
+	printf("topic:    %s\nconn:     %u\ntype:     %s\n", term_str(&sc, c->topic), c->id,
+	       term_str(&sc, c->type));
 	if (rc != BAG_OK)
-		printf("md5sum:   %s (definition does not parse: %s)\n", c->md5sum, bag_msgdef_errmsg(def));
+		printf("md5sum:   %s (definition does not parse: %s)\n", md5, term_str(&sc, bag_msgdef_errmsg(def)));
 	else if (ok)
-		printf("md5sum:   %s (matches the definition)\n", c->md5sum);
+		printf("md5sum:   %s (matches the definition)\n", md5);
 	else
-		printf("md5sum:   %s (MISMATCH: the definition gives %s)\n", c->md5sum, bag_msgdef_root(def)->md5);
-	printf("callerid: %s\nlatching: %s\nmessages: %llu\n", c->callerid[0] ? c->callerid : "(none)",
+		printf("md5sum:   %s (MISMATCH: the definition gives %s)\n", md5, bag_msgdef_root(def)->md5);
+	printf("callerid: %s\nlatching: %s\nmessages: %llu\n", c->callerid[0] ? term_str(&sc, c->callerid) : "(none)",
 	       c->latching ? "yes" : "no", (unsigned long long)c->message_count);
 	for (size_t i = 0; i < c->nfields; i++) {
 		const char *n = c->fields[i].name;
 		if (strcmp(n, "topic") && strcmp(n, "type") && strcmp(n, "md5sum") && strcmp(n, "callerid") &&
 		    strcmp(n, "latching") && strcmp(n, "message_definition"))
-			printf("%s: %s\n", n, c->fields[i].value);
+			printf("%s: %s\n", term_str(&sc, n), term_str(&sc, c->fields[i].value));
 	}
 	if (tree && rc == BAG_OK) {
 		t->len = 0;
-		bag_print_msgdef_tree(t, def, 2);
-		printf("tree:\n%s", t->len ? t->p : "");
+		bag_print_msgdef_tree(t, def, 0);
+		fputs("tree:\n", stdout);
+		print_lines(t->len ? t->p : "");
 	}
-	printf("definition:\n");
-	for (const char *s = c->definition; *s;) {
-		const char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
-		printf("  %.*s\n", (int)n, s);
-		s += n + (nl != NULL);
-	}
+	fputs("definition:\n", stdout);
+	print_lines(c->definition);
 	bag_msgdef_free(def);
+	term_scratch_free(&sc);
 	return ok;
 }
 
@@ -65,7 +84,10 @@ int cmd_defs(int argc, char **argv)
 		switch (opt) {
 		case 't': tree = true; break;
 		case 'h': puts("usage: bagscope defs [--tree] BAG... [TOPIC]"); return EXIT_OK;
-		default: fputs("usage: bagscope defs [--tree] BAG... [TOPIC]\n", stderr); return EXIT_USAGE;
+		default:
+			cli_bad_option(argv);
+			fputs("usage: bagscope defs [--tree] BAG... [TOPIC]\n", stderr);
+			return EXIT_USAGE;
 		}
 	}
 	nbags = argc - optind;
@@ -93,8 +115,11 @@ int cmd_defs(int argc, char **argv)
 			if (!first)
 				puts("---");
 			first = false;
-			if (nbags > 1)
-				printf("bag:      %s\n", argv[b]);
+			if (nbags > 1) {
+				struct term_scratch sc = { 0 };
+				printf("bag:      %s\n", term_str(&sc, argv[b]));
+				term_scratch_free(&sc);
+			}
 			if (!print_conn(c, tree, &t))
 				status = EXIT_BAD_INPUT;
 		}

@@ -314,13 +314,14 @@ static void print_text(const struct bag_facts *f)
 	bag_t *bag = f->bag;
 	size_t nrows = 0, width = 0;
 	struct row *rows = calloc(16 + f->ntypes + f->ntopics, sizeof *rows);
+	struct term_scratch sc = { 0 };
 	char a[96], b[96];
 	int major, minor;
 
 	if (rows == NULL)
 		return;
 	bag_version(bag, &major, &minor);
-	add_row(rows, &nrows, "path", "%s", bag_path(bag));
+	add_row(rows, &nrows, "path", "%s", term_str(&sc, bag_path(bag)));
 	add_row(rows, &nrows, "version", "%d.%d", major, minor);
 	human_size(a, sizeof a, (double)bag_file_size(bag));
 	if (f->nchunks == 0) {
@@ -379,11 +380,15 @@ static void print_text(const struct bag_facts *f)
 	{
 		int tw = 0, cw = 0, fw = 0, yw = 0;
 		char num[32], fr[32];
-		for (size_t i = 0; i < f->ntypes; i++)
-			yw = (int)strlen(f->types[i].type) > yw ? (int)strlen(f->types[i].type) : yw;
+		/* widths of the text as printed: escaped */
+		for (size_t i = 0; i < f->ntypes; i++) {
+			int n = (int)strlen(term_str(&sc, f->types[i].type));
+			yw = n > yw ? n : yw;
+		}
 		for (size_t i = 0; i < f->ntopics; i++) {
 			const struct topic_facts *t = &f->topics[i];
-			tw = (int)strlen(t->topic) > tw ? (int)strlen(t->topic) : tw;
+			int n = (int)strlen(term_str(&sc, t->topic));
+			tw = n > tw ? n : tw;
 			cw = snprintf(num, sizeof num, "%llu", (unsigned long long)t->messages) > cw ? (int)strlen(num) : cw;
 			if (t->freq > 0) {
 				human_freq(fr, sizeof fr, t->freq);
@@ -391,7 +396,8 @@ static void print_text(const struct bag_facts *f)
 			}
 		}
 		for (size_t i = 0; i < f->ntypes; i++)
-			add_row(rows, &nrows, i ? "" : "types", "%-*s [%s]", yw, f->types[i].type, f->types[i].md5);
+			add_row(rows, &nrows, i ? "" : "types", "%-*s [%s]", yw, term_str(&sc, f->types[i].type),
+			        term_str(&sc, f->types[i].md5));
 		for (size_t i = 0; i < f->ntopics; i++) {
 			const struct topic_facts *t = &f->topics[i];
 			char conns[48] = "";
@@ -399,9 +405,10 @@ static void print_text(const struct bag_facts *f)
 				human_freq(fr, sizeof fr, t->freq);
 			if (t->connections > 1)
 				snprintf(conns, sizeof conns, " (%zu connections)", t->connections);
-			add_row(rows, &nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw, t->topic, cw,
-			        (unsigned long long)t->messages, t->messages > 1 ? "msgs" : "msg ",
-			        t->freq > 0 ? " @ " : "   ", fw, t->freq > 0 ? fr : "", yw, t->type, conns);
+			add_row(rows, &nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw,
+			        term_str(&sc, t->topic), cw, (unsigned long long)t->messages,
+			        t->messages > 1 ? "msgs" : "msg ", t->freq > 0 ? " @ " : "   ", fw,
+			        t->freq > 0 ? fr : "", yw, term_str(&sc, t->type), conns);
 		}
 	}
 print:
@@ -419,6 +426,7 @@ print:
 		free(rows[i].value);
 	}
 	free(rows);
+	term_scratch_free(&sc);
 }
 
 static void print_json(const struct bag_facts *f)
@@ -484,7 +492,7 @@ int cmd_info(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'f': freq = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: cli_bad_option(argv); usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
@@ -494,7 +502,7 @@ int cmd_info(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct bag_facts f;
 		bag_t *bag;
-		int rc = cli_open_one(&bag, argv[i]);
+		int rc = bagset_open_one(&bag, argv[i]);
 
 		if (rc != BAG_OK) {
 			bag_close(bag);

@@ -2,6 +2,7 @@
  * main.c - bagscope's entry point: `bagscope BAG...` opens the browser, and
  * `bagscope SUBCOMMAND ...` runs one of the script-friendly subcommands.
  */
+#include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "tui/app.h"
+#include "tui/tui.h"
 
 struct subcommand {
 	const char *name;
@@ -34,7 +35,13 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	setlocale(LC_ALL, "");
+	/*
+	 * The character set only: the browser needs it for UTF-8. Numbers,
+	 * dates and messages stay "C", so that JSON reads back, every output
+	 * matches the ROS tools (whose months are English), whatever LANG says.
+	 */
+	setlocale(LC_CTYPE, "");
+	opterr = 0;   /* getopt would echo a bad argument raw: cli_bad_option() escapes it */
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

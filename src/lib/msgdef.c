@@ -165,6 +165,23 @@ static bool next_token(const char **s, const char *e, const char **tb, const cha
 	return true;
 }
 
+/*
+ * genmsg's names (names.py): a field name is a letter, then letters, digits
+ * or '_' (is_legal_resource_base_name; genmsg's \w also takes non-ASCII
+ * letters, which we refuse); a type name may also hold '/', but not "//"
+ * (is_legal_resource_name). So no name can carry a control character.
+ */
+static bool legal_name(const char *s, const char *e, bool slash)
+{
+	for (const char *p = s; p < e; p++) {
+		bool letter = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+		bool more = (*p >= '0' && *p <= '9') || *p == '_' || (slash && *p == '/' && p > s && p[-1] != '/');
+		if (!letter && (p == s || !more))
+			return false;
+	}
+	return s < e;
+}
+
 /* Scratch lists while a section is parsed. */
 struct section {
 	const char *name;
@@ -283,6 +300,11 @@ static int parse_section(bag_msgdef_t *def, const struct section *sec, struct ba
 		struct bag_msgdef_field *f = &fields[t->nfields++];
 		if (!next_token(&p, e, &nb, &ne) || next_token(&p, e, &tb, &te))
 			return def_fail(def, "line %u: expected 'TYPE NAME'", line);
+		if (!legal_name(nb, ne, false))
+			return def_fail(def, "line %u: '%.*s' is not a legal field name (a letter, then letters, digits, '_')",
+			                line, (int)(ne - nb), nb);
+		if (!legal_name(eb, ee, true))
+			return def_fail(def, "line %u: '%.*s' is not a legal field type", line, (int)(ee - eb), eb);
 		f->name = arena_strndup(def, nb, (size_t)(ne - nb));
 		f->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
 		f->array = array;

@@ -113,7 +113,8 @@ static void text_u64(struct bag_text *t, uint64_t u)
  * %.15e, %.16e, %.17e that does; from %.0e for subnormals, whose shorter
  * precision 15 digits can exceed), laid out fixed when the decimal exponent
  * is in [-4, 16) ("0.0001", "1000000000000000.0") and as "1e+16", "1.5e-05"
- * otherwise.
+ * otherwise. Only the digits and the exponent of %e's text are taken, so the
+ * locale's decimal point (printf and strtod agree on it) never shows.
  */
 BAG_API void bag_text_double(struct bag_text *t, double d)
 {
@@ -145,7 +146,7 @@ BAG_API void bag_text_double(struct bag_text *t, double d)
 	if (*p == '-')
 		out[n++] = *p++;
 	for (; *p != 'e'; p++)
-		if (*p != '.')
+		if (*p >= '0' && *p <= '9')
 			digits[ndig++] = *p;
 	exp10 = atoi(p + 1);
 	while (ndig > 1 && digits[ndig - 1] == '0')

@@ -396,12 +396,12 @@ static void note_recovery(struct app *app)
 
 static int open_all(struct app *app)
 {
-	if (cli_open_bags(&app->cb, app->paths, app->npaths) != BAG_OK)
+	if (bagset_open(&app->cb, app->paths, app->npaths) != BAG_OK)
 		return -1;
 	app->bags = app->cb.bags;
 	app->tl = app->cb.tl;
 	if (model_init(&app->m, app->tl) != BAG_OK) {
-		fprintf(stderr, "bagscope: %s\n", app->m.note[0] ? app->m.note : "out of memory");
+		term_error("%s", app->m.note[0] ? app->m.note : "out of memory");
 		return -1;
 	}
 	note_recovery(app);
@@ -410,7 +410,7 @@ static int open_all(struct app *app)
 	if (app->defs == NULL || app->cache == NULL)
 		return -1;
 	if (worker_start(&app->worker, app->bags, app->cb.nbags) != BAG_OK) {
-		fprintf(stderr, "bagscope: cannot start the decoding thread\n");
+		term_error("cannot start the decoding thread");
 		return -1;
 	}
 	return 0;
@@ -423,7 +423,7 @@ static void close_all(struct app *app)
 	for (size_t i = 0; app->defs != NULL && i < bag_timeline_conn_count(app->tl); i++)
 		bag_msgdef_free(app->defs[i]);
 	free(app->defs);
-	cli_close_bags(&app->cb);
+	bagset_close(&app->cb);
 	free(app->density);
 	free(app->topic_density);
 	free(app->cache);
@@ -449,7 +449,7 @@ int tui_run(char *const *paths, size_t n)
 	int64_t t0 = now_ns(), first_full = 0;
 	FILE *timing = timing_open();
 
-	setlocale(LC_ALL, "");
+	setlocale(LC_CTYPE, "");   /* the character set only; numbers stay "C" (see main.c) */
 	if (open_all(&app) != 0) {
 		close_all(&app);
 		return 1;

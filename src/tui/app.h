@@ -8,9 +8,11 @@
 
 #include <bagscope/bagscope.h>
 
-#include "cli/cli.h"
+#include "common/bagset.h"
+#include "common/termtext.h"
 #include "tui/detail.h"
 #include "tui/model.h"
+#include "tui/tui.h"
 #include "tui/worker.h"
 
 #define CACHE_SLOTS 16384
@@ -60,7 +62,7 @@ struct app {
 	double *topic_density;        /* per-topic strips: ntopics x topic_density_w bins */
 	int topic_density_w;
 	int strips;                   /* per-topic strip rows the layout gave the timeline */
-	struct cli_bags cb;           /* the bags and their timeline */
+	struct bagset cb;             /* the bags and their timeline */
 	bool too_small;
 	bool help;
 	bool colour;
@@ -93,8 +95,5 @@ int layout_pane_at(const struct app *app, int y, int x);
 const struct summary *app_summary(struct app *app, uint64_t key);
 /* The connection definition for timeline connection i (parsed once). */
 bag_msgdef_t *app_def(struct app *app, size_t conn_index);
-
-/* Run the browser over bags at paths; returns an exit status. */
-int tui_run(char *const *paths, size_t n);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "tui/actions.h"
 #include "tui/draw.h"
@@ -28,37 +29,48 @@ void draw_colour_off(struct app *app, int pair, attr_t extra)
 		attroff(extra);
 }
 
-/* Text at (y, x), cut to w columns, the rest of the width blanked. */
+/*
+ * Text at (y, x), escaped (termtext.h), cut to w columns, the rest of the
+ * width blanked: nothing the text holds can move the cursor or spill past
+ * the pane. Columns are the terminal's (wcwidth) where the locale is UTF-8;
+ * elsewhere each byte beyond ASCII shows as '?'.
+ */
 void draw_put(int y, int x, int w, const char *s)
 {
-	if (w <= 0)
-		return;
-	move(y, x);
-	addnstr(s, (int)strlen(s));
-	int cy, cx;
-	getyx(stdscr, cy, cx);
-	if (cx < x + w && cy == y)
-		hline(' ', x + w - cx);
-	/* anything that spilled past the pane is drawn over by its neighbour */
-}
-
-/* Like put, but counting columns, so multi-byte text is cut at w. */
-void draw_put_cols(int y, int x, int w, const char *s)
-{
-	char buf[1024];
-	size_t n = 0;
+	struct bag_text t = { 0 };
+	mbstate_t mb;
+	size_t at = 0;
 	int cols = 0;
 
-	while (*s && cols < w && n + 5 < sizeof buf) {
-		unsigned char c = (unsigned char)*s;
-		size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-		for (size_t i = 0; i < len && s[i]; i++)
-			buf[n++] = s[i];
-		s += len;
-		cols++;
+	if (w <= 0)
+		return;
+	term_escape(&t, s, strlen(s));
+	move(y, x);
+	memset(&mb, 0, sizeof mb);
+	while (!t.failed && at < t.len) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, t.p + at, t.len - at, &mb);
+		int cw = 1;
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			if (cols + 1 > w)
+				break;
+			addch('?');
+			memset(&mb, 0, sizeof mb);
+			at++;
+			cols++;
+			continue;
+		}
+		cw = wcwidth(wc);
+		cw = cw < 0 ? 1 : cw;
+		if (cols + cw > w)
+			break;
+		addnstr(t.p + at, (int)n);
+		at += n;
+		cols += cw;
 	}
-	buf[n] = '\0';
-	draw_put(y, x, w, buf);
+	if (cols < w)
+		hline(' ', w - cols);
+	bag_text_free(&t);
 }
 
 /* A pane's title row. */
@@ -67,8 +79,7 @@ void draw_pane_title(struct app *app, struct rect r, const char *title, int pane
 	bool focus = (int)app->m.focus == pane;
 
 	draw_colour_on(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);
-	draw_put(r.y, r.x, r.w, "");
-	mvaddnstr(r.y, r.x, title, r.w);
+	draw_put(r.y, r.x, r.w, title);
 	draw_colour_off(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);
 }
 
@@ -154,25 +165,29 @@ static void draw_timeline(struct app *app, struct rect r)
 	draw_strip(app, r.y, r.x + 10, app->density, w, cur);
 	if (app->strips == 0 || app->topic_density == NULL)
 		return;
+	struct term_scratch sc = { 0 };
 	int y = r.y + 1;
 	for (size_t i = 0; i < m->ntopics && y < r.y + r.h; i++) {
 		size_t t = m->order[i];
 		if (!m->topics[t].shown)
 			continue;
-		const char *name = m->topics[t].topic;
-		size_t len = strlen(name);
+		const char *name = term_str(&sc, m->topics[t].topic);
+		size_t len = strlen(name), tail = len > 7 ? len - 7 : 0;
 		char label[24];
-		/* the topic's tail: "…imu/data" reads better than its head (names are ASCII) */
+		/* the topic's tail: "…imu/data" reads better than its head */
+		while (tail > 0 && (name[tail] & 0xC0) == 0x80)
+			tail--;
 		if (len <= 8)
 			snprintf(label, sizeof label, " %-8s ", name);
 		else
-			snprintf(label, sizeof label, " %s%s ", app->utf8 ? "\xE2\x80\xA6" : "~", name + len - 7);
+			snprintf(label, sizeof label, " %s%s ", app->utf8 ? "\xE2\x80\xA6" : "~", name + tail);
 		draw_colour_on(app, C_DIM, 0);
-		mvaddstr(y, r.x, label);
+		draw_put(y, r.x, 10, label);
 		draw_colour_off(app, C_DIM, 0);
 		draw_strip(app, y, r.x + 10, app->topic_density + t * (size_t)w, w, cur);
 		y++;
 	}
+	term_scratch_free(&sc);
 }
 
 static void draw_status(struct app *app, struct rect r)
@@ -214,7 +229,7 @@ static void draw_status(struct app *app, struct rect r)
 		snprintf(line + n, sizeof line - (size_t)n, "%s.%03lld UTC  %s", when,
 		         (long long)(t % 1000000000 / 1000000), sizes);
 	draw_colour_on(app, m->note[0] ? C_ERROR : C_BAR, 0);
-	draw_put_cols(r.y, r.x, r.w, line);
+	draw_put(r.y, r.x, r.w, line);
 	draw_colour_off(app, m->note[0] ? C_ERROR : C_BAR, 0);
 }
 

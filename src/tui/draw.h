@@ -21,9 +21,12 @@ enum { C_TITLE = 1, C_FOCUS, C_DIM, C_HIDDEN, C_ERROR, C_BAR };
 void draw_colour_on(struct app *app, int pair, attr_t extra);
 void draw_colour_off(struct app *app, int pair, attr_t extra);
 
-/* Text at (y, x) cut to w columns, the rest of the width blanked; _cols counts UTF-8 columns. */
+/*
+ * Text at (y, x), escaped (common/termtext.h: control characters and bad
+ * UTF-8 become visible escapes), cut to w terminal columns, the rest of the
+ * width blanked. All text reaches the screen through here.
+ */
 void draw_put(int y, int x, int w, const char *s);
-void draw_put_cols(int y, int x, int w, const char *s);
 
 /* A pane's title row, highlighted when the pane has the focus. */
 void draw_pane_title(struct app *app, struct rect r, const char *title, int pane);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tui/model.h"
-#include "tui/timeparse.h"
+#include "common/timeparse.h"
 
 
 static int cmp_order(const void *a, const void *b, void *arg)

@@ -9,11 +9,12 @@
 
 #include "tui/draw.h"
 
-/* Topics with their counts and rates; [x] marks the shown ones. */
+/* Topics with their counts and rates; [x] marks the shown ones. Names escaped, widths measured after. */
 static void draw_conns(struct app *app, struct rect r)
 {
 	struct model *m = &app->m;
 	static const char *const sort_names[] = { "name", "count", "rate" };
+	struct term_scratch sc = { 0 };
 	char line[512];
 	size_t shown = 0;
 
@@ -24,7 +25,8 @@ static void draw_conns(struct app *app, struct rect r)
 	draw_pane_title(app, r, line, PANE_CONNS);
 	int tw = 8, yw = 4;
 	for (size_t i = 0; i < m->ntopics; i++) {
-		int a = (int)strlen(m->topics[i].topic), b = (int)strlen(m->topics[i].type);
+		int a = (int)strlen(term_str(&sc, m->topics[i].topic));
+		int b = (int)strlen(term_str(&sc, m->topics[i].type));
 		tw = a > tw ? a : tw;
 		yw = b > yw ? b : yw;
 	}
@@ -48,7 +50,8 @@ static void draw_conns(struct app *app, struct rect r)
 		else
 			snprintf(rate, sizeof rate, t->rate_hz > 0 ? "%.1f Hz" : "-", t->rate_hz);
 		snprintf(line, sizeof line, " %s  %-*.*s  %-*.*s %10llu %10s %6zu", t->shown ? "[x]" : "[ ]",
-		         tw, tw, t->topic, yw, yw, t->type, (unsigned long long)t->count, rate, t->nconns);
+		         tw, tw, term_str(&sc, t->topic), yw, yw, term_str(&sc, t->type), (unsigned long long)t->count,
+		         rate, t->nconns);
 		bool sel = i == m->topic_cursor && m->focus == PANE_CONNS;
 		if (sel)
 			attron(A_REVERSE);
@@ -60,6 +63,7 @@ static void draw_conns(struct app *app, struct rect r)
 		if (sel)
 			attroff(A_REVERSE);
 	}
+	term_scratch_free(&sc);
 }
 
 const struct pane_ops view_conns_ops = {

@@ -44,7 +44,7 @@ static void draw_detail(struct app *app, struct rect r)
 		bool sel = v == d->cursor && app->m.focus == PANE_DETAIL;
 		if (sel)
 			attron(A_REVERSE);
-		draw_put_cols(r.y + 1 + row, r.x, r.w, line);
+		draw_put(r.y + 1 + row, r.x, r.w, line);
 		if (sel)
 			attroff(A_REVERSE);
 	}

@@ -146,6 +146,29 @@ static void test_errors(void **state)
 	expect_error("Loop a\n================\nMSG: pkg/Loop\nLoop[] again\n", "contains itself");
 }
 
+/* genmsg's rule: field names are a letter then letters, digits, '_'; types may hold '/', never "//". */
+static void test_names_are_identifiers(void **state)
+{
+	static const char *const bad_names[] = {
+		"int32 bad\x1b]0;x\x07name\n", "int32 csi\xc2\x9b\n", "int32 raw\x9b\n", "int32 del\x7f\n",
+		"int32 1abc\n", "int32 _x\n", "int32 a-b\n", "int32 caf\xc3\xa9\n", "int32 a.b\n",
+	};
+	static const char *const bad_types[] = {
+		"in\x1bt32 x\n", "std_msgs//String x\n", "/std_msgs/String x\n", "9pkg/T x\n", "pkg/T\x9b[] x\n",
+	};
+	bag_msgdef_t *def;
+
+	for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++)
+		expect_error(bad_names[i], "line 1: '");
+	expect_error("int32 ok\nint32 bad\x1b[2J\n", "line 2: 'bad\x1b[2J' is not a legal field name");
+	for (size_t i = 0; i < sizeof bad_types / sizeof *bad_types; i++)
+		expect_error(bad_types[i], "is not a legal field type");
+	static const char good[] = "int32 a_1B\nHeader header\nuint8[3] Z\n"
+	                           "================\nMSG: std_msgs/Header\nuint32 seq\n";
+	assert_int_equal(bag_msgdef_parse(&def, "pkg/Good", good, strlen(good)), BAG_OK);
+	bag_msgdef_free(def);
+}
+
 static void test_md5_helper_vectors(void **state)
 {
 	/* std_msgs/Empty: the md5 of the empty text */
@@ -233,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_aliases_and_arrays),
 		cmocka_unit_test(test_nested_resolution),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_names_are_identifiers),
 		cmocka_unit_test(test_md5_helper_vectors),
 		cmocka_unit_test(test_md5_rfc1321),
 		cmocka_unit_test(test_md5_text_rule),

@@ -9,6 +9,7 @@
  * format and PyYAML's string styles.
  */
 #include <dirent.h>
+#include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +175,43 @@ static void test_python_float_repr(void **state)
 	bag_text_free(&t);
 }
 
+/*
+ * Under a comma-decimal locale (as a program that calls setlocale(LC_ALL, "")
+ * runs), numbers still come out as Python writes them: the library never
+ * lets the locale's decimal point through.
+ */
+static void test_double_ignores_locale(void **state)
+{
+	static const struct { double d; const char *s; } cases[] = {
+		{ 0.5, "0.5" }, { 1.0 / 3, "0.3333333333333333" }, { 1e-5, "1e-05" }, { 1.5e-7, "1.5e-07" },
+		{ 1234.5, "1234.5" }, { 5e-324, "5e-324" }, { 1e16, "1e+16" }, { 0.1f, "0.10000000149011612" },
+	};
+	struct bag_text t = { 0 };
+	bag_msgdef_t *def;
+	double x = 1.0 / 3;
+	char buf[16], err[128];
+
+	if (setlocale(LC_ALL, "de_DE.UTF-8") == NULL)
+		fail_msg("locale de_DE.UTF-8 missing: scripts/setup.sh --test installs locales-all");
+	snprintf(buf, sizeof buf, "%.1f", 0.5);
+	assert_string_equal(buf, "0,5");          /* the locale took effect */
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		t.len = 0;
+		bag_text_double(&t, cases[i].d);
+		assert_string_equal(t.p, cases[i].s);
+	}
+	assert_int_equal(bag_msgdef_parse(&def, "test/F", "float64 x\n", 10), BAG_OK);
+	t.len = 0;
+	assert_int_equal(bag_print_yaml(&t, def, (const uint8_t *)&x, sizeof x, err, sizeof err), BAG_OK);
+	assert_string_equal(t.p, "x: 0.3333333333333333\n");
+	t.len = 0;
+	assert_int_equal(bag_print_json(&t, def, (const uint8_t *)&x, sizeof x, err, sizeof err), BAG_OK);
+	assert_string_equal(t.p, "{\"x\":0.3333333333333333}");
+	bag_msgdef_free(def);
+	bag_text_free(&t);
+	setlocale(LC_ALL, "C");
+}
+
 /* YAML of one string[] field holding the given strings. */
 static void yaml_strings(struct bag_text *t, const char *const *words, size_t n)
 {
@@ -228,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_groups),
 		cmocka_unit_test(test_python_float_repr),
+		cmocka_unit_test(test_double_ignores_locale),
 		cmocka_unit_test(test_yaml_string_styles),
 		cmocka_unit_test(test_hex_dump),
 	};

@@ -14,7 +14,7 @@
 #include <bagscope/bagscope.h>
 
 #include "tui/model.h"
-#include "tui/timeparse.h"
+#include "common/timeparse.h"
 
 #define FIX TEST_DATA_DIR "/fixtures/"
 #define S 1000000000LL
@@ -111,6 +111,21 @@ static void test_cursor_and_scroll(void **state)
 	assert_int_equal(m->row, 0);
 	assert_int_equal(m->top, 0);
 	model_act(m, ACTION_UP);
+	assert_int_equal(m->row, 0);
+}
+
+/* The jump prompt on times no bag can hold: the last or first row, no overflow. */
+static void test_far_jumps(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+
+	assert_int_equal(model_jump(m, "9999-12-31Z"), 0);
+	assert_int_equal(m->row, 8646);
+	assert_int_equal(model_jump(m, "0000-01-01Z"), 0);
+	assert_int_equal(m->row, 0);
+	assert_int_equal(model_jump(m, "+99999999999h"), 0);
+	assert_int_equal(m->row, 8646);
+	assert_int_equal(model_jump(m, "-99999999999h"), 0);
 	assert_int_equal(m->row, 0);
 }
 
@@ -225,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jump_forms),
 		cmocka_unit_test_setup_teardown(test_cursor_and_scroll, fx_open, fx_close),
+		cmocka_unit_test_setup_teardown(test_far_jumps, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_filter_keeps_time, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_steps, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density, fx_open, fx_close),

@@ -1,8 +1,9 @@
 /*
- * timeparse.h - the jump-to-time language of the browser, curses-free.
+ * timeparse.h - the time language of the browser's jump prompt and of the
+ * CLI's --start/--end, curses-free.
  */
-#ifndef BAGSCOPE_TUI_TIMEPARSE_H
-#define BAGSCOPE_TUI_TIMEPARSE_H
+#ifndef BAGSCOPE_COMMON_TIMEPARSE_H
+#define BAGSCOPE_COMMON_TIMEPARSE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +24,11 @@ struct jump {
  *   +5s, -200ms             relative move (a unit is given, or a sign: '-')
  *   50%                     fraction of the duration
  *   #12345                  a row (1-based, as shown)
+ * A time beyond what signed 64-bit nanoseconds hold (before 1677-09-21 or
+ * after 2262-04-11 UTC, say 0000-01-01 or 9999-12-31) is clamped to
+ * INT64_MIN / INT64_MAX: both lie outside every bag (bag times run from 1970
+ * to 2106), so a range bounded by one is empty or takes everything, and a
+ * jump goes to the first or last message. Nothing overflows.
  * Returns 0, or -1 with a short reason in *why.
  */
 int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns,

@@ -1,7 +1,9 @@
 /*
  * timeparse.c - parsing jump expressions (see timeparse.h). Fractions of a
  * second are read digit by digit into nanoseconds, never through a double,
- * so "1500000003.0000003" is exact.
+ * so "1500000003.0000003" is exact. Sums are formed in 128 bits from
+ * operands that cannot overflow them (whole seconds saturate at WHOLE_MAX)
+ * and clamped into int64 once, at the end.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -9,12 +11,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "tui/timeparse.h"
+#include "common/timeparse.h"
 
 #define NS 1000000000LL
 
-/* Digits [.digits] at *s into nanoseconds (value in seconds * scale). */
-static int read_number(const char **s, int64_t *whole, int64_t *frac_ns, bool *had_digits)
+/* Whole seconds beyond this (some 300,000 years) are all the same to us. */
+#define WHOLE_MAX 10000000000000LL
+
+typedef __int128 wide;
+
+static int64_t clamp(wide v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+/* Digits [.digits] at *s: whole seconds (at most WHOLE_MAX) and nanoseconds. */
+static void read_number(const char **s, int64_t *whole, int64_t *frac_ns, bool *had_digits)
 {
 	const char *p = *s;
 	int64_t w = 0, f = 0;
@@ -22,9 +34,9 @@ static int read_number(const char **s, int64_t *whole, int64_t *frac_ns, bool *h
 
 	*had_digits = false;
 	while (isdigit((unsigned char)*p)) {
-		if (w > INT64_MAX / 10 / NS)
-			return -1;
 		w = w * 10 + (*p++ - '0');
+		if (w > WHOLE_MAX)
+			w = WHOLE_MAX;
 		*had_digits = true;
 	}
 	if (*p == '.') {
@@ -43,16 +55,15 @@ static int read_number(const char **s, int64_t *whole, int64_t *frac_ns, bool *h
 	*whole = w;
 	*frac_ns = f;
 	*s = p;
-	return 0;
 }
 
 /* "1h2m3.5s", "200ms", "12.5" (seconds) as nanoseconds; *unit: a unit appeared. */
-static int read_duration(const char *s, int64_t *ns, bool *unit)
+static int read_duration(const char *s, wide *ns, bool *unit)
 {
 	static const struct { const char *name; int64_t mul; } units[] = {
 		{ "ms", 1000000 }, { "us", 1000 }, { "ns", 1 }, { "h", 3600 * NS }, { "m", 60 * NS }, { "s", NS },
 	};
-	int64_t total = 0;
+	wide total = 0;
 
 	*unit = false;
 	if (*s == '\0')
@@ -60,7 +71,8 @@ static int read_duration(const char *s, int64_t *ns, bool *unit)
 	while (*s) {
 		int64_t w, f, mul = 0;
 		bool digits;
-		if (read_number(&s, &w, &f, &digits) != 0 || !digits)
+		read_number(&s, &w, &f, &digits);
+		if (!digits)
 			return -1;
 		if (*s == '\0' && !*unit)
 			mul = NS;
@@ -74,14 +86,14 @@ static int read_duration(const char *s, int64_t *ns, bool *unit)
 		}
 		if (mul == 0)
 			return -1;
-		total += w * mul + (int64_t)((__int128)f * mul / NS);
+		total += (wide)w * mul + (wide)f * mul / NS;
 	}
 	*ns = total;
 	return 0;
 }
 
 /* "2020-09-13 12:26:52.5" local, or with a trailing 'Z' UTC. */
-static int read_date(const char *s, int64_t *ns)
+static int read_date(const char *s, wide *ns)
 {
 	struct tm tm;
 	const char *p;
@@ -99,7 +111,8 @@ static int read_date(const char *s, int64_t *ns)
 			return -1;
 		if (*p == ':') {
 			p++;
-			if (read_number(&p, &w, &f, &digits) != 0 || !digits || w > 60)
+			read_number(&p, &w, &f, &digits);
+			if (!digits || w > 60)
 				return -1;
 			tm.tm_sec = (int)w;
 		} else {
@@ -117,14 +130,15 @@ static int read_date(const char *s, int64_t *ns)
 	t = utc ? timegm(&tm) : mktime(&tm);
 	if (t == (time_t)-1)
 		return -1;
-	*ns = (int64_t)t * NS + f;
+	*ns = (wide)t * NS + f;
 	return 0;
 }
 
 int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns,
                struct jump *out, const char **why)
 {
-	int64_t ns, w, f;
+	int64_t w, f;
+	wide ns;
 	bool unit, digits;
 	size_t len;
 
@@ -144,7 +158,8 @@ int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_
 	out->kind = JUMP_TIME;
 	if (*s == '#') {
 		const char *p = s + 1;
-		if (read_number(&p, &w, &f, &digits) != 0 || !digits || *p || f || w < 1) {
+		read_number(&p, &w, &f, &digits);
+		if (!digits || *p || f || w < 1) {
 			*why = "a row is #N, N from 1";
 			return -1;
 		}
@@ -155,18 +170,21 @@ int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_
 	if (s[len - 1] == '%') {
 		const char *p = s;
 		buf[len - 1] = '\0';
-		if (read_number(&p, &w, &f, &digits) != 0 || !digits || *p || w > 100) {
+		read_number(&p, &w, &f, &digits);
+		if (!digits || *p || w > 100) {
 			*why = "a percentage is 0% to 100%";
 			return -1;
 		}
 		/* w.f percent of the duration */
-		__int128 span = (__int128)(end_ns - start_ns);
-		out->time_ns = start_ns + (int64_t)(span * (w * NS + f) / (100 * NS));
+		wide span = (wide)end_ns - start_ns;
+		out->time_ns = clamp(start_ns + span * (w * NS + f) / (100 * NS));
 		return 0;
 	}
 	if (strchr(s, '-') != NULL && s[0] != '-') {
-		if (read_date(s, &out->time_ns) == 0)
+		if (read_date(s, &ns) == 0) {
+			out->time_ns = clamp(ns);
 			return 0;
+		}
 		*why = "a date is YYYY-MM-DD HH:MM:SS[.frac][Z]";
 		return -1;
 	}
@@ -178,9 +196,9 @@ int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_
 		}
 		/* +N without a unit: from the bag start; with a unit, or '-': from here */
 		if (!neg && !unit)
-			out->time_ns = start_ns + ns;
+			out->time_ns = clamp(start_ns + ns);
 		else
-			out->time_ns = current_ns + (neg ? -ns : ns);
+			out->time_ns = clamp(current_ns + (neg ? -ns : ns));
 		return 0;
 	}
 	if (read_duration(s, &ns, &unit) != 0) {
@@ -188,6 +206,6 @@ int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_
 		return -1;
 	}
 	/* a bare number is epoch seconds; a duration with units, an offset from the start */
-	out->time_ns = unit ? start_ns + ns : ns;
+	out->time_ns = clamp(unit ? start_ns + ns : ns);
 	return 0;
 }

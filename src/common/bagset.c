@@ -1,0 +1,89 @@
+/* bagset.c - opening bags with progress and notes (see bagset.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/bagset.h"
+#include "common/termtext.h"
+
+/* A progress line on a terminal's stderr, redrawn in place; arg: the escaped path. */
+static int show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	const char *path = arg;
+
+	fprintf(stderr, "\rbagscope: %s: no usable index, scanning: %3d%%", path,
+	        total ? (int)(done * 100 / total) : 100);
+	if (done >= total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+	return 0;
+}
+
+int bagset_open_one(bag_t **bag, const char *path)
+{
+	struct bag_open_opts opts = { 0 };
+	struct term_scratch sc = { 0 };
+	struct bag_recovery r;
+	int rc;
+
+	if (isatty(STDERR_FILENO)) {
+		opts.progress = show_progress;
+		opts.progress_arg = (void *)term_str(&sc, path);
+	}
+	rc = bag_open(bag, path, &opts);
+	if (rc != BAG_OK) {
+		term_error("%s", bag_errmsg(*bag));
+		goto done;
+	}
+	bag_recovery_report(*bag, &r);
+	if (r.recovered) {
+		term_error("%s", r.reason);
+		term_error("%s: read without its index: %llu messages recovered from %zu chunks by a scan",
+		           path, (unsigned long long)r.messages, r.chunks);
+		for (size_t i = 0; i < r.nlosses; i++) {
+			const struct bag_loss *l = bag_recovery_loss(*bag, i);
+			term_error("%s: bytes %llu-%llu lost: %s", path, (unsigned long long)l->start,
+			           (unsigned long long)l->end, l->what);
+		}
+	}
+	for (size_t i = 0; i < bag_warning_count(*bag) && bag_warning(*bag, i) != NULL; i++)
+		term_error("warning: %s", bag_warning(*bag, i));
+	if (bag_warning_count(*bag) > BAG_WARNINGS_MAX)
+		term_error("warning: %s: %zu more warnings", path, bag_warning_count(*bag) - BAG_WARNINGS_MAX);
+done:
+	term_scratch_free(&sc);
+	return rc;
+}
+
+int bagset_open(struct bagset *bs, char *const *paths, size_t n)
+{
+	int rc = BAG_ENOMEM;
+
+	memset(bs, 0, sizeof *bs);
+	bs->bags = calloc(n ? n : 1, sizeof *bs->bags);
+	if (bs->bags == NULL) {
+		term_error("out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc = bagset_open_one(&bs->bags[i], paths[i]);
+		bs->nbags++;
+		if (rc != BAG_OK)
+			goto done;
+	}
+	rc = bag_timeline_open(&bs->tl, bs->bags, bs->nbags);
+	if (rc != BAG_OK)
+		term_error("%s", bag_timeline_errmsg(bs->tl));
+done:
+	return rc;
+}
+
+void bagset_close(struct bagset *bs)
+{
+	bag_timeline_free(bs->tl);
+	for (size_t i = 0; i < bs->nbags; i++)
+		bag_close(bs->bags[i]);
+	free(bs->bags);
+	memset(bs, 0, sizeof *bs);
+}

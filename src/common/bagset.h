@@ -1,0 +1,36 @@
+/*
+ * bagset.h - opening the bags a command line names, for the CLI and the
+ * browser alike: a progress line while a recovery scan runs (stderr a
+ * terminal), notes on what a recovery kept and lost, the bag's warnings, and
+ * one timeline over them all. Everything is said on stderr through
+ * term_error(), escaped.
+ */
+#ifndef BAGSCOPE_COMMON_BAGSET_H
+#define BAGSCOPE_COMMON_BAGSET_H
+
+#include <bagscope/bagscope.h>
+
+/* Bags opened together and their timeline; owned, freed by bagset_close(). */
+struct bagset {
+	bag_t **bags;
+	size_t nbags;            /* opened (and to be closed), failed ones included */
+	bag_timeline_t *tl;
+};
+
+/*
+ * Open every path (recovering unindexed bags when the library can) and build
+ * one timeline over them. Prints one line on failure and returns a BAG_E
+ * code; bagset_close() in every case.
+ */
+int bagset_open(struct bagset *bs, char *const *paths, size_t n);
+
+/*
+ * Open one bag with the progress line and notes above. On failure prints the
+ * one-line error and returns its code; *bag is still to be closed.
+ */
+int bagset_open_one(bag_t **bag, const char *path);
+
+/* Close the bags and free the timeline; accepts a zeroed or failed set. */
+void bagset_close(struct bagset *bs);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * termtext.c - escaping text for a terminal (the scheme is in termtext.h).
+ * Clean runs are copied as they are; the text is walked once, a UTF-8
+ * sequence at a time, and only well-formed sequences of U+00A0 and above
+ * pass through besides printable ASCII.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/termtext.h"
+
+/* Length of the well-formed UTF-8 sequence at s (n > 0 bytes left), or 0. */
+static size_t utf8_len(const uint8_t *s, size_t n)
+{
+	uint8_t lo = 0x80, hi = 0xBF;
+	size_t need;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+		need = 1;
+	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		need = 2;
+		lo = s[0] == 0xE0 ? 0xA0 : 0x80;
+		hi = s[0] == 0xED ? 0x9F : 0xBF;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		need = 3;
+		lo = s[0] == 0xF0 ? 0x90 : 0x80;
+		hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i <= need; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return need + 1;
+}
+
+/* How many bytes at s pass as they are (0: s[0] starts something to escape). */
+static size_t clean_len(const uint8_t *s, size_t n)
+{
+	size_t k;
+
+	if (s[0] >= 0x20 && s[0] < 0x7F)
+		return 1;
+	if (s[0] < 0x80)
+		return 0;
+	k = utf8_len(s, n);
+	/* U+0080..U+009F, the C1 controls, are C2 80..C2 9F */
+	if (k == 2 && s[0] == 0xC2 && s[1] < 0xA0)
+		return 0;
+	return k;
+}
+
+bool term_clean(const char *str, size_t len)
+{
+	const uint8_t *s = (const uint8_t *)str;
+
+	for (size_t i = 0; i < len;) {
+		size_t k = clean_len(s + i, len - i);
+		if (k == 0)
+			return false;
+		i += k;
+	}
+	return true;
+}
+
+void term_escape(struct bag_text *t, const char *str, size_t len)
+{
+	static const char named[0x20] = {
+		['\a'] = 'a', ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n',
+		['\v'] = 'v', ['\f'] = 'f', ['\r'] = 'r', [0x1B] = 'e',
+	};
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *s = (const uint8_t *)str;
+	size_t i = 0, run = 0;
+
+	while (i < len) {
+		size_t k = clean_len(s + i, len - i);
+		char esc[8];
+		size_t n;
+		if (k > 0) {
+			i += k;
+			continue;
+		}
+		bag_text_append(t, str + run, i - run);
+		if (s[i] < 0x20 && named[s[i]]) {
+			esc[0] = '\\';
+			esc[1] = named[s[i]];
+			n = 2;
+			i++;
+		} else if (s[i] == 0xC2 && utf8_len(s + i, len - i) == 2) {
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[s[i + 1] >> 4];
+			esc[5] = hex[s[i + 1] & 15];
+			n = 6;
+			i += 2;
+		} else {
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[s[i] >> 4];
+			esc[3] = hex[s[i] & 15];
+			n = 4;
+			i++;
+		}
+		bag_text_append(t, esc, n);
+		run = i;
+	}
+	bag_text_append(t, str + run, i - run);
+}
+
+/* DEL, or the lead byte of a C1 control (JSON text is well-formed UTF-8). */
+static bool json_raw_control(const uint8_t *s, size_t n)
+{
+	return s[0] == 0x7F || (s[0] == 0xC2 && n > 1 && s[1] >= 0x80 && s[1] < 0xA0);
+}
+
+bool term_json_clean(const char *str, size_t len)
+{
+	const char *p = str, *end = str + len;
+	bool clean = memchr(str, 0x7F, len) == NULL;
+
+	/* memchr is fast, and most text has neither byte */
+	while (clean && (p = memchr(p, 0xC2, (size_t)(end - p))) != NULL) {
+		clean = !json_raw_control((const uint8_t *)p, (size_t)(end - p));
+		p++;
+	}
+	return clean;
+}
+
+void term_json(struct bag_text *t, const char *str, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *s = (const uint8_t *)str;
+	size_t run = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!json_raw_control(s + i, len - i))
+			continue;
+		uint8_t c = s[i] == 0x7F ? 0x7F : s[i + 1];
+		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+		bag_text_append(t, str + run, i - run);
+		bag_text_append(t, esc, sizeof esc);
+		i += s[i] == 0x7F ? 0 : 1;
+		run = i + 1;
+	}
+	bag_text_append(t, str + run, len - run);
+}
+
+const char *term_str(struct term_scratch *sc, const char *s)
+{
+	struct bag_text *t;
+	size_t len = strlen(s);
+
+	if (term_clean(s, len))
+		return s;
+	t = &sc->slot[sc->next];
+	sc->next = (sc->next + 1) % TERM_SCRATCH;
+	t->len = 0;
+	t->failed = false;
+	term_escape(t, s, len);
+	/* an empty append leaves p unset; t->len > 0 here unless allocation failed */
+	return t->failed || t->p == NULL ? "(out of memory)" : t->p;
+}
+
+void term_scratch_free(struct term_scratch *sc)
+{
+	for (unsigned i = 0; i < TERM_SCRATCH; i++)
+		bag_text_free(&sc->slot[i]);
+	sc->next = 0;
+}
+
+void term_verror(const char *fmt, va_list ap)
+{
+	struct bag_text t = { 0 };
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	bag_text_append(&t, "bagscope: ", 10);
+	if (msg != NULL)
+		term_escape(&t, msg, strlen(msg));
+	bag_text_append(&t, "\n", 1);
+	if (msg == NULL || t.failed)
+		fputs("bagscope: out of memory\n", stderr);
+	else
+		fwrite(t.p, 1, t.len, stderr);
+	bag_text_free(&t);
+	free(msg);
+}
+
+void term_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	term_verror(fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,142 @@
+/*
+ * test-common.c - what the CLI and the browser share (src/common): the
+ * terminal escaping scheme of termtext.h, class by class, and the time
+ * parser on times beyond signed 64-bit nanoseconds (clamped, never
+ * overflowed: this file runs under UBSan in the sanitizer build).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/termtext.h"
+#include "common/timeparse.h"
+
+/* s escaped, as a NUL-terminated string owned by the caller's buffer t. */
+static const char *esc(struct bag_text *t, const char *s, size_t len)
+{
+	t->len = 0;
+	term_escape(t, s, len);
+	assert_false(t->failed);
+	return t->len ? t->p : "";
+}
+
+static void test_escape_scheme(void **state)
+{
+	static const struct { const char *in; size_t len; const char *out; } cases[] = {
+		{ "plain /topic_1 ~x", 17, "plain /topic_1 ~x" },
+		{ "back\\slash", 10, "back\\slash" },                   /* kept: idempotent, not reversible */
+		{ "\a\b\t\n\v\f\r\x1b", 8, "\\a\\b\\t\\n\\v\\f\\r\\e" },
+		{ "nul\0x", 5, "nul\\x00x" },
+		{ "\x01\x1f\x7f", 3, "\\x01\\x1f\\x7f" },
+		{ "\x1b]0;title\x07", 10, "\\e]0;title\\a" },
+		{ "csi\xc2\x9b" "2J", 7, "csi\\u009b2J" },                /* C1 as UTF-8 */
+		{ "nel\xc2\x85", 5, "nel\\u0085" },
+		{ "raw\x9b" "2J", 6, "raw\\x9b2J" },                      /* C1 byte, invalid UTF-8 */
+		{ "nbsp\xc2\xa0\xc3\xa9\xe2\x80\xa6\xf0\x9f\x98\x80", 15,
+		  "nbsp\xc2\xa0\xc3\xa9\xe2\x80\xa6\xf0\x9f\x98\x80" },   /* U+00A0 and up kept */
+		{ "cut\xe2\x80", 5, "cut\\xe2\\x80" },                     /* truncated sequence */
+		{ "\xc0\xaf\xed\xa0\x80\xf5", 6, "\\xc0\\xaf\\xed\\xa0\\x80\\xf5" }, /* overlong, surrogate, > U+10FFFF */
+	};
+	struct bag_text t = { 0 }, again = { 0 };
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *out = esc(&t, cases[i].in, cases[i].len);
+		if (strcmp(out, cases[i].out) != 0)
+			fail_msg("case %zu: got '%s', want '%s'", i, out, cases[i].out);
+		assert_int_equal(term_clean(cases[i].in, cases[i].len), strcmp(out, cases[i].in) == 0 &&
+		                                                            strlen(cases[i].in) == cases[i].len);
+		/* escaped text is clean, and escaping it again changes nothing */
+		assert_true(term_clean(t.p ? t.p : "", t.len));
+		assert_string_equal(esc(&again, out, strlen(out)), out);
+	}
+	bag_text_free(&t);
+	bag_text_free(&again);
+}
+
+static void test_scratch(void **state)
+{
+	struct term_scratch sc = { 0 };
+	const char *clean = "/clean";
+	const char *kept[TERM_SCRATCH];
+
+	assert_ptr_equal(term_str(&sc, clean), clean);             /* no copy when clean */
+	for (int i = 0; i < TERM_SCRATCH; i++) {
+		kept[i] = term_str(&sc, i % 2 ? "\x1b" : "\n");
+		assert_string_equal(kept[i], i % 2 ? "\\e" : "\\n");
+	}
+	for (int i = 0; i < TERM_SCRATCH; i++)                      /* all still alive */
+		assert_string_equal(kept[i], i % 2 ? "\\e" : "\\n");
+	term_scratch_free(&sc);
+}
+
+static void test_json_controls(void **state)
+{
+	static const char in[] = "{\"s\":\"del\x7f nel\xc2\x85 csi\xc2\x9b nbsp\xc2\xa0 \\u001b\"}";
+	static const char out[] = "{\"s\":\"del\\u007f nel\\u0085 csi\\u009b nbsp\xc2\xa0 \\u001b\"}";
+	struct bag_text t = { 0 };
+
+	assert_false(term_json_clean(in, sizeof in - 1));
+	term_json(&t, in, sizeof in - 1);
+	assert_string_equal(t.p, out);
+	assert_true(term_json_clean(out, sizeof out - 1));
+	bag_text_free(&t);
+}
+
+static int64_t parse(const char *s, int64_t start, int64_t end, int64_t cur)
+{
+	struct jump j;
+	const char *why;
+
+	if (jump_parse(s, start, end, cur, &j, &why) != 0)
+		fail_msg("'%s': %s", s, why);
+	assert_int_equal(j.kind, JUMP_TIME);
+	return j.time_ns;
+}
+
+static void test_far_times_clamp(void **state)
+{
+	const int64_t S = 1000000000, start = 1500000000 * S, end = start + 100 * S;
+
+	setenv("TZ", "UTC", 1);
+	/* the last and first instants int64 nanoseconds hold, exactly */
+	assert_int_equal(parse("2262-04-11 23:47:16.854775807Z", start, end, start), INT64_MAX);
+	assert_int_equal(parse("1677-09-21 00:12:43.145224192Z", start, end, start), INT64_MIN);
+	/* beyond them: clamped */
+	static const char *const late[] = {
+		"2300-01-01", "9999-12-31", "9999-12-31 23:59:59.999999999Z", "2262-04-11 23:47:17Z",
+		"9223372037", "99999999999999999999999999999", "+99999999999h", "+9223372037s",
+		"99999999999999999h99999999999999999m", "+5s",
+	};
+	for (size_t i = 0; i < sizeof late / sizeof *late; i++)
+		if (parse(late[i], start, end, i + 1 < sizeof late / sizeof *late ? start : INT64_MAX - 1) != INT64_MAX)
+			fail_msg("'%s' is not clamped to INT64_MAX", late[i]);
+	static const char *const early[] = { "0000-01-01", "0000-01-01 00:00:00Z", "1677-09-21 00:12:43Z",
+	                                     "-99999999999h", "-99999999999", "-5s" };
+	for (size_t i = 0; i < sizeof early / sizeof *early; i++)
+		if (parse(early[i], start, end, i + 1 < sizeof early / sizeof *early ? start : INT64_MIN + 1) != INT64_MIN)
+			fail_msg("'%s' is not clamped to INT64_MIN", early[i]);
+	/* percentages of the widest span */
+	assert_int_equal(parse("100%", INT64_MIN, INT64_MAX, 0), INT64_MAX);
+	assert_int_equal(parse("0%", INT64_MIN, INT64_MAX, 0), INT64_MIN);
+	/* rows far away are rows, not overflows */
+	struct jump j;
+	const char *why;
+	assert_int_equal(jump_parse("#99999999999999999999999", start, end, start, &j, &why), 0);
+	assert_int_equal(j.kind, JUMP_ROW);
+	assert_true(j.row > 1000000000000ULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape_scheme),
+		cmocka_unit_test(test_scratch),
+		cmocka_unit_test(test_json_controls),
+		cmocka_unit_test(test_far_times_clamp),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
