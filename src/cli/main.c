@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "cat", cmd_cat, "print messages in time order (yaml, json, csv, hex)" },
 	{ "check", cmd_check, "verify a bag's integrity: records, chunks, index, definitions (--quick)" },
 	{ "defs", cmd_defs, "show connection headers and message definitions (--tree)" },
+	{ "stats", cmd_stats, "per-topic rates, periods, gaps, bandwidth, header latency (--json)" },
 };
 
 static void usage(FILE *out)

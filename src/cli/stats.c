@@ -48,7 +48,7 @@ struct topic_stats {
 };
 
 struct stats {
-	struct cli_bags cb;
+	struct bagset cb;
 	struct topic_stats *topics;  /* sorted by name */
 	size_t ntopics;
 	size_t *conn_topic;          /* timeline connection -> topic */
@@ -294,8 +294,8 @@ static void print_json(const struct stats *s)
 		cli_json_string(stdout, t->type, strlen(t->type));
 		printf(",\"messages\":%llu,\"first_ns\":%lld,\"last_ns\":%lld", (unsigned long long)t->messages,
 		       (long long)t->first_ns, (long long)t->last_ns);
-		cli_print_double(stdout, ",\"rate_hz\":", rate_hz(t->p50));
-		cli_print_double(stdout, ",\"mean_rate_hz\":", mean_rate_hz(t));
+		printf(",\"rate_hz\":%.9g", rate_hz(t->p50));
+		printf(",\"mean_rate_hz\":%.9g", mean_rate_hz(t));
 		printf(",\"period_ns\":{\"p50\":%lld,\"p99\":%lld,\"max\":%lld}", (long long)t->p50,
 		       (long long)t->p99, (long long)t->max);
 		printf(",\"gaps\":{\"count\":%llu,\"largest\":[", (unsigned long long)t->ngaps);
@@ -305,7 +305,7 @@ static void print_json(const struct stats *s)
 		printf("]}");
 		if (s->scanned) {
 			printf(",\"bytes\":%llu", (unsigned long long)t->bytes);
-			cli_print_double(stdout, ",\"bandwidth_bps\":", bandwidth(t));
+			printf(",\"bandwidth_bps\":%.9g", bandwidth(t));
 		}
 		if (s->scanned && t->has_header && t->nlatency > 0)
 			printf(",\"latency_ns\":{\"p50\":%lld,\"p99\":%lld,\"max\":%lld},\"seq_drops\":%llu,"
@@ -318,17 +318,24 @@ static void print_json(const struct stats *s)
 	printf("]}\n");
 }
 
+/* A time as exact epoch seconds: "1600000000.027500000". */
+static void epoch(char *buf, size_t len, int64_t ns)
+{
+	snprintf(buf, len, "%s%lld.%09lld", ns < 0 ? "-" : "", (long long)(ns < 0 ? -(ns / BAG_NSEC_PER_SEC) : ns / BAG_NSEC_PER_SEC),
+	         (long long)(ns < 0 ? -(ns % BAG_NSEC_PER_SEC) : ns % BAG_NSEC_PER_SEC));
+}
+
 /* A duration in the unit that suits it: "2.50 ms", "1.20 s". */
 static void human_ns(char *buf, size_t len, int64_t ns)
 {
 	double a = (double)(ns < 0 ? -ns : ns);
 
 	if (a >= 1e9)
-		cli_format_double(buf, len, "%.2f s", (double)ns / 1e9);
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 	else if (a >= 1e6)
-		cli_format_double(buf, len, "%.2f ms", (double)ns / 1e6);
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
 	else if (a >= 1e3)
-		cli_format_double(buf, len, "%.2f us", (double)ns / 1e3);
+		snprintf(buf, len, "%.2f us", (double)ns / 1e3);
 	else
 		snprintf(buf, len, "%lld ns", (long long)ns);
 }
@@ -336,17 +343,18 @@ static void human_ns(char *buf, size_t len, int64_t ns)
 static void print_text(const struct stats *s)
 {
 	char a[48], b[48], c[48], d[48];
+	struct term_scratch sc = { 0 };
 
 	for (size_t i = 0; i < s->ntopics; i++) {
 		const struct topic_stats *t = &s->topics[i];
-		printf("%s%s  (%s)\n", i ? "\n" : "", cli_text(t->topic), cli_text(t->type));
-		cli_format_double(a, sizeof a, "%.9f", (double)t->first_ns / 1e9);
-		cli_format_double(b, sizeof b, "%.9f", (double)t->last_ns / 1e9);
+		printf("%s%s  (%s)\n", i ? "\n" : "", term_str(&sc, t->topic), term_str(&sc, t->type));
+		epoch(a, sizeof a, t->first_ns);
+		epoch(b, sizeof b, t->last_ns);
 		printf("  messages   %llu, %s to %s\n", (unsigned long long)t->messages, a, b);
 		if (t->messages < 2)
 			continue;
-		cli_format_double(a, sizeof a, "%.2f", rate_hz(t->p50));
-		cli_format_double(b, sizeof b, "%.2f", mean_rate_hz(t));
+		snprintf(a, sizeof a, "%.2f", rate_hz(t->p50));
+		snprintf(b, sizeof b, "%.2f", mean_rate_hz(t));
 		printf("  rate       %s Hz (mean %s Hz)\n", a, b);
 		human_ns(a, sizeof a, t->p50);
 		human_ns(b, sizeof b, t->p99);
@@ -355,12 +363,12 @@ static void print_text(const struct stats *s)
 		printf("  gaps       %llu over 5 x p50", (unsigned long long)t->ngaps);
 		for (uint64_t g = 0; g < t->ngaps && g < NGAPS; g++) {
 			human_ns(a, sizeof a, t->gaps[g].length_ns);
-			cli_format_double(b, sizeof b, "%.3f", (double)t->gaps[g].start_ns / 1e9);
+			epoch(b, sizeof b, t->gaps[g].start_ns);
 			printf("%s %s at %s", g ? "," : ":", a, b);
 		}
 		putchar('\n');
 		if (s->scanned) {
-			cli_format_double(a, sizeof a, "%.1f", bandwidth(t) / 1e3);
+			snprintf(a, sizeof a, "%.1f", bandwidth(t) / 1e3);
 			printf("  bytes      %llu (%s kB/s)\n", (unsigned long long)t->bytes, a);
 		}
 		if (s->scanned && t->has_header && t->nlatency > 0) {
@@ -373,6 +381,7 @@ static void print_text(const struct stats *s)
 			       (unsigned long long)t->stamps_backwards);
 		}
 	}
+	term_scratch_free(&sc);
 }
 
 static void usage(FILE *out)
@@ -398,7 +407,7 @@ int cmd_stats(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'i': index_only = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: cli_bad_option(argv); usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
@@ -406,7 +415,7 @@ int cmd_stats(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	status = EXIT_BAD_INPUT;
-	if (cli_open_bags(&s.cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
+	if (bagset_open(&s.cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
 		goto done;
 	if (list_topics(&s) != BAG_OK) {
 		cli_error("out of memory");
@@ -427,6 +436,6 @@ done:
 		free(s.topics[i].latency);
 	free(s.topics);
 	free(s.conn_topic);
-	cli_close_bags(&s.cb);
+	bagset_close(&s.cb);
 	return status;
 }
