@@ -11,5 +11,6 @@
 #include <bagscope/decode.h>
 #include <bagscope/print.h>
 #include <bagscope/check.h>
+#include <bagscope/expr.h>
 
 #endif
