@@ -11,6 +11,7 @@
 #include <bagscope/decode.h>
 #include <bagscope/print.h>
 #include <bagscope/check.h>
+#include <bagscope/expr.h>
 #include <bagscope/scan.h>
 
 #endif

@@ -39,7 +39,8 @@
 	X(BAG_EDEFINITION, -11, "bad message definition") \
 	X(BAG_EDECODE,   -12, "message does not match its definition") \
 	X(BAG_ENOINDEX,  -13, "bag has no usable index") \
-	X(BAG_ECANCELED, -14, "cancelled")
+	X(BAG_ECANCELED, -14, "cancelled") \
+	X(BAG_EEXPR,     -15, "bad expression")
 
 enum bag_error {
 #define BAG_X_ENUM(name, value, text) name = value,
