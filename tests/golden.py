@@ -137,10 +137,19 @@ def main():
                     report('info/' + entry['name'], check_info(json.load(f), act, msgs))
         cases = [('', [], msgs)] + [('/' + c['id'], c['args'], jsonl(os.path.join(EXP, c['expect'])))
                                     for c in entry.get('cases', [])]
+        cases += [('/filter/' + c['id'], ['--filter', c['filter']] + c['args'],
+                   jsonl(os.path.join(EXP, c['expect']))) for c in entry.get('filter_cases', [])]
         for suffix, args, exp in cases:
             rc, out, err = run(binary, ['cat', '--format', 'json'] + args + [bag])
             name = 'cat/' + entry['name'] + suffix
             report(name, 'exit %d: %s' % (rc, err.strip()) if rc != 0 else check_cat(exp, out))
+        # refused before anything is read: exit 2, the problem on one line, a caret under it
+        for c in entry.get('filter_errors', []):
+            rc, out, err = run(binary, ['cat', '--format', 'json', '--filter', c['filter'], bag])
+            lines = err.splitlines()
+            ok = rc == 2 and not out and len(lines) == 2 and lines[1].strip() == '^'
+            report('cat/%s/refuse/%s' % (entry['name'], c['id']),
+                   None if ok else 'exit %d, stdout %r, stderr %r' % (rc, out[:80], err))
     # the text layout, against `TZ=UTC rosbag info [--freq]` run in the fixture folder
     for ref in sorted(os.listdir(os.path.join(EXP, 'text'))):
         name, kind = ref.split('.', 1)

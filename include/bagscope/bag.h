@@ -136,6 +136,12 @@ BAG_API int64_t bag_end_time(const bag_t *bag);
 BAG_API size_t bag_chunk_count(const bag_t *bag);
 
 /*
+ * File offset of chunk i's record (UINT64_MAX past the end), from the index:
+ * no I/O, and safe to call from any thread while the bag is open.
+ */
+BAG_API uint64_t bag_chunk_pos(const bag_t *bag, size_t i);
+
+/*
  * Chunk i's time range and its message count on connection conn_index
  * (bag_conn() order), from its chunk info: no I/O.
  */

@@ -1,12 +1,15 @@
 /*
  * cat.c - `bagscope cat`: stream messages in bag time order, restricted by
- * topic, type and an inclusive time range, in one of several formats.
+ * topic, type and an inclusive time range (from the index) and by a filter
+ * expression, in one of several formats, or only some fields, or a count.
  *
- * Rows come from one view over the timeline of every bag given; each is
- * read (its chunk fetched through the cache) and handed to the format's
- * printer, which writes to a fully buffered stdout. A message that cannot be
- * read or decoded gets an error line on stderr and the stream goes on; the
- * exit status is then 1.
+ * One view over the timeline of every bag given is passed to the scan
+ * engine: its workers read, filter and format each message (work()), and
+ * emit() writes the text in order to a fully buffered stdout. A chunk that
+ * cannot be read gets one error line (the scan reports it once); messages
+ * that do not decode get one line per chunk, a connection whose definition
+ * does not parse one line in all. The stream goes on; the exit status is
+ * then 1.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -35,30 +38,32 @@ struct cat_opts {
 	const char *start;
 	const char *end;
 	uint64_t limit;           /* 0: all */
+	const char *filter;       /* --filter EXPR */
+	const char *fields;       /* --fields PATH[,PATH...] */
+	bool count;               /* --count */
+	bool format_given;
 };
 
 /* Offsets, 16 hex bytes and their ASCII, after a one-line heading (escaped). */
-static void print_hex(FILE *out, const struct bag_message *m)
+static void print_hex(struct bag_text *t, const struct bag_message *m)
 {
-	struct bag_text t = { 0 };
-	struct term_scratch sc = { 0 };
-
-	fprintf(out, "%s %lld.%09lld %s %u bytes\n", term_str(&sc, m->conn->topic),
-	        (long long)(m->time_ns / BAG_NSEC_PER_SEC), (long long)(m->time_ns % BAG_NSEC_PER_SEC),
-	        term_str(&sc, m->conn->type), m->size);
-	term_scratch_free(&sc);
-	bag_print_hex(&t, m->data, m->size);
-	if (t.len > 0)
-		fwrite(t.p, 1, t.len, out);
-	fputc('\n', out);
-	bag_text_free(&t);
+	bag_text_printf(t, "%s", "");
+	term_escape(t, m->conn->topic, strlen(m->conn->topic));
+	bag_text_printf(t, " %lld.%09lld ", (long long)(m->time_ns / BAG_NSEC_PER_SEC),
+	                (long long)(m->time_ns % BAG_NSEC_PER_SEC));
+	term_escape(t, m->conn->type, strlen(m->conn->type));
+	bag_text_printf(t, " %u bytes\n", m->size);
+	bag_print_hex(t, m->data, m->size);
+	bag_text_append(t, "\n", 1);
 }
 
 static void usage(FILE *out)
 {
 	fputs("usage: bagscope cat [--topic T]... [--type TYPE]... [--start S] [--end E]\n"
-	      "                    [--format yaml|json|csv|hex] [-n N] BAG...\n"
-	      "  S, E: epoch seconds (1500000003.25) or offsets from the bag start (+12.5)\n", out);
+	      "                    [--filter EXPR] [--format yaml|json|csv|hex]\n"
+	      "                    [--fields PATH[,PATH...]] [--count] [-n N] BAG...\n"
+	      "  S, E: epoch seconds (1500000003.25) or offsets from the bag start (+12.5)\n"
+	      "  EXPR: e.g. 'linear_acceleration.x > 0.5 && header.frame_id == \"imu\"' (bagscope(1))\n", out);
 }
 
 static int parse_args(int argc, char **argv, struct cat_opts *o)
@@ -69,7 +74,10 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 		{ "start", required_argument, NULL, 's' },
 		{ "end", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "count", required_argument, NULL, 'n' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "fields", required_argument, NULL, 'L' },
+		{ "count", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -87,6 +95,9 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 		case 't': o->topics[o->ntopics++] = optarg; break;
 		case 'y': o->types[o->ntypes++] = optarg; break;
 		case 's': o->start = optarg; break;
+		case 'F': o->filter = optarg; break;
+		case 'L': o->fields = optarg; break;
+		case 'c': o->count = true; break;
 		case 'e': o->end = optarg; break;
 		case 'f':
 			for (k = 0; k < sizeof format_names / sizeof *format_names; k++)
@@ -97,6 +108,7 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 				return -1;
 			}
 			o->format = (enum format)k;
+			o->format_given = true;
 			break;
 		case 'n':
 			/* strtoull would take "-1" as the largest count: digits only */
@@ -115,18 +127,41 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 		usage(stderr);
 		return -1;
 	}
+	if (o->fields != NULL && !o->format_given)
+		o->format = FORMAT_CSV;
+	if (o->fields != NULL && o->format != FORMAT_CSV && o->format != FORMAT_JSON) {
+		cli_error("cat: --fields prints csv or json: add --format csv or --format json");
+		return -1;
+	}
 	return 0;
 }
 
 /* Append a string literal. */
 #define APPEND(t, lit) bag_text_append((t), (lit), sizeof(lit) - 1)
 
-/* Each connection's parsed definition, made when first needed. */
-struct defs {
+/* One --fields entry: its text and a program per timeline connection. */
+struct field {
+	const char *text;
+	size_t len;
+	bag_expr_t *expr;
+	bag_expr_prog_t **progs;
+};
+
+/* What the workers read (fixed before the scan) and emit keeps. */
+struct cat {
+	struct cat_opts o;
 	bag_timeline_t *tl;
-	bag_msgdef_t **defs;
-	int *rc;
-	struct bag_text esc;      /* scratch for escape_tail() */
+	bag_msgdef_t **defs;      /* per timeline connection, for the csv header */
+	struct field *fields;
+	size_t nfields;
+	bool csv_header_done;
+	uint64_t emitted;         /* toward -n */
+	uint64_t counted;         /* --count */
+	bool failed;
+	bool *def_reported;       /* per connection: its bad definition was said */
+	uint64_t decode_key;      /* (bag, chunk) of the last decode error said */
+	uint64_t decode_more;     /* further decode errors in that chunk */
+	struct bag_text head;     /* csv header scratch */
 };
 
 /*
@@ -135,54 +170,151 @@ struct defs {
  * term_json(), the same value; CSV through term_escape() (quoting stays
  * valid, a row stays one line).
  */
-static void escape_tail(struct bag_text *t, size_t from, bool json, struct bag_text *scratch)
+static void escape_tail(struct bag_text *t, size_t from, bool json)
 {
+	struct bag_text scratch = { 0 };
 	const char *s = t->p + from;
 	size_t n = t->len - from;
 
-	if (t->failed || (json ? term_json_clean(s, n) : term_clean(s, n)))
+	if (t->failed || n == 0 || (json ? term_json_clean(s, n) : term_clean(s, n)))
 		return;
-	scratch->len = 0;
 	if (json)
-		term_json(scratch, s, n);
+		term_json(&scratch, s, n);
 	else
-		term_escape(scratch, s, n);
+		term_escape(&scratch, s, n);
 	t->len = from;
-	bag_text_append(t, scratch->p, scratch->len);
+	bag_text_append(t, scratch.p, scratch.len);
+	bag_text_free(&scratch);
 }
 
-static int defs_get(struct defs *d, const struct bag_message *m, bag_msgdef_t **out)
+/* A CSV cell: quoted when it holds a comma, a quote or a line break. */
+static void csv_cell(struct bag_text *t, const char *s, size_t len)
 {
-	size_t i = m->conn_index;
-
-	if (d->defs[i] == NULL && d->rc[i] == BAG_OK) {
-		d->rc[i] = bag_msgdef_parse(&d->defs[i], m->conn->type, m->conn->definition,
-		                            strlen(m->conn->definition));
-		if (d->rc[i] == BAG_OK && strcmp(bag_msgdef_root(d->defs[i])->md5, m->conn->md5sum) != 0)
-			cli_error("warning: %s: connection %u (%s): the definition's md5 is %s, the bag says %s",
-			          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->id, m->conn->topic,
-			          bag_msgdef_root(d->defs[i])->md5, m->conn->md5sum);
+	if (memchr(s, ',', len) == NULL && memchr(s, '"', len) == NULL && memchr(s, '\n', len) == NULL &&
+	    memchr(s, '\r', len) == NULL) {
+		bag_text_append(t, s, len);
+		return;
 	}
-	*out = d->defs[i];
-	return d->rc[i];
+	APPEND(t, "\"");
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			APPEND(t, "\"");
+		bag_text_append(t, s + i, 1);
+	}
+	APPEND(t, "\"");
 }
 
-/* One message in a decoded format; 0 or a BAG_E code (error printed). */
-static int print_decoded(struct defs *d, enum format format, const struct bag_message *m,
-                         struct bag_text *t, bool *csv_header_done)
+/* One --fields value, as JSON or as a CSV cell. */
+static void field_value(struct bag_text *t, const struct bag_expr_val *v, bool json)
 {
+	switch (v->kind) {
+	case BAG_EXPR_MISSING:
+		if (json)
+			APPEND(t, "null");
+		break;
+	case BAG_EXPR_BOOL:
+		bag_text_printf(t, "%s", v->v.b ? "true" : "false");
+		break;
+	case BAG_EXPR_INT:
+		bag_text_printf(t, "%lld", (long long)v->v.i);
+		break;
+	case BAG_EXPR_UINT:
+		bag_text_printf(t, "%llu", (unsigned long long)v->v.u);
+		break;
+	case BAG_EXPR_FLOAT:
+		if (json && (v->v.f != v->v.f || v->v.f - v->v.f != 0)) {
+			APPEND(t, "\"");
+			bag_text_double(t, v->v.f);
+			APPEND(t, "\"");
+		} else {
+			bag_text_double(t, v->v.f);
+		}
+		break;
+	case BAG_EXPR_TIME: {
+		int64_t ns = v->v.ns;
+		uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+		bag_text_printf(t, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000000u),
+		                (unsigned long long)(a % 1000000000u));
+		break;
+	}
+	case BAG_EXPR_STRING:
+		if (json)
+			bag_text_json_string(t, v->v.s.p, v->v.s.len);
+		else
+			csv_cell(t, v->v.s.p, v->v.s.len);
+		break;
+	}
+}
+
+/* The --fields of one message: a csv row or a json object. */
+static int print_fields(const struct cat *c, const struct bag_message *m, struct bag_text *t)
+{
+	bool json = c->o.format == FORMAT_JSON;
+	size_t start = t->len;
+
+	if (json) {
+		APPEND(t, "{\"topic\":");
+		bag_text_json_string(t, m->conn->topic, strlen(m->conn->topic));
+		APPEND(t, ",\"type\":");
+		bag_text_json_string(t, m->conn->type, strlen(m->conn->type));
+		bag_text_printf(t, ",\"time_ns\":%lld,\"msg\":{", (long long)m->time_ns);
+	} else {
+		bag_text_printf(t, "%lld,", (long long)m->time_ns);
+		csv_cell(t, m->conn->topic, strlen(m->conn->topic));
+	}
+	for (size_t k = 0; k < c->nfields; k++) {
+		struct bag_expr_val v;
+		int rc = bag_expr_eval_value(c->fields[k].progs[m->conn_index], m->data, m->size, m->time_ns, &v);
+		if (rc != BAG_OK) {
+			t->len = start;
+			bag_text_printf(t, "%s: %s at %lld.%09lld: the message is too short for --fields '%.*s'",
+			                bag_path(bag_timeline_bag(c->tl, m->bag_index)), m->conn->topic,
+			                (long long)(m->time_ns / BAG_NSEC_PER_SEC),
+			                (long long)(m->time_ns % BAG_NSEC_PER_SEC), (int)c->fields[k].len,
+			                c->fields[k].text);
+			return BAG_EDECODE;
+		}
+		if (json) {
+			if (k)
+				APPEND(t, ",");
+			bag_text_json_string(t, c->fields[k].text, c->fields[k].len);
+			APPEND(t, ":");
+		} else {
+			APPEND(t, ",");
+		}
+		field_value(t, &v, json);
+	}
+	if (json)
+		APPEND(t, "}}");
+	escape_tail(t, start, json);
+	APPEND(t, "\n");
+	return BAG_OK;
+}
+
+/* On a worker: one message's text, or its error line (returns BAG_E*). */
+static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *t)
+{
+	const struct cat *c = arg;
 	char err[256];
-	bag_msgdef_t *def;
-	int rc = defs_get(d, m, &def);
+	size_t start = t->len, row;
+	int rc = BAG_OK;
 
-	t->len = 0;
-	if (rc != BAG_OK) {
-		cli_error("%s: connection %u (%s): bad message definition: %s",
-		          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->id, m->conn->topic,
-		          bag_msgdef_errmsg(def));
-		return rc;
+	if (c->nfields > 0)
+		return print_fields(c, m, t);
+	if (c->o.format == FORMAT_HEX) {
+		print_hex(t, m);
+		return BAG_OK;
 	}
-	switch (format) {
+	if (def == NULL) {
+		bag_msgdef_t *bad = NULL;
+		bag_msgdef_parse(&bad, m->conn->type, m->conn->definition, strlen(m->conn->definition));
+		bag_text_printf(t, "%s: connection %u (%s): bad message definition: %s",
+		                bag_path(bag_timeline_bag(c->tl, m->bag_index)), m->conn->id, m->conn->topic,
+		                bag_msgdef_errmsg(bad));
+		bag_msgdef_free(bad);
+		return BAG_EDEFINITION;
+	}
+	switch (c->o.format) {
 	case FORMAT_JSON:
 		APPEND(t, "{\"topic\":");
 		bag_text_json_string(t, m->conn->topic, strlen(m->conn->topic));
@@ -191,44 +323,106 @@ static int print_decoded(struct defs *d, enum format format, const struct bag_me
 		bag_text_printf(t, ",\"time_ns\":%lld,\"msg\":", (long long)m->time_ns);
 		rc = bag_print_json(t, def, m->data, m->size, err, sizeof err);
 		APPEND(t, "}\n");
-		escape_tail(t, 0, true, &d->esc);
+		escape_tail(t, start, true);
 		break;
 	case FORMAT_YAML:
 		rc = bag_print_yaml(t, def, m->data, m->size, err, sizeof err);
 		APPEND(t, "---\n");
 		/* escapes controls itself; any DEL or C1 left is in a double-quoted scalar */
-		escape_tail(t, 0, true, &d->esc);
-		break;
-	case FORMAT_CSV:
-		if (!*csv_header_done) {
-			APPEND(t, "%time,");
-			if ((rc = bag_print_csv(t, def, m->data, m->size, true, err, sizeof err)) != BAG_OK)
-				break;
-			APPEND(t, "\n");
-			*csv_header_done = true;
-		}
-		bag_text_printf(t, "%lld,", (long long)m->time_ns);
-		size_t row = t->len;
-		rc = bag_print_csv(t, def, m->data, m->size, false, err, sizeof err);
-		escape_tail(t, row, false, &d->esc);
-		APPEND(t, "\n");
+		escape_tail(t, start, true);
 		break;
 	default:
+		bag_text_printf(t, "%lld,", (long long)m->time_ns);
+		row = t->len;
+		rc = bag_print_csv(t, def, m->data, m->size, false, err, sizeof err);
+		escape_tail(t, row, false);
+		APPEND(t, "\n");
 		break;
 	}
 	if (rc != BAG_OK) {
-		fflush(stdout);
-		cli_error("%s: %s at %lld.%09lld, row %llu: %s",
-		          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->topic,
-		          (long long)(m->time_ns / BAG_NSEC_PER_SEC), (long long)(m->time_ns % BAG_NSEC_PER_SEC),
-		          (unsigned long long)m->row, err);
-		return rc;
+		t->len = start;
+		bag_text_printf(t, "%s: at byte %llu: %s at %lld.%09lld (offset %u of the chunk) does not decode "
+		                "as %s: %s", bag_path(bag_timeline_bag(c->tl, m->bag_index)),
+		                (unsigned long long)bag_chunk_pos(bag_timeline_bag(c->tl, m->bag_index), m->chunk),
+		                m->conn->topic, (long long)(m->time_ns / BAG_NSEC_PER_SEC),
+		                (long long)(m->time_ns % BAG_NSEC_PER_SEC), m->offset, m->conn->type, err);
 	}
-	fwrite(t->p, 1, t->len, stdout);
-	return BAG_OK;
+	return rc;
 }
 
-/* csv takes one topic: true if the view's connections share one. */
+/* Say the decode errors of the last chunk that were held back. */
+static void flush_decode_errors(struct cat *c)
+{
+	if (c->decode_more > 0)
+		cli_error("(and %llu more messages of that chunk that do not decode)",
+		          (unsigned long long)c->decode_more);
+	c->decode_more = 0;
+}
+
+/* An error line, once per chunk (decode errors) or connection (definitions). */
+static void emit_error(struct cat *c, const struct bag_scan_item *it)
+{
+	uint64_t key = (uint64_t)it->m->bag_index << 32 | it->m->chunk;
+
+	c->failed = true;
+	if (it->rc == BAG_EDEFINITION) {
+		if (c->def_reported[it->m->conn_index])
+			return;
+		c->def_reported[it->m->conn_index] = true;
+	} else if (it->rc == BAG_EDECODE) {
+		if (key == c->decode_key) {
+			c->decode_more++;
+			return;
+		}
+		flush_decode_errors(c);
+		c->decode_key = key;
+	}
+	fflush(stdout);
+	cli_error("%.*s", (int)it->len, it->text);
+}
+
+/* The csv header, from the first message printed (as rostopic echo -p). */
+static void csv_header(struct cat *c, const struct bag_message *m)
+{
+	char err[256];
+	bag_msgdef_t *def = c->defs[m->conn_index];
+
+	c->csv_header_done = true;
+	c->head.len = 0;
+	if (c->nfields > 0) {
+		APPEND(&c->head, "%time,topic");
+		for (size_t k = 0; k < c->nfields; k++) {
+			APPEND(&c->head, ",");
+			csv_cell(&c->head, c->fields[k].text, c->fields[k].len);
+		}
+	} else {
+		APPEND(&c->head, "%time,");
+		if (def == NULL || bag_print_csv(&c->head, def, m->data, m->size, true, err, sizeof err) != BAG_OK)
+			return;
+	}
+	escape_tail(&c->head, 0, false);
+	APPEND(&c->head, "\n");
+	fwrite(c->head.p, 1, c->head.len, stdout);
+}
+
+/* In order: write the text, count, stop at -n. */
+static int emit(void *arg, const struct bag_scan_item *it)
+{
+	struct cat *c = arg;
+
+	if (it->rc != BAG_OK) {
+		emit_error(c, it);
+	} else if (c->o.count) {
+		c->counted++;
+	} else {
+		if (c->o.format == FORMAT_CSV && !c->csv_header_done)
+			csv_header(c, it->m);
+		fwrite(it->text, 1, it->len, stdout);
+	}
+	return c->o.limit != 0 && ++c->emitted >= c->o.limit;
+}
+
+/* csv takes one topic (unless --fields): true if the view's connections share one. */
 static bool one_topic(bag_view_t *view, bag_timeline_t *tl)
 {
 	const char *topic = NULL;
@@ -244,33 +438,132 @@ static bool one_topic(bag_view_t *view, bag_timeline_t *tl)
 	return true;
 }
 
+/*
+ * An expression that was refused: one line with the expression and the
+ * problem, and a caret under the place in a second (both escaped). what
+ * names the option.
+ */
+static void expr_error(const char *what, const char *text, size_t len, const bag_expr_t *e)
+{
+	struct bag_text before = { 0 }, all = { 0 };
+	size_t pos = bag_expr_errpos(e);
+	int lead = (int)(strlen("bagscope: cat: ") + strlen(what) + 2);
+
+	if (pos > len)
+		pos = len;
+	term_escape(&before, text, pos);
+	term_escape(&all, text, len);
+	cli_error("cat: %s: %.*s: %s", what, (int)all.len, all.p ? all.p : "", bag_expr_errmsg(e));
+	fprintf(stderr, "%*s^\n", lead + (int)before.len, "");
+	bag_text_free(&before);
+	bag_text_free(&all);
+}
+
+/* Parse, compile and check the --fields for the view's connections. */
+static int prepare_fields(struct cat *c, bag_view_t *view)
+{
+	size_t nconns = bag_timeline_conn_count(c->tl);
+	const char *s = c->o.fields;
+	bag_expr_prog_t **sel = calloc(nconns + 1, sizeof *sel);
+	int rc = BAG_ENOMEM;
+
+	c->fields = calloc(strlen(s) / 2 + 2, sizeof *c->fields);
+	if (c->fields == NULL || sel == NULL)
+		goto fail;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		struct field *f = &c->fields[c->nfields++];
+		size_t nsel = 0;
+		f->text = s;
+		f->len = len;
+		if ((f->progs = calloc(nconns + 1, sizeof *f->progs)) == NULL)
+			goto fail;
+		if ((rc = bag_expr_parse_value(&f->expr, s, len)) != BAG_OK) {
+			if (rc == BAG_EEXPR)
+				expr_error("--fields", s, len, f->expr);
+			goto fail;
+		}
+		for (size_t i = 0; i < nconns; i++) {
+			if (!bag_view_selects(view, i))
+				continue;
+			if ((rc = bag_expr_compile(&f->progs[i], f->expr, bag_timeline_conn(c->tl, i, NULL),
+			                           c->defs[i])) != BAG_OK)
+				goto fail;
+			sel[nsel++] = f->progs[i];
+		}
+		if ((rc = bag_expr_check(f->expr, sel, nsel)) != BAG_OK) {
+			expr_error("--fields", s, len, f->expr);
+			goto fail;
+		}
+		if (s[len] == '\0')
+			break;
+		s += len + 1;
+	}
+	rc = BAG_OK;
+fail:
+	free(sel);
+	return rc;
+}
+
+/* Each selected connection's definition; warn once where its md5 differs. */
+static int parse_defs(struct cat *c, bag_view_t *view)
+{
+	size_t nconns = bag_timeline_conn_count(c->tl);
+
+	c->defs = calloc(nconns + 1, sizeof *c->defs);
+	c->def_reported = calloc(nconns + 1, sizeof *c->def_reported);
+	if (c->defs == NULL || c->def_reported == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < nconns; i++) {
+		size_t b;
+		const struct bag_connection *conn = bag_timeline_conn(c->tl, i, &b);
+		if (!bag_view_selects(view, i) || conn->message_count == 0)
+			continue;
+		if (bag_msgdef_parse(&c->defs[i], conn->type, conn->definition, strlen(conn->definition)) != BAG_OK) {
+			bag_msgdef_free(c->defs[i]);
+			c->defs[i] = NULL;
+		} else if (strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0) {
+			cli_error("warning: %s: connection %u (%s): the definition's md5 is %s, the bag says %s",
+			          bag_path(bag_timeline_bag(c->tl, b)), conn->id, conn->topic,
+			          bag_msgdef_md5(c->defs[i]), conn->md5sum);
+		}
+	}
+	return BAG_OK;
+}
+
 int cmd_cat(int argc, char **argv)
 {
-	struct cat_opts o;
+	struct cat c = { .decode_key = UINT64_MAX };
 	struct bagset cb = { 0 };
 	struct bag_query q;
 	bag_view_t *view = NULL;
-	struct bag_message m;
-	struct defs d = { 0 };
-	struct bag_text text = { 0 };
-	bool csv_header_done = false;
-	int status = EXIT_USAGE;
+	bag_expr_t *filter = NULL;
+	struct bag_scan_opts so = { .size = sizeof so, .emit = emit, .arg = &c };
+	int status = EXIT_USAGE, rc;
 
-	if (parse_args(argc, argv, &o) != 0)
+	if (parse_args(argc, argv, &c.o) != 0)
 		goto done;
+	if (c.o.filter != NULL) {
+		rc = bag_expr_parse(&filter, c.o.filter, strlen(c.o.filter));
+		if (rc == BAG_EEXPR)
+			expr_error("--filter", c.o.filter, strlen(c.o.filter), filter);
+		if (rc != BAG_OK)
+			goto done;
+	}
 	status = EXIT_BAD_INPUT;
 	if (bagset_open(&cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
 		goto done;
+	c.tl = cb.tl;
 	bag_query_init(&q);
-	q.topics = o.topics;
-	q.ntopics = o.ntopics;
-	q.types = o.types;
-	q.ntypes = o.ntypes;
+	q.topics = c.o.topics;
+	q.ntopics = c.o.ntopics;
+	q.types = c.o.types;
+	q.ntypes = c.o.ntypes;
 	int64_t t0 = bag_timeline_start(cb.tl), t1 = bag_timeline_end(cb.tl);
-	bool bad_start = o.start && cli_parse_time(o.start, t0, t1, &q.start_ns) != 0;
-	if (bad_start || (o.end && cli_parse_time(o.end, t0, t1, &q.end_ns) != 0)) {
+	bool bad_start = c.o.start && cli_parse_time(c.o.start, t0, t1, &q.start_ns) != 0;
+	if (bad_start || (c.o.end && cli_parse_time(c.o.end, t0, t1, &q.end_ns) != 0)) {
 		cli_error("cat: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? o.start : o.end);
+		          bad_start ? c.o.start : c.o.end);
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -278,46 +571,61 @@ int cmd_cat(int argc, char **argv)
 		cli_error("%s", bag_view_errmsg(view));
 		goto done;
 	}
-	if (o.format == FORMAT_CSV && !one_topic(view, cb.tl)) {
-		cli_error("cat: --format csv prints one topic: choose it with --topic");
+	if (!c.o.count && c.o.fields == NULL && c.o.format == FORMAT_CSV && !one_topic(view, cb.tl)) {
+		cli_error("cat: --format csv prints one topic: choose it with --topic, or name --fields");
 		status = EXIT_USAGE;
 		goto done;
 	}
-	d.tl = cb.tl;
-	d.defs = calloc(bag_timeline_conn_count(cb.tl) + 1, sizeof *d.defs);
-	d.rc = calloc(bag_timeline_conn_count(cb.tl) + 1, sizeof *d.rc);
-	if (d.defs == NULL || d.rc == NULL) {
+	if (parse_defs(&c, view) != BAG_OK) {
 		cli_error("out of memory");
 		goto done;
 	}
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	status = EXIT_OK;
-	uint64_t n = bag_view_count(view);
-	if (o.limit && o.limit < n)
-		n = o.limit;
-	for (uint64_t row = 0; row < n; row++) {
-		if (bag_view_read(view, row, &m) != BAG_OK) {
-			fflush(stdout);
-			cli_error("%s", bag_view_errmsg(view));
-			status = EXIT_BAD_INPUT;
-			continue;
-		}
-		if (o.format == FORMAT_HEX)
-			print_hex(stdout, &m);
-		else if (print_decoded(&d, o.format, &m, &text, &csv_header_done) != BAG_OK)
-			status = EXIT_BAD_INPUT;
+	if (c.o.fields != NULL && (rc = prepare_fields(&c, view)) != BAG_OK) {
+		if (rc != BAG_EEXPR)
+			cli_error("out of memory");
+		status = rc == BAG_EEXPR ? EXIT_USAGE : EXIT_BAD_INPUT;
+		goto done;
 	}
+	so.filter = filter;
+	if (!c.o.count) {
+		so.work = work;
+		so.decode = c.o.format != FORMAT_HEX && c.o.fields == NULL;
+		so.keep_data = c.o.format == FORMAT_CSV;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	rc = bag_scan(view, &so, NULL);
+	flush_decode_errors(&c);
+	if (rc == BAG_EEXPR) {
+		expr_error("--filter", c.o.filter, strlen(c.o.filter), filter);
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if (rc != BAG_OK && rc != BAG_ECANCELED) {
+		fflush(stdout);
+		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : bag_view_errmsg(view));
+		goto done;
+	}
+	if (c.o.count)
+		printf("%llu\n", (unsigned long long)c.counted);
+	status = c.failed ? EXIT_BAD_INPUT : EXIT_OK;
 done:
 	fflush(stdout);
-	for (size_t i = 0; d.defs != NULL && i < bag_timeline_conn_count(cb.tl); i++)
-		bag_msgdef_free(d.defs[i]);
-	free(d.defs);
-	free(d.rc);
-	bag_text_free(&d.esc);
-	bag_text_free(&text);
+	for (size_t k = 0; k < c.nfields; k++) {
+		for (size_t i = 0; c.fields[k].progs != NULL && i < bag_timeline_conn_count(cb.tl); i++)
+			bag_expr_prog_free(c.fields[k].progs[i]);
+		free(c.fields[k].progs);
+		bag_expr_free(c.fields[k].expr);
+	}
+	free(c.fields);
+	for (size_t i = 0; c.defs != NULL && i < bag_timeline_conn_count(cb.tl); i++)
+		bag_msgdef_free(c.defs[i]);
+	free(c.defs);
+	free(c.def_reported);
+	bag_text_free(&c.head);
+	bag_expr_free(filter);
 	bag_view_free(view);
 	bagset_close(&cb);
-	free(o.topics);
-	free(o.types);
+	free(c.o.topics);
+	free(c.o.types);
 	return status;
 }

@@ -592,6 +592,11 @@ BAG_API size_t bag_chunk_count(const bag_t *bag)
 	return bag->nchunks;
 }
 
+BAG_API uint64_t bag_chunk_pos(const bag_t *bag, size_t i)
+{
+	return i < bag->nchunks ? bag->chunks[i].pos : UINT64_MAX;
+}
+
 BAG_API void bag_recovery_report(const bag_t *bag, struct bag_recovery *out)
 {
 	*out = bag->recovery;
