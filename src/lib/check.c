@@ -225,7 +225,7 @@ static int check_chunks(struct checker *c, bool quick)
 		}
 		c->st.chunks++;
 		memset(counts, 0, bag->nconns * sizeof *counts);
-		rc = chunk_walk(data, len, tally_item, &t, &used);
+		rc = bag_chunk_walk(data, len, tally_item, &t, &used);
 		bag_chunk_unpin(bag, i);
 		if (rc == BAG_OK && used != len)
 			rc = finding(c, ch->pos, BAG_ECORRUPT, "the chunk's last %zu bytes (from offset %zu) are "

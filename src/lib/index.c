@@ -358,7 +358,7 @@ static int walk_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group
 		rc = tl_bag_fail(tl, bag, rc);
 		goto fail;
 	}
-	rc = chunk_walk(data, len, walk_fill_item, &w, NULL);
+	rc = bag_chunk_walk(data, len, walk_fill_item, &w, NULL);
 	bag_chunk_unpin(bag, tc->chunk);
 	for (uint32_t k = 0; rc == BAG_OK && k < ch->conn_n; k++)
 		if (w.fill[k] != w.end[k])

@@ -5,10 +5,14 @@
  * of <u32 len><name>=<value> fields that exactly fills header_len. Every
  * length is compared with what remains of the buffer before it is used, with
  * 64-bit sums so that lengths near 0xFFFFFFFF cannot wrap.
+ *
+ * The chunk-data walker (record-int.h) is here too: a chunk's data is a run
+ * of records, walked with the same parser.
  */
 #include <string.h>
 
 #include <bagscope/record.h>
+#include "lib/record-int.h"
 
 BAG_API int bag_record_parse(const uint8_t *buf, size_t len, struct bag_record *rec)
 {
@@ -126,5 +130,33 @@ BAG_API int bag_header_time(const uint8_t *hdr, uint32_t len, const char *name, 
 
 	if (rc == BAG_OK)
 		*out = bag_time_from_ros(bag_le32(v), bag_le32(v + 4));
+	return rc;
+}
+
+int bag_chunk_walk(const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg, size_t *used)
+{
+	size_t at = 0;
+	int rc = BAG_OK;
+
+	while (at < len && at <= UINT32_MAX) {
+		struct bag_record rec;
+		struct chunk_item it;
+
+		if (bag_record_parse(data + at, len - at, &rec) != BAG_OK)
+			break;
+		memset(&it, 0, sizeof it);
+		it.offset = (uint32_t)at;
+		it.rec = &rec;
+		if (bag_header_u8(rec.header, rec.header_len, "op", &it.op) != BAG_OK)
+			it.op = 0;
+		it.msg_ok = it.op == BAG_OP_MSG_DATA &&
+		            bag_header_u32(rec.header, rec.header_len, "conn", &it.conn_id) == BAG_OK &&
+		            bag_header_time(rec.header, rec.header_len, "time", &it.time_ns) == BAG_OK;
+		if ((rc = fn(arg, &it)) != BAG_OK)
+			break;
+		at += rec.size;
+	}
+	if (used != NULL)
+		*used = at;
 	return rc;
 }
