@@ -6,7 +6,9 @@
  * read (its chunk fetched through the cache) and handed to the format's
  * printer, which writes to a fully buffered stdout. A message that cannot be
  * read or decoded gets an error line on stderr and the stream goes on; the
- * exit status is then 1.
+ * exit status is then 1. One fault is one line: a read error shared by many
+ * messages (a damaged chunk) is printed once, and index damage the library
+ * worked around is one warning per chunk.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -129,6 +131,12 @@ static int defs_get(struct defs *d, const struct bag_message *m, bag_msgdef_t **
 	if (d->defs[i] == NULL && d->rc[i] == BAG_OK) {
 		d->rc[i] = bag_msgdef_parse(&d->defs[i], m->conn->type, m->conn->definition,
 		                            strlen(m->conn->definition));
+		if (d->rc[i] != BAG_OK) {
+			fflush(stdout);
+			cli_error("%s: connection %u (%s): bad message definition: %s",
+			          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->id, m->conn->topic,
+			          bag_msgdef_errmsg(d->defs[i]));
+		}
 		if (d->rc[i] == BAG_OK && strcmp(bag_msgdef_root(d->defs[i])->md5, m->conn->md5sum) != 0)
 			cli_error("warning: %s: connection %u (%s): the definition's md5 is %s, the bag says %s",
 			          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->id, m->conn->topic,
@@ -147,12 +155,8 @@ static int print_decoded(struct defs *d, enum format format, const struct bag_me
 	int rc = defs_get(d, m, &def);
 
 	t->len = 0;
-	if (rc != BAG_OK) {
-		cli_error("%s: connection %u (%s): bad message definition: %s",
-		          bag_path(bag_timeline_bag(d->tl, m->bag_index)), m->conn->id, m->conn->topic,
-		          bag_msgdef_errmsg(def));
-		return rc;
-	}
+	if (rc != BAG_OK)
+		return rc;             /* said once, when the definition was parsed */
 	switch (format) {
 	case FORMAT_JSON:
 		APPEND(t, "{\"topic\":");
@@ -220,6 +224,8 @@ int cmd_cat(int argc, char **argv)
 	struct defs d = { 0 };
 	struct bag_text text = { 0 };
 	bool csv_header_done = false;
+	struct cli_seen seen = { 0 };
+	size_t warned = 0;
 	int status = EXIT_USAGE;
 
 	if (parse_args(argc, argv, &o) != 0)
@@ -258,13 +264,16 @@ int cmd_cat(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	status = EXIT_OK;
-	uint64_t n = bag_view_count(view);
-	if (o.limit && o.limit < n)
-		n = o.limit;
-	for (uint64_t row = 0; row < n; row++) {
-		if (bag_view_read(view, row, &m) != BAG_OK) {
+	/* the count can be corrected as the index loads: ask again per row */
+	for (uint64_t row = 0; row < bag_view_count(view) && (o.limit == 0 || row < o.limit); row++) {
+		int rrc = bag_view_read(view, row, &m);
+		if (warned < bag_timeline_warning_count(cb.tl)) {
 			fflush(stdout);
-			cli_error("%s", bag_view_errmsg(view));
+			cli_timeline_warnings(cb.tl, &warned);
+		}
+		if (rrc != BAG_OK) {
+			fflush(stdout);
+			cli_error_once(&seen, bag_view_errmsg(view));
 			status = EXIT_BAD_INPUT;
 			continue;
 		}
@@ -280,6 +289,7 @@ done:
 	free(d.defs);
 	free(d.rc);
 	bag_text_free(&text);
+	cli_seen_free(&seen);
 	bag_view_free(view);
 	cli_close_bags(&cb);
 	free(o.topics);

@@ -20,6 +20,21 @@ enum {
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * One fault, one line: an error that hits many messages (a damaged chunk)
+ * is printed the first time only. cli_error_once() prints "bagscope: LINE"
+ * unless seen already held it; cli_seen_free() frees the set.
+ */
+struct cli_seen {
+	uint64_t *hashes;         /* open addressing, 0 = empty */
+	size_t n, cap;
+};
+void cli_error_once(struct cli_seen *seen, const char *line);
+void cli_seen_free(struct cli_seen *seen);
+
+/* Print the timeline's warnings from *done on ("bagscope: warning: ..."). */
+void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
+
+/*
  * Open every path (recovering unindexed bags when the library can) and build
  * one timeline over them. Prints one line on failure and returns non-zero.
  */

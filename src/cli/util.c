@@ -18,6 +18,63 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* FNV-1a, never 0. */
+static uint64_t line_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* Add h to the set; false if it was there already (or no memory: print anyway). */
+static bool seen_add(struct cli_seen *seen, uint64_t h)
+{
+	if (seen->n * 2 >= seen->cap) {
+		size_t ncap = seen->cap ? seen->cap * 2 : 64;
+		uint64_t *n = calloc(ncap, sizeof *n);
+		if (n == NULL)
+			return true;
+		for (size_t i = 0; i < seen->cap; i++) {
+			size_t j = seen->hashes[i] & (ncap - 1);
+			while (seen->hashes[i] != 0 && n[j] != 0)
+				j = (j + 1) & (ncap - 1);
+			n[j] = seen->hashes[i];
+		}
+		free(seen->hashes);
+		seen->hashes = n;
+		seen->cap = ncap;
+	}
+	size_t j = h & (seen->cap - 1);
+	while (seen->hashes[j] != 0 && seen->hashes[j] != h)
+		j = (j + 1) & (seen->cap - 1);
+	if (seen->hashes[j] == h)
+		return false;
+	seen->hashes[j] = h;
+	seen->n++;
+	return true;
+}
+
+void cli_error_once(struct cli_seen *seen, const char *line)
+{
+	if (seen_add(seen, line_hash(line)))
+		cli_error("%s", line);
+}
+
+void cli_seen_free(struct cli_seen *seen)
+{
+	free(seen->hashes);
+	memset(seen, 0, sizeof *seen);
+}
+
+void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done)
+{
+	for (; *done < bag_timeline_warning_count(tl); (*done)++)
+		if (bag_timeline_warning(tl, *done) != NULL)
+			cli_error("warning: %s", bag_timeline_warning(tl, *done));
+}
+
 /* A progress line on a terminal's stderr, redrawn in place. */
 static int show_progress(void *arg, uint64_t done, uint64_t total)
 {

@@ -11,7 +11,9 @@
  *   4. the index: each bag's timeline loaded (index records agree with
  *      chunk infos), then every entry read - the record there must be an op
  *      2 of its connection and time - and decoded against its connection's
- *      definition, whose md5 is recomputed first (full only).
+ *      definition, whose md5 is recomputed first (full only). Index damage
+ *      the timeline worked around (a chunk indexed from its data) is a
+ *      finding too, one per chunk.
  *
  * The same error text repeating for consecutive rows (a whole group failing
  * to load) is reported once, with the count of rows it hit.
@@ -284,6 +286,7 @@ static int check_entries(struct checker *c, bag_msgdef_t **defs, bool quick)
 	bag_view_t *v = NULL;
 	char last[BAG_ERRMSG_MAX] = "", err[BAG_ERRMSG_MAX];
 	uint64_t repeats = 0;
+	size_t warned = 0;
 	int rc;
 
 	if ((rc = bag_timeline_open(&tl, &bag, 1)) != BAG_OK)
@@ -298,6 +301,11 @@ static int check_entries(struct checker *c, bag_msgdef_t **defs, bool quick)
 		uint64_t off = UINT64_MAX;
 
 		c->st.messages++;
+		/* index damage the timeline worked around while loading or reading */
+		for (; warned < bag_timeline_warning_count(tl) && bag_timeline_warning(tl, warned) != NULL; warned++)
+			if ((rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "%s",
+			                  strip_path(bag, bag_timeline_warning(tl, warned)))) != BAG_OK)
+				goto fail;
 		err[0] = '\0';
 		if (rrc != BAG_OK) {
 			snprintf(err, sizeof err, "%s", strip_path(bag, bag_view_errmsg(v)));

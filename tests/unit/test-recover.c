@@ -373,6 +373,47 @@ static void test_truncated_lz4_blocks(void **state)
 #endif
 }
 
+/*
+ * A cut-off lz4 chunk written as rosbag writes it: one 1 MB block, which
+ * liblz4 hands out only whole. The sequences before the cut still give the
+ * messages in them.
+ */
+static void test_truncated_lz4_one_block(void **state)
+{
+#ifdef HAVE_LZ4
+	struct tb_chunk c[2];
+	struct tb_layout lay;
+	struct tb_buf b, probe = { 0 };
+	struct bag_recovery r;
+	uint64_t errors;
+
+	memset(c, 0, sizeof c);
+	for (int i = 0; i < 2; i++) {
+		c[i].compression = "lz4";
+		c[i].nmsgs = 60;
+		c[i].pad = 6000;
+		for (int m = 0; m < 60; m++)
+			c[i].msgs[m] = (struct tb_msg){ 0, (uint32_t)(10 + i * 100 + m), (uint32_t)m };
+	}
+	tb_build(&probe, c, 2, TB_LZ4_BIG_BLOCKS, &lay);
+	free(probe.p);
+	size_t cut = lay.data_pos[1] + (lay.index_pos[1] - lay.data_pos[1]) / 2;
+	bag_t *bag = build_open(c, 2, TB_LZ4_BIG_BLOCKS, &lay, &b, cut);
+	bag_recovery_report(bag, &r);
+	/* all of chunk 0 and about half of chunk 1 (not nothing) */
+	assert_true(bag_message_count(bag) >= 60 + 25);
+	assert_true(bag_message_count(bag) < 120);
+	assert_int_equal(r.chunks_partial, 1);
+	assert_int_equal(read_all(bag, &errors, NULL, 0), bag_message_count(bag));
+	assert_int_equal(errors, 0);
+	check_order(bag);
+	bag_close(bag);
+	free(b.p);
+#else
+	skip();
+#endif
+}
+
 static void test_index_section_unusable(void **state)
 {
 	struct tb_chunk c[3];
@@ -622,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_none_chunk),
 		cmocka_unit_test(test_truncated_bz2_blocks),
 		cmocka_unit_test(test_truncated_lz4_blocks),
+		cmocka_unit_test(test_truncated_lz4_one_block),
 		cmocka_unit_test(test_index_section_unusable),
 		cmocka_unit_test(test_undefined_connection_skipped),
 		cmocka_unit_test(test_scan_resyncs_after_garbage),
