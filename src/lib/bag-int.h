@@ -129,4 +129,11 @@ void bag_reset_index(bag_t *bag);
  */
 int bag_recover(bag_t *bag, uint64_t start, const char *reason);
 
+/*
+ * The first record in (from, to) that parses as a chunk record (the scan's
+ * forward search): *found is its offset, or to if there is none. Returns 0,
+ * BAG_ENOMEM or BAG_EIO.
+ */
+int bag_find_chunk(bag_t *bag, uint64_t from, uint64_t to, uint64_t *found);
+
 #endif

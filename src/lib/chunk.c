@@ -9,6 +9,7 @@
  * exceeded only while more than the bound is pinned at once.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,38 @@
 
 #define STAT_READ 512
 
+static int load_stat(bag_t *bag, size_t i);
+
+/*
+ * Read chunk i's record header. When the chunk info's chunk_pos does not
+ * point at a chunk record, the one chunk record between the chunks before
+ * and after it is taken instead (a damaged chunk_pos; rosbag reindex reads
+ * the chunk too), and the chunk before it then ends there.
+ */
 int chunk_load_stat(bag_t *bag, size_t i)
+{
+	struct chunk *ch = &bag->chunks[i];
+	uint64_t lo = i > 0 ? bag->chunks[i - 1].pos : bag->body_pos - 1, found, old = ch->pos;
+	char err[BAG_ERRMSG_MAX];
+	int rc = load_stat(bag, i);
+
+	if ((rc != BAG_ECORRUPT && rc != BAG_ETRUNCATED) || ch->no_index)
+		return rc;
+	snprintf(err, sizeof err, "%s", bag->errmsg);
+	if (bag_find_chunk(bag, lo, ch->index_end, &found) != BAG_OK || found == ch->index_end || found == old)
+		return bag_fail(bag, rc, UINT64_MAX, "%s", err + strlen(bag->path) + 2);
+	ch->pos = found;
+	if ((rc = load_stat(bag, i)) != BAG_OK) {
+		ch->pos = old;
+		return rc;
+	}
+	if (i > 0)
+		bag->chunks[i - 1].index_end = found;
+	return bag_warn(bag, old, "chunk info points at a record that is not a chunk; the chunk record at "
+	                "byte %llu is read instead", (unsigned long long)found);
+}
+
+static int load_stat(bag_t *bag, size_t i)
 {
 	struct chunk *ch = &bag->chunks[i];
 	uint8_t small[STAT_READ], *buf = small;

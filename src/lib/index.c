@@ -563,6 +563,7 @@ static int group_load(bag_timeline_t *tl, size_t gi)
 {
 	struct tl_group *g = &tl->groups[gi];
 	struct builder b = { 0 };
+	char why[BAG_ERRMSG_MAX] = "";
 	struct tl_entry *merged = NULL;
 	uint32_t *bounds = NULL;
 	int rc = BAG_OK;
@@ -580,16 +581,19 @@ static int group_load(bag_timeline_t *tl, size_t gi)
 			if (rc == BAG_ENOMEM || rc == BAG_EIO)
 				goto fail;
 			if (rc != BAG_OK) {
+				/* warned once the walk works; if it does not, its error is the one */
+				snprintf(why, sizeof why, "%s", tl->errmsg);
 				tc->walk = true;
 				b.n = n0;
 				b.nruns = r0;
 				b.nrefs = f0;
-				if ((rc = tl_warn(tl, "%s; the chunk is indexed from its data", tl->errmsg)) != BAG_OK)
-					goto fail;
 			}
 		}
 		if ((tc->walk || ch->no_index) && (rc = walk_chunk_index(tl, t, &b)) != BAG_OK)
 			goto fail;
+		if (why[0] != '\0' && (rc = tl_warn(tl, "%s; the chunk is indexed from its data", why)) != BAG_OK)
+			goto fail;
+		why[0] = '\0';
 	}
 	if (b.n > UINT32_MAX) {
 		rc = tl_fail(tl, BAG_EUNSUPP, "a group of overlapping chunks holds %zu messages, more than 2^32", b.n);

@@ -82,6 +82,7 @@ struct scan {
 	size_t hbuf_cap;
 	uint8_t *block;           /* resync search buffer, RESYNC_BACK + RESYNC_BLOCK + 8 */
 	uint8_t prev_op;          /* op of the last top-level record read */
+	bool quiet;               /* no progress calls (a search outside a scan) */
 	uint64_t last_progress;
 };
 
@@ -443,24 +444,24 @@ static bool record_starts_at(struct scan *s, uint64_t p, uint64_t h, const uint8
 }
 
 /*
- * The first chunk or connection record that starts after byte from: *found
- * is its offset, or the file size if there is none.
+ * The first chunk (or, unless chunk_only, connection) record that starts in
+ * (from, to): *found is its offset, or to if there is none.
  */
-static int find_record(struct scan *s, uint64_t from, uint64_t *found)
+static int search(struct scan *s, uint64_t from, uint64_t to, bool chunk_only, uint64_t *found)
 {
 	static const uint8_t pat[7] = { 4, 0, 0, 0, 'o', 'p', '=' };
 	bag_t *bag = s->bag;
 	int rc;
 
-	*found = bag->file_size;
+	*found = to;
 	if (s->block == NULL && (s->block = malloc(RESYNC_BACK + RESYNC_BLOCK + 8)) == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	for (uint64_t blk = from + 1; blk < bag->file_size; blk += RESYNC_BLOCK) {
+	for (uint64_t blk = from + 1; blk < to; blk += RESYNC_BLOCK) {
 		uint64_t lo = blk - from - 1 > RESYNC_BACK ? blk - RESYNC_BACK : from + 1;
 		uint64_t hi = bag->file_size - blk > RESYNC_BLOCK + 8 ? blk + RESYNC_BLOCK + 8 : bag->file_size;
 		size_t len = (size_t)(hi - lo), at = (size_t)(blk - lo);
 
-		if ((rc = progress(s, blk, false)) != BAG_OK)
+		if (!s->quiet && (rc = progress(s, blk, false)) != BAG_OK)
 			return rc;
 		if ((rc = bag_read_at(bag, lo, s->block, len)) != BAG_OK)
 			return rc;
@@ -472,10 +473,10 @@ static int find_record(struct scan *s, uint64_t from, uint64_t *found)
 			if (lo + h >= blk + RESYNC_BLOCK || h + 8 > len)
 				break;
 			at = h + 1;
-			if (hit[7] != BAG_OP_CHUNK && hit[7] != BAG_OP_CONNECTION)
+			if (hit[7] != BAG_OP_CHUNK && (chunk_only || hit[7] != BAG_OP_CONNECTION))
 				continue;
 			for (size_t p = h >= 4 ? h - 4 : 0; p + RESYNC_BACK >= h && h >= 4; p--) {
-				if (record_starts_at(s, lo + p, lo + h, s->block, lo)) {
+				if (lo + p < to && record_starts_at(s, lo + p, lo + h, s->block, lo)) {
 					*found = lo + p;
 					return BAG_OK;
 				}
@@ -485,6 +486,26 @@ static int find_record(struct scan *s, uint64_t from, uint64_t *found)
 		}
 	}
 	return BAG_OK;
+}
+
+/* The first chunk or connection record after byte from (or the file size). */
+static int find_record(struct scan *s, uint64_t from, uint64_t *found)
+{
+	return search(s, from, s->bag->file_size, false, found);
+}
+
+int bag_find_chunk(bag_t *bag, uint64_t from, uint64_t to, uint64_t *found)
+{
+	struct scan s;
+	int rc;
+
+	memset(&s, 0, sizeof s);
+	s.bag = bag;
+	s.quiet = true;
+	rc = search(&s, from, to < bag->file_size ? to : bag->file_size, true, found);
+	free(s.hbuf);
+	free(s.block);
+	return rc;
 }
 
 /*
