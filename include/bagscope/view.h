@@ -10,6 +10,14 @@
  * overlap (or touch) are loaded and merged together as one group, so the
  * order is exact. A loaded message costs 16 bytes.
  *
+ * Damaged index data is worked around, not trusted: a chunk whose index
+ * records disagree with its chunk info (or do not parse), or whose entries
+ * turn out not to match its messages when it is first read, is indexed from
+ * its data instead, with a warning. Counts are therefore a promise until a
+ * group is loaded: loading may correct them, and bag_timeline_count() and
+ * bag_view_count() can change after a load or a read (a caller reading every
+ * row asks for the count again as it goes).
+ *
  * A view selects connections (by topic, type or an explicit mask) and an
  * inclusive time range, and numbers the selected messages 0..count-1.
  *
@@ -73,7 +81,15 @@ BAG_API void bag_timeline_free(bag_timeline_t *tl);
 /* The last failure's message (""): names the bag, byte offset and problem. */
 BAG_API const char *bag_timeline_errmsg(const bag_timeline_t *tl);
 
-/* Messages in all bags, known without loading anything. */
+/*
+ * Index damage worked around so far, one line each ("PATH: at byte N:
+ * ..."), in the order met; at most BAG_WARNINGS_MAX are kept, the count
+ * counts all. Borrowed until bag_timeline_free(); NULL past the end.
+ */
+BAG_API size_t bag_timeline_warning_count(const bag_timeline_t *tl);
+BAG_API const char *bag_timeline_warning(const bag_timeline_t *tl, size_t i);
+
+/* Messages in all bags, from the chunk infos until groups are loaded. */
 BAG_API uint64_t bag_timeline_count(const bag_timeline_t *tl);
 
 /* Bags, and the connections of all bags (bag order, then id order). */

@@ -161,6 +161,7 @@ struct cat {
 	bool *def_reported;       /* per connection: its bad definition was said */
 	uint64_t decode_key;      /* (bag, chunk) of the last decode error said */
 	uint64_t decode_more;     /* further decode errors in that chunk */
+	size_t warnings;          /* timeline warnings printed so far */
 	struct bag_text head;     /* csv header scratch */
 };
 
@@ -410,6 +411,10 @@ static int emit(void *arg, const struct bag_scan_item *it)
 {
 	struct cat *c = arg;
 
+	if (bag_timeline_warning_count(c->tl) > c->warnings) {
+		fflush(stdout);
+		cli_timeline_warnings(c->tl, &c->warnings);
+	}
 	if (it->rc != BAG_OK) {
 		emit_error(c, it);
 	} else if (c->o.count) {
@@ -595,6 +600,8 @@ int cmd_cat(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	rc = bag_scan(view, &so, NULL);
 	flush_decode_errors(&c);
+	fflush(stdout);
+	cli_timeline_warnings(cb.tl, &c.warnings);
 	if (rc == BAG_EEXPR) {
 		expr_error("--filter", c.o.filter, strlen(c.o.filter), filter);
 		status = EXIT_USAGE;

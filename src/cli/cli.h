@@ -43,6 +43,12 @@ int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns)
 /* Write s as a JSON string (quotes included), safe for a terminal (term_json()). */
 void cli_json_string(FILE *out, const char *s, size_t len);
 
+/*
+ * Print the timeline's warnings from *done on ("bagscope: warning: ...",
+ * escaped): chunks whose index was worked around as they were loaded.
+ */
+void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
+
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);

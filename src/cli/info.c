@@ -230,9 +230,14 @@ static int gather(struct bag_facts *f, bag_t *bag, bool freq)
 	f->nchunks = bag_chunk_count(bag);
 	for (size_t i = 0; i < f->nchunks; i++) {
 		size_t k;
-		if ((rc = bag_chunk_stat(bag, i, &ci)) != BAG_OK) {
+		if ((rc = bag_chunk_stat(bag, i, &ci)) == BAG_ENOMEM || rc == BAG_EIO) {
 			cli_error("%s", bag_errmsg(bag));
 			return rc;
+		}
+		if (rc != BAG_OK) {
+			/* the rest comes from the index: say what is wrong with this chunk, go on */
+			cli_error("warning: %s", bag_errmsg(bag));
+			continue;
 		}
 		for (k = 0; k < f->ncomp && f->comp[k].kind != ci.compression; k++)
 			;

@@ -47,3 +47,10 @@ void cli_json_string(FILE *out, const char *s, size_t len)
 	bag_text_free(&t);
 	bag_text_free(&safe);
 }
+
+void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done)
+{
+	for (; *done < bag_timeline_warning_count(tl); (*done)++)
+		if (bag_timeline_warning(tl, *done) != NULL)
+			cli_error("warning: %s", bag_timeline_warning(tl, *done));
+}

@@ -9,11 +9,12 @@
 
 #include <bagscope/bag.h>
 #include <bagscope/record.h>
+#include "lib/codec-int.h"
+#include "lib/record-int.h"
 
 #define BAG_ERRMSG_MAX 512
 #define NO_CHUNK UINT32_MAX
 #define INDEX_ENTRY_BYTES 12          /* one index-data entry: time, offset */
-#define MIN_RATIO_CAP ((uint64_t)16 << 20)  /* a chunk may always inflate to this */
 
 /* A connection count inside one chunk (a chunk info's data). */
 struct chunk_conn {
@@ -98,12 +99,6 @@ int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 /* pread exactly len bytes at off; BAG_EIO / BAG_ETRUNCATED with a message. */
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
 
-/*
- * The largest uncompressed size believed for data_len bytes of comp data:
- * what the format's ratios allow, at least MIN_RATIO_CAP, at most 4 GiB.
- */
-uint64_t chunk_size_cap(enum bag_compression comp, uint64_t data_len);
-
 /* Read chunk i's record header if not yet done (fills the stat fields). */
 int chunk_load_stat(bag_t *bag, size_t i);
 
@@ -128,32 +123,6 @@ void bag_reset_index(bag_t *bag);
 
 /* ---- recover.c ---- */
 
-/* One record met while walking decompressed chunk data. */
-struct chunk_item {
-	uint8_t op;                    /* 0 when the header has no readable op */
-	uint32_t offset;               /* record offset in the chunk data */
-	const struct bag_record *rec;
-	bool msg_ok;                   /* op 2 with readable conn and time: */
-	uint32_t conn_id;
-	int64_t time_ns;
-};
-
-/* Called per record; a non-zero return stops the walk and is returned. */
-typedef int (*chunk_walk_fn)(void *arg, const struct chunk_item *it);
-
-/*
- * Walk the records of decompressed chunk data in order. Stops at the first
- * record that does not fit in len; *used (may be NULL) is then the bytes of
- * complete records. Returns 0 or what fn returned.
- */
-int chunk_walk(const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg, size_t *used);
-
-/*
- * Decompress a partial chunk (ch->partial): exactly ch->size bytes from the
- * start of src (ch->data_len bytes), ignoring that the stream is cut off.
- */
-int chunk_inflate_prefix(bag_t *bag, const struct chunk *ch, const uint8_t *src, uint8_t *dst);
-
 /*
  * Rebuild connections and chunks by scanning the file from byte start (the
  * first record after the bag header). reason says why the index was not
@@ -161,5 +130,12 @@ int chunk_inflate_prefix(bag_t *bag, const struct chunk *ch, const uint8_t *src,
  * BAG_EIO or BAG_ECANCELED.
  */
 int bag_recover(bag_t *bag, uint64_t start, const char *reason);
+
+/*
+ * The first record in (from, to) that parses as a chunk record (the scan's
+ * forward search): *found is its offset, or to if there is none. Returns 0,
+ * BAG_ENOMEM or BAG_EIO.
+ */
+int bag_find_chunk(bag_t *bag, uint64_t from, uint64_t to, uint64_t *found);
 
 #endif

@@ -372,14 +372,20 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 		return bag_fail(bag, BAG_EVERSION, 0, "bag format version %d.%d is not supported (only 2.0)",
 		                bag->major, bag->minor);
 	size_t at = (size_t)(nl - buf) + 1;
+	/* the fields must be in buf; the padding after them need not */
 	rc = bag_record_parse(buf + at, got - at, &rec);
-	if (rc == BAG_ETRUNCATED && rec.size > 0 && rec.size <= bag->file_size - at)
-		return bag_fail(bag, BAG_ECORRUPT, at, "bag header record of %zu bytes is implausibly long", rec.size);
-	if (rc != BAG_OK)
+	if (rc != BAG_OK && (got - at < 8 || bag_le32(buf + at) > got - at - 8))
 		return bag_fail(bag, BAG_ETRUNCATED, at, "bag header record runs past the end of the file");
 	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_FILE_HEADER)
 		return bag_fail(bag, BAG_ECORRUPT, at, "first record is not a bag header (op 3)");
-	*body = at + rec.size;
+	*body = at + 8 + (uint64_t)rec.header_len + rec.data_len;
+	if (*body > bag->file_size) {
+		/* a recovery scan searches from the fields' end for the first chunk */
+		*body = at + 8 + (uint64_t)rec.header_len;
+		if ((rc = bag_warn(bag, at, "bag header's padding length (%u bytes) runs past the end of the "
+		                   "file; ignored", rec.data_len)) != BAG_OK)
+			return rc;
+	}
 	if (bag_header_u64(rec.header, rec.header_len, "index_pos", &bag->index_pos) != BAG_OK ||
 	    bag_header_u32(rec.header, rec.header_len, "conn_count", &conn_count) != BAG_OK ||
 	    bag_header_u32(rec.header, rec.header_len, "chunk_count", &chunk_count) != BAG_OK)
@@ -388,7 +394,7 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 	bag->hdr_chunk_count = chunk_count;
 	if (bag->index_pos == 0)
 		return bag_fail(bag, BAG_ENOINDEX, at, "index_pos is 0: the recording was never closed (unindexed bag)");
-	if (bag->index_pos < at + rec.size || bag->index_pos > bag->file_size)
+	if (bag->index_pos < *body || bag->index_pos > bag->file_size)
 		return bag_fail(bag, BAG_ENOINDEX, at, "index_pos %llu lies outside the file (size %llu): truncated bag",
 		                (unsigned long long)bag->index_pos, (unsigned long long)bag->file_size);
 	return BAG_OK;

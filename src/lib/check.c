@@ -11,7 +11,9 @@
  *   4. the index: each bag's timeline loaded (index records agree with
  *      chunk infos), then every entry read - the record there must be an op
  *      2 of its connection and time - and decoded against its connection's
- *      definition, whose md5 is recomputed first (full only).
+ *      definition, whose md5 is recomputed first (full only). Index damage
+ *      the timeline worked around (a chunk indexed from its data) is a
+ *      finding too, one per chunk.
  *
  * The same error text repeating for consecutive rows (a whole group failing
  * to load) is reported once, with the count of rows it hit.
@@ -33,7 +35,48 @@ struct checker {
 	void *arg;
 	struct bag_check_stats st;
 	bool stop;
+	uint64_t *said;           /* hashes of findings made (open addressing, 0 empty) */
+	size_t nsaid, said_cap;
+	bool dup;                 /* the last finding() repeated an earlier one: dropped */
 };
+
+/* FNV-1a over a finding's offset and text, never 0. */
+static uint64_t finding_hash(uint64_t off, const char *text)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ off;
+
+	for (; *text; text++)
+		h = (h ^ (uint8_t)*text) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* Whether h was said before; remembers it. */
+static bool said_before(struct checker *c, uint64_t h)
+{
+	if (c->nsaid * 2 >= c->said_cap) {
+		size_t ncap = c->said_cap ? c->said_cap * 2 : 64;
+		uint64_t *n = calloc(ncap, sizeof *n);
+		if (n == NULL)
+			return false;
+		for (size_t i = 0; i < c->said_cap; i++) {
+			size_t j = c->said[i] & (ncap - 1);
+			while (c->said[i] != 0 && n[j] != 0)
+				j = (j + 1) & (ncap - 1);
+			n[j] = c->said[i];
+		}
+		free(c->said);
+		c->said = n;
+		c->said_cap = ncap;
+	}
+	size_t j = h & (c->said_cap - 1);
+	while (c->said[j] != 0 && c->said[j] != h)
+		j = (j + 1) & (c->said_cap - 1);
+	if (c->said[j] == h)
+		return true;
+	c->said[j] = h;
+	c->nsaid++;
+	return false;
+}
 
 static int finding(struct checker *c, uint64_t off, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -48,6 +91,9 @@ static int finding(struct checker *c, uint64_t off, int code, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	/* one fault, one line: a pass that meets what an earlier one said stays quiet */
+	if ((c->dup = said_before(c, finding_hash(off, text))))
+		return BAG_OK;
 	c->st.findings++;
 	if (c->fn != NULL && c->fn(c->arg, &f) != 0) {
 		c->stop = true;
@@ -64,6 +110,17 @@ static const char *strip_path(const bag_t *bag, const char *msg)
 	if (strncmp(msg, bag->path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
 		return msg + n + 2;
 	return msg;
+}
+
+/* ... and without "at byte OFF: " when the finding names that offset already. */
+static const char *strip_at(const bag_t *bag, const char *msg, uint64_t off)
+{
+	char at[48];
+	size_t n;
+
+	msg = strip_path(bag, msg);
+	n = (size_t)snprintf(at, sizeof at, "at byte %llu: ", (unsigned long long)off);
+	return strncmp(msg, at, n) == 0 ? msg + n : msg;
 }
 
 /* Pass 1: what bag_open() had to do. */
@@ -105,6 +162,7 @@ static int check_records(struct checker *c)
 	uint64_t pos = bag->body_pos;
 	uint8_t *hdr = NULL;
 	uint8_t prev = 0;
+	uint64_t bad = 0, bad_end = pos;  /* a run of records that do not belong */
 	int rc = BAG_OK;
 
 	while (pos < bag->file_size && rc == BAG_OK) {
@@ -138,33 +196,48 @@ static int check_records(struct checker *c)
 		}
 		uint32_t fpos = 0;
 		struct bag_field f;
+		char why[128] = "";
+		uint64_t why_at = pos;
 		int frc;
 		while ((frc = bag_header_next(hdr, hlen, &fpos, &f)) == 1)
 			;
 		if (frc < 0) {
-			rc = finding(c, pos + 4 + fpos, BAG_ECORRUPT, "header field overruns its record header");
+			snprintf(why, sizeof why, "header field overruns its record header");
+			why_at = pos + 4 + fpos;
 		} else if (bag_header_u8(hdr, hlen, "op", &op) != BAG_OK) {
-			rc = finding(c, pos, BAG_ECORRUPT, "record has no op field");
+			snprintf(why, sizeof why, "record has no op field");
 		} else if (op == BAG_OP_CHUNK && !chunk_known(bag, pos)) {
-			rc = finding(c, pos, BAG_ECORRUPT, "chunk record that the index does not list");
+			snprintf(why, sizeof why, "chunk record that the index does not list");
 		} else if (op == BAG_OP_INDEX_DATA && prev != BAG_OP_CHUNK && prev != BAG_OP_INDEX_DATA) {
-			rc = finding(c, pos, BAG_ECORRUPT, "index data record that follows no chunk");
+			snprintf(why, sizeof why, "index data record that follows no chunk");
 		} else if (op < BAG_OP_MSG_DATA || op > BAG_OP_CONNECTION || op == BAG_OP_FILE_HEADER) {
-			rc = finding(c, pos, BAG_ECORRUPT, "record with op %u does not belong in a bag 2.0 file", op);
+			snprintf(why, sizeof why, "record with op %u does not belong in a bag 2.0 file", op);
 		} else if (op == BAG_OP_MSG_DATA) {
-			rc = finding(c, pos, BAG_ECORRUPT, "message record outside any chunk");
+			snprintf(why, sizeof why, "message record outside any chunk");
 		}
+		/* one fault, one line: the records after a bad one are usually more of it */
+		if (why[0] != '\0' && bad++ == 0)
+			rc = finding(c, why_at, BAG_ECORRUPT, "%s", why);
+		if (why[0] == '\0' && bad > 1)
+			rc = finding(c, bad_end, BAG_ECORRUPT, "(and %llu more records up to here that do not belong)",
+			             (unsigned long long)(bad - 1));
+		if (why[0] == '\0')
+			bad = 0;
 		prev = frc < 0 ? 0 : op;
 		pos += 8 + (uint64_t)hlen + dlen;
+		bad_end = pos;
 		if (frc >= 0 && op == BAG_OP_CHUNK && chunk_known(bag, pos - 8 - hlen - dlen)) {
-			/* a recovered unterminated chunk runs past its stated length */
+			/* a recovered chunk ends where its data really does */
 			const struct chunk *ch = bag->chunks;
 			while (ch->pos != pos - 8 - hlen - dlen)
 				ch++;
-			if (ch->data_pos + ch->data_len > pos)
+			if (ch->stat_loaded && ch->data_pos + ch->data_len <= bag->file_size)
 				pos = ch->data_pos + ch->data_len;
 		}
 	}
+	if (rc == BAG_OK && bad > 1)
+		rc = finding(c, bad_end, BAG_ECORRUPT, "(and %llu more records up to here that do not belong)",
+		             (unsigned long long)(bad - 1));
 	free(hdr);
 	return rc;
 }
@@ -174,7 +247,8 @@ struct chunk_tally {
 	struct checker *c;
 	const struct chunk *ch;
 	uint64_t *counts;         /* per connection index */
-	uint64_t undefined;
+	uint64_t undefined;       /* messages on connections defined nowhere */
+	uint64_t bad;             /* records neither messages nor connections */
 	int rc;
 };
 
@@ -186,12 +260,14 @@ static int tally_item(void *arg, const struct chunk_item *it)
 	if (it->op == BAG_OP_CONNECTION)
 		return BAG_OK;
 	if (!it->msg_ok)
-		return finding(t->c, t->ch->pos, BAG_ECORRUPT, "record at offset %u of the chunk is %s",
+		return t->bad++ > 0 ? BAG_OK :
+		       finding(t->c, t->ch->pos, BAG_ECORRUPT, "record at offset %u of the chunk is %s",
 		               it->offset, it->op == BAG_OP_MSG_DATA ? "a message without conn or time" :
 		               it->op == 0 ? "without op" : "neither a message nor a connection");
 	conn = bag_conn_lookup(t->c->bag, it->conn_id);
 	if (conn < 0)
-		return finding(t->c, t->ch->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
+		return t->undefined++ > 0 ? BAG_OK :
+		       finding(t->c, t->ch->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
 		               "connection %u, which is not defined", it->offset, it->conn_id);
 	t->counts[conn]++;
 	return BAG_OK;
@@ -208,25 +284,28 @@ static int check_chunks(struct checker *c, bool quick)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	for (size_t i = 0; i < bag->nchunks && rc == BAG_OK; i++) {
 		const struct chunk *ch = &bag->chunks[i];
-		struct chunk_tally t = { c, ch, counts, 0, BAG_OK };
+		struct chunk_tally t = { c, ch, counts, 0, 0, BAG_OK };
 		const uint8_t *data;
 		size_t len, used;
 		int grc;
 
 		if ((grc = chunk_load_stat(bag, i)) != BAG_OK) {
-			rc = finding(c, ch->pos, grc, "%s", strip_path(bag, bag->errmsg));
+			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->errmsg, ch->pos));
 			continue;
 		}
 		if (quick)
 			continue;
 		if ((grc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK) {
-			rc = finding(c, ch->pos, grc, "%s", strip_path(bag, bag->errmsg));
+			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->errmsg, ch->pos));
 			continue;
 		}
 		c->st.chunks++;
 		memset(counts, 0, bag->nconns * sizeof *counts);
-		rc = chunk_walk(data, len, tally_item, &t, &used);
+		rc = bag_chunk_walk(data, len, tally_item, &t, &used);
 		bag_chunk_unpin(bag, i);
+		if (rc == BAG_OK && t.bad + t.undefined > 1)
+			rc = finding(c, ch->pos, BAG_ECORRUPT, "(%llu records of the chunk like that)",
+			             (unsigned long long)(t.bad + t.undefined));
 		if (rc == BAG_OK && used != len)
 			rc = finding(c, ch->pos, BAG_ECORRUPT, "the chunk's last %zu bytes (from offset %zu) are "
 			             "not a whole record", len - used, used);
@@ -284,6 +363,8 @@ static int check_entries(struct checker *c, bag_msgdef_t **defs, bool quick)
 	bag_view_t *v = NULL;
 	char last[BAG_ERRMSG_MAX] = "", err[BAG_ERRMSG_MAX];
 	uint64_t repeats = 0;
+	bool last_dup = false;
+	size_t warned = 0;
 	int rc;
 
 	if ((rc = bag_timeline_open(&tl, &bag, 1)) != BAG_OK)
@@ -298,9 +379,22 @@ static int check_entries(struct checker *c, bag_msgdef_t **defs, bool quick)
 		uint64_t off = UINT64_MAX;
 
 		c->st.messages++;
+		/* index damage the timeline worked around while loading or reading */
+		for (; warned < bag_timeline_warning_count(tl) && bag_timeline_warning(tl, warned) != NULL; warned++)
+			if ((rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "%s",
+			                  strip_path(bag, bag_timeline_warning(tl, warned)))) != BAG_OK)
+				goto fail;
 		err[0] = '\0';
 		if (rrc != BAG_OK) {
-			snprintf(err, sizeof err, "%s", strip_path(bag, bag_view_errmsg(v)));
+			const char *msg = strip_path(bag, bag_view_errmsg(v));
+			unsigned long long at;
+			int n = 0;
+			/* "at byte N: ..." is the finding's offset, as pass 3 gives it */
+			if (sscanf(msg, "at byte %llu: %n", &at, &n) == 1 && n > 0) {
+				off = at;
+				msg += n;
+			}
+			snprintf(err, sizeof err, "%s", msg);
 		} else if (!quick && defs[m.conn_index] != NULL) {
 			size_t used = 0;
 			char derr[256];
@@ -317,16 +411,17 @@ static int check_entries(struct checker *c, bag_msgdef_t **defs, bool quick)
 			repeats += err[0] != '\0';
 			continue;
 		}
-		if (repeats > 0 && (rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "(the same for %llu more messages)",
-		                                 (unsigned long long)repeats)) != BAG_OK)
+		if (repeats > 0 && !last_dup && (rc = finding(c, UINT64_MAX, BAG_ECORRUPT,
+		                                 "(the same for %llu more messages)", (unsigned long long)repeats)) != BAG_OK)
 			goto fail;
 		repeats = 0;
 		snprintf(last, sizeof last, "%s", err);
 		if ((rc = finding(c, off, rrc ? rrc : BAG_EDECODE, "%s", err)) != BAG_OK)
 			goto fail;
+		last_dup = c->dup;
 	}
 	rc = BAG_OK;
-	if (repeats > 0)
+	if (repeats > 0 && !last_dup)
 		rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "(the same for %llu more messages)",
 		             (unsigned long long)repeats);
 fail:
@@ -338,7 +433,7 @@ fail:
 BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
                       struct bag_check_stats *stats)
 {
-	struct checker c = { bag, fn, arg, { 0 }, false };
+	struct checker c = { .bag = bag, .fn = fn, .arg = arg };
 	bool quick = (flags & BAG_CHECK_QUICK) != 0;
 	bag_msgdef_t **defs = calloc(bag->nconns ? bag->nconns : 1, sizeof *defs);
 	int rc;
@@ -360,6 +455,7 @@ fail:
 	for (size_t i = 0; defs != NULL && i < bag->nconns; i++)
 		bag_msgdef_free(defs[i]);
 	free(defs);
+	free(c.said);
 	if (stats != NULL)
 		*stats = c.st;
 	return rc;

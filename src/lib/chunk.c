@@ -1,7 +1,7 @@
 /*
  * chunk.c - chunk records fetched on demand: the record header (compression,
- * sizes) read once per chunk, the data read and decompressed (none, bz2, lz4
- * frame) into a cache bounded in bytes.
+ * sizes) read once per chunk, the data read and decompressed (codec.c) into
+ * a cache bounded in bytes.
  *
  * The cache is an LRU list threaded through the chunks array (lru_prev /
  * lru_next, head = most recent). A chunk with buf != NULL is on the list and
@@ -9,23 +9,47 @@
  * exceeded only while more than the bound is pinned at once.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <bzlib.h>
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifdef HAVE_LZ4
-#include <lz4frame.h>
-#endif
 
 #include <bagscope/record.h>
 #include "lib/bag-int.h"
 
 #define STAT_READ 512
 
+static int load_stat(bag_t *bag, size_t i);
+
+/*
+ * Read chunk i's record header. When the chunk info's chunk_pos does not
+ * point at a chunk record, the one chunk record between the chunks before
+ * and after it is taken instead (a damaged chunk_pos; rosbag reindex reads
+ * the chunk too), and the chunk before it then ends there.
+ */
 int chunk_load_stat(bag_t *bag, size_t i)
+{
+	struct chunk *ch = &bag->chunks[i];
+	uint64_t lo = i > 0 ? bag->chunks[i - 1].pos : bag->body_pos - 1, found, old = ch->pos;
+	char err[BAG_ERRMSG_MAX];
+	int rc = load_stat(bag, i);
+
+	if ((rc != BAG_ECORRUPT && rc != BAG_ETRUNCATED) || ch->no_index)
+		return rc;
+	snprintf(err, sizeof err, "%s", bag->errmsg);
+	if (bag_find_chunk(bag, lo, ch->index_end, &found) != BAG_OK || found == ch->index_end || found == old)
+		return bag_fail(bag, rc, UINT64_MAX, "%s", err + strlen(bag->path) + 2);
+	ch->pos = found;
+	if ((rc = load_stat(bag, i)) != BAG_OK) {
+		ch->pos = old;
+		return rc;
+	}
+	if (i > 0)
+		bag->chunks[i - 1].index_end = found;
+	return bag_warn(bag, old, "chunk info points at a record that is not a chunk; the chunk record at "
+	                "byte %llu is read instead", (unsigned long long)found);
+}
+
+static int load_stat(bag_t *bag, size_t i)
 {
 	struct chunk *ch = &bag->chunks[i];
 	uint8_t small[STAT_READ], *buf = small;
@@ -140,56 +164,34 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 	return BAG_OK;
 }
 
-/* Decompress src into dst, which must come out exactly dst_len bytes. */
+/*
+ * Decompress chunk ch's data src into dst (room for ch->size + 1 bytes): it
+ * must come out exactly ch->size bytes, or for a partial chunk (recovered
+ * from a cut-off stream) at least that many.
+ */
 static int decompress(bag_t *bag, const struct chunk *ch, const uint8_t *src, uint8_t *dst)
 {
-	if (ch->compression == BAG_COMPRESSION_BZ2) {
-		unsigned int out_len = ch->size;
-		int bz = BZ2_bzBuffToBuffDecompress((char *)dst, &out_len, (char *)src, ch->data_len, 0, 0);
-		if (bz == BZ_OUTBUFF_FULL)
-			return bag_fail(bag, BAG_ECOMPRESS, ch->pos,
-			                "bz2 chunk decompresses to more than its stated %u bytes", ch->size);
-		if (bz != BZ_OK)
-			return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "bz2 chunk data is corrupt (bzip2 error %d)", bz);
-		if (out_len != ch->size)
-			return bag_fail(bag, BAG_ECOMPRESS, ch->pos,
-			                "bz2 chunk decompresses to %u bytes, header says %u", out_len, ch->size);
-		return BAG_OK;
-	}
-#ifdef HAVE_LZ4
-	if (ch->compression == BAG_COMPRESSION_LZ4) {
-		LZ4F_dctx *dctx;
-		size_t in_at = 0, out_at = 0, ret = 1;
-		int rc = BAG_OK;
+	struct bag_inflated out = { .buf = dst };
+	const char *name = bag_compression_name(ch->compression);
+	int rc = bag_codec_inflate(ch->compression, src, ch->data_len, (size_t)ch->size + 1, 0, false, &out);
 
-		if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-		while (ret != 0 && in_at < ch->data_len) {
-			size_t in_n = ch->data_len - in_at, out_n = ch->size - out_at;
-			ret = LZ4F_decompress(dctx, dst + out_at, &out_n, src + in_at, &in_n, NULL);
-			if (LZ4F_isError(ret)) {
-				rc = bag_fail(bag, BAG_ECOMPRESS, ch->pos, "lz4 chunk data is corrupt (%s)",
-				              LZ4F_getErrorName(ret));
-				break;
-			}
-			in_at += in_n;
-			out_at += out_n;
-			if (in_n == 0 && out_n == 0) {
-				rc = bag_fail(bag, BAG_ECOMPRESS, ch->pos,
-				              "lz4 chunk decompresses to more than its stated %u bytes", ch->size);
-				break;
-			}
-		}
-		if (rc == BAG_OK && (ret != 0 || out_at != ch->size))
-			rc = bag_fail(bag, BAG_ECOMPRESS, ch->pos,
-			              "lz4 chunk decompresses to %zu bytes%s, header says %u", out_at,
-			              ret != 0 ? " and ends mid-frame" : "", ch->size);
-		LZ4F_freeDecompressionContext(dctx);
-		return rc;
-	}
-#endif
-	return bag_fail(bag, BAG_EUNSUPP, ch->pos, "%s chunks are not supported by this build",
-	                bag_compression_name(ch->compression));
+	if (rc == BAG_EUNSUPP)
+		return bag_fail(bag, rc, ch->pos, "%s chunks are not supported by this build", name);
+	if (rc != BAG_OK)
+		return bag_fail(bag, rc, UINT64_MAX, "out of memory");
+	if (ch->partial)
+		return out.len >= ch->size ? BAG_OK :
+		       bag_fail(bag, BAG_ECOMPRESS, ch->pos, "cut-off %s chunk now decompresses to %zu bytes, "
+		                "%u during recovery", name, out.len, ch->size);
+	if (out.len > ch->size)
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to more than its stated %u bytes",
+		                name, ch->size);
+	if (!out.ended)
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err);
+	if (out.len != ch->size)
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to %zu bytes, header says %u",
+		                name, out.len, ch->size);
+	return BAG_OK;
 }
 
 static void lru_unlink(bag_t *bag, uint32_t i)
@@ -252,16 +254,6 @@ void chunk_cache_clear(bag_t *bag)
 		cache_drop(bag, bag->lru_head);
 }
 
-uint64_t chunk_size_cap(enum bag_compression comp, uint64_t data_len)
-{
-	uint64_t ratio = comp == BAG_COMPRESSION_LZ4 ? 256 : comp == BAG_COMPRESSION_BZ2 ? 2048 : 1;
-	uint64_t cap = data_len * ratio;
-
-	if (cap < MIN_RATIO_CAP)
-		cap = MIN_RATIO_CAP;
-	return cap > UINT32_MAX ? UINT32_MAX : cap;
-}
-
 BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *len)
 {
 	struct chunk *ch;
@@ -282,12 +274,12 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 	if (ch->compression == BAG_COMPRESSION_NONE && ch->size != ch->data_len)
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
 		                "uncompressed chunk holds %u bytes but its header says %u", ch->data_len, ch->size);
-	if (ch->size > chunk_size_cap(ch->compression, ch->data_len))
+	if (ch->size > bag_codec_size_cap(ch->compression, ch->data_len))
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
 		                "chunk claims %u uncompressed bytes from %u compressed: implausible",
 		                ch->size, ch->data_len);
 	cache_make_room(bag, ch->size);
-	out = malloc(ch->size ? ch->size : 1);
+	out = malloc((size_t)ch->size + 1);
 	if (out == NULL) {
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a %u-byte chunk", ch->size);
 		goto fail;
@@ -301,9 +293,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 			goto fail;
 		}
 		rc = bag_read_at(bag, ch->data_pos, raw, ch->data_len);
-		if (rc == BAG_OK && ch->partial)
-			rc = chunk_inflate_prefix(bag, ch, raw, out);
-		else if (rc == BAG_OK)
+		if (rc == BAG_OK)
 			rc = decompress(bag, ch, raw, out);
 	}
 	if (rc != BAG_OK)

@@ -29,11 +29,16 @@
 #include <bagscope/view.h>
 #include "lib/bag-int.h"
 #include "lib/view-int.h"
+#include "lib/util-int.h"
 
 
 struct tl_chunk {
 	uint32_t bag;     /* index into tl->bags */
 	uint32_t chunk;   /* index into that bag's chunks */
+	bool walk;        /* entries come from its data: its index data disagreed */
+	bool checked;     /* its index entries were compared with its data */
+	uint32_t nents;   /* entries its index data gave, and */
+	uint64_t sum;     /* their entry_mix() sum, for that comparison */
 };
 
 struct tl_ref {
@@ -49,7 +54,8 @@ struct tl_entry {
 
 struct tl_group {
 	uint64_t first_row;       /* first timeline row */
-	uint64_t count;           /* rows, from the chunk infos */
+	uint64_t count;           /* rows: the chunk infos' count, then what was loaded */
+	uint32_t gen;             /* bumped at each load: views' selections are of one */
 	int64_t start_ns;         /* min start over its chunks */
 	int64_t end_ns;           /* max end over its chunks */
 	uint32_t tchunk_first;    /* its chunks in tl->chunks */
@@ -74,6 +80,8 @@ struct bag_timeline {
 	size_t next_load;         /* bag_timeline_load() resumes here */
 	uint8_t *scratch;         /* index-region read buffer */
 	size_t scratch_cap;
+	char **warnings;          /* index damage worked around, at most BAG_WARNINGS_MAX */
+	size_t nwarnings;         /* all of them, kept or not */
 	char errmsg[BAG_ERRMSG_MAX];
 };
 
@@ -97,6 +105,7 @@ struct bag_view {
 	uint64_t *base;           /* ng + 1 */
 	bool *direct;             /* ng */
 	uint32_t **sel;           /* ng; NULL until built */
+	uint32_t *sel_gen;        /* ng; the group load (gen) each sel[k] was built from */
 	uint64_t count;
 	bool pinned;              /* a chunk is pinned for the last read */
 	size_t pin_bag;
@@ -169,7 +178,7 @@ BAG_API int bag_timeline_open(bag_timeline_t **out, bag_t *const *bags, size_t n
 	for (size_t b = 0; b < nbags; b++)
 		for (size_t c = 0; c < bags[b]->nchunks; c++)
 			if (bags[b]->chunks[c].count > 0)
-				tl->chunks[tl->nchunks++] = (struct tl_chunk){ (uint32_t)b, (uint32_t)c };
+				tl->chunks[tl->nchunks++] = (struct tl_chunk){ .bag = (uint32_t)b, .chunk = (uint32_t)c };
 	qsort_r(tl->chunks, tl->nchunks, sizeof *tl->chunks, cmp_tl_chunk, tl);
 	for (size_t i = 0; i < tl->nchunks; i++) {
 		const struct chunk *ch = tl_chunk_of(tl, (uint32_t)i);
@@ -213,12 +222,48 @@ BAG_API void bag_timeline_free(bag_timeline_t *tl)
 	free(tl->conn_base);
 	free(tl->bags);
 	free(tl->scratch);
+	for (size_t i = 0; tl->warnings != NULL && i < tl->nwarnings && i < BAG_WARNINGS_MAX; i++)
+		free(tl->warnings[i]);
+	free(tl->warnings);
 	free(tl);
 }
 
 BAG_API const char *bag_timeline_errmsg(const bag_timeline_t *tl)
 {
 	return tl ? tl->errmsg : "out of memory";
+}
+
+static int tl_warn(bag_timeline_t *tl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Keep a warning line. Returns 0 or BAG_ENOMEM. */
+static int tl_warn(bag_timeline_t *tl, const char *fmt, ...)
+{
+	char line[BAG_ERRMSG_MAX];
+	va_list ap;
+
+	if (tl->nwarnings++ >= BAG_WARNINGS_MAX)
+		return BAG_OK;
+	if (tl->warnings == NULL && (tl->warnings = calloc(BAG_WARNINGS_MAX, sizeof *tl->warnings)) == NULL)
+		goto nomem;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if ((tl->warnings[tl->nwarnings - 1] = strdup(line)) == NULL)
+		goto nomem;
+	return BAG_OK;
+nomem:
+	tl->nwarnings--;
+	return tl_fail(tl, BAG_ENOMEM, "out of memory");
+}
+
+BAG_API size_t bag_timeline_warning_count(const bag_timeline_t *tl)
+{
+	return tl->nwarnings;
+}
+
+BAG_API const char *bag_timeline_warning(const bag_timeline_t *tl, size_t i)
+{
+	return tl->warnings != NULL && i < tl->nwarnings && i < BAG_WARNINGS_MAX ? tl->warnings[i] : NULL;
 }
 
 /* Copy a bag's failure message onto the timeline. */
@@ -291,149 +336,216 @@ static int scratch_reserve(bag_timeline_t *tl, size_t len)
 	return BAG_OK;
 }
 
-/* Entries of a chunk without index records, while its data is walked. */
-struct walk_fill {
-	const bag_t *bag;
-	const struct chunk *ch;
+/* A group's entries, refs and runs while it is loaded (arrays grow). */
+struct builder {
 	struct tl_entry *ents;
-	uint32_t *fill;           /* next slot per chunk_conn */
-	uint32_t *end;            /* end of its slots */
-	uint32_t ref0;            /* ref of the chunk's first chunk_conn */
+	size_t n, ents_cap;
+	struct run *runs;
+	size_t nruns, runs_cap;
+	struct tl_ref *refs;
+	size_t nrefs, refs_cap;
 };
 
-static int walk_fill_item(void *arg, const struct chunk_item *it)
+/* An order-free fingerprint term for one message: where, which, when. */
+static uint64_t entry_mix(uint32_t offset, uint32_t conn_id, int64_t time_ns)
 {
-	struct walk_fill *w = arg;
-	long conn;
-	uint32_t lo = 0, hi;
+	uint64_t x = ((uint64_t)conn_id << 32 | offset) ^ (uint64_t)time_ns * 0x9E3779B97F4A7C15ull;
 
-	if (!it->msg_ok || (conn = bag_conn_lookup(w->bag, it->conn_id)) < 0)
-		return BAG_OK;
-	hi = w->ch->conn_n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (w->bag->chunk_conns[w->ch->conn_first + mid].conn < (uint32_t)conn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == w->ch->conn_n || w->bag->chunk_conns[w->ch->conn_first + lo].conn != (uint32_t)conn)
-		return BAG_OK;
-	if (w->fill[lo] == w->end[lo])
-		return BAG_ECORRUPT;
-	w->ents[w->fill[lo]++] = (struct tl_entry){ it->time_ns, it->offset, w->ref0 + lo };
+	x ^= x >> 30;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 27;
+	x *= 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+/* Room for n more entries, one more run and one more ref. */
+static int builder_room(bag_timeline_t *tl, struct builder *b, size_t n)
+{
+	if (bag_grow((void **)&b->ents, &b->ents_cap, b->n + n, sizeof *b->ents) != BAG_OK ||
+	    bag_grow((void **)&b->runs, &b->runs_cap, b->nruns + n + 1, sizeof *b->runs) != BAG_OK ||
+	    bag_grow((void **)&b->refs, &b->refs_cap, b->nrefs + 1, sizeof *b->refs) != BAG_OK)
+		return tl_fail(tl, BAG_ENOMEM, "out of memory loading index entries");
 	return BAG_OK;
 }
 
 /*
- * A chunk recovered without index records (recover.c): walk its data for
- * the entries, laid out per connection in file order as index records
- * would give them, then cut into time-ordered runs.
+ * Add the entries b->ents[first..b->n) of one (chunk, connection) as runs:
+ * maximal stretches in time order.
  */
-static int walk_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group *g,
-                            struct tl_entry *ents, uint32_t *nents, struct run *runs, size_t *nruns)
+static void add_runs(struct builder *b, size_t first, uint32_t conn, const struct chunk *ch, uint32_t bag)
+{
+	b->runs[b->nruns] = (struct run){ (uint32_t)first, 0, conn, ch->pos, bag };
+	for (size_t i = first + 1; i < b->n; i++) {
+		if (b->ents[i].time_ns < b->ents[i - 1].time_ns) {
+			b->runs[b->nruns].len = (uint32_t)i - b->runs[b->nruns].start;
+			b->nruns++;
+			b->runs[b->nruns] = (struct run){ (uint32_t)i, 0, conn, ch->pos, bag };
+		}
+	}
+	b->runs[b->nruns].len = (uint32_t)b->n - b->runs[b->nruns].start;
+	b->nruns++;
+}
+
+/* One message found while a chunk's data is walked. */
+struct walked {
+	uint32_t conn;            /* bag connection index */
+	uint32_t offset;
+	int64_t time_ns;
+};
+
+/* What a walk of a chunk's data collects. */
+struct walk_collect {
+	const bag_t *bag;
+	struct walked *w;
+	size_t n, cap;
+	uint64_t sum;             /* entry_mix() over them */
+};
+
+static int walk_collect_item(void *arg, const struct chunk_item *it)
+{
+	struct walk_collect *c = arg;
+	long conn;
+
+	if (!it->msg_ok || (conn = bag_conn_lookup(c->bag, it->conn_id)) < 0)
+		return BAG_OK;
+	if (bag_grow((void **)&c->w, &c->cap, c->n + 1, sizeof *c->w) != BAG_OK)
+		return BAG_ENOMEM;
+	c->w[c->n++] = (struct walked){ (uint32_t)conn, it->offset, it->time_ns };
+	c->sum += entry_mix(it->offset, it->conn_id, it->time_ns);
+	return BAG_OK;
+}
+
+/* Walk chunk i of bag for its messages on defined connections. */
+static int walk_chunk(bag_timeline_t *tl, bag_t *bag, size_t i, struct walk_collect *c)
+{
+	const uint8_t *data;
+	size_t len;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	c->bag = bag;
+	if ((rc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK)
+		return tl_bag_fail(tl, bag, rc);
+	rc = bag_chunk_walk(data, len, walk_collect_item, c, NULL);
+	bag_chunk_unpin(bag, i);
+	if (rc != BAG_OK)
+		return tl_fail(tl, BAG_ENOMEM, "out of memory walking a chunk");
+	return BAG_OK;
+}
+
+static int walk_sum_item(void *arg, const struct chunk_item *it)
+{
+	struct walk_collect *c = arg;
+
+	if (it->msg_ok && bag_conn_lookup(c->bag, it->conn_id) >= 0) {
+		c->n++;
+		c->sum += entry_mix(it->offset, it->conn_id, it->time_ns);
+	}
+	return BAG_OK;
+}
+
+/* Count and fingerprint chunk i's messages on defined connections (no list). */
+static int walk_sum(bag_t *bag, size_t i, struct walk_collect *c)
+{
+	const uint8_t *data;
+	size_t len;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	c->bag = bag;
+	if ((rc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK)
+		return rc;
+	rc = bag_chunk_walk(data, len, walk_sum_item, c, NULL);
+	bag_chunk_unpin(bag, i);
+	return rc;
+}
+
+static int cmp_walked(const void *a, const void *b)
+{
+	const struct walked *x = a, *y = b;
+
+	if (x->conn != y->conn)
+		return x->conn < y->conn ? -1 : 1;
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/*
+ * Entries of chunk tchunk from its data: a chunk recovered without index
+ * records (recover.c), or one whose index data disagreed with its chunk info
+ * or its data. Laid out per connection in file order, as index records
+ * would give them.
+ */
+static int walk_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct builder *b)
 {
 	const struct tl_chunk *tc = &tl->chunks[tchunk];
 	bag_t *bag = tl->bags[tc->bag];
 	const struct chunk *ch = &bag->chunks[tc->chunk];
-	struct walk_fill w = { bag, ch, ents, NULL, NULL, g->nrefs };
-	const uint8_t *data;
-	size_t len;
-	uint32_t at = *nents;
+	struct walk_collect c;
 	int rc;
 
-	w.fill = malloc((ch->conn_n + 1) * sizeof *w.fill);
-	w.end = malloc((ch->conn_n + 1) * sizeof *w.end);
-	if (w.fill == NULL || w.end == NULL) {
-		rc = tl_fail(tl, BAG_ENOMEM, "out of memory");
+	if ((rc = walk_chunk(tl, bag, tc->chunk, &c)) != BAG_OK)
 		goto fail;
-	}
-	for (uint32_t k = 0; k < ch->conn_n; k++) {
-		const struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
-		g->refs[g->nrefs++] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + cc->conn) };
-		w.fill[k] = at;
-		at += cc->count;
-		w.end[k] = at;
-	}
-	if ((rc = bag_chunk_get(bag, tc->chunk, &data, &len)) != BAG_OK) {
-		rc = tl_bag_fail(tl, bag, rc);
-		goto fail;
-	}
-	rc = chunk_walk(data, len, walk_fill_item, &w, NULL);
-	bag_chunk_unpin(bag, tc->chunk);
-	for (uint32_t k = 0; rc == BAG_OK && k < ch->conn_n; k++)
-		if (w.fill[k] != w.end[k])
-			rc = BAG_ECORRUPT;
-	if (rc != BAG_OK) {
-		rc = tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: the chunk's data no longer holds the %llu "
-		             "messages counted when it was recovered", bag->path, (unsigned long long)ch->pos,
-		             (unsigned long long)ch->count);
-		goto fail;
-	}
-	for (uint32_t k = 0; k < ch->conn_n; k++) {
-		uint32_t ref = w.ref0 + k;
-		runs[*nruns] = (struct run){ *nents, 0, g->refs[ref].conn, ch->pos, tc->bag };
-		for (uint32_t i = *nents; i < w.end[k]; i++) {
-			if (i > runs[*nruns].start && ents[i].time_ns < ents[i - 1].time_ns) {
-				runs[*nruns].len = i - runs[*nruns].start;
-				(*nruns)++;
-				runs[*nruns] = (struct run){ i, 0, g->refs[ref].conn, ch->pos, tc->bag };
-			}
-		}
-		runs[*nruns].len = w.end[k] - runs[*nruns].start;
-		(*nruns)++;
-		*nents = w.end[k];
+	if (c.n > 1)
+		qsort(c.w, c.n, sizeof *c.w, cmp_walked);
+	for (size_t i = 0, j; i < c.n; i = j) {
+		for (j = i; j < c.n && c.w[j].conn == c.w[i].conn; j++)
+			;
+		if ((rc = builder_room(tl, b, j - i)) != BAG_OK)
+			goto fail;
+		uint32_t ref = (uint32_t)b->nrefs++;
+		size_t first = b->n;
+		b->refs[ref] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + c.w[i].conn) };
+		for (size_t k = i; k < j; k++)
+			b->ents[b->n++] = (struct tl_entry){ c.w[k].time_ns, c.w[k].offset, ref };
+		add_runs(b, first, b->refs[ref].conn, ch, tc->bag);
 	}
 fail:
-	free(w.fill);
-	free(w.end);
+	free(c.w);
 	return rc;
 }
 
 /*
- * Read the index-data records after chunk tchunk into ents (room for the
- * chunk's count), adding refs and runs.
+ * Read the index-data records after chunk tchunk, adding entries, refs and
+ * runs, and the chunk's fingerprint. Any disagreement - with the chunk
+ * info's counts, a connection, the chunk's size - is BAG_ECORRUPT (the
+ * caller then walks the chunk's data instead).
  */
-static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group *g,
-                            struct tl_entry *ents, uint32_t *nents, struct run *runs, size_t *nruns)
+static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct builder *b)
 {
-	const struct tl_chunk *tc = &tl->chunks[tchunk];
+	struct tl_chunk *tc = &tl->chunks[tchunk];
 	bag_t *bag = tl->bags[tc->bag];
 	struct chunk *ch = &bag->chunks[tc->chunk];
-	uint64_t region, at = 0, got = 0;
+	uint64_t region, at = 0, got = 0, region_pos;
 	struct bag_record rec;
 	int rc;
 
-	if (ch->no_index)
-		return walk_chunk_index(tl, tchunk, g, ents, nents, runs, nruns);
 	if ((rc = chunk_load_stat(bag, tc->chunk)) != BAG_OK)
 		return tl_bag_fail(tl, bag, rc);
-	uint64_t region_pos = ch->data_pos + ch->data_len;
+	region_pos = ch->data_pos + ch->data_len;
 	region = ch->index_end - region_pos;
+	if (ch->count > region / INDEX_ENTRY_BYTES)
+		return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk info counts %llu messages, more than its "
+		               "index region can hold", bag->path, (unsigned long long)ch->pos,
+		               (unsigned long long)ch->count);
 	if ((rc = scratch_reserve(tl, (size_t)region)) != BAG_OK)
 		return rc;
 	if ((rc = bag_read_at(bag, region_pos, tl->scratch, (size_t)region)) != BAG_OK)
 		return tl_bag_fail(tl, bag, rc);
+	tc->sum = 0;
 	while (at < region) {
 		uint64_t off = region_pos + at;
 		uint32_t ver, conn_id, count;
 		uint8_t op;
 		long conn, want;
 
-		if (bag_record_parse(tl->scratch + at, (size_t)(region - at), &rec) != BAG_OK)
-			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index record runs into the next chunk",
-			               bag->path, (unsigned long long)off);
-		if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_INDEX_DATA)
-			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: expected an index data record (op 4) after the chunk at byte %llu",
-			               bag->path, (unsigned long long)off, (unsigned long long)ch->pos);
-		if (bag_header_u32(rec.header, rec.header_len, "ver", &ver) != BAG_OK ||
+		if (bag_record_parse(tl->scratch + at, (size_t)(region - at), &rec) != BAG_OK ||
+		    bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_INDEX_DATA ||
+		    bag_header_u32(rec.header, rec.header_len, "ver", &ver) != BAG_OK || ver != 1 ||
 		    bag_header_u32(rec.header, rec.header_len, "conn", &conn_id) != BAG_OK ||
 		    bag_header_u32(rec.header, rec.header_len, "count", &count) != BAG_OK)
-			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index data record lacks ver, conn or count",
-			               bag->path, (unsigned long long)off);
-		if (ver != 1)
-			return tl_fail(tl, BAG_EUNSUPP, "%s: at byte %llu: index data version %u is not supported",
-			               bag->path, (unsigned long long)off, ver);
+			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: unreadable index data record after the "
+			               "chunk at byte %llu", bag->path, (unsigned long long)off,
+			               (unsigned long long)ch->pos);
 		conn = bag_conn_lookup(bag, conn_id);
 		want = conn < 0 ? -1 : (long)bag_chunk_conn_count(bag, tc->chunk, (size_t)conn);
 		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
@@ -441,27 +553,23 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group
 			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index data for connection %u holds %u entries "
 			               "in %u bytes; the chunk info says %ld", bag->path, (unsigned long long)off,
 			               conn_id, count, rec.data_len, want);
+		if ((rc = builder_room(tl, b, count)) != BAG_OK)
+			return rc;
 		const uint8_t *p = rec.data;
-		uint32_t ref = g->nrefs++;
-		g->refs[ref] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + (size_t)conn) };
-		runs[*nruns] = (struct run){ *nents, 0, g->refs[ref].conn, ch->pos, tc->bag };
+		uint32_t ref = (uint32_t)b->nrefs++;
+		size_t first = b->n;
+		b->refs[ref] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + (size_t)conn) };
 		for (uint32_t k = 0; k < count; k++, p += INDEX_ENTRY_BYTES) {
-			struct tl_entry *e = &ents[*nents];
+			struct tl_entry *e = &b->ents[b->n++];
 			e->time_ns = bag_time_from_ros(bag_le32(p), bag_le32(p + 4));
 			e->offset = bag_le32(p + 8);
 			e->ref = ref;
 			if (e->offset >= ch->size)
 				return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index entry %u points past the end of its chunk",
 				               bag->path, (unsigned long long)off, k);
-			if (k > 0 && e->time_ns < e[-1].time_ns) {
-				runs[*nruns].len = *nents - runs[*nruns].start;
-				(*nruns)++;
-				runs[*nruns] = (struct run){ *nents, 0, g->refs[ref].conn, ch->pos, tc->bag };
-			}
-			(*nents)++;
+			tc->sum += entry_mix(e->offset, conn_id, e->time_ns);
 		}
-		runs[*nruns].len = *nents - runs[*nruns].start;
-		(*nruns)++;
+		add_runs(b, first, b->refs[ref].conn, ch, tc->bag);
 		got += count;
 		at += rec.size;
 	}
@@ -469,89 +577,98 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group
 		return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk info counts %llu messages, its index data %llu",
 		               bag->path, (unsigned long long)ch->pos, (unsigned long long)ch->count,
 		               (unsigned long long)got);
+	tc->nents = (uint32_t)got;
 	return BAG_OK;
 }
 
-/* Read and order group gi's entries. */
+/*
+ * Read and order group gi's entries: each chunk's from its index data, or
+ * from its data when it has none or they disagree. The group's row count
+ * then becomes what was found (the chunk infos' counts were a promise), and
+ * the rows of the groups after it move with it.
+ */
 static int group_load(bag_timeline_t *tl, size_t gi)
 {
 	struct tl_group *g = &tl->groups[gi];
-	struct tl_entry *a = NULL, *b = NULL;
-	struct run *runs = NULL;
-	uint32_t *bounds = NULL, nents = 0, nref_cap = 0;
-	size_t nruns = 0;
-	int rc = BAG_ENOMEM;
+	struct builder b = { 0 };
+	char why[BAG_ERRMSG_MAX] = "";
+	struct tl_entry *merged = NULL;
+	uint32_t *bounds = NULL;
+	int rc = BAG_OK;
 
 	if (g->entries != NULL)
 		return BAG_OK;
-	if (g->count > UINT32_MAX)
-		return tl_fail(tl, BAG_EUNSUPP, "a group of overlapping chunks holds %llu messages, more than 2^32",
-		               (unsigned long long)g->count);
 	for (uint32_t i = 0; i < g->tchunk_n; i++) {
-		const struct tl_chunk *tc = &tl->chunks[g->tchunk_first + i];
-		nref_cap += tl->bags[tc->bag]->chunks[tc->chunk].conn_n;
+		uint32_t t = g->tchunk_first + i;
+		struct tl_chunk *tc = &tl->chunks[t];
+		const struct chunk *ch = &tl->bags[tc->bag]->chunks[tc->chunk];
+		size_t n0 = b.n, r0 = b.nruns, f0 = b.nrefs;
+
+		if (!tc->walk && !ch->no_index) {
+			rc = read_chunk_index(tl, t, &b);
+			if (rc == BAG_ENOMEM || rc == BAG_EIO)
+				goto fail;
+			if (rc != BAG_OK) {
+				/* warned once the walk works; if it does not, its error is the one */
+				snprintf(why, sizeof why, "%s", tl->errmsg);
+				tc->walk = true;
+				b.n = n0;
+				b.nruns = r0;
+				b.nrefs = f0;
+			}
+		}
+		if ((tc->walk || ch->no_index) && (rc = walk_chunk_index(tl, t, &b)) != BAG_OK)
+			goto fail;
+		if (why[0] != '\0' && (rc = tl_warn(tl, "%s; the chunk is indexed from its data", why)) != BAG_OK)
+			goto fail;
+		why[0] = '\0';
 	}
-	/* checked against each chunk's index region before any entry is stored */
-	for (uint32_t i = 0; i < g->tchunk_n; i++) {
-		const struct tl_chunk *tc = &tl->chunks[g->tchunk_first + i];
-		bag_t *bag = tl->bags[tc->bag];
-		const struct chunk *ch = &bag->chunks[tc->chunk];
-		if ((rc = chunk_load_stat(bag, tc->chunk)) != BAG_OK)
-			return tl_bag_fail(tl, bag, rc);
-		if (!ch->no_index && ch->count > (ch->index_end - ch->data_pos - ch->data_len) / INDEX_ENTRY_BYTES)
-			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk info counts %llu messages, "
-			               "more than its index region can hold", bag->path,
-			               (unsigned long long)ch->pos, (unsigned long long)ch->count);
-	}
-	rc = BAG_ENOMEM;
-	a = malloc((g->count ? g->count : 1) * sizeof *a);
-	runs = malloc((g->count + nref_cap + 1) * sizeof *runs);
-	g->refs = malloc((nref_cap ? nref_cap : 1) * sizeof *g->refs);
-	g->nrefs = 0;
-	if (a == NULL || runs == NULL || g->refs == NULL) {
-		rc = tl_fail(tl, BAG_ENOMEM, "out of memory loading %llu index entries", (unsigned long long)g->count);
+	if (b.n > UINT32_MAX) {
+		rc = tl_fail(tl, BAG_EUNSUPP, "a group of overlapping chunks holds %zu messages, more than 2^32", b.n);
 		goto fail;
 	}
-	for (uint32_t i = 0; i < g->tchunk_n; i++) {
-		rc = read_chunk_index(tl, g->tchunk_first + i, g, a, &nents, runs, &nruns);
-		if (rc != BAG_OK)
-			goto fail;
-	}
-	if (nruns > 1) {
-		qsort(runs, nruns, sizeof *runs, cmp_run);
-		b = malloc(g->count * sizeof *b);
-		bounds = malloc((nruns + 1) * sizeof *bounds);
-		if (b == NULL || bounds == NULL) {
-			rc = tl_fail(tl, BAG_ENOMEM, "out of memory merging %llu index entries",
-			             (unsigned long long)g->count);
+	if (b.nruns > 1) {
+		qsort(b.runs, b.nruns, sizeof *b.runs, cmp_run);
+		merged = malloc(b.n * sizeof *merged);
+		bounds = malloc((b.nruns + 1) * sizeof *bounds);
+		if (merged == NULL || bounds == NULL) {
+			rc = tl_fail(tl, BAG_ENOMEM, "out of memory merging %zu index entries", b.n);
 			goto fail;
 		}
 		uint32_t at = 0;
-		for (size_t r = 0; r < nruns; r++) {
+		for (size_t r = 0; r < b.nruns; r++) {
 			bounds[r] = at;
-			memcpy(b + at, a + runs[r].start, runs[r].len * sizeof *a);
-			at += runs[r].len;
+			memcpy(merged + at, b.ents + b.runs[r].start, b.runs[r].len * sizeof *merged);
+			at += b.runs[r].len;
 		}
-		bounds[nruns] = at;
-		merge_runs(&b, &a, bounds, nruns);
+		bounds[b.nruns] = at;
+		merge_runs(&merged, &b.ents, bounds, b.nruns);
 	} else {
-		b = a;
-		a = NULL;
+		merged = b.ents;
+		b.ents = NULL;
 	}
-	g->entries = b;
-	b = NULL;
+	if (b.n != g->count) {
+		/* the rows found differ from the chunk infos' count: later rows move */
+		int64_t delta = (int64_t)b.n - (int64_t)g->count;
+		for (size_t j = gi + 1; j < tl->ngroups; j++)
+			tl->groups[j].first_row += (uint64_t)delta;
+		tl->count += (uint64_t)delta;
+		g->count = b.n;
+	}
+	g->entries = merged;
+	merged = NULL;
+	g->refs = b.refs;
+	g->nrefs = (uint32_t)b.nrefs;
+	b.refs = NULL;
+	g->gen++;
 	tl->loaded_rows += g->count;
 	tl->loaded_groups++;
 	rc = BAG_OK;
 fail:
-	if (rc != BAG_OK) {
-		free(g->refs);
-		g->refs = NULL;
-		g->nrefs = 0;
-	}
-	free(a);
-	free(b);
-	free(runs);
+	free(b.ents);
+	free(b.refs);
+	free(b.runs);
+	free(merged);
 	free(bounds);
 	return rc;
 }
@@ -664,7 +781,7 @@ static int view_fail_tl(bag_view_t *v, int rc)
 	return rc;
 }
 
-/* Selected rows of group gi counted from its chunk infos. */
+/* Selected rows of group gi: from its entries once loaded, else its chunk infos. */
 static uint64_t group_selected(const bag_view_t *v, size_t gi)
 {
 	const bag_timeline_t *tl = v->tl;
@@ -673,6 +790,11 @@ static uint64_t group_selected(const bag_view_t *v, size_t gi)
 
 	if (v->all_conns)
 		return g->count;
+	if (g->entries != NULL) {
+		for (uint64_t i = 0; i < g->count; i++)
+			n += v->mask[g->refs[g->entries[i].ref].conn];
+		return n;
+	}
 	for (uint32_t i = 0; i < g->tchunk_n; i++) {
 		const struct tl_chunk *tc = &tl->chunks[g->tchunk_first + i];
 		const bag_t *bag = tl->bags[tc->bag];
@@ -707,6 +829,7 @@ static int view_build_sel(bag_view_t *v, size_t k, uint64_t *n_out)
 	}
 	free(v->sel[k]);
 	v->sel[k] = sel;
+	v->sel_gen[k] = g->gen;
 	*n_out = n;
 	return BAG_OK;
 }
@@ -755,7 +878,8 @@ BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag
 	v->base = calloc(v->ng + 1, sizeof *v->base);
 	v->direct = calloc(v->ng ? v->ng : 1, sizeof *v->direct);
 	v->sel = calloc(v->ng ? v->ng : 1, sizeof *v->sel);
-	if (v->base == NULL || v->direct == NULL || v->sel == NULL)
+	v->sel_gen = calloc(v->ng ? v->ng : 1, sizeof *v->sel_gen);
+	if (v->base == NULL || v->direct == NULL || v->sel == NULL || v->sel_gen == NULL)
 		goto fail;
 	for (size_t k = 0; k < v->ng; k++) {
 		const struct tl_group *g = &tl->groups[v->g0 + k];
@@ -793,6 +917,7 @@ BAG_API void bag_view_free(bag_view_t *v)
 	for (size_t k = 0; v->sel != NULL && k < v->ng; k++)
 		free(v->sel[k]);
 	free(v->sel);
+	free(v->sel_gen);
 	free(v->direct);
 	free(v->base);
 	free(v->mask);
@@ -833,27 +958,37 @@ static size_t view_group_of(bag_view_t *v, uint64_t row)
 	return lo;
 }
 
-/* Make group k usable: loaded, and its selection built unless direct. */
+/*
+ * Make group k usable: loaded, and its selection built (again, if the group
+ * was reloaded) unless direct. When its rows turn out other than counted
+ * (a chunk info promised a wrong count), the rows after it move.
+ */
 static int view_ready(bag_view_t *v, size_t k)
 {
+	const struct tl_group *g = &v->tl->groups[v->g0 + k];
 	uint64_t n;
 	int rc;
 
 	if (v->direct[k]) {
 		if ((rc = group_load(v->tl, v->g0 + k)) != BAG_OK)
 			return view_fail_tl(v, rc);
+		n = g->count;
+	} else if (v->sel[k] != NULL && g->entries != NULL && v->sel_gen[k] == g->gen) {
 		return BAG_OK;
-	}
-	if (v->sel[k] != NULL)
-		return BAG_OK;
-	if ((rc = view_build_sel(v, k, &n)) != BAG_OK)
+	} else if ((rc = view_build_sel(v, k, &n)) != BAG_OK) {
 		return rc;
-	if (n != v->base[k + 1] - v->base[k])
-		return BAG_ECORRUPT;
+	}
+	if (n != v->base[k + 1] - v->base[k]) {
+		int64_t delta = (int64_t)n - (int64_t)(v->base[k + 1] - v->base[k]);
+		for (size_t j = k + 1; j <= v->ng; j++)
+			v->base[j] += (uint64_t)delta;
+		v->count = v->base[v->ng];
+	}
 	return BAG_OK;
 }
 
-BAG_API int bag_view_entry(bag_view_t *v, uint64_t row, struct bag_message *m)
+/* bag_view_entry(), also giving the timeline chunk and the view group. */
+static int view_entry(bag_view_t *v, uint64_t row, struct bag_message *m, uint32_t *tchunk, size_t *gk)
 {
 	const bag_timeline_t *tl = v->tl;
 	const struct tl_group *g;
@@ -863,14 +998,19 @@ BAG_API int bag_view_entry(bag_view_t *v, uint64_t row, struct bag_message *m)
 	size_t k;
 	int rc;
 
-	if (row >= v->count) {
-		snprintf(v->errmsg, sizeof v->errmsg, "row %llu is past the last row (%llu)",
-		         (unsigned long long)row, (unsigned long long)v->count);
-		return BAG_EINVAL;
+	/* loading a group can correct its row count and move the rows after it */
+	for (;;) {
+		if (row >= v->count) {
+			snprintf(v->errmsg, sizeof v->errmsg, "row %llu is past the last row (%llu)",
+			         (unsigned long long)row, (unsigned long long)v->count);
+			return BAG_EINVAL;
+		}
+		k = view_group_of(v, row);
+		if ((rc = view_ready(v, k)) != BAG_OK)
+			return rc;
+		if (row >= v->base[k] && row < v->base[k + 1])
+			break;
 	}
-	k = view_group_of(v, row);
-	if ((rc = view_ready(v, k)) != BAG_OK)
-		return rc;
 	g = &tl->groups[v->g0 + k];
 	e = &g->entries[v->direct[k] ? row - v->base[k] : v->sel[k][row - v->base[k]]];
 	ref = &g->refs[e->ref];
@@ -884,7 +1024,50 @@ BAG_API int bag_view_entry(bag_view_t *v, uint64_t row, struct bag_message *m)
 	m->offset = e->offset;
 	m->data = NULL;
 	m->size = 0;
+	*tchunk = ref->tchunk;
+	*gk = k;
 	return BAG_OK;
+}
+
+BAG_API int bag_view_entry(bag_view_t *v, uint64_t row, struct bag_message *m)
+{
+	uint32_t tchunk;
+	size_t k;
+
+	return view_entry(v, row, m, &tchunk, &k);
+}
+
+/*
+ * At the first read of a chunk whose entries came from its index data,
+ * compare them with its data: the same messages (offset, connection, time)
+ * or the chunk is walked instead - its index data was damaged (entries
+ * pointing at the wrong record, a wrong time, records swapped). Returns 1
+ * when its group was unloaded for that, else 0.
+ */
+static int check_chunk(bag_view_t *v, uint32_t tchunk, size_t k)
+{
+	bag_timeline_t *tl = v->tl;
+	struct tl_chunk *tc = &tl->chunks[tchunk];
+	bag_t *bag = tl->bags[tc->bag];
+	struct tl_group *g = &tl->groups[v->g0 + k];
+	struct walk_collect c;
+
+	if (tc->checked || tc->walk || bag->chunks[tc->chunk].no_index)
+		return 0;
+	tc->checked = true;
+	if (walk_sum(bag, tc->chunk, &c) != BAG_OK)
+		return 0;                 /* the read itself reports what is wrong */
+	if (c.n == tc->nents && c.sum == tc->sum)
+		return 0;
+	if (tl_warn(tl, "%s: at byte %llu: the chunk's index data do not match its %zu messages; the chunk "
+	            "is indexed from its data", bag->path, (unsigned long long)bag->chunks[tc->chunk].pos,
+	            c.n) != BAG_OK)
+		return 0;
+	tc->walk = true;
+	tl->loaded_rows -= g->count;
+	tl->loaded_groups--;
+	group_unload(g);
+	return 1;
 }
 
 BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t conn_id,
@@ -932,7 +1115,12 @@ BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m)
 	bag_t *bag;
 	int rc;
 
-	if ((rc = bag_view_entry(v, row, m)) != BAG_OK)
+	uint32_t tchunk;
+	size_t k;
+
+	if ((rc = view_entry(v, row, m, &tchunk, &k)) != BAG_OK)
+		return rc;
+	if (check_chunk(v, tchunk, k) && (rc = view_entry(v, row, m, &tchunk, &k)) != BAG_OK)
 		return rc;
 	bag = v->tl->bags[m->bag_index];
 	rc = bag_message_read(bag, m->chunk, m->offset, m->conn->id, m->time_ns, &m->data, &m->size);

@@ -10,11 +10,30 @@
  * recording that was killed (its header still says data_len 0 and its body
  * runs to the end of the file), a chunk cut off by truncation, or index
  * records that do not parse - the chunk's data is decompressed as far as it
- * goes and its message records (op 2) are counted; the chunk is marked
- * no_index and index.c walks its data for entries the same way (chunk_walk
- * is the one walker both use, so counts always agree). A cut-off compressed
- * chunk is marked partial: only the prefix that decompressed during the scan
- * (ending at its last complete record) is ever read.
+ * goes (codec.c) and its message records (op 2) are counted; the chunk is
+ * marked no_index and index.c walks its data for entries the same way
+ * (bag_chunk_walk in record.c is the one walker both use, so counts always
+ * agree). A cut-off or damaged compressed chunk is marked partial: only the
+ * prefix that decompressed during the scan (ending at its last complete
+ * record) is ever read.
+ *
+ * A chunk's data_len is checked against what its data holds: a compressed
+ * stream that ends early, or uncompressed records that give way to a
+ * top-level record (ops 3-6), end the chunk there; a stream that runs past
+ * data_len is read on (within a bound) to its end.
+ *
+ * Where no record can be read (a header running past the end of the file, a
+ * record without op or with an op that has no place at the top level), the
+ * scan searches forward for the next record that parses as a chunk or
+ * connection record - the bytes "\x04\0\0\0op=" then 5 or 7, with a record
+ * start before it whose fields lead exactly to it - and goes on from there;
+ * the skipped range is one loss. The search reads the file once in blocks
+ * and checks each hit with a bounded number of cheap tests, so it is linear
+ * in the bytes skipped.
+ *
+ * One fault, one line: a chunk's unreadable records give one warning, a
+ * run of stray index records one, a connection defined nowhere one (however
+ * many chunks use it), a skipped range one loss.
  *
  * Connections come from connection records (op 7) at the top level (the
  * index section, when the file still has it) and inside chunks: a chunk
@@ -23,26 +42,22 @@
  * connections defined nowhere are dropped with a warning.
  *
  * Every length read from the file is checked against the bytes left in it
- * before anything is allocated, and decompressed sizes are bounded by the
- * compression ratios chunk.c accepts.
+ * before anything is allocated, and decompressed sizes are bounded by
+ * bag_codec_size_cap().
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <bzlib.h>
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifdef HAVE_LZ4
-#include <lz4frame.h>
-#endif
-
 #include "lib/bag-int.h"
 #include "lib/util-int.h"
 
 #define PROGRESS_STEP ((uint64_t)1 << 20)
+#define RESYNC_BLOCK ((size_t)1 << 20)  /* bytes searched per read */
+#define RESYNC_BACK 4096                /* how far before its op field a header may start */
+#define WALK_STOP 1                     /* a top-level record met inside chunk data */
 
 /* A connection id and a message count, while a chunk is scanned. */
 struct idcount {
@@ -65,6 +80,9 @@ struct scan {
 	uint64_t cur_count;
 	uint8_t *hbuf;            /* record header buffer */
 	size_t hbuf_cap;
+	uint8_t *block;           /* resync search buffer, RESYNC_BACK + RESYNC_BLOCK + 8 */
+	uint8_t prev_op;          /* op of the last top-level record read */
+	bool quiet;               /* no progress calls (a search outside a scan) */
 	uint64_t last_progress;
 };
 
@@ -73,7 +91,8 @@ struct body_walk {
 	struct scan *s;
 	uint64_t chunk_pos;
 	bool harvest_only;        /* only connections, not messages */
-	int rc;
+	uint32_t bad;             /* records neither messages nor connections */
+	uint32_t first_bad;       /* offset of the first of them */
 };
 
 static int add_loss(struct scan *s, uint64_t start, uint64_t end, uint64_t chunk_pos,
@@ -113,176 +132,6 @@ static int progress(struct scan *s, uint64_t done, bool force)
 	s->last_progress = done;
 	if (bag->progress(bag->progress_arg, done, bag->file_size) != 0)
 		return bag_fail(bag, BAG_ECANCELED, done, "recovery scan cancelled");
-	return BAG_OK;
-}
-
-/* ---- walking chunk data ---------------------------------------------------- */
-
-int chunk_walk(const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg, size_t *used)
-{
-	size_t at = 0;
-	int rc = BAG_OK;
-
-	while (at < len && at <= UINT32_MAX) {
-		struct bag_record rec;
-		struct chunk_item it;
-
-		if (bag_record_parse(data + at, len - at, &rec) != BAG_OK)
-			break;
-		memset(&it, 0, sizeof it);
-		it.offset = (uint32_t)at;
-		it.rec = &rec;
-		if (bag_header_u8(rec.header, rec.header_len, "op", &it.op) != BAG_OK)
-			it.op = 0;
-		it.msg_ok = it.op == BAG_OP_MSG_DATA &&
-		            bag_header_u32(rec.header, rec.header_len, "conn", &it.conn_id) == BAG_OK &&
-		            bag_header_time(rec.header, rec.header_len, "time", &it.time_ns) == BAG_OK;
-		if ((rc = fn(arg, &it)) != BAG_OK)
-			break;
-		at += rec.size;
-	}
-	if (used != NULL)
-		*used = at;
-	return rc;
-}
-
-/* ---- decompression as far as the data goes ------------------------------- */
-
-/* Result of inflate_stream(). */
-struct inflated {
-	uint8_t *buf;             /* malloc'd unless given */
-	size_t len;               /* bytes out */
-	bool ended;               /* the stream ended properly */
-	char err[128];            /* why it stopped early, "" if it did not */
-};
-
-/*
- * out->buf is full at *cap: double it up to max_cap. Returns 0, BAG_ENOMEM,
- * or 1 (with out->err set) when it may not grow.
- */
-static int grow_out(struct inflated *out, size_t *cap, size_t max_cap, bool grow_buf)
-{
-	size_t ncap = *cap * 2 < max_cap ? *cap * 2 : max_cap;
-	uint8_t *n;
-
-	if (!grow_buf || ncap <= *cap) {
-		snprintf(out->err, sizeof out->err, "decompresses to more than %zu bytes", *cap);
-		return 1;
-	}
-	if ((n = realloc(out->buf, ncap)) == NULL)
-		return BAG_ENOMEM;
-	out->buf = n;
-	*cap = ncap;
-	return BAG_OK;
-}
-
-/*
- * Decompress src as far as it goes into out->buf (capacity cap, grown up to
- * max_cap when grow_buf). Stops at the end of the stream, at corrupt data,
- * when input runs out (a cut-off stream) or at max_cap. Returns 0,
- * BAG_ENOMEM or BAG_EUNSUPP (lz4 without liblz4).
- */
-static int inflate_stream(enum bag_compression comp, const uint8_t *src, size_t src_len,
-                          struct inflated *out, size_t cap, size_t max_cap, bool grow_buf)
-{
-	int rc = BAG_OK;
-
-	out->len = 0;
-	out->ended = false;
-	out->err[0] = '\0';
-	if (grow_buf && (out->buf = malloc(cap ? cap : 1)) == NULL)
-		return BAG_ENOMEM;
-	if (comp == BAG_COMPRESSION_BZ2) {
-		bz_stream z;
-
-		memset(&z, 0, sizeof z);
-		if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
-			return BAG_ENOMEM;
-		z.next_in = (char *)src;
-		z.avail_in = src_len > UINT32_MAX ? UINT32_MAX : (unsigned)src_len;
-		for (;;) {
-			if (out->len == cap && (rc = grow_out(out, &cap, max_cap, grow_buf)) != BAG_OK)
-				break;
-			size_t room = cap - out->len > UINT32_MAX ? UINT32_MAX : cap - out->len;
-			unsigned in_before = z.avail_in;
-			z.next_out = (char *)out->buf + out->len;
-			z.avail_out = (unsigned)room;
-			int bz = BZ2_bzDecompress(&z);
-			out->len += room - z.avail_out;
-			if (bz == BZ_STREAM_END) {
-				out->ended = true;
-				break;
-			}
-			if (bz != BZ_OK) {
-				snprintf(out->err, sizeof out->err, "bz2 data is corrupt (bzip2 error %d)", bz);
-				break;
-			}
-			if (z.avail_in == 0 && z.avail_out != 0) {
-				snprintf(out->err, sizeof out->err, "bz2 stream is cut off");
-				break;
-			}
-			if (z.avail_in == in_before && room == z.avail_out) {
-				snprintf(out->err, sizeof out->err, "bz2 stream makes no progress");
-				break;
-			}
-		}
-		BZ2_bzDecompressEnd(&z);
-		return rc < 0 ? rc : BAG_OK;   /* 1: stopped, out->err says why */
-	}
-#ifdef HAVE_LZ4
-	if (comp == BAG_COMPRESSION_LZ4) {
-		LZ4F_dctx *dctx;
-		size_t in_at = 0;
-
-		if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-			return BAG_ENOMEM;
-		for (;;) {
-			if (out->len == cap && (rc = grow_out(out, &cap, max_cap, grow_buf)) != BAG_OK)
-				break;
-			size_t in_n = src_len - in_at, out_n = cap - out->len;
-			size_t ret = LZ4F_decompress(dctx, out->buf + out->len, &out_n, src + in_at, &in_n, NULL);
-			if (LZ4F_isError(ret)) {
-				snprintf(out->err, sizeof out->err, "lz4 data is corrupt (%s)", LZ4F_getErrorName(ret));
-				break;
-			}
-			in_at += in_n;
-			out->len += out_n;
-			if (ret == 0) {
-				out->ended = true;
-				break;
-			}
-			if (in_n == 0 && out_n == 0) {
-				snprintf(out->err, sizeof out->err, "lz4 frame is cut off");
-				break;
-			}
-		}
-		LZ4F_freeDecompressionContext(dctx);
-		return rc < 0 ? rc : BAG_OK;   /* 1: stopped, out->err says why */
-	}
-#endif
-	if (comp == BAG_COMPRESSION_NONE) {
-		size_t n = src_len < cap ? src_len : cap;
-		memcpy(out->buf, src, n);
-		out->len = n;
-		out->ended = n == src_len;
-		return BAG_OK;
-	}
-	return BAG_EUNSUPP;
-}
-
-int chunk_inflate_prefix(bag_t *bag, const struct chunk *ch, const uint8_t *src, uint8_t *dst)
-{
-	struct inflated out = { .buf = dst };
-	int rc = inflate_stream(ch->compression, src, ch->data_len, &out, ch->size, ch->size, false);
-
-	if (rc == BAG_EUNSUPP)
-		return bag_fail(bag, rc, ch->pos, "%s chunks are not supported by this build",
-		                bag_compression_name(ch->compression));
-	if (rc != BAG_OK)
-		return bag_fail(bag, rc, UINT64_MAX, "out of memory");
-	if (out.len != ch->size)
-		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "cut-off chunk now decompresses to %zu bytes, "
-		                "%u during recovery", out.len, ch->size);
 	return BAG_OK;
 }
 
@@ -341,6 +190,8 @@ static int add_connection(struct scan *s, const struct bag_record *rec, uint64_t
 
 /* ---- one chunk ------------------------------------------------------------- */
 
+static int find_record(struct scan *s, uint64_t from, uint64_t *found);
+
 /* Count one message (or count messages) on connection id at time t. */
 static int count_msgs(struct scan *s, uint32_t id, uint32_t count, int64_t t0, int64_t t1)
 {
@@ -367,12 +218,13 @@ static int body_item(void *arg, const struct chunk_item *it)
 
 	if (it->op == BAG_OP_CONNECTION)
 		return add_connection(w->s, it->rec, w->chunk_pos);
-	if (w->harvest_only)
-		return BAG_OK;
+	if (it->op >= BAG_OP_FILE_HEADER && it->op <= BAG_OP_CHUNK_INFO)
+		return WALK_STOP;
 	if (it->msg_ok)
-		return count_msgs(w->s, it->conn_id, 1, it->time_ns, it->time_ns);
-	return bag_warn(w->s->bag, w->chunk_pos, "record at offset %u of the chunk (op %u) is not a "
-	                "readable message or connection; skipped", it->offset, it->op);
+		return w->harvest_only ? BAG_OK : count_msgs(w->s, it->conn_id, 1, it->time_ns, it->time_ns);
+	if (w->bad++ == 0)
+		w->first_bad = it->offset;
+	return BAG_OK;
 }
 
 /* Read len bytes at off into a new buffer. */
@@ -392,79 +244,133 @@ static int read_new(bag_t *bag, uint64_t off, uint64_t len, uint8_t **out)
 }
 
 /*
+ * Decompress chunk ch's data as far as it goes into inf (inf->buf is the
+ * caller's to free). A stream still wanting input where data_len ends is
+ * read on, up to what its stated size could plausibly take, in case data_len
+ * is what is wrong; ch->data_len then becomes the input that was read.
+ */
+static int inflate_body(struct scan *s, struct chunk *ch, bool cut, struct bag_inflated *inf)
+{
+	bag_t *bag = s->bag;
+	uint64_t avail = bag->file_size - ch->data_pos;
+	size_t max = (size_t)bag_codec_size_cap(ch->compression, ch->data_len);
+	size_t cap = ch->size != 0 && ch->size <= max ? ch->size : (size_t)ch->data_len * 4;
+	uint32_t len = ch->data_len;
+	uint8_t *raw = NULL;
+	int rc;
+
+	for (;;) {
+		if ((rc = read_new(bag, ch->data_pos, len, &raw)) != BAG_OK)
+			return rc;
+		rc = bag_codec_inflate(ch->compression, raw, len, cap < 4096 ? 4096 : cap, max, true, inf);
+		free(raw);
+		bool starved = rc == BAG_OK && !inf->ended && !inf->full && inf->used == len;
+		if (!starved || cut || len != ch->data_len || len >= avail)
+			break;
+		uint64_t more = (uint64_t)ch->size + ch->size / 8 + 65536;
+		if (more < (uint64_t)len * 2)
+			more = (uint64_t)len * 2;
+		if (more > avail)
+			more = avail;
+		len = more > UINT32_MAX ? UINT32_MAX : (uint32_t)more;
+		max = (size_t)bag_codec_size_cap(ch->compression, len);
+		free(inf->buf);
+		inf->buf = NULL;
+	}
+	ch->data_len = len;
+	if (rc == BAG_ENOMEM)
+		return bag_fail(bag, rc, UINT64_MAX, "out of memory");
+	return rc;
+}
+
+/*
  * Decompress chunk ch's body (as far as it goes) and walk it: count its
  * messages (unless harvest_only) and collect its connections. For a chunk
  * that is indexed from its data, fix size, data_len and partial to what will
- * be read back, and note what was lost.
+ * be read back, set *end to where its data really ends, and note what was
+ * lost.
  */
-static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_only)
+static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_only, uint64_t *end)
 {
 	bag_t *bag = s->bag;
-	struct inflated inf = { 0 };
-	struct body_walk w = { s, ch->pos, harvest_only, BAG_OK };
-	uint8_t *raw = NULL;
-	size_t used = 0, cap;
-	bool whole;
+	struct bag_inflated inf = { 0 };
+	struct body_walk w = { s, ch->pos, harvest_only, 0, 0 };
+	const char *name = bag_compression_name(ch->compression);
+	uint32_t stated = ch->data_len;
+	size_t used = 0;
+	bool none = ch->compression == BAG_COMPRESSION_NONE, stopped;
 	int rc;
 
-	if ((rc = read_new(bag, ch->data_pos, ch->data_len, &raw)) != BAG_OK)
-		goto fail;
-	if (ch->compression == BAG_COMPRESSION_NONE) {
-		inf.buf = raw;
-		inf.len = ch->data_len;
+	*end = ch->data_pos + ch->data_len;
+	if (none) {
+		rc = read_new(bag, ch->data_pos, ch->data_len, &inf.buf);
+		inf.len = inf.used = ch->data_len;
 		inf.ended = true;
-		raw = NULL;
 	} else {
-		size_t max = (size_t)chunk_size_cap(ch->compression, ch->data_len);
-		if (ch->size != 0 && ch->size < max)
-			max = ch->size;
-		cap = (size_t)ch->data_len * 4 < max ? (size_t)ch->data_len * 4 : max;
-		if (cap < 4096)
-			cap = max < 4096 ? max : 4096;
-		rc = inflate_stream(ch->compression, raw, ch->data_len, &inf, cap, max, true);
-		if (rc == BAG_EUNSUPP) {
-			rc = add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
-			              "%s chunk at byte %llu cannot be read by this build",
-			              bag_compression_name(ch->compression), (unsigned long long)ch->pos);
-			goto fail;
-		}
-		if (rc != BAG_OK) {
-			rc = bag_fail(bag, rc, UINT64_MAX, "out of memory");
-			goto fail;
-		}
+		rc = inflate_body(s, ch, cut, &inf);
 	}
-	rc = chunk_walk(inf.buf, inf.len, body_item, &w, &used);
-	if (rc != BAG_OK || harvest_only)
+	if (rc == BAG_EUNSUPP) {
+		rc = add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
+		              "%s chunk at byte %llu cannot be read by this build", name, (unsigned long long)ch->pos);
 		goto fail;
-	if (ch->compression == BAG_COMPRESSION_NONE)
-		whole = !cut && used == inf.len; /* a wrong size field is forgiven */
-	else
-		whole = !cut && inf.ended && inf.len == ch->size && used == inf.len;
-	if (whole) {
+	}
+	if (rc != BAG_OK)
+		goto fail;
+	rc = bag_chunk_walk(inf.buf, inf.len, body_item, &w, &used);
+	stopped = rc == WALK_STOP;
+	if (rc != BAG_OK && !stopped)
+		goto fail;
+	rc = BAG_OK;
+	if (w.bad > 0 && !harvest_only &&
+	    (rc = bag_warn(bag, ch->pos, "%u records in the chunk's data (the first at offset %u) are not "
+	                   "readable messages or connections; skipped", w.bad, w.first_bad)) != BAG_OK)
+		goto fail;
+	if (harvest_only)
+		goto fail;
+	if (none) {
+		/* records give way to a top-level record: the chunk ends there */
+		if (stopped || (cut && used < inf.len))
+			*end = ch->data_pos + used;
+		if (stopped && !cut && (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its records "
+		                                      "end after %zu; read to there", stated, used)) != BAG_OK)
+			goto fail;
+		ch->size = ch->data_len = (uint32_t)used;
+		if (stopped || used == inf.len)
+			goto fail;
+		/* a record that does not fit: the end of the file, or damage with more after it */
+		uint64_t lost_end = ch->data_pos + inf.len;
+		if (cut && (rc = find_record(s, ch->data_pos + used, &lost_end)) != BAG_OK)
+			goto fail;
+		if (cut)
+			*end = lost_end;
+		rc = add_loss(s, ch->data_pos + used, lost_end, ch->pos,
+		              "chunk at byte %llu %s: %llu messages in its first %zu bytes recovered, "
+		              "the %llu bytes after them lost", (unsigned long long)ch->pos,
+		              !cut ? "ends in an incomplete record" : lost_end == bag->file_size ? "is cut off" :
+		              "runs into unreadable bytes", (unsigned long long)s->cur_count, used,
+		              (unsigned long long)(lost_end - ch->data_pos - used));
+		goto fail;
+	}
+	if (inf.ended) {
+		/* the stream's own end is where the chunk's data ends */
+		*end = ch->data_pos + inf.used;
+		if (!cut && inf.used != stated &&
+		    (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its %s stream is %zu bytes; "
+		                   "read to its end", stated, name, inf.used)) != BAG_OK)
+			goto fail;
+		ch->data_len = (uint32_t)inf.used;
+	}
+	if (inf.ended && used == inf.len) {
 		ch->size = (uint32_t)inf.len;
 		goto fail;
 	}
 	ch->size = (uint32_t)used;
-	if (ch->compression == BAG_COMPRESSION_NONE)
-		ch->data_len = (uint32_t)used;
-	else
-		ch->partial = true;
-	if (ch->compression == BAG_COMPRESSION_NONE && used == inf.len)
-		rc = BAG_OK; /* an unterminated chunk whose records are all whole */
-	else if (ch->compression == BAG_COMPRESSION_NONE)
-		rc = add_loss(s, ch->data_pos + used, ch->data_pos + inf.len, ch->pos,
-		              "chunk at byte %llu %s: %llu messages in its first %zu bytes recovered, "
-		              "the %zu bytes after them lost", (unsigned long long)ch->pos,
-		              cut ? "is cut off" : "ends in an incomplete record",
-		              (unsigned long long)s->cur_count, used, inf.len - used);
-	else
-		rc = add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
-		              "%s chunk at byte %llu %s: %zu bytes decompressed%s%s, %llu messages recovered",
-		              bag_compression_name(ch->compression), (unsigned long long)ch->pos,
-		              cut ? "is cut off" : "is damaged", inf.len, inf.err[0] ? " before: " : "",
-		              inf.err, (unsigned long long)s->cur_count);
+	ch->partial = true;
+	rc = add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
+	              "%s chunk at byte %llu %s: %zu bytes decompressed%s%s, %llu messages recovered",
+	              name, (unsigned long long)ch->pos, cut ? "is cut off" : "is damaged", inf.len,
+	              inf.err[0] ? " before: " : "", inf.err, (unsigned long long)s->cur_count);
 fail:
-	free(raw);
 	free(inf.buf);
 	return rc;
 }
@@ -499,6 +405,130 @@ static uint8_t head_op(const struct bag_record *rec)
 
 	return bag_header_u8(rec->header, rec->header_len, "op", &op) == BAG_OK ? op : 0;
 }
+
+/* ---- searching for the next readable record ----------------------------- */
+
+/*
+ * Whether a chunk or connection record starts at p, given that the bytes at
+ * h look like its op field: the header's fields lead from p + 4 exactly to
+ * h (checked in buf, which holds the file from buf_pos), then the whole
+ * header parses and has the fields its op needs.
+ */
+static bool record_starts_at(struct scan *s, uint64_t p, uint64_t h, const uint8_t *buf, uint64_t buf_pos)
+{
+	uint64_t at = p + 4;
+	uint32_t hlen = bag_le32(buf + (p - buf_pos)), pos = 0;
+	struct bag_record rec;
+	struct bag_field f;
+	const uint8_t *v;
+	uint32_t vlen, u;
+	uint8_t op;
+	int rc;
+
+	if (hlen > RESYNC_BACK * 4 || at + hlen < h + 8)
+		return false;
+	while (at < h)
+		at += 4 + (uint64_t)bag_le32(buf + (at - buf_pos));
+	if (at != h || read_head(s, p, &rec) != BAG_OK)
+		return false;
+	while ((rc = bag_header_next(rec.header, rec.header_len, &pos, &f)) == 1)
+		;
+	if (rc != 0 || (op = head_op(&rec)) == 0)
+		return false;
+	if (op == BAG_OP_CHUNK)
+		return bag_header_find(rec.header, rec.header_len, "compression", &v, &vlen) == BAG_OK &&
+		       bag_header_u32(rec.header, rec.header_len, "size", &u) == BAG_OK;
+	return op == BAG_OP_CONNECTION && rec.size <= s->bag->file_size - p &&
+	       bag_header_u32(rec.header, rec.header_len, "conn", &u) == BAG_OK &&
+	       bag_header_find(rec.header, rec.header_len, "topic", &v, &vlen) == BAG_OK;
+}
+
+/*
+ * The first chunk (or, unless chunk_only, connection) record that starts in
+ * (from, to): *found is its offset, or to if there is none.
+ */
+static int search(struct scan *s, uint64_t from, uint64_t to, bool chunk_only, uint64_t *found)
+{
+	static const uint8_t pat[7] = { 4, 0, 0, 0, 'o', 'p', '=' };
+	bag_t *bag = s->bag;
+	int rc;
+
+	*found = to;
+	if (s->block == NULL && (s->block = malloc(RESYNC_BACK + RESYNC_BLOCK + 8)) == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	for (uint64_t blk = from + 1; blk < to; blk += RESYNC_BLOCK) {
+		uint64_t lo = blk - from - 1 > RESYNC_BACK ? blk - RESYNC_BACK : from + 1;
+		uint64_t hi = bag->file_size - blk > RESYNC_BLOCK + 8 ? blk + RESYNC_BLOCK + 8 : bag->file_size;
+		size_t len = (size_t)(hi - lo), at = (size_t)(blk - lo);
+
+		if (!s->quiet && (rc = progress(s, blk, false)) != BAG_OK)
+			return rc;
+		if ((rc = bag_read_at(bag, lo, s->block, len)) != BAG_OK)
+			return rc;
+		while (at + 8 <= len) {
+			const uint8_t *hit = memmem(s->block + at, len - at, pat, sizeof pat);
+			if (hit == NULL)
+				break;
+			size_t h = (size_t)(hit - s->block);
+			if (lo + h >= blk + RESYNC_BLOCK || h + 8 > len)
+				break;
+			at = h + 1;
+			if (hit[7] != BAG_OP_CHUNK && (chunk_only || hit[7] != BAG_OP_CONNECTION))
+				continue;
+			for (size_t p = h >= 4 ? h - 4 : 0; p + RESYNC_BACK >= h && h >= 4; p--) {
+				if (lo + p < to && record_starts_at(s, lo + p, lo + h, s->block, lo)) {
+					*found = lo + p;
+					return BAG_OK;
+				}
+				if (p == 0)
+					break;
+			}
+		}
+	}
+	return BAG_OK;
+}
+
+/* The first chunk or connection record after byte from (or the file size). */
+static int find_record(struct scan *s, uint64_t from, uint64_t *found)
+{
+	return search(s, from, s->bag->file_size, false, found);
+}
+
+int bag_find_chunk(bag_t *bag, uint64_t from, uint64_t to, uint64_t *found)
+{
+	struct scan s;
+	int rc;
+
+	memset(&s, 0, sizeof s);
+	s.bag = bag;
+	s.quiet = true;
+	rc = search(&s, from, to < bag->file_size ? to : bag->file_size, true, found);
+	free(s.hbuf);
+	free(s.block);
+	return rc;
+}
+
+/*
+ * No record can be read at pos (why says what is wrong there): note the
+ * loss up to the next readable record and set *pos to it.
+ */
+static int resync(struct scan *s, uint64_t *pos, uint64_t chunk_pos, const char *why)
+{
+	bag_t *bag = s->bag;
+	uint64_t from = *pos, next;
+	int rc;
+
+	if ((rc = find_record(s, from, &next)) != BAG_OK)
+		return rc;
+	*pos = next;
+	if (next == bag->file_size)
+		return add_loss(s, from, next, chunk_pos, "%s; no chunk or connection record after it "
+		                "(%llu bytes not read)", why, (unsigned long long)(next - from));
+	return add_loss(s, from, next, chunk_pos, "%s; the %llu bytes up to the next chunk or connection "
+	                "record skipped", why, (unsigned long long)(next - from));
+}
+
+/* ---- chunks ---------------------------------------------------------------- */
 
 /*
  * Whether a chunk whose header says data_len 0 is the unterminated last
@@ -569,8 +599,9 @@ static int read_index_records(struct scan *s, const struct chunk *ch, uint64_t *
 		    bag_header_u32(rec.header, rec.header_len, "conn", &conn) != BAG_OK ||
 		    bag_header_u32(rec.header, rec.header_len, "count", &count) != BAG_OK ||
 		    (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len) {
-			rc = bag_warn(bag, *at, "unreadable index data record after the chunk at byte %llu; "
-			              "its messages are found from its data", (unsigned long long)ch->pos);
+			if (ok)
+				rc = bag_warn(bag, *at, "unreadable index data record after the chunk at byte %llu; "
+				              "its messages are found from its data", (unsigned long long)ch->pos);
 			ok = false;
 			*at += rec.size;
 			if (rc != BAG_OK)
@@ -600,6 +631,16 @@ static int read_index_records(struct scan *s, const struct chunk *ch, uint64_t *
 fail:
 	free(data);
 	return rc;
+}
+
+/* Move *at past the index-data records there. */
+static void skip_index_records(struct scan *s, uint64_t *at)
+{
+	struct bag_record rec;
+
+	while (*at < s->bag->file_size && read_head(s, *at, &rec) == BAG_OK &&
+	       head_op(&rec) == BAG_OP_INDEX_DATA && rec.size <= s->bag->file_size - *at)
+		*at += rec.size;
 }
 
 /* Append the current chunk and its counts (sorted by id, merged). */
@@ -641,16 +682,18 @@ static int append_chunk(struct scan *s, struct chunk *ch)
 
 /*
  * The chunk record whose header is head, at pos. Sets *next to where the
- * scan goes on (the end of the file when the chunk runs to it).
+ * scan goes on (the end of the file when the chunk runs to it); *lost is set
+ * when the chunk's header cannot be read and the scan must search on from
+ * *next.
  */
-static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *head, uint64_t *next)
+static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *head, uint64_t *next, bool *lost)
 {
 	bag_t *bag = s->bag;
 	const uint8_t *comp;
 	uint32_t comp_len;
 	struct chunk ch;
 	bool cut = false, indexed = false, unterminated = false;
-	uint64_t avail;
+	uint64_t avail, end;
 	int rc;
 
 	memset(&ch, 0, sizeof ch);
@@ -660,15 +703,19 @@ static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *hea
 	ch.data_len = head->data_len;
 	s->ncur = 0;
 	s->cur_count = 0;
+	*lost = false;
 	if (bag_header_find(head->header, head->header_len, "compression", &comp, &comp_len) != BAG_OK ||
-	    bag_header_u32(head->header, head->header_len, "size", &ch.size) != BAG_OK ||
-	    bag_compression_parse((const char *)comp, comp_len, &ch.compression) != BAG_OK) {
-		*next = pos + head->size;
-		return add_loss(s, pos, *next < bag->file_size ? *next : bag->file_size, pos,
-		                "chunk at byte %llu has an unreadable header (compression, size)",
-		                (unsigned long long)pos);
+	    bag_header_u32(head->header, head->header_len, "size", &ch.size) != BAG_OK) {
+		*next = pos;
+		*lost = true;
+		return BAG_OK;
 	}
 	avail = bag->file_size - ch.data_pos;
+	if (bag_compression_parse((const char *)comp, comp_len, &ch.compression) != BAG_OK) {
+		*next = ch.data_len <= avail ? ch.data_pos + ch.data_len : bag->file_size;
+		return add_loss(s, pos, *next, pos, "chunk at byte %llu has unknown compression '%.*s'",
+		                (unsigned long long)pos, (int)(comp_len > 32 ? 32 : comp_len), (const char *)comp);
+	}
 	if (ch.data_len > avail) {
 		cut = true;
 	} else if (ch.data_len == 0 && avail > 0) {
@@ -688,7 +735,7 @@ static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *hea
 		bool unknown = false;
 		for (size_t i = 0; i < s->ncur; i++)
 			unknown |= !id_known(s, s->cur[i].id);
-		if (unknown && (rc = scan_body(s, &ch, false, true)) != BAG_OK)
+		if (unknown && (rc = scan_body(s, &ch, false, true, &end)) != BAG_OK)
 			return rc;
 		ch.index_end = *next;
 	} else {
@@ -696,10 +743,15 @@ static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *hea
 		size_t nlosses = bag->nlosses;
 		s->ncur = 0;
 		s->cur_count = 0;
-		if ((rc = scan_body(s, &ch, cut, false)) != BAG_OK)
+		if ((rc = scan_body(s, &ch, cut, false, &end)) != BAG_OK)
 			return rc;
 		ch.no_index = true;
 		ch.index_end = ch.data_pos + ch.data_len;
+		if (end != *next) {
+			/* the data ended elsewhere than data_len said: its index records follow it */
+			*next = end;
+			skip_index_records(s, next);
+		}
 		if (s->cur_count > 0)
 			bag->recovery.chunks_scanned++;
 		if (s->cur_count > 0 && bag->nlosses > nlosses)
@@ -721,15 +773,23 @@ static int cmp_conn_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+static int cmp_undefined(const void *a, const void *b)
+{
+	const struct chunk_conn *x = a, *y = b;
+	return (x->conn > y->conn) - (x->conn < y->conn);
+}
+
 /*
  * Sort connections, resolve the chunks' connection ids to indices (dropping
- * counts for connections defined nowhere), and total counts and times.
+ * counts for connections defined nowhere, one warning per connection), and
+ * total counts and times.
  */
 static int link_scan(struct scan *s)
 {
 	bag_t *bag = s->bag;
-	size_t out = 0;
-	int rc;
+	struct chunk_conn *undef = NULL;   /* (conn id, messages) per chunk dropped */
+	size_t out = 0, nundef = 0, undef_cap = 0;
+	int rc = BAG_OK;
 
 	if (bag->nconns > 1)
 		qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
@@ -745,10 +805,11 @@ static int link_scan(struct scan *s)
 			if (idx < 0) {
 				ch->count -= cc.count;
 				ch->no_index = true;
-				rc = bag_warn(bag, ch->pos, "%u messages on connection %u, which is defined nowhere, skipped",
-				              cc.count, cc.conn);
-				if (rc != BAG_OK)
-					return rc;
+				if (bag_grow((void **)&undef, &undef_cap, nundef + 1, sizeof *undef) != BAG_OK) {
+					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+					goto fail;
+				}
+				undef[nundef++] = cc;
 				continue;
 			}
 			cc.conn = (uint32_t)idx;
@@ -763,7 +824,20 @@ static int link_scan(struct scan *s)
 		bag->recovery.chunks++;
 	}
 	bag->nchunk_conns = out;
-	return BAG_OK;
+	if (nundef > 1)
+		qsort(undef, nundef, sizeof *undef, cmp_undefined);
+	for (size_t i = 0, j; i < nundef; i = j) {
+		uint64_t n = 0;
+		for (j = i; j < nundef && undef[j].conn == undef[i].conn; j++)
+			n += undef[j].count;
+		rc = bag_warn(bag, UINT64_MAX, "%llu messages on connection %u, which is defined nowhere, "
+		              "skipped (in %zu chunks)", (unsigned long long)n, undef[i].conn, j - i);
+		if (rc != BAG_OK)
+			goto fail;
+	}
+fail:
+	free(undef);
+	return rc;
 }
 
 int bag_recover(bag_t *bag, uint64_t start, const char *reason)
@@ -787,33 +861,46 @@ int bag_recover(bag_t *bag, uint64_t start, const char *reason)
 		goto fail;
 	while (pos < bag->file_size) {
 		struct bag_record head;
+		char why[160];
 		uint64_t next;
-		uint8_t op;
+		uint8_t op = 0;
+		bool lost;
 
 		if ((rc = progress(&s, pos, false)) != BAG_OK)
 			goto fail;
 		rc = read_head(&s, pos, &head);
-		if (rc == BAG_ETRUNCATED) {
-			rc = add_loss(&s, pos, bag->file_size, UINT64_MAX,
-			              "the last %llu bytes hold no complete record header",
-			              (unsigned long long)(bag->file_size - pos));
-			break;
-		}
-		if (rc != BAG_OK)
+		if (rc != BAG_OK && rc != BAG_ETRUNCATED)
 			goto fail;
-		op = head_op(&head);
-		if (op == BAG_OP_CHUNK) {
-			if ((rc = scan_chunk(&s, pos, &head, &next)) != BAG_OK)
+		if (rc == BAG_OK)
+			op = head_op(&head);
+		if (rc == BAG_ETRUNCATED)
+			snprintf(why, sizeof why, "record header runs past the end of the file");
+		else if (op == 0)
+			snprintf(why, sizeof why, "record without an op field");
+		else if (op == BAG_OP_MSG_DATA || op > BAG_OP_CONNECTION)
+			snprintf(why, sizeof why, "record with op %u where a chunk or connection should be", op);
+		else if (op != BAG_OP_CHUNK && head.size > bag->file_size - pos)
+			snprintf(why, sizeof why, "record cut off by the end of the file");
+		else
+			why[0] = '\0';
+		if (why[0] != '\0') {
+			if ((rc = resync(&s, &pos, UINT64_MAX, why)) != BAG_OK)
 				goto fail;
-			pos = next;
+			s.prev_op = 0;
 			continue;
 		}
-		if (op == 0 || head.size > bag->file_size - pos) {
-			rc = add_loss(&s, pos, bag->file_size, UINT64_MAX, op == 0 ?
-			              "record without an op field: the %llu bytes from here on are not read" :
-			              "record cut off: the %llu bytes from here on are not read",
-			              (unsigned long long)(bag->file_size - pos));
-			break;
+		if (op == BAG_OP_CHUNK) {
+			if ((rc = scan_chunk(&s, pos, &head, &next, &lost)) != BAG_OK)
+				goto fail;
+			if (lost) {
+				snprintf(why, sizeof why, "chunk at byte %llu has an unreadable header (compression, size)",
+				         (unsigned long long)pos);
+				if ((rc = resync(&s, &next, pos, why)) != BAG_OK)
+					goto fail;
+			}
+			pos = next;
+			s.prev_op = lost ? 0 : BAG_OP_INDEX_DATA;
+			continue;
 		}
 		if (op == BAG_OP_CONNECTION) {
 			struct bag_record rec = head;
@@ -832,15 +919,16 @@ int bag_recover(bag_t *bag, uint64_t start, const char *reason)
 				rc = add_connection(&s, &rec, pos);
 			free(hdr);
 			free(data);
-			if (rc != BAG_OK)
-				goto fail;
 		} else if (op == BAG_OP_INDEX_DATA) {
-			rc = bag_warn(bag, pos, "index data record that follows no chunk skipped");
+			/* a run of them follows a chunk that was lost: one line */
+			if (s.prev_op != BAG_OP_INDEX_DATA)
+				rc = bag_warn(bag, pos, "index data records that follow no chunk skipped");
 		} else if (op != BAG_OP_CHUNK_INFO) {
 			rc = bag_warn(bag, pos, "record with op %u outside any chunk skipped", op);
 		}
 		if (rc != BAG_OK)
 			goto fail;
+		s.prev_op = op;
 		pos += head.size;
 		bag->recovery.records_end = pos;
 	}
@@ -853,5 +941,6 @@ fail:
 	free(s.ids);
 	free(s.cur);
 	free(s.hbuf);
+	free(s.block);
 	return rc;
 }

@@ -347,7 +347,8 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 	struct bag_message m;
 	int rc;
 
-	while (c->row < c->count && t->n < t->cap) {
+	/* counts from chunk infos are corrected as index groups load */
+	while ((c->count = bag_view_count(c->v)) > c->row && t->n < t->cap) {
 		size_t k = view_group_of_row(c->v, c->row);
 		if (!c->in_group || k != c->group) {
 			leave_group(c);
@@ -378,7 +379,7 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 			r->chunk_first = true;
 		}
 	}
-	if (c->row == c->count)
+	if (c->row >= c->count)
 		leave_group(c);
 	return BAG_OK;
 }
@@ -521,7 +522,7 @@ BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag
 		goto stop;
 	max_inflight = 2 * s.nworkers + 1;
 	for (;;) {
-		while (inflight < max_inflight && c.row < c.count) {
+		while (inflight < max_inflight && c.row < (c.count = bag_view_count(v))) {
 			struct task *t = task_get(&spare);
 			if (t == NULL) {
 				rc = BAG_ENOMEM;

@@ -94,3 +94,12 @@ for b in bags:
                         save('decode', struct.pack('<H', len(dd)) + dd + d2)
     for d in defs.values():
         save('msgdef', d)
+
+# damaged bags: two mutants of each kind from the mutation test (tests/mutate.py)
+sys.path.insert(0, os.path.join(HERE, '..'))
+import mutate
+kept = {}
+for m in mutate.all_mutants():
+    if len(m['data']) <= LIMIT and kept.get(m['category'], 0) < 2:
+        kept[m['category']] = kept.get(m['category'], 0) + 1
+        save('open', m['data'])

@@ -119,6 +119,7 @@ enum {
 	TB_NO_INDEX_SECTION = 2,  /* index_pos 0, nothing after the chunks */
 	TB_UNTERMINATED = 4,      /* last chunk as a killed rosbag leaves it */
 	TB_BZ2_SMALL_BLOCKS = 8,  /* bz2 with 100k blocks */
+	TB_LZ4_BIG_BLOCKS = 16,   /* lz4 with 1 MB blocks, as roslz4 writes */
 };
 
 struct tb_layout {
@@ -164,7 +165,7 @@ static void tb_compress(const char *comp, const struct tb_buf *in, struct tb_buf
 	} else if (strcmp(comp, "lz4") == 0) {
 		LZ4F_preferences_t prefs;
 		memset(&prefs, 0, sizeof prefs);
-		prefs.frameInfo.blockSizeID = LZ4F_max64KB;
+		prefs.frameInfo.blockSizeID = flags & TB_LZ4_BIG_BLOCKS ? LZ4F_max1MB : LZ4F_max64KB;
 		prefs.frameInfo.blockMode = LZ4F_blockIndependent;
 		size_t n = LZ4F_compressFrameBound(in->len, &prefs);
 		out->p = malloc(n);

@@ -373,6 +373,47 @@ static void test_truncated_lz4_blocks(void **state)
 #endif
 }
 
+/*
+ * A cut-off lz4 chunk written as rosbag writes it: one 1 MB block, which
+ * liblz4 hands out only whole. The sequences before the cut still give the
+ * messages in them.
+ */
+static void test_truncated_lz4_one_block(void **state)
+{
+#ifdef HAVE_LZ4
+	struct tb_chunk c[2];
+	struct tb_layout lay;
+	struct tb_buf b, probe = { 0 };
+	struct bag_recovery r;
+	uint64_t errors;
+
+	memset(c, 0, sizeof c);
+	for (int i = 0; i < 2; i++) {
+		c[i].compression = "lz4";
+		c[i].nmsgs = 60;
+		c[i].pad = 6000;
+		for (int m = 0; m < 60; m++)
+			c[i].msgs[m] = (struct tb_msg){ 0, (uint32_t)(10 + i * 100 + m), (uint32_t)m };
+	}
+	tb_build(&probe, c, 2, TB_LZ4_BIG_BLOCKS, &lay);
+	free(probe.p);
+	size_t cut = lay.data_pos[1] + (lay.index_pos[1] - lay.data_pos[1]) / 2;
+	bag_t *bag = build_open(c, 2, TB_LZ4_BIG_BLOCKS, &lay, &b, cut);
+	bag_recovery_report(bag, &r);
+	/* all of chunk 0 and about half of chunk 1 (not nothing) */
+	assert_true(bag_message_count(bag) >= 60 + 25);
+	assert_true(bag_message_count(bag) < 120);
+	assert_int_equal(r.chunks_partial, 1);
+	assert_int_equal(read_all(bag, &errors, NULL, 0), bag_message_count(bag));
+	assert_int_equal(errors, 0);
+	check_order(bag);
+	bag_close(bag);
+	free(b.p);
+#else
+	skip();
+#endif
+}
+
 static void test_index_section_unusable(void **state)
 {
 	struct tb_chunk c[3];
@@ -439,8 +480,26 @@ static void test_undefined_connection_skipped(void **state)
 	free(b.p);
 }
 
-/* Record header lengths of 0xFFFFFFFF and records without op stop the scan there. */
-static void test_scan_stops_at_garbage(void **state)
+/* Open b (must recover) and check its order; the caller closes the bag. */
+static bag_t *open_buf(const struct tb_buf *b)
+{
+	const char *path = tb_write_tmp(b, 0);
+	bag_t *bag;
+
+	if (bag_open(&bag, path, NULL) != BAG_OK)
+		fail_msg("%s", bag_errmsg(bag));
+	unlink(path);
+	check_order(bag);
+	return bag;
+}
+
+/*
+ * A record that cannot be read - a header length of 0xFFFFFFFF, a record
+ * without op, garbage between chunks - is skipped to the next record that
+ * parses as a chunk, and the scan goes on (rosbag reindex stops there); the
+ * skipped range is one loss.
+ */
+static void test_scan_resyncs_after_garbage(void **state)
 {
 	struct tb_chunk c[3];
 	struct tb_layout lay;
@@ -450,29 +509,63 @@ static void test_scan_stops_at_garbage(void **state)
 
 	three_chunks(c, "none");
 	tb_build(&b, c, 3, TB_NO_INDEX_SECTION, &lay);
-	tb_set32(&b, lay.chunk_pos[2], 0xFFFFFFFF);
-	const char *path = tb_write_tmp(&b, 0);
-	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+	/* the middle chunk's header length: chunks 0 and 2 are read */
+	tb_set32(&b, lay.chunk_pos[1], 0xFFFFFFFF);
+	bag = open_buf(&b);
 	bag_recovery_report(bag, &r);
 	assert_int_equal(bag_message_count(bag), 10);
 	assert_int_equal(r.nlosses, 1);
-	assert_int_equal(bag_recovery_loss(bag, 0)->start, lay.chunk_pos[2]);
-	assert_non_null(strstr(bag_recovery_loss(bag, 0)->what, "no complete record header"));
+	assert_int_equal(bag_recovery_loss(bag, 0)->start, lay.chunk_pos[1]);
+	assert_int_equal(bag_recovery_loss(bag, 0)->end, lay.chunk_pos[2]);
+	assert_non_null(strstr(bag_recovery_loss(bag, 0)->what, "record header runs past the end of the file"));
+	assert_non_null(strstr(bag_recovery_loss(bag, 0)->what, "up to the next chunk or connection record skipped"));
+	assert_int_equal(bag_warning_count(bag), 0);   /* chunk 1's index records are in the range */
 	bag_close(bag);
-	unlink(path);
 
-	/* the chunk's op field renamed: a record without op */
-	tb_set32(&b, lay.chunk_pos[2], (uint32_t)(lay.data_pos[2] - lay.chunk_pos[2] - 8));
-	uint8_t *op = memmem(b.p + lay.chunk_pos[2], 64, "op=\x05", 4);
-	assert_non_null(op);
-	op[0] = 'x';
-	path = tb_write_tmp(&b, 0);
-	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+	/* the last chunk's: nothing after it */
+	tb_set32(&b, lay.chunk_pos[1], (uint32_t)(lay.data_pos[1] - lay.chunk_pos[1] - 8));
+	tb_set32(&b, lay.chunk_pos[2], 0xFFFFFFFF);
+	bag = open_buf(&b);
 	bag_recovery_report(bag, &r);
 	assert_int_equal(bag_message_count(bag), 10);
+	assert_int_equal(r.nlosses, 1);
+	assert_int_equal(bag_recovery_loss(bag, 0)->end, b.len);
+	assert_non_null(strstr(bag_recovery_loss(bag, 0)->what, "no chunk or connection record after it"));
+	bag_close(bag);
+
+	/* the middle chunk's op field renamed: a record without op */
+	tb_set32(&b, lay.chunk_pos[2], (uint32_t)(lay.data_pos[2] - lay.chunk_pos[2] - 8));
+	uint8_t *op = memmem(b.p + lay.chunk_pos[1], 64, "op=\x05", 4);
+	assert_non_null(op);
+	op[0] = 'x';
+	bag = open_buf(&b);
+	assert_int_equal(bag_message_count(bag), 10);
+	bag_recovery_report(bag, &r);
+	assert_int_equal(r.nlosses, 1);
 	assert_non_null(strstr(bag_recovery_loss(bag, 0)->what, "record without an op field"));
 	bag_close(bag);
-	unlink(path);
+	free(b.p);
+
+	/* 3000 bytes of garbage between two bz2 chunks, index section and all */
+	memset(&b, 0, sizeof b);
+	three_chunks(c, "bz2");
+	tb_build(&b, c, 3, 0, &lay);
+	struct tb_buf g = { 0 };
+	tb_put(&g, b.p, lay.chunk_pos[1]);
+	for (int i = 0; i < 3000; i++) {
+		uint8_t x = (uint8_t)(i * 2654435761u >> 7);
+		tb_put(&g, &x, 1);
+	}
+	tb_put(&g, b.p + lay.chunk_pos[1], b.len - lay.chunk_pos[1]);
+	bag = open_buf(&g);
+	bag_recovery_report(bag, &r);
+	assert_true(r.recovered);
+	assert_int_equal(bag_message_count(bag), 15);
+	assert_int_equal(r.nlosses, 1);
+	assert_int_equal(bag_recovery_loss(bag, 0)->start, lay.chunk_pos[1]);
+	assert_int_equal(bag_recovery_loss(bag, 0)->end, lay.chunk_pos[1] + 3000);
+	bag_close(bag);
+	free(g.p);
 	free(b.p);
 }
 
@@ -570,9 +663,10 @@ int main(void)
 		cmocka_unit_test(test_truncated_none_chunk),
 		cmocka_unit_test(test_truncated_bz2_blocks),
 		cmocka_unit_test(test_truncated_lz4_blocks),
+		cmocka_unit_test(test_truncated_lz4_one_block),
 		cmocka_unit_test(test_index_section_unusable),
 		cmocka_unit_test(test_undefined_connection_skipped),
-		cmocka_unit_test(test_scan_stops_at_garbage),
+		cmocka_unit_test(test_scan_resyncs_after_garbage),
 		cmocka_unit_test(test_corrupt_chunk_while_scanning),
 		cmocka_unit_test(test_progress_and_cancel),
 		cmocka_unit_test(test_file_not_written),

@@ -1,0 +1,48 @@
+/*
+ * codec-int.h - chunk data decompression (none, bz2, lz4 frame): the one
+ * decompressor behind whole chunks (chunk.c), cut-off or damaged chunks read
+ * as far as they go (chunk.c, recover.c), and the one bound on how far a
+ * chunk may inflate. Never installed.
+ */
+#ifndef BAGSCOPE_CODEC_INT_H
+#define BAGSCOPE_CODEC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bagscope/common.h>
+
+#define CODEC_MIN_CAP ((uint64_t)16 << 20)  /* a chunk may always inflate to this */
+
+/* What bag_codec_inflate() produced. */
+struct bag_inflated {
+	uint8_t *buf;             /* the output: the caller's buffer, or malloc'd (grow) */
+	size_t len;               /* bytes out */
+	size_t used;              /* input bytes consumed; when ended, the stream's length */
+	bool ended;               /* the stream ended properly */
+	bool full;                /* stopped because the output reached its limit */
+	char err[128];            /* why it stopped before the end; "" when ended */
+};
+
+/*
+ * The largest uncompressed size believed for data_len bytes of comp data:
+ * what the format's ratios allow (lz4 256, bz2 2048), at least
+ * CODEC_MIN_CAP, at most 4 GiB - 1.
+ */
+uint64_t bag_codec_size_cap(enum bag_compression comp, uint64_t data_len);
+
+/*
+ * Decompress src[0..src_len) as far as it goes: to the end of the stream,
+ * corrupt data, the end of the input (a cut-off stream) or the output limit.
+ * With grow false, out->buf is the caller's buffer of cap bytes; with grow
+ * true, out->buf is malloc'd here (the caller frees it, also on failure)
+ * starting at cap bytes and doubling up to max_cap. A cut-off or damaged lz4
+ * block yields the sequences before the damage, a bz2 stream its whole
+ * blocks before it. Returns 0 (out says how far it went), BAG_ENOMEM, or
+ * BAG_EUNSUPP (a compression this build cannot read).
+ */
+int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_len,
+                      size_t cap, size_t max_cap, bool grow, struct bag_inflated *out);
+
+#endif
