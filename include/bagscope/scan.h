@@ -49,7 +49,10 @@ struct bag_scan_item {
 };
 
 /*
- * Runs on the calling thread, in view order. A failure to read a chunk is
+ * Runs on the calling thread, in view order. When the index of a stretch of
+ * rows (a group of overlapping chunks) cannot be read, its first row is
+ * emitted as failed with m->conn NULL, and the scan goes on after it. A
+ * failure to read a chunk is
  * emitted once, on the first of its messages (the others are counted in
  * bag_scan_stats.lost); a failure of work or of the filter on one message is
  * emitted on that message. Return 0 to go on; anything else stops the scan,

@@ -208,14 +208,15 @@ static int header_work(void *arg, const struct bag_message *m, const bag_msgdef_
 static int header_emit(void *arg, const struct bag_scan_item *it)
 {
 	struct stats *s = arg;
-	struct topic_stats *t = &s->topics[s->conn_topic[it->m->conn_index]];
+	struct topic_stats *t;
 	uint32_t seq, secs, nsecs;
 	int64_t stamp;
 
 	if (it->rc != BAG_OK) {
-		cli_error("%s", it->text);
+		cli_error("%.*s", (int)it->len, it->text);
 		return 0;
 	}
+	t = &s->topics[s->conn_topic[it->m->conn_index]];
 	t->bytes += it->m->size;
 	if (it->len < 12 || t->nlatency == t->messages)
 		return 0;

@@ -1207,3 +1207,20 @@ bag_timeline_t *view_timeline(const bag_view_t *v)
 {
 	return v->tl;
 }
+
+uint64_t view_group_first_row(const bag_view_t *v, size_t k)
+{
+	return v->base[k < v->ng ? k : v->ng];
+}
+
+int view_recheck(bag_view_t *v, uint64_t row)
+{
+	struct bag_message m;
+	uint32_t tchunk;
+	size_t k;
+	int rc;
+
+	if ((rc = view_entry(v, row, &m, &tchunk, &k)) != BAG_OK)
+		return rc;
+	return check_chunk(v, tchunk, k);
+}

@@ -42,6 +42,9 @@ enum row_state {
 	ROW_EMIT,     /* emit with its text */
 	ROW_FAIL,     /* emit as failed; text is the reason */
 	ROW_BADCHUNK, /* its chunk could not be read: emitted once per chunk */
+	ROW_RECHECK,  /* the chunk reads but the index entry misses its record */
+	ROW_DONE,     /* emitted before the scan went back over its group */
+	ROW_NOINDEX,  /* the index of its group cannot be read: its rows are lost */
 	ROW_UNREAD,   /* its chunk failed earlier in the task: lost */
 };
 
@@ -96,6 +99,7 @@ struct scan {
 	pthread_cond_t done_cv;                /* a task is done */
 	struct task *qhead, *qtail;
 	bool stop;
+	bool discard;                          /* skip the rows of queued tasks */
 	struct worker *workers;
 	unsigned nworkers;
 	uint8_t **bad;                         /* per bag, a bit per chunk: failure emitted */
@@ -107,7 +111,7 @@ static void row_message(const struct scan *s, const struct row *r, struct bag_me
 	m->row = r->row;
 	m->time_ns = r->time_ns;
 	m->bag_index = r->bag;
-	m->conn = s->conns[r->conn];
+	m->conn = r->state == ROW_NOINDEX ? NULL : s->conns[r->conn];
 	m->conn_index = r->conn;
 	m->chunk = r->chunk;
 	m->offset = r->offset;
@@ -146,6 +150,15 @@ static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *f
 	row_message(s, r, &m);
 	rc = bag_message_read(bag, r->chunk, r->offset, m.conn->id, r->time_ns, &m.data, &m.size);
 	t->chunks_read += bag->cache_loads - loads;
+	if (rc == BAG_ECORRUPT && bag_chunk_get(bag, r->chunk, &(const uint8_t *){ NULL }, &(size_t){ 0 }) == BAG_OK) {
+		/* the chunk is whole: its index entries are what is wrong */
+		bag_chunk_unpin(bag, r->chunk);
+		*fail_key = key;
+		r->state = ROW_RECHECK;
+		r->rc = rc;
+		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
+		goto out;
+	}
 	if (rc != BAG_OK) {
 		*fail_key = key;
 		r->state = ROW_BADCHUNK;
@@ -223,7 +236,8 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&s->lock);
 
 		for (uint32_t i = 0; i < t->n; i++)
-			if (t->rows[i].state == ROW_READ && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+			if (t->rows[i].state == ROW_READ && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED) &&
+			    !__atomic_load_n(&s->discard, __ATOMIC_RELAXED))
 				run_row(w, t, &t->rows[i], &fail_key);
 		if (t->text.failed)
 			t->failed_alloc = true;
@@ -323,12 +337,33 @@ static struct task *task_get(struct task **spare)
 }
 
 /* The coordinator's walk over the view's rows, cutting tasks. */
+/* A message's place, to know it again after its group was read anew. */
+struct place {
+	uint32_t chunk;
+	uint32_t offset;
+	uint32_t bag;
+};
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct place *x = a, *y = b;
+
+	if (x->bag != y->bag)
+		return x->bag < y->bag ? -1 : 1;
+	if (x->chunk != y->chunk)
+		return x->chunk < y->chunk ? -1 : 1;
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
 struct cutter {
 	bag_view_t *v;
 	uint64_t row, count;
 	size_t group;             /* view group of the rows being cut */
 	bool group_was_loaded;    /* loaded before the scan reached it */
 	bool in_group;
+	struct place *done;       /* after a restart: what group done_group had emitted, sorted */
+	size_t ndone;
+	size_t done_group;
 };
 
 /* Give back the group being left if the scan loaded it. */
@@ -355,9 +390,24 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 			c->group = k;
 			c->group_was_loaded = view_group_loaded(c->v, k);
 			c->in_group = true;
+			if (c->done != NULL && k != c->done_group) {
+				free(c->done);
+				c->done = NULL;
+			}
 		}
-		if ((rc = bag_view_entry(c->v, c->row, &m)) != BAG_OK)
-			return rc;
+		if ((rc = bag_view_entry(c->v, c->row, &m)) != BAG_OK) {
+			const char *msg = bag_view_errmsg(c->v);
+			struct row *r;
+			if (rc == BAG_ENOMEM || rc == BAG_EINVAL)
+				return rc;
+			/* one line for the group, and on with the next */
+			r = &t->rows[t->n++];
+			*r = (struct row){ .row = c->row, .state = ROW_NOINDEX, .rc = rc, .text_off = t->text.len };
+			bag_text_append(&t->text, msg, strlen(msg));
+			r->text_len = t->text.len - r->text_off;
+			c->row = view_group_first_row(c->v, k + 1);
+			break;
+		}
 		if (t->n >= MIN_TASK_ROWS && (m.chunk != last_chunk || m.bag_index != last_bag))
 			break;
 		struct row *r = &t->rows[t->n++];
@@ -367,6 +417,13 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 		last_chunk = r->chunk;
 		last_bag = r->bag;
 		c->row++;
+		if (c->done != NULL) {
+			struct place p = { r->chunk, r->offset, r->bag };
+			if (bsearch(&p, c->done, c->ndone, sizeof p, cmp_place) != NULL) {
+				r->state = ROW_DONE;
+				continue;
+			}
+		}
 		if (s->progs != NULL) {
 			const bag_expr_prog_t *p = s->progs[r->conn];
 			if (bag_expr_prog_constant(p) == 0 ||
@@ -384,21 +441,30 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 	return BAG_OK;
 }
 
-/* Emit the rows of a finished task in order. Returns 0 or what emit said. */
-static int emit_task(struct scan *s, struct task *t, struct bag_scan_stats *st)
+#define SCAN_RESTART 1
+
+/*
+ * Emit the rows of a finished task in order, from row *from on. Returns 0,
+ * what emit said, or SCAN_RESTART with *from at a row whose index entry
+ * missed its record (its group must be read anew).
+ */
+static int emit_task(struct scan *s, struct task *t, struct bag_scan_stats *st, uint32_t *from)
 {
 	const struct bag_scan_opts *o = s->o;
 	int rc = BAG_OK;
 
-	st->chunks_read += t->chunks_read;
 	if (t->failed_alloc)
 		return BAG_ENOMEM;
-	for (uint32_t i = 0; i < t->n && rc == BAG_OK; i++) {
-		struct row *r = &t->rows[i];
+	for (; *from < t->n && rc == BAG_OK; (*from)++) {
+		struct row *r = &t->rows[*from];
 		struct bag_message m;
 		struct bag_scan_item it;
 		uint8_t *bad = &s->bad[r->bag][r->chunk / 8], bit = (uint8_t)(1u << (r->chunk % 8));
 
+		if (r->state == ROW_RECHECK)
+			return SCAN_RESTART;
+		if (r->state == ROW_DONE)
+			continue;
 		st->rows++;
 		if (r->chunk_first && r->state != ROW_UNREAD && r->state != ROW_BADCHUNK &&
 		    o->chunk_emit != NULL &&
@@ -429,7 +495,68 @@ static int emit_task(struct scan *s, struct task *t, struct bag_scan_stats *st)
 		if (o->emit != NULL && (rc = o->emit(o->arg, &it)) > 0)
 			rc = BAG_ECANCELED;
 	}
+	if (*from == t->n)
+		st->chunks_read += t->chunks_read;
 	return rc;
+}
+
+/*
+ * Row r's index entry missed its record in a chunk that reads: have the
+ * view compare the chunk's index with its data. When it reads the chunk's
+ * group anew, go back to the group's first row, knowing what of the group
+ * was emitted already. Returns 1 (gone back), 0 (nothing to redo) or an
+ * error.
+ */
+static int go_back(struct cutter *c, uint64_t r)
+{
+	size_t k = view_group_of_row(c->v, r);
+	uint64_t first = view_group_first_row(c->v, k);
+	struct place *done = malloc((size_t)(r - first + 1) * sizeof *done);
+	size_t n = 0;
+	int rc = BAG_ENOMEM;
+
+	if (done == NULL)
+		return BAG_ENOMEM;
+	for (uint64_t row = first; row < r; row++) {
+		struct bag_message m;
+		if ((rc = bag_view_entry(c->v, row, &m)) != BAG_OK)
+			goto fail;
+		done[n++] = (struct place){ (uint32_t)m.chunk, m.offset, (uint32_t)m.bag_index };
+	}
+	if ((rc = view_recheck(c->v, r)) != 1)
+		goto fail;
+	leave_group(c);
+	qsort(done, n, sizeof *done, cmp_place);
+	free(c->done);
+	c->done = done;
+	c->ndone = n;
+	c->done_group = k;
+	c->row = first;
+	return 1;
+fail:
+	free(done);
+	return rc;
+}
+
+/* Wait for every task in flight, dropping what they did, and recycle them. */
+static void drain(struct scan *s, struct task **head, struct task **tail, struct task **spare,
+                  unsigned *inflight)
+{
+	__atomic_store_n(&s->discard, true, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&s->lock);
+	for (struct task *t = *head; t != NULL; t = t->fnext)
+		while (!t->done)
+			pthread_cond_wait(&s->done_cv, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	__atomic_store_n(&s->discard, false, __ATOMIC_RELAXED);
+	while (*head != NULL) {
+		struct task *t = *head;
+		*head = t->fnext;
+		t->fnext = *spare;
+		*spare = t;
+	}
+	*tail = NULL;
+	*inflight = 0;
 }
 
 static int start_workers(struct scan *s)
@@ -490,6 +617,7 @@ BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag
 	struct cutter c = { .v = v };
 	struct task *head = NULL, *tail = NULL, *spare = NULL;
 	unsigned inflight = 0, max_inflight;
+	uint32_t from = 0;
 	int rc;
 
 	if (opts == NULL || opts->size < sizeof *opts) {
@@ -553,9 +681,20 @@ BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag
 		while (!head->done)
 			pthread_cond_wait(&s.done_cv, &s.lock);
 		pthread_mutex_unlock(&s.lock);
-		rc = emit_task(&s, head, &st);
+		rc = emit_task(&s, head, &st, &from);
+		if (rc == SCAN_RESTART) {
+			rc = go_back(&c, head->rows[from].row);
+			if (rc < 0)
+				goto stop;
+			if (rc == 0)
+				head->rows[from].state = ROW_BADCHUNK;
+			else
+				drain(&s, &head, &tail, &spare, &inflight), from = 0;
+			continue;
+		}
 		if (rc != BAG_OK)
 			goto stop;
+		from = 0;
 		if (opts->progress != NULL && opts->progress(opts->progress_arg, st.rows, c.count) != 0) {
 			rc = BAG_ECANCELED;
 			goto stop;
@@ -583,6 +722,7 @@ stop:
 	}
 free_scan:
 	leave_group(&c);
+	free(c.done);
 	for (size_t b = 0; s.bad != NULL && b < s.nbags; b++)
 		free(s.bad[b]);
 	for (size_t b = 0; s.seen != NULL && b < s.nbags; b++)

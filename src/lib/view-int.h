@@ -20,6 +20,18 @@ bool view_group_loaded(const bag_view_t *v, size_t k);
  */
 void view_group_release(bag_view_t *v, size_t k);
 
+/* The first row of view group k (for k past the last group: the row count). */
+uint64_t view_group_first_row(const bag_view_t *v, size_t k);
+
+/*
+ * Compare the index entries of row's chunk with the chunk's data, as
+ * bag_view_read() does at a chunk's first read: 1 when they disagree and
+ * the chunk is now indexed from its data (its group was unloaded, and the
+ * rows from that group's first on may have changed), 0 when they agree or
+ * were compared already, or an error.
+ */
+int view_recheck(bag_view_t *v, uint64_t row);
+
 /* The view's connection mask (timeline order) and time range, borrowed. */
 const bool *view_mask(const bag_view_t *v, int64_t *start_ns, int64_t *end_ns);
 
