@@ -20,10 +20,12 @@
  *           | len(path) | abs(value) | "(" expr ")"
  *   path   := NAME { "." NAME | "[" ["-"] INTEGER "]" | "[*]" }
  *
- * - `!` takes a whole comparison: `!a == b` is `!(a == b)`. For the bools
- *   it can be applied to in C this is the same test ((!a) == b), and it is
- *   what `!data == 42` means to a reader. Comparisons do not chain
- *   (`a < b < c` is refused); parentheses make a comparison a bool value.
+ * - `!` at the head of a comparison takes the whole comparison: `!a == b`
+ *   is `!(a == b)`. For the bools C would apply it to this is the same test
+ *   ((!a) == b), and it is what `!data == 42` means to a reader. Inside an
+ *   operand it takes that operand (`a == !b`). Comparisons do not chain
+ *   (`a < b < c` is refused); parentheses make a comparison a bool value,
+ *   and a test is never a number (`(a > 1) + 1` is refused).
  * - Numbers: decimal or 0x integers, or decimals with a fraction or an
  *   exponent. An integer literal beyond uint64 is a float.
  * - Strings: "..." or '...'; \n \t \r \0 \\ \" \' \xHH are escapes, any
@@ -139,8 +141,9 @@ BAG_API size_t bag_expr_errpos(const bag_expr_t *e);
  * conn->definition (NULL if it did not parse: every path is then missing).
  * Parts that do not fit this connection (an unknown field, a string
  * compared with a number) become missing values and are remembered for
- * bag_expr_check(). Returns 0 or BAG_ENOMEM. The program borrows e and
- * conn (both must outlive it); def may be freed as soon as this returns.
+ * bag_expr_check(). e must have parsed. Returns 0 or BAG_ENOMEM. The
+ * program borrows e and conn (both must outlive it); def may be freed as
+ * soon as this returns.
  */
 BAG_API int bag_expr_compile(bag_expr_prog_t **out, const bag_expr_t *e,
                              const struct bag_connection *conn, const bag_msgdef_t *def);

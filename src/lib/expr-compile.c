@@ -38,6 +38,8 @@ static const uint8_t prim_sizes[] = {
 };
 
 #define ESIZE_UNKNOWN (UINT32_MAX - 1)
+/* bigger fixed sizes are left to the run-time walk, which checks them (no int64 overflow here) */
+#define MAX_SKIP (UINT64_C(1) << 40)
 
 /* how far a node got before failing, for bag_expr_check(): paths by components resolved */
 #define RANK_TYPE (1u << 30)
@@ -93,10 +95,11 @@ static uint32_t elem_size(bag_expr_prog_t *p, uint32_t op)
 	for (uint32_t k = 0; k < o->nsub && sum != ESIZE_VAR; k++) {
 		const struct pop *f = &p->ops[o->sub + k];
 		uint32_t es = elem_size(p, o->sub + k);
-		if (es == ESIZE_VAR || f->array == BAG_ARRAY_VARIABLE)
+		uint64_t bytes = (uint64_t)es * (f->array == BAG_ARRAY_FIXED ? f->fixed_len : 1);
+		if (es == ESIZE_VAR || f->array == BAG_ARRAY_VARIABLE || bytes >= ESIZE_UNKNOWN)
 			sum = ESIZE_VAR;
 		else
-			sum += (uint64_t)es * (f->array == BAG_ARRAY_FIXED ? f->fixed_len : 1);
+			sum += bytes;
 		if (sum >= ESIZE_UNKNOWN)
 			sum = ESIZE_VAR;
 	}
@@ -110,9 +113,11 @@ static uint64_t field_size(bag_expr_prog_t *p, uint32_t op)
 	const struct pop *o = &p->ops[op];
 	uint32_t es = elem_size(p, op);
 
-	if (es == ESIZE_VAR || o->array == BAG_ARRAY_VARIABLE)
+	uint64_t bytes = (uint64_t)es * (o->array == BAG_ARRAY_FIXED ? o->fixed_len : 1);
+
+	if (es == ESIZE_VAR || o->array == BAG_ARRAY_VARIABLE || bytes > MAX_SKIP)
 		return ESIZE_VAR;
-	return (uint64_t)es * (o->array == BAG_ARRAY_FIXED ? o->fixed_len : 1);
+	return bytes;
 }
 
 /* Copy def's ops, so that the program does not need def once compiled. */
@@ -141,7 +146,7 @@ static int push_step(bag_expr_prog_t *p, size_t first, uint8_t kind, uint8_t pri
 	if (kind == ST_SKIP && n == 0)
 		return BAG_OK;
 	if (kind == ST_SKIP && p->nsteps > first && p->steps[p->nsteps - 1].kind == ST_SKIP &&
-	    p->steps[p->nsteps - 1].n <= INT64_MAX - n) {
+	    p->steps[p->nsteps - 1].n <= (int64_t)MAX_SKIP) {
 		p->steps[p->nsteps - 1].n += n;
 		return BAG_OK;
 	}
@@ -241,7 +246,7 @@ static int compile_path(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 					return cfail(p, i, cp->pos, ci, "index %lld is out of range of '%s' (%s)", (long long)cp->index,
 					             cur_name, type_text(cur, tt, sizeof tt));
 				uint32_t es = elem_size(p, (uint32_t)(cur - ops));
-				if (es != ESIZE_VAR)
+				if (es != ESIZE_VAR && (uint64_t)idx * es <= MAX_SKIP)
 					rc = push_step(p, sfirst, ST_SKIP, 0, 0, idx * (int64_t)es);
 				else
 					rc = push_step(p, sfirst, ST_INDEX, 0, (uint32_t)(cur - ops), idx);

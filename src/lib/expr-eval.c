@@ -14,6 +14,7 @@
 #include <assert.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/expr-int.h"
@@ -428,15 +429,44 @@ void expr_arith(uint8_t op, const struct val *a, const struct val *b, struct val
 static int eval_node(struct ctx *x, uint32_t i, struct val *out);
 static int test(struct ctx *x, uint32_t i);
 
+/*
+ * AddressSanitizer's regexec interceptor (before LLVM 16) checks strlen(string)
+ * bytes even with REG_STARTEND, a false report on message bytes that are not
+ * NUL-terminated: under ASan only, match a terminated copy.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REGEXEC_WANTS_NUL 1
+#endif
+#endif
+#ifdef __SANITIZE_ADDRESS__
+#define REGEXEC_WANTS_NUL 1
+#endif
+
+/* Whether regex re matches the string v anywhere, NULs included. */
 static int regex_match(const struct ctx *x, uint32_t re, const struct val *v)
 {
+	const char *s = v->v.s.len ? v->v.s.p : "";
 	regmatch_t m[1];
+	int r;
 
 	if (v->kind != BAG_EXPR_STRING || v->v.s.len > INT_MAX)
 		return 0;
 	m[0].rm_so = 0;
 	m[0].rm_eo = (regoff_t)v->v.s.len;
-	return regexec(&x->p->e->regexes[re], v->v.s.len ? v->v.s.p : "", 0, m, REG_STARTEND) == 0;
+#ifdef REGEXEC_WANTS_NUL
+	char *copy = malloc(v->v.s.len + 1);
+	if (copy == NULL)
+		return 0;
+	memcpy(copy, s, v->v.s.len);
+	copy[v->v.s.len] = '\0';
+	s = copy;
+#endif
+	r = regexec(&x->p->e->regexes[re], s, 0, m, REG_STARTEND) == 0;
+#ifdef REGEXEC_WANTS_NUL
+	free(copy);
+#endif
+	return r;
 }
 
 /* Comparison i with every [*] path bound: 1, 0 or an error. */

@@ -5,8 +5,13 @@ corpus/open:   small fixture bags whole, plus truncated and unindexed variants
 corpus/header: single records and record runs cut from them
 corpus/msgdef: every connection's message_definition
 corpus/decode: <u16 len><definition><message> for a few messages per connection
+corpus/expr:   <u16 len><definition><u16 len (| 0x8000: a value)><expression><message>
+               for the first message (under 8 KiB) per connection, with a few
+               expressions naming its fields
+
+Arguments, if any, name the corpora to write (e.g. `make-seeds.py expr`).
 """
-import bz2, hashlib, os, struct, sys
+import bz2, hashlib, os, re, struct, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, '..', 'data', 'fixtures')
@@ -37,13 +42,18 @@ def lz4_decompress(data):
     except Exception:
         return None
 
+ONLY = set(sys.argv[1:])
+
 def save(kind, blob):
+    if ONLY and kind not in ONLY:
+        return
     d = os.path.join(HERE, 'corpus', kind)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, hashlib.sha1(blob).hexdigest()[:16]), 'wb') as f:
         f.write(blob)
 
 bags = []
+samples = []           # (definition, first message) per connection
 for sub in ('bags', 'broken', 'foreign/rosbag.js'):
     for name in sorted(os.listdir(os.path.join(FIX, sub))):
         p = os.path.join(FIX, sub, name)
@@ -92,6 +102,8 @@ for b in bags:
                     if seen[k] <= 2 and len(d2) < LIMIT:
                         dd = defs[k]
                         save('decode', struct.pack('<H', len(dd)) + dd + d2)
+                        if seen[k] == 1:
+                            samples.append((dd, d2))
     for d in defs.values():
         save('msgdef', d)
 
@@ -103,3 +115,39 @@ for m in mutate.all_mutants():
     if len(m['data']) <= LIMIT and kept.get(m['category'], 0) < 2:
         kept[m['category']] = kept.get(m['category'], 0) + 1
         save('open', m['data'])
+EXPRS = [
+    'data > 41', 'data == 9223372036854775807 || data == -9223372036854775808', 'data =~ "^(hello|tie)$"',
+    '!(data == 42)', 'data != data', 'len(data) > 3', 'data + 1 > 0', 'abs(data) < 1e300', 'data.secs < 0',
+    'stamp.nsecs == 999999999 && frame_id == "base"', 'stamp - $time < 0',
+    'parts[*].name == "p0"', 'len(samples) >= 1 && kind == 2', 'bigger > 18446744073709551614',
+    'samples[*] > samples[*]', 'pair[-1].offsets[*] < 0', 'code[-1] == 255', 'ttl == -0.5',
+    'poses[-1].pose.position.x > 0 or poses[-1].header.stamp.nsecs == 1', 'len(poses[*].header.frame_id) > 2',
+    'markers[*].pose.position.x >= 0 && markers[0].ns =~ "f"',
+    'transforms[*].child_frame_id == "base_0" && transforms[0].transform.translation.x >= 2',
+    'status[*].level >= 1', 'status[*].values[*].value == "42"',
+    'abs(transforms[0].transform.translation.x - 3) < 1.5', 'data[*] > 16 && len(data) == height * step / 3',
+    'header.seq / 2 > 1', 'header.stamp.secs * 1000000000 + header.stamp.nsecs > 0',
+]
+VALUES = ['data', 'data * 2', 'header.stamp', 'len(transforms)', 'poses[-1].pose.position.x', 'header.stamp - $time']
+GENERIC = [
+    '$time >= 1500000004.5 && $topic != "/greeting"', '$type =~ "Int"', 'true || false && !true',
+    '1 + 2 * 3 == 7', '-9223372036854775808 * -1 > 0', '0.0 / 0 != 0.0 / 0', '"a\\0b" > "a"',
+    'no_such_field > 1', 'data >', '(data > 1', 'data =~ "("', '12abc > 1', 'a < b < c', 'a[*]',
+]
+
+def save_expr(dd, expr, msg, value=False):
+    x = expr.encode()
+    save('expr', struct.pack('<H', len(dd)) + dd + struct.pack('<H', len(x) | (0x8000 if value else 0)) + x + msg)
+
+for i, (dd, msg) in enumerate(samples):
+    names = set(re.findall(rb'^[ \t]*[\w/]+(?:\[\d*\])?[ \t]+(\w+)[ \t]*$', dd, re.M))
+    head = lambda x: re.match(r'[!( ]*(?:len\(|abs\()?(\w+)', x).group(1).encode()
+    if len(msg) > 8192:
+        continue
+    for x in [x for x in EXPRS if head(x) in names][:3]:
+        save_expr(dd, x, msg)
+    for x in [x for x in VALUES if head(x) in names][:1]:
+        save_expr(dd, x, msg, True)
+    if i == 0:
+        for x in GENERIC:
+            save_expr(dd, x, msg)

@@ -898,6 +898,32 @@ static void test_malformed(void **state)
 	fx_close(&f);
 }
 
+/* Fixed sizes near 2^64 bytes: skipped at run time and refused, no overflow while compiling. */
+static void test_huge_fixed_sizes(void **state)
+{
+	static const char def_text[] =
+		"Big[4294967295] a\nint32 x\n"
+		"================================================================================\n"
+		"MSG: pkg/Big\nfloat64[536870911] v\n";
+	static const char *const filters[] = { "x == 1", "a[4294967294].v[536870910] > 0", "a[-1].v[-1] > 0",
+	                                       "len(a[3].v) == 536870911", "a[*].v[0] > 0" };
+	bag_msgdef_t *def;
+	uint8_t msg[16] = { 0 };
+
+	assert_int_equal(bag_msgdef_parse(&def, "pkg/Huge", def_text, sizeof def_text - 1), BAG_OK);
+	for (size_t k = 0; k < sizeof filters / sizeof *filters; k++) {
+		bag_expr_t *e = parse_ok(filters[k]);
+		bag_expr_prog_t *p;
+		assert_int_equal(bag_expr_compile(&p, e, &test_conn, def), BAG_OK);
+		assert_int_equal(bag_expr_check(e, &p, 1), BAG_OK);
+		if (bag_expr_eval(p, msg, sizeof msg, 0) != BAG_EDECODE)
+			fail_msg("'%s' on 16 bytes did not fail", filters[k]);
+		bag_expr_prog_free(p);
+		bag_expr_free(e);
+	}
+	bag_msgdef_free(def);
+}
+
 /* ---- values -------------------------------------------------------------- */
 
 static void value_of(struct fx *f, const char *text, size_t row, struct bag_expr_val *out)
@@ -1072,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_definition_missing),
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_huge_fixed_sizes),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_topic_prefix),
 		cmocka_unit_test(test_threads),
