@@ -414,7 +414,8 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		rc = BAG_ENOMEM;
 		goto fail;
 	}
-	bag->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below) */
+	bag->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (bag->fd < 0) {
 		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "%s", strerror(errno));
 		goto fail;

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <bagscope/bagscope.h>
@@ -192,6 +194,21 @@ static void test_open_errors(void **state)
 	expect_open_error(TEST_DATA_DIR, BAG_EIO, "not a regular file");
 }
 
+/* A FIFO is refused at once: opening it must not wait for a writer. */
+static void test_open_fifo(void **state)
+{
+	char dir[] = "/tmp/bagscope-fifo-XXXXXX", path[64];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/pipe.bag", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);                  /* a blocking open ends the test here */
+	expect_open_error(path, BAG_EIO, "pipe.bag: not a regular file");
+	alarm(0);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_input_untouched(void **state)
 {
 	struct stat before, after;
@@ -218,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_stat_sums),
 		cmocka_unit_test(test_cache_bounded),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_open_fifo),
 		cmocka_unit_test(test_input_untouched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
