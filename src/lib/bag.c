@@ -27,6 +27,9 @@
 
 #define VERSION_LINE "#ROSBAG V"
 #define HEADER_READ 16384
+#define INDEX_READ ((size_t)1 << 20)         /* index section read-ahead */
+#define INDEX_HEADER_MAX 65536               /* an index record's header fields */
+#define CONN_DATA_MAX ((uint32_t)64 << 20)   /* a connection header, definition included */
 
 int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 {
@@ -244,33 +247,107 @@ static int cmp_chunk_pos(const void *a, const void *b)
 	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Read and parse everything from index_pos to the end of the file. */
-static int read_index_section(bag_t *bag)
+/* File bytes [pos, pos + len) held while the index section is read. */
+struct window {
+	uint8_t *buf;
+	size_t cap;
+	uint64_t pos;
+	size_t len;
+};
+
+/*
+ * Point *p at file bytes [off, off + need), reading them (and up to
+ * INDEX_READ bytes after, never past the end of the file) if the window does
+ * not hold them yet.
+ */
+static int window_get(bag_t *bag, struct window *w, uint64_t off, size_t need, const uint8_t **p)
 {
-	uint64_t len = bag->file_size - bag->index_pos, at = 0;
-	size_t conn_cap = 0, chunk_cap = 0, cc_cap = 0;
-	struct bag_record rec;
-	uint8_t *buf = NULL;
+	size_t want = need > INDEX_READ ? need : INDEX_READ;
 	int rc;
 
-	buf = malloc(len ? len : 1);
-	if (buf == NULL) {
-		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for the index section");
-		goto fail;
+	if (off >= w->pos && off - w->pos <= w->len && need <= w->len - (off - w->pos)) {
+		*p = w->buf + (off - w->pos);
+		return BAG_OK;
 	}
-	if ((rc = bag_read_at(bag, bag->index_pos, buf, len)) != BAG_OK)
-		goto fail;
-	while (at < len) {
-		uint64_t off = bag->index_pos + at;
+	if (off > bag->file_size || need > bag->file_size - off)
+		return bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
+	if (want > bag->file_size - off)
+		want = (size_t)(bag->file_size - off);
+	if (want > w->cap) {
+		uint8_t *n = realloc(w->buf, want);
+		if (n == NULL)
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a record of %zu bytes", need);
+		w->buf = n;
+		w->cap = want;
+	}
+	w->len = 0;
+	if ((rc = bag_read_at(bag, off, w->buf, want)) != BAG_OK)
+		return rc;
+	w->pos = off;
+	w->len = want;
+	*p = w->buf;
+	return BAG_OK;
+}
+
+/*
+ * Read the index section from index_pos record by record, as rosbag does,
+ * until the connection and chunk-info records the bag header counts are all
+ * read (whatever follows is left unread: a bag with a huge tail costs
+ * nothing). A record is read only after its header says what it is, and
+ * only up to what that kind of record can need: a chunk info lists at most
+ * conn_count connections, a connection header at most CONN_DATA_MAX bytes;
+ * other records are skipped unread.
+ */
+static int read_index_section(bag_t *bag)
+{
+	uint64_t off = bag->index_pos;
+	size_t conn_cap = 0, chunk_cap = 0, cc_cap = 0;
+	struct window w = { NULL, 0, 0, 0 };
+	struct bag_record rec;
+	const uint8_t *p;
+	int rc = BAG_OK;
+
+	while (off < bag->file_size &&
+	       (bag->nconns < bag->hdr_conn_count || bag->nchunks < bag->hdr_chunk_count)) {
+		uint32_t header_len, data_len, count = 0;
+		uint64_t data_max;
 		uint8_t op;
 
-		rc = bag_record_parse(buf + at, len - at, &rec);
-		if (rc != BAG_OK) {
-			rc = bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
+		if ((rc = window_get(bag, &w, off, 4, &p)) != BAG_OK)
+			goto fail;
+		header_len = bag_le32(p);
+		if (header_len > INDEX_HEADER_MAX) {
+			rc = bag_fail(bag, BAG_ECORRUPT, off, "record header of %u bytes in the index section "
+			              "is implausibly long", header_len);
 			goto fail;
 		}
-		if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK) {
+		if ((rc = window_get(bag, &w, off, 8 + (size_t)header_len, &p)) != BAG_OK)
+			goto fail;
+		data_len = bag_le32(p + 4 + header_len);
+		if (bag_header_u8(p + 4, header_len, "op", &op) != BAG_OK) {
 			rc = bag_fail(bag, BAG_ECORRUPT, off, "record header has no op field");
+			goto fail;
+		}
+		if (op == BAG_OP_CHUNK_INFO)
+			bag_header_u32(p + 4, header_len, "count", &count);
+		data_max = op == BAG_OP_CONNECTION ? CONN_DATA_MAX :
+		           op == BAG_OP_CHUNK_INFO ? (uint64_t)8 * bag->hdr_conn_count : UINT32_MAX;
+		if (data_len > data_max || (op == BAG_OP_CHUNK_INFO && count > bag->hdr_conn_count)) {
+			rc = bag_fail(bag, BAG_ECORRUPT, off, "%s record of %u data bytes is longer than the "
+			              "bag header's %u connections allow", op == BAG_OP_CONNECTION ? "connection" :
+			              "chunk info", data_len, bag->hdr_conn_count);
+			goto fail;
+		}
+		if (op != BAG_OP_CONNECTION && op != BAG_OP_CHUNK_INFO) {
+			if ((rc = bag_warn(bag, off, "record with op %u in the index section skipped", op)) != BAG_OK)
+				goto fail;
+			off += 8 + (uint64_t)header_len + data_len;
+			continue;
+		}
+		if ((rc = window_get(bag, &w, off, 8 + (size_t)header_len + data_len, &p)) != BAG_OK ||
+		    (rc = bag_record_parse(p, 8 + (size_t)header_len + data_len, &rec)) != BAG_OK) {
+			if (rc == BAG_ETRUNCATED)
+				rc = bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
 			goto fail;
 		}
 		if (op == BAG_OP_CONNECTION) {
@@ -282,7 +359,7 @@ static int read_index_section(bag_t *bag)
 			bag->nconns++;
 			if (rc != BAG_OK)
 				goto fail;
-		} else if (op == BAG_OP_CHUNK_INFO) {
+		} else {
 			if (bag_grow((void **)&bag->chunks, &chunk_cap, bag->nchunks + 1, sizeof *bag->chunks) != BAG_OK) {
 				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 				goto fail;
@@ -292,14 +369,14 @@ static int read_index_section(bag_t *bag)
 			if (rc != BAG_OK)
 				goto fail;
 			bag->nchunks++;
-		} else if ((rc = bag_warn(bag, off, "record with op %u in the index section skipped", op)) != BAG_OK) {
-			goto fail;
 		}
-		at += rec.size;
+		off += rec.size;
 	}
-	rc = BAG_OK;
+	if (off < bag->file_size && bag->nconns == bag->hdr_conn_count && bag->nchunks == bag->hdr_chunk_count)
+		rc = bag_warn(bag, off, "%llu bytes after the index section's last record left unread",
+		              (unsigned long long)(bag->file_size - off));
 fail:
-	free(buf);
+	free(w.buf);
 	return rc;
 }
 
