@@ -122,16 +122,18 @@ BAG_API int64_t bag_end_time(const bag_t *bag);
 BAG_API size_t bag_chunk_count(const bag_t *bag);
 
 /*
- * Chunk i's time range and its message count on connection conn_index
- * (bag_conn() order), from its chunk info: no I/O.
+ * Chunk i's time range, and how many messages it holds on connection
+ * conn_index (bag_conn() order; 0 if none), from its chunk info: no I/O,
+ * O(log n) in the chunk's connections.
  */
 BAG_API void bag_chunk_span(const bag_t *bag, size_t i, int64_t *start_ns, int64_t *end_ns);
-BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_index);
+BAG_API uint32_t bag_chunk_conn_messages(const bag_t *bag, size_t i, size_t conn_index);
 
 /*
  * Chunk i's connections in its chunk info: how many, and the k-th one's
- * connection index (bag_conn() order) and message count. No I/O; a pass over
- * every chunk's connections costs what the chunk infos hold.
+ * connection index (bag_conn() order) and message count, in ascending
+ * connection order. No I/O; a pass over every chunk's connections costs
+ * what the chunk infos hold.
  */
 BAG_API size_t bag_chunk_conn_n(const bag_t *bag, size_t i);
 BAG_API void bag_chunk_conn_at(const bag_t *bag, size_t i, size_t k, size_t *conn_index, uint32_t *count);

@@ -5,7 +5,8 @@
  *
  * Invariants after a successful open: conns is sorted by id and each
  * conn.index is its position; chunks is sorted by pos, each chunk's
- * chunk_conns name valid connection indices and sum to its count, and
+ * chunk_conns name valid connection indices, each once and in ascending
+ * order (recover.c keeps the same order), and sum to its count, and
  * index_end is the next chunk's pos (or index_pos for the last one).
  *
  * When the header's index_pos is unusable or the index section does not
@@ -148,47 +149,65 @@ static const char *conn_field(const struct bag_connection *c, const char *name)
 	return "";
 }
 
+/* Everything a connection owns is one block, starting with its fields array. */
 void bag_conn_free(struct bag_connection *c)
 {
-	for (size_t i = 0; i < c->nfields; i++) {
-		free((char *)c->fields[i].name);
-		free((char *)c->fields[i].value);
-	}
 	free((struct bag_kv *)c->fields);
-	free((char *)c->topic);
+	c->fields = NULL;
+	c->nfields = 0;
 }
 
+/* Copy len bytes to *at as a NUL-terminated string; advance *at past it. */
+static const char *put_str(char **at, const void *p, size_t len)
+{
+	char *s = *at;
+
+	memcpy(s, p, len);
+	s[len] = '\0';
+	*at += len + 1;
+	return s;
+}
+
+/*
+ * One allocation per connection: the fields array, then the topic and every
+ * field's name and value, each NUL-terminated (a million connections are a
+ * million allocations, not fourteen million).
+ */
 int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
                          struct bag_connection *c)
 {
 	const uint8_t *topic;
 	uint32_t topic_len, pos = 0, n = 0;
+	size_t bytes;
 	struct bag_field f;
 	struct bag_kv *kv;
+	char *at;
 	int rc;
 
 	memset(c, 0, sizeof *c);
 	if (bag_header_u32(rec->header, rec->header_len, "conn", &c->id) != BAG_OK ||
 	    bag_header_find(rec->header, rec->header_len, "topic", &topic, &topic_len) != BAG_OK)
 		return bag_fail(bag, BAG_ECORRUPT, off, "connection record lacks conn or topic");
-	while ((rc = bag_header_next(rec->data, rec->data_len, &pos, &f)) == 1)
+	bytes = (size_t)topic_len + 1;
+	while ((rc = bag_header_next(rec->data, rec->data_len, &pos, &f)) == 1) {
 		n++;
+		bytes += (size_t)f.name_len + f.value_len + 2;
+	}
 	if (rc < 0)
 		return bag_fail(bag, BAG_ECORRUPT, off + 8 + rec->header_len + pos,
 		                "connection header field overruns its record");
-	kv = calloc(n ? n : 1, sizeof *kv);
-	c->topic = dup_bytes(topic, topic_len);
-	c->fields = kv;
-	if (kv == NULL || c->topic == NULL)
+	kv = malloc(n * sizeof *kv + bytes);
+	if (kv == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	at = (char *)(kv + n);
+	c->fields = kv;
+	c->topic = put_str(&at, topic, topic_len);
 	pos = 0;
 	while (bag_header_next(rec->data, rec->data_len, &pos, &f) == 1) {
-		kv[c->nfields].name = dup_bytes(f.name, f.name_len);
-		kv[c->nfields].value = dup_bytes(f.value, f.value_len);
+		kv[c->nfields].name = put_str(&at, f.name, f.name_len);
+		kv[c->nfields].value = put_str(&at, f.value, f.value_len);
 		kv[c->nfields].value_len = f.value_len;
 		c->nfields++;
-		if (kv[c->nfields - 1].name == NULL || kv[c->nfields - 1].value == NULL)
-			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	}
 	c->type = conn_field(c, "type");
 	c->md5sum = conn_field(c, "md5sum");
@@ -239,6 +258,12 @@ static int cmp_conn_id(const void *a, const void *b)
 {
 	const struct bag_connection *x = a, *y = b;
 	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_chunk_conn(const void *a, const void *b)
+{
+	const struct chunk_conn *x = a, *y = b;
+	return (x->conn > y->conn) - (x->conn < y->conn);
 }
 
 static int cmp_chunk_pos(const void *a, const void *b)
@@ -406,16 +431,24 @@ static int link_index(bag_t *bag)
 			                "chunk info for the chunk at byte %llu counts %llu messages, more than "
 			                "the %llu bytes up to the next chunk can index", (unsigned long long)ch->pos,
 			                (unsigned long long)ch->count, (unsigned long long)(ch->index_end - ch->pos));
+		struct chunk_conn *ccs = &bag->chunk_conns[ch->conn_first];
 		for (uint32_t k = 0; k < ch->conn_n; k++) {
-			struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
-			long idx = bag_conn_lookup(bag, cc->conn);
+			long idx = bag_conn_lookup(bag, ccs[k].conn);
 			if (idx < 0)
 				return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 				                "chunk info for the chunk at byte %llu names connection %u, which is not defined",
-				                (unsigned long long)ch->pos, cc->conn);
-			cc->conn = (uint32_t)idx;
-			bag->conns[idx].message_count += cc->count;
+				                (unsigned long long)ch->pos, ccs[k].conn);
+			ccs[k].conn = (uint32_t)idx;
+			bag->conns[idx].message_count += ccs[k].count;
 		}
+		/* in connection order, so that a lookup in a chunk's counts is a binary search */
+		if (ch->conn_n > 1)
+			qsort(ccs, ch->conn_n, sizeof *ccs, cmp_chunk_conn);
+		for (uint32_t k = 1; k < ch->conn_n; k++)
+			if (ccs[k].conn == ccs[k - 1].conn)
+				return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
+				                "chunk info for the chunk at byte %llu names connection %u twice",
+				                (unsigned long long)ch->pos, bag->conns[ccs[k].conn].id);
 		bag_count_chunk(bag, ch);
 	}
 	return BAG_OK;

@@ -434,7 +434,7 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct tl_group
 			return tl_fail(tl, BAG_EUNSUPP, "%s: at byte %llu: index data version %u is not supported",
 			               bag->path, (unsigned long long)off, ver);
 		conn = bag_conn_lookup(bag, conn_id);
-		want = conn < 0 ? -1 : (long)bag_chunk_conn_count(bag, tc->chunk, (size_t)conn);
+		want = conn < 0 ? -1 : (long)bag_chunk_conn_messages(bag, tc->chunk, (size_t)conn);
 		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
 		    got + count > ch->count)
 			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index data for connection %u holds %u entries "

@@ -194,6 +194,86 @@ static void test_open_errors(void **state)
 	expect_open_error(TEST_DATA_DIR, BAG_EIO, "not a regular file");
 }
 
+#define MANY_CONNS 100000
+
+/*
+ * A bag of n connections, each its own topic ("/c0000042") with one message
+ * (the value i at 1600000000 s + i us), all in one chunk: every chunk-info
+ * lookup and index record goes through the per-connection paths at once.
+ */
+static void write_many_conns(const char *path, uint32_t n)
+{
+	struct bag_writer_opts opts = { .chunk_threshold = UINT32_MAX };
+	bag_writer_t *w;
+	char topic[32];
+
+	assert_int_equal(bag_writer_open(&w, path, &opts), BAG_OK);
+	for (uint32_t i = 0; i < n; i++) {
+		struct bag_conn_spec c = { topic, "std_msgs/UInt32", "304a39449588c7f8ce2df6e8001c5fce",
+		                           "uint32 data\n", NULL, false };
+		snprintf(topic, sizeof topic, "/c%07u", i);
+		assert_int_equal(bag_writer_write(w, &c, 1600000000LL * BAG_NSEC_PER_SEC + (int64_t)i * 1000,
+		                                  &i, sizeof i), BAG_OK);
+	}
+	assert_int_equal(bag_writer_close(w), BAG_OK);
+	bag_writer_free(w);
+}
+
+/*
+ * 100k connections open, and every per-connection fact is right: ids,
+ * topics, counts, the chunk's counts, the timeline's order, and a check.
+ * (Before, this took minutes: lookups by id in a chunk info were linear.)
+ */
+static void test_many_connections(void **state)
+{
+	char dir[] = "/tmp/bagscope-conns-XXXXXX", path[64];
+	struct bag_check_stats st;
+	struct bag_message m;
+	bag_timeline_t *tl;
+	bag_view_t *view;
+	bag_t *bag;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/many.bag", dir);
+	write_many_conns(path, MANY_CONNS);
+	bag = open_ok(path);
+	assert_int_equal(bag_conn_count(bag), MANY_CONNS);
+	assert_int_equal(bag_message_count(bag), MANY_CONNS);
+	assert_int_equal(bag_chunk_count(bag), 1);
+	assert_int_equal(bag_chunk_conn_n(bag, 0), MANY_CONNS);
+	for (uint32_t i = 0; i < MANY_CONNS; i++) {
+		const struct bag_connection *c = bag_conn_by_id(bag, i);
+		char topic[32];
+		snprintf(topic, sizeof topic, "/c%07u", i);
+		assert_non_null(c);
+		assert_int_equal(c->index, i);
+		assert_string_equal(c->topic, topic);
+		assert_int_equal(c->message_count, 1);
+		assert_int_equal(bag_chunk_conn_messages(bag, 0, i), 1);
+	}
+	assert_null(bag_conn_by_id(bag, MANY_CONNS));
+	assert_int_equal(bag_chunk_conn_messages(bag, 0, MANY_CONNS), 0);
+	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+	assert_int_equal(bag_timeline_load(tl, 0), 1);
+	assert_int_equal(bag_view_open(&view, tl, NULL), BAG_OK);
+	assert_int_equal(bag_view_count(view), MANY_CONNS);
+	for (uint64_t row = 0; row < MANY_CONNS; row += 997) {
+		assert_int_equal(bag_view_read(view, row, &m), BAG_OK);
+		assert_int_equal(m.conn->id, row);
+		assert_int_equal(m.time_ns, 1600000000LL * BAG_NSEC_PER_SEC + (int64_t)row * 1000);
+		assert_int_equal(m.size, 4);
+		assert_memory_equal(m.data, &(uint32_t){ (uint32_t)row }, 4);
+	}
+	bag_view_free(view);
+	bag_timeline_free(tl);
+	assert_int_equal(bag_check(bag, 0, NULL, NULL, &st), BAG_OK);
+	assert_int_equal(st.findings, 0);
+	assert_int_equal(st.messages, MANY_CONNS);
+	bag_close(bag);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* A FIFO is refused at once: opening it must not wait for a writer. */
 static void test_open_fifo(void **state)
 {
@@ -236,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_cache_bounded),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_open_fifo),
+		cmocka_unit_test(test_many_connections),
 		cmocka_unit_test(test_input_untouched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
