@@ -14,6 +14,15 @@
 
 typedef struct bag_msgdef bag_msgdef_t;
 
+/*
+ * The deepest nesting of messages a definition may have, the top type being
+ * level 1. bag_msgdef_parse() refuses deeper definitions ("too deep"), so the
+ * decoder, the printers and callers' visitors never meet more: a visitor's
+ * stack of 2 * BAG_MSGDEF_MAX_DEPTH + 1 levels holds a message and an array
+ * per level below the top.
+ */
+#define BAG_MSGDEF_MAX_DEPTH 64
+
 /* What a field holds. byte is int8 and char is uint8, as in ROS. */
 enum bag_prim {
 	BAG_PRIM_BOOL,
