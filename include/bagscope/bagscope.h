@@ -12,4 +12,12 @@
 #include <bagscope/print.h>
 #include <bagscope/check.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

@@ -14,6 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <bagscope/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(BAGSCOPE_BUILDING) && defined(__GNUC__)
 #define BAG_API __attribute__((visibility("default")))
 #else
@@ -46,6 +52,15 @@ enum bag_error {
 	BAG_ERRORS(BAG_X_ENUM)
 #undef BAG_X_ENUM
 };
+
+/*
+ * The version of the library linked at run time: "0.1.0" (static storage),
+ * and as one number, BAG_VERSION_NUMBER's form (10203 for 1.2.3). Compare
+ * with BAG_VERSION_STRING / BAG_VERSION_NUMBER (version.h), the version the
+ * caller was compiled against.
+ */
+BAG_API const char *bag_version_string(void);
+BAG_API unsigned bag_lib_version(void);
 
 /* The fixed text for a BAG_E* code; never NULL, static storage. */
 BAG_API const char *bag_strerror(int code);
@@ -81,5 +96,9 @@ static inline int64_t bag_time_from_ros(uint32_t secs, uint32_t nsecs)
 {
 	return (int64_t)secs * BAG_NSEC_PER_SEC + (int64_t)nsecs;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

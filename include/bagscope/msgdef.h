@@ -12,6 +12,10 @@
 
 #include <bagscope/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct bag_msgdef bag_msgdef_t;
 
 /*
@@ -112,5 +116,9 @@ BAG_API const struct bag_msgdef_type *bag_msgdef_type_at(const bag_msgdef_t *def
 
 /* The ROS name of a primitive ("float64", "time", ...). */
 BAG_API const char *bag_prim_name(enum bag_prim prim);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

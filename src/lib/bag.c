@@ -506,6 +506,7 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
 {
+	struct bag_open_opts o;
 	struct stat st;
 	uint64_t body = 0;
 	bag_t *bag;
@@ -518,12 +519,20 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	*out = bag;
 	bag->fd = -1;
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
-	bag->cache_limit = opts && opts->cache_bytes ? opts->cache_bytes : (size_t)64 << 20;
 	bag->path = dup_bytes(path, strlen(path));
 	if (bag->path == NULL) {
 		rc = BAG_ENOMEM;
 		goto fail;
 	}
+	if (bag_opts_read(&o, sizeof o, opts) != BAG_OK) {
+		rc = bag_fail(bag, BAG_EINVAL, UINT64_MAX, "bag_open_opts.size is %zu: set it to "
+		              "sizeof(struct bag_open_opts) (%zu), and leave unknown fields zero",
+		              opts->size, sizeof o);
+		goto fail;
+	}
+	bag->cache_limit = o.cache_bytes ? o.cache_bytes : (size_t)64 << 20;
+	bag->progress = o.progress;
+	bag->progress_arg = o.progress_arg;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below) */
 	bag->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (bag->fd < 0) {
@@ -535,10 +544,6 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		goto fail;
 	}
 	bag->file_size = (uint64_t)st.st_size;
-	if (opts != NULL) {
-		bag->progress = opts->progress;
-		bag->progress_arg = opts->progress_arg;
-	}
 	rc = read_bag_header(bag, &body);
 	if (rc == BAG_OK) {
 		rc = read_index_section(bag);
@@ -552,7 +557,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 			rc = BAG_ENOINDEX;
 	}
 	bag->body_pos = body;
-	if (rc != BAG_ENOINDEX || (opts != NULL && opts->no_recover))
+	if (rc != BAG_ENOINDEX || o.no_recover)
 		goto fail;
 	bag_reset_index(bag);
 	rc = bag_recover(bag, body, bag->errmsg);

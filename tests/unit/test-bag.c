@@ -128,7 +128,7 @@ static void test_chunk_stat_sums(void **state)
 
 static void test_cache_bounded(void **state)
 {
-	struct bag_open_opts opts = { .cache_bytes = 1 };
+	struct bag_open_opts opts = { .size = sizeof(struct bag_open_opts), .cache_bytes = 1 };
 	struct bag_cache_stats st;
 	bag_t *bag;
 
@@ -183,7 +183,7 @@ static void expect_open_error(const char *path, int code, const char *want)
 static void test_open_errors(void **state)
 {
 	/* without no_recover these two are recovered (test-recover.c) */
-	struct bag_open_opts strict = { .no_recover = true };
+	struct bag_open_opts strict = { .size = sizeof(struct bag_open_opts), .no_recover = true };
 
 	expect_open_error(FIX "broken/not_a_bag.bag", BAG_ENOTBAG, "not_a_bag.bag: at byte 0:");
 	expect_open_error(FIX "foreign/rosbag.js/empty-file.bag", BAG_ENOTBAG, "empty file");
@@ -203,7 +203,7 @@ static void test_open_errors(void **state)
  */
 static void write_many_conns(const char *path, uint32_t n)
 {
-	struct bag_writer_opts opts = { .chunk_threshold = UINT32_MAX };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .chunk_threshold = UINT32_MAX };
 	bag_writer_t *w;
 	char topic[32];
 
@@ -274,6 +274,41 @@ static void test_many_connections(void **state)
 	rmdir(dir);
 }
 
+/*
+ * bag_open_opts.size: 0 (a caller that did not set it) is refused; an older,
+ * shorter struct gets defaults for what it lacks; a newer, longer one is
+ * taken when the fields this library does not know are zero.
+ */
+static void test_open_opts_size(void **state)
+{
+	struct {
+		struct bag_open_opts o;
+		uint64_t newer;           /* a field a later version might add */
+	} big;
+	struct bag_open_opts zero = { 0 }, old = BAG_OPEN_OPTS_INIT;
+	struct bag_cache_stats cs;
+	bag_t *bag;
+
+	expect_open_error_opts(FIX "bags/basic_none.bag", &zero, BAG_EINVAL,
+	                       "bag_open_opts.size is 0: set it to sizeof(struct bag_open_opts)");
+	old.size = offsetof(struct bag_open_opts, no_recover);   /* size and cache_bytes only */
+	old.cache_bytes = 12345;
+	old.no_recover = true;                                   /* beyond its size: not read */
+	assert_int_equal(bag_open(&bag, FIX "broken/crashed_none.bag", &old), BAG_OK);
+	bag_cache_stats(bag, &cs);
+	assert_int_equal(cs.limit, 12345);
+	bag_close(bag);
+	memset(&big, 0, sizeof big);
+	big.o.size = sizeof big;
+	big.o.cache_bytes = 4096;
+	assert_int_equal(bag_open(&bag, FIX "bags/basic_none.bag", &big.o), BAG_OK);
+	bag_cache_stats(bag, &cs);
+	assert_int_equal(cs.limit, 4096);
+	bag_close(bag);
+	big.newer = 1;
+	expect_open_error_opts(FIX "bags/basic_none.bag", &big.o, BAG_EINVAL, "leave unknown fields zero");
+}
+
 /* A FIFO is refused at once: opening it must not wait for a writer. */
 static void test_open_fifo(void **state)
 {
@@ -316,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_cache_bounded),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_open_fifo),
+		cmocka_unit_test(test_open_opts_size),
 		cmocka_unit_test(test_many_connections),
 		cmocka_unit_test(test_input_untouched),
 	};

@@ -333,7 +333,7 @@ static void test_index_section_damage_recovers(void **state)
 	size_t ci = lay.chunkinfo_pos[1];
 	tb_set32(&b, ci + 4 + (b.p[ci] | b.p[ci + 1] << 8) + 4 + 4, 0x7fffffff);
 	{
-		struct bag_open_opts strict = { .no_recover = true };
+		struct bag_open_opts strict = { .size = sizeof(struct bag_open_opts), .no_recover = true };
 		const char *path = tb_write_tmp(&b, 1);
 		bag_t *bag;
 		char want[128];

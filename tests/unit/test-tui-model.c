@@ -232,7 +232,7 @@ static void test_many_topics(void **state)
 {
 	enum { N = 100000, BINS = 16 };
 	char dir[] = "/tmp/bagscope-model-XXXXXX", path[64], topic[32];
-	struct bag_writer_opts opts = { .chunk_threshold = UINT32_MAX };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .chunk_threshold = UINT32_MAX };
 	bag_writer_t *w;
 	bag_timeline_t *tl;
 	struct model m;
