@@ -71,9 +71,7 @@ static int write_bench_bag(const char *path, uint64_t n, enum bag_compression co
 /* A bag of nconns connections, each its own topic with one message. */
 static int write_conns_bag(const char *path, uint64_t nconns, uint32_t threshold)
 {
-	struct bag_writer_opts opts = BAG_WRITER_OPTS_INIT;
-
-	opts.chunk_threshold = threshold;
+	struct bag_writer_opts opts = { sizeof opts, BAG_COMPRESSION_NONE, threshold };
 	bag_writer_t *w;
 	char topic[32];
 	int rc = bag_writer_open(&w, path, &opts);
