@@ -60,13 +60,26 @@ static int cmp_comp(const void *a, const void *b)
 	return -strcmp(bag_compression_name(x->kind), bag_compression_name(y->kind));
 }
 
-/* Connections ordered by one of their strings, then by index (qsort_r). */
-static int cmp_conn_by(const void *a, const void *b, void *arg)
+/* Connections (pointers) by topic, or by type, then by index: qsort comparators. */
+static int cmp_index(const struct bag_connection *x, const struct bag_connection *y)
+{
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int cmp_conn_topic(const void *a, const void *b)
 {
 	const struct bag_connection *x = *(const struct bag_connection *const *)a;
 	const struct bag_connection *y = *(const struct bag_connection *const *)b;
-	int c = arg ? strcmp(x->topic, y->topic) : strcmp(x->type, y->type);
-	return c ? c : (x->index > y->index) - (x->index < y->index);
+	int c = strcmp(x->topic, y->topic);
+	return c ? c : cmp_index(x, y);
+}
+
+static int cmp_conn_type(const void *a, const void *b)
+{
+	const struct bag_connection *x = *(const struct bag_connection *const *)a;
+	const struct bag_connection *y = *(const struct bag_connection *const *)b;
+	int c = strcmp(x->type, y->type);
+	return c ? c : cmp_index(x, y);
 }
 
 static void swap_d(double *a, double *b)
@@ -249,7 +262,7 @@ static int group_conns(struct bag_facts *f)
 	}
 	for (size_t i = 0; i < nconns; i++)
 		by[i] = bag_conn(f->bag, i);
-	qsort_r(by, nconns, sizeof *by, cmp_conn_by, "topic");
+	qsort(by, nconns, sizeof *by, cmp_conn_topic);
 	for (size_t i = 0; i < nconns; i++) {
 		const struct bag_connection *c = by[i];
 		if (i == 0 || strcmp(c->topic, by[i - 1]->topic) != 0)
@@ -258,7 +271,7 @@ static int group_conns(struct bag_facts *f)
 		f->topics[f->ntopics - 1].connections++;
 		f->conn_topic[c->index] = f->ntopics - 1;
 	}
-	qsort_r(by, nconns, sizeof *by, cmp_conn_by, NULL);
+	qsort(by, nconns, sizeof *by, cmp_conn_type);
 	for (size_t i = 0; i < nconns; i++)
 		if (i == 0 || strcmp(by[i]->type, by[i - 1]->type) != 0)
 			f->types[f->ntypes++] = (struct type_facts){ by[i]->type, by[i]->md5sum };
