@@ -11,6 +11,13 @@
  *   - `bagscope info --freq` (the full timeline);
  * printing wall time, peak RSS and bytes per message, and the timeline's own
  * memory per message measured in-process. -k keeps the bag.
+ *
+ *   bench/bench -C CONNS [-t CHUNK_BYTES] [-o DIR] [-k]
+ *
+ * Writes a bag of CONNS connections (one topic and one message each; with
+ * -t, chunks of that many bytes, e.g. -t 4000000000 for a single chunk) and
+ * times bag_open() in-process and `bagscope info` and `info --freq` as
+ * separate processes: every per-connection step must be O(log n) or better.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -34,7 +41,7 @@ static double now(void)
 
 static int write_bench_bag(const char *path, uint64_t n, enum bag_compression comp, uint32_t threshold)
 {
-	struct bag_writer_opts opts = { comp, threshold };
+	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), comp, threshold };
 	char topic[32];
 	struct bag_conn_spec conns[10];
 	bag_writer_t *w;
@@ -58,6 +65,29 @@ static int write_bench_bag(const char *path, uint64_t n, enum bag_compression co
 	bag_writer_free(w);
 	for (int c = 0; c < 10; c++)
 		free((char *)conns[c].topic);
+	return rc;
+}
+
+/* A bag of nconns connections, each its own topic with one message. */
+static int write_conns_bag(const char *path, uint64_t nconns, uint32_t threshold)
+{
+	struct bag_writer_opts opts = { sizeof opts, BAG_COMPRESSION_NONE, threshold };
+	bag_writer_t *w;
+	char topic[32];
+	int rc = bag_writer_open(&w, path, &opts);
+
+	for (uint64_t i = 0; rc == BAG_OK && i < nconns; i++) {
+		int64_t v = (int64_t)i;
+		struct bag_conn_spec c = { topic, "std_msgs/Int64", "34add168574510e6e17f5d23ecc077ef",
+		                           "int64 data\n", "/bench", false };
+		snprintf(topic, sizeof topic, "/c%07llu", (unsigned long long)i);
+		rc = bag_writer_write(w, &c, 1600000000LL * BAG_NSEC_PER_SEC + (int64_t)i * 1000, &v, sizeof v);
+	}
+	if (rc == BAG_OK)
+		rc = bag_writer_close(w);
+	if (rc != BAG_OK)
+		fprintf(stderr, "bench: %s\n", bag_writer_errmsg(w));
+	bag_writer_free(w);
 	return rc;
 }
 
@@ -109,6 +139,49 @@ static int bare_index_read(const char *path)
 	return 0;
 }
 
+/* -C: a bag of nconns connections; bag_open in-process, info and info --freq. */
+static int bench_conns(const char *dir, const char *bin, uint64_t nconns, uint32_t threshold, bool keep)
+{
+	char path[512];
+	struct stat st;
+	bag_t *bag;
+	long rss;
+	double t;
+
+	snprintf(path, sizeof path, "%s/bagscope-conns-%llu%s.bag", dir, (unsigned long long)nconns,
+	         threshold ? "-chunked" : "");
+	if (stat(path, &st) != 0) {
+		t = now();
+		if (write_conns_bag(path, nconns, threshold) != BAG_OK)
+			return 1;
+		stat(path, &st);
+		printf("write:       %8.3f s  %llu connections, %.1f MB\n", now() - t,
+		       (unsigned long long)nconns, (double)st.st_size / 1e6);
+	}
+	printf("bag:         %s, %.1f MB, %llu connections\n", path, (double)st.st_size / 1e6,
+	       (unsigned long long)nconns);
+	t = now();
+	if (bag_open(&bag, path, NULL) != BAG_OK) {
+		fprintf(stderr, "bench: %s\n", bag_errmsg(bag));
+		return 1;
+	}
+	printf("bag_open:    %8.3f s  in-process, %zu connections, %zu chunks\n", now() - t,
+	       bag_conn_count(bag), bag_chunk_count(bag));
+	bag_close(bag);
+	char *info[] = { (char *)bin, "info", path, NULL };
+	char *freq[] = { (char *)bin, "info", "--freq", path, NULL };
+	t = run(info, &rss);
+	printf("info:        %8.3f s  peak %6.1f MB\n", t, (double)rss / 1024);
+	t = run(freq, &rss);
+	printf("info --freq: %8.3f s  peak %6.1f MB\n", t, (double)rss / 1024);
+	char *check[] = { (char *)bin, "check", path, NULL };
+	t = run(check, &rss);
+	printf("check:       %8.3f s  peak %6.1f MB\n", t, (double)rss / 1024);
+	if (!keep)
+		unlink(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = 4000000;
@@ -119,8 +192,11 @@ int main(int argc, char **argv)
 	char path[512];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:c:o:b:t:k")) != -1) {
+	uint64_t nconns = 0;
+
+	while ((opt = getopt(argc, argv, "n:c:o:b:t:kC:")) != -1) {
 		switch (opt) {
+		case 'C': nconns = strtoull(optarg, NULL, 10); break;
 		case 'n': n = strtoull(optarg, NULL, 10); break;
 		case 'c':
 			if (bag_compression_parse(optarg, strlen(optarg), &comp) != BAG_OK) {
@@ -133,10 +209,13 @@ int main(int argc, char **argv)
 		case 't': threshold = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'k': keep = true; break;
 		default:
-			fprintf(stderr, "usage: bench [-n MESSAGES] [-c none|bz2|lz4] [-t CHUNK_BYTES] [-o DIR] [-b BAGSCOPE] [-k]\n");
+			fprintf(stderr, "usage: bench [-n MESSAGES] [-c none|bz2|lz4] [-t CHUNK_BYTES] [-o DIR] [-b BAGSCOPE] [-k]\n"
+			                "       bench -C CONNECTIONS [-t CHUNK_BYTES] [-o DIR] [-b BAGSCOPE] [-k]\n");
 			return 2;
 		}
 	}
+	if (nconns > 0)
+		return bench_conns(dir, bin, nconns, threshold, keep);
 	snprintf(path, sizeof path, "%s/bagscope-bench-%llu-%s%s.bag", dir, (unsigned long long)n,
 	         bag_compression_name(comp), threshold ? "-small-chunks" : "");
 	struct stat st;

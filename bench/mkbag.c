@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 {
 	uint64_t n = 4000000;
 	const char *dir = "bench/defs", *out = NULL;
-	struct bag_writer_opts wo = { 0 };
+	struct bag_writer_opts wo = BAG_WRITER_OPTS_INIT;
 	struct bag_conn_spec specs[NTOPICS];
 	int slot[60], at = 0;
 	bag_writer_t *w;

@@ -155,7 +155,7 @@ def main():
         name, kind = ref.split('.', 1)
         if only not in name:
             continue
-        bag = next(os.path.join(d, name + '.bag') for d in ('bags', 'foreign/rosbag.js')
+        bag = next(os.path.join(d, name + '.bag') for d in ('bags', 'made', 'foreign/rosbag.js')
                    if os.path.exists(os.path.join(DATA, d, name + '.bag')))
         args = ['info', '--freq', bag] if kind.startswith('info-freq') else ['info', bag]
         p = subprocess.run([binary] + args, cwd=DATA, capture_output=True, env=dict(os.environ, TZ='UTC'))
@@ -180,7 +180,7 @@ def main():
         if only not in bagname:
             continue
         topic = stem[len(bagname):].replace('_', '/', 2) if bagname != 'example' else '/turtle1/pose'
-        bag = next(os.path.join(DATA, d, bagname + '.bag') for d in ('bags', 'foreign/rosbag.js')
+        bag = next(os.path.join(DATA, d, bagname + '.bag') for d in ('bags', 'made', 'foreign/rosbag.js')
                    if os.path.exists(os.path.join(DATA, d, bagname + '.bag')))
         rc, out, err = run(binary, ['cat', '--format', 'csv', '--topic', topic, bag])
         with open(os.path.join(EXP, 'csv', ref), 'rb') as f:

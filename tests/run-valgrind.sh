@@ -1,6 +1,6 @@
 #!/bin/sh
-# Run the unit tests, the fuzz replays and the CLI on every fixture under
-# valgrind: any memory error or definite/indirect leak fails the run.
+# Run the unit tests, the fuzz replays and every subcommand on every fixture
+# (tests/every-fixture.sh --list) under valgrind: any memory error or definite/indirect leak fails the run.
 # Usage (from the build tree): tests/run-valgrind.sh   or   make check-valgrind
 # Environment: BUILDDIR (default .), SRCDIR (default the script's parent).
 BUILDDIR=${BUILDDIR:-.}
@@ -33,14 +33,13 @@ for t in header open msgdef decode expr; do
 	[ -x "$BUILDDIR/tests/fuzz/replay-$t" ] && vg "$BUILDDIR/tests/fuzz/replay-$t"
 done
 B="$BUILDDIR/src/bagscope"
-for f in "$SRCDIR"/tests/data/fixtures/bags/*.bag "$SRCDIR"/tests/data/fixtures/broken/*.bag \
-         "$SRCDIR"/tests/data/fixtures/foreign/rosbag.js/*.bag; do
-	case "$f" in *large_lz4*|*/example*.bag) quick=1 ;; *) quick=0 ;; esac
-	vg "$B" info "$f"
-	vg "$B" info --json --freq "$f"
-	vg "$B" check "$f"
-	vg "$B" cat --format json -n 50 "$f"
-	[ $quick -eq 0 ] && vg "$B" cat --format yaml "$f"
-done
+# every subcommand over every fixture: the list tests/every-fixture.sh runs
+list=$(mktemp)
+BAGSCOPE=$B sh "$SRCDIR/tests/every-fixture.sh" --list > "$list"
+while read -r line; do
+	# shellcheck disable=SC2086
+	vg "$B" $line
+done < "$list"
+rm -f "$list"
 echo "valgrind: $runs runs, $fails failed"
 [ $fails -eq 0 ]

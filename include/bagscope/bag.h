@@ -22,6 +22,10 @@
 
 #include <bagscope/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct bag bag_t;
 
 /*
@@ -30,13 +34,21 @@ typedef struct bag bag_t;
  */
 typedef int (*bag_progress_fn)(void *arg, uint64_t done, uint64_t total);
 
-/* Options for bag_open(); NULL means all defaults. Zero-initialise. */
+/*
+ * Options for bag_open(); NULL means all defaults. Start from
+ * BAG_OPEN_OPTS_INIT (size set, the rest zero = defaults) and set what you
+ * need: size lets fields be added without breaking callers built against an
+ * older header (their missing fields take defaults); bag_open() refuses a
+ * size of 0, and non-zero fields it does not know.
+ */
 struct bag_open_opts {
+	size_t size;               /* sizeof(struct bag_open_opts) */
 	size_t cache_bytes;        /* bound on decompressed chunks kept; 0 = 64 MiB */
 	bool no_recover;           /* fail with BAG_ENOINDEX rather than scan */
 	bag_progress_fn progress;  /* called during a recovery scan; may be NULL */
 	void *progress_arg;        /* passed to progress */
 };
+#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL }
 
 /* One connection-header field, as recorded. */
 struct bag_kv {
@@ -80,7 +92,9 @@ struct bag_chunk_info {
 /*
  * Open path read-only. *out is set even on failure (unless BAG_ENOMEM), so
  * that bag_errmsg(*out) can be read; the caller always calls bag_close().
- * Returns 0, BAG_EIO, BAG_ENOTBAG (no "#ROSBAG V" line), BAG_EVERSION,
+ * Returns 0, BAG_EINVAL (opts->size not set, or options this library does
+ * not know), BAG_EIO (also for a path that is not a regular file, such as a
+ * FIFO: refused at once), BAG_ENOTBAG (no "#ROSBAG V" line), BAG_EVERSION,
  * BAG_ECORRUPT or BAG_ETRUNCATED (with the byte offset in the message),
  * BAG_ENOINDEX (index missing or unusable and opts->no_recover set), or
  * BAG_ECANCELED (the progress callback stopped a recovery scan).
@@ -142,16 +156,18 @@ BAG_API size_t bag_chunk_count(const bag_t *bag);
 BAG_API uint64_t bag_chunk_pos(const bag_t *bag, size_t i);
 
 /*
- * Chunk i's time range and its message count on connection conn_index
- * (bag_conn() order), from its chunk info: no I/O.
+ * Chunk i's time range, and how many messages it holds on connection
+ * conn_index (bag_conn() order; 0 if none), from its chunk info: no I/O,
+ * O(log n) in the chunk's connections.
  */
 BAG_API void bag_chunk_span(const bag_t *bag, size_t i, int64_t *start_ns, int64_t *end_ns);
-BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_index);
+BAG_API uint32_t bag_chunk_conn_messages(const bag_t *bag, size_t i, size_t conn_index);
 
 /*
  * Chunk i's connections in its chunk info: how many, and the k-th one's
- * connection index (bag_conn() order) and message count. No I/O; a pass over
- * every chunk's connections costs what the chunk infos hold.
+ * connection index (bag_conn() order) and message count, in ascending
+ * connection order. No I/O; a pass over every chunk's connections costs
+ * what the chunk infos hold.
  */
 BAG_API size_t bag_chunk_conn_n(const bag_t *bag, size_t i);
 BAG_API void bag_chunk_conn_at(const bag_t *bag, size_t i, size_t k, size_t *conn_index, uint32_t *count);
@@ -221,5 +237,9 @@ BAG_API const struct bag_loss *bag_recovery_loss(const bag_t *bag, size_t i);
 #define BAG_WARNINGS_MAX 64
 BAG_API size_t bag_warning_count(const bag_t *bag);
 BAG_API const char *bag_warning(const bag_t *bag, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,4 +14,12 @@
 #include <bagscope/expr.h>
 #include <bagscope/scan.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

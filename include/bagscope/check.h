@@ -13,6 +13,10 @@
 
 #include <bagscope/bag.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum bag_check_flags {
 	BAG_CHECK_QUICK = 1,      /* index structure only: no chunk data read */
 };
@@ -43,5 +47,9 @@ struct bag_check_stats {
  */
 BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
                       struct bag_check_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

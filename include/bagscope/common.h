@@ -2,10 +2,22 @@
  * bagscope/common.h - error codes, compression kinds and time helpers shared
  * by every module of libbagscope.
  *
- * Every library function that can fail returns an int: 0 (BAG_OK) on success
- * or one of the negative BAG_E* codes below. A handle (bag_t, bag_writer_t,
- * ...) keeps a one-line message describing the last failure, naming the file,
- * the byte offset and the problem where that applies.
+ * Errors, one style across the API:
+ *  - Every library function that can fail returns an int: 0 (BAG_OK) or one
+ *    of the negative BAG_E* codes below (bag_strerror() names them).
+ *  - A function on a handle keeps a one-line message on that handle, read
+ *    with bag_<object>_errmsg(): bag_errmsg(bag_t), bag_timeline_errmsg(),
+ *    bag_view_errmsg(), bag_msgdef_errmsg(), bag_writer_errmsg(). It names
+ *    the file, the byte offset and the problem where they apply, stays valid
+ *    until the next call on the handle, and a constructor sets *out even on
+ *    failure so it can be read (NULL, after BAG_ENOMEM, reads "out of memory").
+ *  - A function that only reads a shared, const object (bag_decode() and the
+ *    bag_print_*() printers over a bag_msgdef_t, which threads share) has no
+ *    handle to write to: it takes `char *err, size_t errlen` as its last
+ *    parameters and writes the one-line message there (NUL-terminated,
+ *    truncated to errlen; err may be NULL when errlen is 0).
+ * Options structs (bag_open_opts, bag_writer_opts) lead with their size;
+ * start them from their *_INIT macro.
  */
 #ifndef BAGSCOPE_COMMON_H
 #define BAGSCOPE_COMMON_H
@@ -13,6 +25,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <bagscope/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #if defined(BAGSCOPE_BUILDING) && defined(__GNUC__)
 #define BAG_API __attribute__((visibility("default")))
@@ -48,6 +66,15 @@ enum bag_error {
 #undef BAG_X_ENUM
 };
 
+/*
+ * The version of the library linked at run time: "0.1.0" (static storage),
+ * and as one number, BAG_VERSION_NUMBER's form (10203 for 1.2.3). Compare
+ * with BAG_VERSION_STRING / BAG_VERSION_NUMBER (version.h), the version the
+ * caller was compiled against.
+ */
+BAG_API const char *bag_version_string(void);
+BAG_API unsigned bag_lib_version(void);
+
 /* The fixed text for a BAG_E* code; never NULL, static storage. */
 BAG_API const char *bag_strerror(int code);
 
@@ -82,5 +109,9 @@ static inline int64_t bag_time_from_ros(uint32_t secs, uint32_t nsecs)
 {
 	return (int64_t)secs * BAG_NSEC_PER_SEC + (int64_t)nsecs;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

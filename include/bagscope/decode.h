@@ -13,6 +13,10 @@
 
 #include <bagscope/msgdef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One primitive value. */
 struct bag_value {
 	enum bag_prim prim;
@@ -58,5 +62,9 @@ struct bag_visitor {
 BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
                        char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,7 +12,20 @@
 
 #include <bagscope/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct bag_msgdef bag_msgdef_t;
+
+/*
+ * The deepest nesting of messages a definition may have, the top type being
+ * level 1. bag_msgdef_parse() refuses deeper definitions ("too deep"), so the
+ * decoder, the printers and callers' visitors never meet more: a visitor's
+ * stack of 2 * BAG_MSGDEF_MAX_DEPTH + 1 levels holds a message and an array
+ * per level below the top.
+ */
+#define BAG_MSGDEF_MAX_DEPTH 64
 
 /* What a field holds. byte is int8 and char is uint8, as in ROS. */
 enum bag_prim {
@@ -103,5 +116,9 @@ BAG_API const struct bag_msgdef_type *bag_msgdef_type_at(const bag_msgdef_t *def
 
 /* The ROS name of a primitive ("float64", "time", ...). */
 BAG_API const char *bag_prim_name(enum bag_prim prim);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

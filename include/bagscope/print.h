@@ -9,6 +9,10 @@
 
 #include <bagscope/decode.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A growable text buffer: zero-initialise, append, bag_text_free(). */
 struct bag_text {
 	char *p;      /* NUL-terminated when len > 0 */
@@ -78,5 +82,9 @@ BAG_API void bag_print_hex(struct bag_text *t, const uint8_t *data, size_t len);
  * with indent spaces and ends with a newline.
  */
 BAG_API void bag_print_msgdef_tree(struct bag_text *t, const bag_msgdef_t *def, int indent);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

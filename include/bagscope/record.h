@@ -11,6 +11,10 @@
 
 #include <bagscope/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Record op codes (the header's "op" field). */
 enum bag_op {
 	BAG_OP_MSG_DEF = 0x01,    /* 1.2 only */
@@ -85,5 +89,9 @@ static inline uint64_t bag_le64(const uint8_t *p)
 {
 	return (uint64_t)bag_le32(p) | (uint64_t)bag_le32(p + 4) << 32;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -29,6 +29,10 @@
 
 #include <bagscope/bag.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct bag_timeline bag_timeline_t;
 typedef struct bag_view bag_view_t;
 
@@ -161,5 +165,9 @@ BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row);
  */
 BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t conn_id,
                              int64_t time_ns, const uint8_t **data, uint32_t *size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

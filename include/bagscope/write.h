@@ -11,19 +11,27 @@
 
 #include <bagscope/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A bag being written; opaque. Created by bag_writer_open(), freed by bag_writer_free(). */
 typedef struct bag_writer bag_writer_t;
 
 /*
- * Options for bag_writer_open(); NULL means all defaults. A zeroed struct is
- * the defaults too.
+ * Options for bag_writer_open(); NULL means all defaults. Start from
+ * BAG_WRITER_OPTS_INIT (size set, the rest zero = defaults): as for
+ * bag_open_opts, size lets fields be added without breaking callers, and
+ * bag_writer_open() refuses a size of 0 or non-zero fields it does not know.
  */
 struct bag_writer_opts {
+	size_t size;                      /* sizeof(struct bag_writer_opts) */
 	enum bag_compression compression; /* default BAG_COMPRESSION_NONE */
 	uint32_t chunk_threshold;         /* a chunk is closed once its uncompressed
 	                                     length exceeds this (as rosbag);
 	                                     0 = 768 KiB */
 };
+#define BAG_WRITER_OPTS_INIT { sizeof(struct bag_writer_opts), BAG_COMPRESSION_NONE, 0 }
 
 /*
  * What identifies a connection. All fields are compared: messages whose
@@ -53,7 +61,8 @@ struct bag_conn_spec {
  * *out is set even on failure (to NULL only for BAG_ENOMEM) so that
  * bag_writer_errmsg() can be read; always bag_writer_free() it.
  * Returns 0, BAG_EIO (the message names the file and errno's text),
- * BAG_EINVAL (no path, unknown compression), BAG_EUNSUPP (lz4 in a build
+ * BAG_EINVAL (no path, unknown compression, opts->size not set or unknown
+ * options), BAG_EUNSUPP (lz4 in a build
  * without liblz4) or BAG_ENOMEM.
  */
 BAG_API int bag_writer_open(bag_writer_t **out, const char *path,
@@ -100,5 +109,9 @@ BAG_API void bag_writer_free(bag_writer_t *w);
  * out of memory) gives "out of memory".
  */
 BAG_API const char *bag_writer_errmsg(const bag_writer_t *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -57,7 +57,7 @@ int cmd_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (int i = optind; i < argc; i++) {
-		struct bag_open_opts opts = { 0 };
+		struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 		struct bag_check_stats st;
 		struct term_scratch sc = { 0 };
 		const char *path = term_str(&sc, argv[i]);

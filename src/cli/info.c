@@ -27,7 +27,7 @@ struct topic_facts {
 
 struct type_facts {
 	const char *type;
-	const char *md5;
+	const char *md5;           /* its first connection's */
 };
 
 struct compression_facts {
@@ -39,9 +39,10 @@ struct compression_facts {
 
 struct bag_facts {
 	bag_t *bag;
-	struct topic_facts *topics;
+	struct topic_facts *topics;   /* sorted by name */
 	size_t ntopics;
-	struct type_facts *types;
+	size_t *conn_topic;           /* per connection (bag_conn() order): its topic */
+	struct type_facts *types;     /* sorted by name */
 	size_t ntypes;
 	struct compression_facts comp[3];   /* sorted: most chunks first */
 	size_t ncomp;
@@ -49,18 +50,6 @@ struct bag_facts {
 	uint64_t size, compressed;
 	bool freq_done;
 };
-
-static int cmp_topic(const void *a, const void *b)
-{
-	return strcmp(((const struct topic_facts *)a)->topic, ((const struct topic_facts *)b)->topic);
-}
-
-static int cmp_type(const void *a, const void *b)
-{
-	const struct type_facts *x = a, *y = b;
-	int c = strcmp(x->type, y->type);
-	return c ? c : strcmp(x->md5, y->md5);
-}
 
 /* rosbag's order: more chunks first, then the name in reverse. */
 static int cmp_comp(const void *a, const void *b)
@@ -71,120 +60,177 @@ static int cmp_comp(const void *a, const void *b)
 	return -strcmp(bag_compression_name(x->kind), bag_compression_name(y->kind));
 }
 
-/* The k-th smallest of v[0..n) (v is reordered): quickselect, O(n). */
-static int64_t select_kth(int64_t *v, uint64_t n, uint64_t k)
+/* Connections (pointers) by topic, or by type, then by index: qsort comparators. */
+static int cmp_index(const struct bag_connection *x, const struct bag_connection *y)
 {
-	uint64_t lo = 0, hi = n - 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
 
-	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2];
-		uint64_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
+static int cmp_conn_topic(const void *a, const void *b)
+{
+	const struct bag_connection *x = *(const struct bag_connection *const *)a;
+	const struct bag_connection *y = *(const struct bag_connection *const *)b;
+	int c = strcmp(x->topic, y->topic);
+	return c ? c : cmp_index(x, y);
+}
+
+static int cmp_conn_type(const void *a, const void *b)
+{
+	const struct bag_connection *x = *(const struct bag_connection *const *)a;
+	const struct bag_connection *y = *(const struct bag_connection *const *)b;
+	int c = strcmp(x->type, y->type);
+	return c ? c : cmp_index(x, y);
+}
+
+static void swap_d(double *a, double *b)
+{
+	double t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * The k-th smallest of v[0..n) (k < n); v is reordered so that v[0..k) <=
+ * v[k] <= v[k+1..n). Quickselect with a three-way partition (runs of equal
+ * values end it at once) and the median of three as pivot.
+ */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;          /* k lies in [lo, hi) */
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, lt = lo, i = lo, gt = hi;
+		double a = v[lo], b = v[mid], c = v[hi - 1];
+		double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+
+		/* v[lo..lt) < pivot, v[lt..i) == pivot, v[gt..hi) > pivot */
+		while (i < gt) {
+			if (v[i] < pivot)
+				swap_d(&v[lt++], &v[i++]);
+			else if (v[i] > pivot)
+				swap_d(&v[i], &v[--gt]);
+			else
 				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j-- == 0)
-					break;
-			}
 		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
 		else
-			break;
+			return pivot;
 	}
 	return v[k];
 }
 
-/* rosbag's median: the middle value, or the mean of the two middle ones. */
-static double median(int64_t *v, uint64_t n)
+/* rosbag's _median: the middle value, or the mean of the two middle ones. */
+static double median(double *v, size_t n)
 {
-	int64_t upper = select_kth(v, n, n / 2), lower = upper;
+	double upper = select_kth(v, n, n / 2), lower = upper;
 
 	if (n % 2 == 0) {
-		/* after selection, v[0..n/2) holds the smaller half */
-		lower = v[0];
-		for (uint64_t i = 1; i < n / 2; i++)
+		lower = v[0];                       /* the largest of v[0..n/2) */
+		for (size_t i = 1; i < n / 2; i++)
 			if (v[i] > lower)
 				lower = v[i];
 	}
-	return ((double)lower + (double)upper) / 2;
+	return (lower + upper) / 2;
 }
 
-static size_t topic_find(const struct bag_facts *f, const char *topic)
+/* A receipt time as rosbag's Time.to_sec() gives it. */
+static double ros_to_sec(int64_t ns)
 {
-	for (size_t i = 0; i < f->ntopics; i++)
-		if (strcmp(f->topics[i].topic, topic) == 0)
-			return i;
-	return f->ntopics;
+	return (double)(ns / BAG_NSEC_PER_SEC) + (double)(ns % BAG_NSEC_PER_SEC) / 1e9;
 }
 
-/* Each topic's median rate over the bag's full timeline (rosbag --freq). */
+/* Periods topic t holds (one fewer than its messages). */
+static uint64_t topic_periods(const struct bag_facts *f, size_t t)
+{
+	return f->topics[t].messages > 1 ? f->topics[t].messages - 1 : 0;
+}
+
+/*
+ * Each topic's median rate as `rosbag info --freq` gives it: the periods
+ * between consecutive stamps (rosbag's float seconds) of the topic's messages
+ * in time order, their median, its inverse.
+ *
+ * Topics are taken in order, as many at a time as fit in a buffer of
+ * max(largest topic, a quarter of the bag) periods, with one pass over the
+ * timeline per batch: the memory beyond the timeline's 16 B per message is at
+ * most 8 B per message of the largest topic or 2 B per message of the bag,
+ * and the passes are few (at most 9) however many topics there are.
+ */
 static int gather_freq(struct bag_facts *f)
 {
 	bag_timeline_t *tl = NULL;
 	bag_view_t *view = NULL;
-	size_t nconns = bag_conn_count(f->bag);
-	size_t *conn_topic = calloc(nconns ? nconns : 1, sizeof *conn_topic);
-	int64_t **periods = calloc(f->ntopics ? f->ntopics : 1, sizeof *periods);
-	uint64_t *nper = calloc(f->ntopics ? f->ntopics : 1, sizeof *nper);
-	int64_t *last = calloc(f->ntopics ? f->ntopics : 1, sizeof *last);
-	bool *seen = calloc(f->ntopics ? f->ntopics : 1, sizeof *seen);
+	size_t nt = f->ntopics;
+	uint64_t *base = calloc(nt ? nt : 1, sizeof *base), *nper = calloc(nt ? nt : 1, sizeof *nper);
+	double *last = calloc(nt ? nt : 1, sizeof *last), *buf = NULL;
+	uint64_t budget = bag_message_count(f->bag) / 4, rows;
 	struct bag_message m;
 	int rc = BAG_ENOMEM;
 
-	if (conn_topic == NULL || periods == NULL || nper == NULL || last == NULL || seen == NULL)
+	if (base == NULL || nper == NULL || last == NULL)
 		goto fail;
-	for (size_t i = 0; i < nconns; i++)
-		conn_topic[i] = topic_find(f, bag_conn(f->bag, i)->topic);
-	for (size_t t = 0; t < f->ntopics; t++)
-		if (f->topics[t].messages > 1 &&
-		    (periods[t] = malloc((f->topics[t].messages - 1) * sizeof **periods)) == NULL)
-			goto fail;
+	for (size_t t = 0; t < nt; t++)
+		if (topic_periods(f, t) > budget)
+			budget = topic_periods(f, t);
 	if ((rc = bag_timeline_open(&tl, &f->bag, 1)) != BAG_OK ||
 	    (rc = bag_timeline_load(tl, 0)) < 0 ||
 	    (rc = bag_view_open(&view, tl, NULL)) != BAG_OK) {
 		cli_error("%s", view ? bag_view_errmsg(view) : bag_timeline_errmsg(tl));
 		goto fail;
 	}
-	for (uint64_t row = 0; row < bag_view_count(view); row++) {
-		if ((rc = bag_view_entry(view, row, &m)) != BAG_OK) {
-			cli_error("%s", bag_view_errmsg(view));
-			goto fail;
+	rows = bag_view_count(view);
+	rc = BAG_ENOMEM;
+	if (budget > SIZE_MAX / sizeof *buf || (buf = malloc(budget ? budget * sizeof *buf : 1)) == NULL)
+		goto fail;
+	for (size_t t0 = 0, t1; t0 < nt; t0 = t1) {
+		uint64_t used = 0;
+
+		for (t1 = t0; t1 < nt && used + topic_periods(f, t1) <= budget; t1++) {
+			base[t1] = used;
+			nper[t1] = 0;
+			used += topic_periods(f, t1);
 		}
-		size_t t = conn_topic[m.conn->index];
-		if (t < f->ntopics && periods[t] != NULL) {
-			if (seen[t] && nper[t] < f->topics[t].messages - 1)
-				periods[t][nper[t]++] = m.time_ns - last[t];
-			last[t] = m.time_ns;
-			seen[t] = true;
-		}
-	}
-	for (size_t t = 0; t < f->ntopics; t++) {
-		double med;
-		if (nper[t] == 0)
+		if (used == 0)
 			continue;
-		med = median(periods[t], nper[t]);
-		if (med > 0)
-			f->topics[t].freq = 1e9 / med;
+		for (uint64_t row = 0; row < rows; row++) {
+			if ((rc = bag_view_entry(view, row, &m)) != BAG_OK) {
+				cli_error("%s", bag_view_errmsg(view));
+				goto fail;
+			}
+			size_t t = f->conn_topic[m.conn->index];
+			double stamp = ros_to_sec(m.time_ns);
+			if (t < t0 || t >= t1)
+				continue;
+			/* nper counts stamps seen; period k sits at base + k - 1 */
+			if (nper[t] > 0 && nper[t] <= topic_periods(f, t))
+				buf[base[t] + nper[t] - 1] = stamp - last[t];
+			last[t] = stamp;
+			nper[t]++;
+		}
+		for (size_t t = t0; t < t1; t++) {
+			uint64_t n = nper[t] > 1 ? nper[t] - 1 : 0;
+			double med;
+			if (n > topic_periods(f, t))
+				n = topic_periods(f, t);
+			if (n == 0)
+				continue;
+			med = median(buf + base[t], (size_t)n);
+			if (med > 0)
+				f->topics[t].freq = 1.0 / med;
+		}
 	}
 	f->freq_done = true;
 	rc = BAG_OK;
 fail:
-	for (size_t t = 0; periods != NULL && t < f->ntopics; t++)
-		free(periods[t]);
-	free(periods);
+	if (rc == BAG_ENOMEM)
+		cli_error("out of memory");
+	free(buf);
+	free(base);
 	free(nper);
 	free(last);
-	free(seen);
-	free(conn_topic);
 	bag_view_free(view);
 	bag_timeline_free(tl);
 	return rc;
@@ -193,40 +239,56 @@ fail:
 static void facts_free(struct bag_facts *f)
 {
 	free(f->topics);
+	free(f->conn_topic);
 	free(f->types);
+}
+
+/*
+ * Group the connections by topic and by type: sort them by name (then index,
+ * so a group's first is its lowest-numbered connection, as rosbag takes it).
+ */
+static int group_conns(struct bag_facts *f)
+{
+	size_t nconns = bag_conn_count(f->bag);
+	const struct bag_connection **by = malloc((nconns ? nconns : 1) * sizeof *by);
+
+	f->topics = calloc(nconns ? nconns : 1, sizeof *f->topics);
+	f->types = calloc(nconns ? nconns : 1, sizeof *f->types);
+	f->conn_topic = calloc(nconns ? nconns : 1, sizeof *f->conn_topic);
+	if (by == NULL || f->topics == NULL || f->types == NULL || f->conn_topic == NULL) {
+		free(by);
+		cli_error("out of memory");
+		return BAG_ENOMEM;
+	}
+	for (size_t i = 0; i < nconns; i++)
+		by[i] = bag_conn(f->bag, i);
+	qsort(by, nconns, sizeof *by, cmp_conn_topic);
+	for (size_t i = 0; i < nconns; i++) {
+		const struct bag_connection *c = by[i];
+		if (i == 0 || strcmp(c->topic, by[i - 1]->topic) != 0)
+			f->topics[f->ntopics++] = (struct topic_facts){ c->topic, c->type, 0, 0, 0 };
+		f->topics[f->ntopics - 1].messages += c->message_count;
+		f->topics[f->ntopics - 1].connections++;
+		f->conn_topic[c->index] = f->ntopics - 1;
+	}
+	qsort(by, nconns, sizeof *by, cmp_conn_type);
+	for (size_t i = 0; i < nconns; i++)
+		if (i == 0 || strcmp(by[i]->type, by[i - 1]->type) != 0)
+			f->types[f->ntypes++] = (struct type_facts){ by[i]->type, by[i]->md5sum };
+	free(by);
+	return BAG_OK;
 }
 
 /* Everything info prints about one open bag. */
 static int gather(struct bag_facts *f, bag_t *bag, bool freq)
 {
-	size_t nconns = bag_conn_count(bag);
 	struct bag_chunk_info ci;
 	int rc;
 
 	memset(f, 0, sizeof *f);
 	f->bag = bag;
-	f->topics = calloc(nconns ? nconns : 1, sizeof *f->topics);
-	f->types = calloc(nconns ? nconns : 1, sizeof *f->types);
-	if (f->topics == NULL || f->types == NULL) {
-		cli_error("out of memory");
-		return BAG_ENOMEM;
-	}
-	for (size_t i = 0; i < nconns; i++) {
-		const struct bag_connection *c = bag_conn(bag, i);
-		size_t t = topic_find(f, c->topic), k;
-		if (t == f->ntopics) {
-			f->topics[t] = (struct topic_facts){ c->topic, c->type, 0, 0, 0 };
-			f->ntopics++;
-		}
-		f->topics[t].messages += c->message_count;
-		f->topics[t].connections++;
-		for (k = 0; k < f->ntypes && strcmp(f->types[k].type, c->type) != 0; k++)
-			;
-		if (k == f->ntypes)
-			f->types[f->ntypes++] = (struct type_facts){ c->type, c->md5sum };
-	}
-	qsort(f->topics, f->ntopics, sizeof *f->topics, cmp_topic);
-	qsort(f->types, f->ntypes, sizeof *f->types, cmp_type);
+	if ((rc = group_conns(f)) != BAG_OK)
+		return rc;
 	f->nchunks = bag_chunk_count(bag);
 	for (size_t i = 0; i < f->nchunks; i++) {
 		size_t k;

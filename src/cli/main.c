@@ -29,7 +29,8 @@ static const struct subcommand subcommands[] = {
 static void usage(FILE *out)
 {
 	fputs("usage: bagscope BAG...             browse bags in the terminal\n"
-	      "       bagscope COMMAND [ARGS]...\n\ncommands:\n", out);
+	      "       bagscope COMMAND [ARGS]...\n"
+	      "       bagscope --version\n\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
 }
@@ -49,6 +50,11 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		/* the program's version, and the library's it runs with */
+		printf("bagscope %s (libbagscope %s)\n", BAG_VERSION_STRING, bag_version_string());
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)

@@ -22,7 +22,7 @@ static int show_progress(void *arg, uint64_t done, uint64_t total)
 
 int bagset_open_one(bag_t **bag, const char *path)
 {
-	struct bag_open_opts opts = { 0 };
+	struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 	struct term_scratch sc = { 0 };
 	struct bag_recovery r;
 	int rc;

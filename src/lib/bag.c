@@ -5,7 +5,8 @@
  *
  * Invariants after a successful open: conns is sorted by id and each
  * conn.index is its position; chunks is sorted by pos, each chunk's
- * chunk_conns name valid connection indices and sum to its count, and
+ * chunk_conns name valid connection indices, each once and in ascending
+ * order (recover.c keeps the same order), and sum to its count, and
  * index_end is the next chunk's pos (or index_pos for the last one).
  *
  * When the header's index_pos is unusable or the index section does not
@@ -27,6 +28,9 @@
 
 #define VERSION_LINE "#ROSBAG V"
 #define HEADER_READ 16384
+#define INDEX_READ ((size_t)1 << 20)         /* index section read-ahead */
+#define INDEX_HEADER_MAX 65536               /* an index record's header fields */
+#define CONN_DATA_MAX ((uint32_t)64 << 20)   /* a connection header, definition included */
 
 int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 {
@@ -145,47 +149,65 @@ static const char *conn_field(const struct bag_connection *c, const char *name)
 	return "";
 }
 
+/* Everything a connection owns is one block, starting with its fields array. */
 void bag_conn_free(struct bag_connection *c)
 {
-	for (size_t i = 0; i < c->nfields; i++) {
-		free((char *)c->fields[i].name);
-		free((char *)c->fields[i].value);
-	}
 	free((struct bag_kv *)c->fields);
-	free((char *)c->topic);
+	c->fields = NULL;
+	c->nfields = 0;
 }
 
+/* Copy len bytes to *at as a NUL-terminated string; advance *at past it. */
+static const char *put_str(char **at, const void *p, size_t len)
+{
+	char *s = *at;
+
+	memcpy(s, p, len);
+	s[len] = '\0';
+	*at += len + 1;
+	return s;
+}
+
+/*
+ * One allocation per connection: the fields array, then the topic and every
+ * field's name and value, each NUL-terminated (a million connections are a
+ * million allocations, not fourteen million).
+ */
 int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
                          struct bag_connection *c)
 {
 	const uint8_t *topic;
 	uint32_t topic_len, pos = 0, n = 0;
+	size_t bytes;
 	struct bag_field f;
 	struct bag_kv *kv;
+	char *at;
 	int rc;
 
 	memset(c, 0, sizeof *c);
 	if (bag_header_u32(rec->header, rec->header_len, "conn", &c->id) != BAG_OK ||
 	    bag_header_find(rec->header, rec->header_len, "topic", &topic, &topic_len) != BAG_OK)
 		return bag_fail(bag, BAG_ECORRUPT, off, "connection record lacks conn or topic");
-	while ((rc = bag_header_next(rec->data, rec->data_len, &pos, &f)) == 1)
+	bytes = (size_t)topic_len + 1;
+	while ((rc = bag_header_next(rec->data, rec->data_len, &pos, &f)) == 1) {
 		n++;
+		bytes += (size_t)f.name_len + f.value_len + 2;
+	}
 	if (rc < 0)
 		return bag_fail(bag, BAG_ECORRUPT, off + 8 + rec->header_len + pos,
 		                "connection header field overruns its record");
-	kv = calloc(n ? n : 1, sizeof *kv);
-	c->topic = dup_bytes(topic, topic_len);
-	c->fields = kv;
-	if (kv == NULL || c->topic == NULL)
+	kv = malloc(n * sizeof *kv + bytes);
+	if (kv == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	at = (char *)(kv + n);
+	c->fields = kv;
+	c->topic = put_str(&at, topic, topic_len);
 	pos = 0;
 	while (bag_header_next(rec->data, rec->data_len, &pos, &f) == 1) {
-		kv[c->nfields].name = dup_bytes(f.name, f.name_len);
-		kv[c->nfields].value = dup_bytes(f.value, f.value_len);
+		kv[c->nfields].name = put_str(&at, f.name, f.name_len);
+		kv[c->nfields].value = put_str(&at, f.value, f.value_len);
 		kv[c->nfields].value_len = f.value_len;
 		c->nfields++;
-		if (kv[c->nfields - 1].name == NULL || kv[c->nfields - 1].value == NULL)
-			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	}
 	c->type = conn_field(c, "type");
 	c->md5sum = conn_field(c, "md5sum");
@@ -238,39 +260,119 @@ static int cmp_conn_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+static int cmp_chunk_conn(const void *a, const void *b)
+{
+	const struct chunk_conn *x = a, *y = b;
+	return (x->conn > y->conn) - (x->conn < y->conn);
+}
+
 static int cmp_chunk_pos(const void *a, const void *b)
 {
 	const struct chunk *x = a, *y = b;
 	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Read and parse everything from index_pos to the end of the file. */
-static int read_index_section(bag_t *bag)
+/* File bytes [pos, pos + len) held while the index section is read. */
+struct window {
+	uint8_t *buf;
+	size_t cap;
+	uint64_t pos;
+	size_t len;
+};
+
+/*
+ * Point *p at file bytes [off, off + need), reading them (and up to
+ * INDEX_READ bytes after, never past the end of the file) if the window does
+ * not hold them yet.
+ */
+static int window_get(bag_t *bag, struct window *w, uint64_t off, size_t need, const uint8_t **p)
 {
-	uint64_t len = bag->file_size - bag->index_pos, at = 0;
-	size_t conn_cap = 0, chunk_cap = 0, cc_cap = 0;
-	struct bag_record rec;
-	uint8_t *buf = NULL;
+	size_t want = need > INDEX_READ ? need : INDEX_READ;
 	int rc;
 
-	buf = malloc(len ? len : 1);
-	if (buf == NULL) {
-		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for the index section");
-		goto fail;
+	if (off >= w->pos && off - w->pos <= w->len && need <= w->len - (off - w->pos)) {
+		*p = w->buf + (off - w->pos);
+		return BAG_OK;
 	}
-	if ((rc = bag_read_at(bag, bag->index_pos, buf, len)) != BAG_OK)
-		goto fail;
-	while (at < len) {
-		uint64_t off = bag->index_pos + at;
+	if (off > bag->file_size || need > bag->file_size - off)
+		return bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
+	if (want > bag->file_size - off)
+		want = (size_t)(bag->file_size - off);
+	if (want > w->cap) {
+		uint8_t *n = realloc(w->buf, want);
+		if (n == NULL)
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a record of %zu bytes", need);
+		w->buf = n;
+		w->cap = want;
+	}
+	w->len = 0;
+	if ((rc = bag_read_at(bag, off, w->buf, want)) != BAG_OK)
+		return rc;
+	w->pos = off;
+	w->len = want;
+	*p = w->buf;
+	return BAG_OK;
+}
+
+/*
+ * Read the index section from index_pos record by record, as rosbag does,
+ * until the connection and chunk-info records the bag header counts are all
+ * read (whatever follows is left unread: a bag with a huge tail costs
+ * nothing). A record is read only after its header says what it is, and
+ * only up to what that kind of record can need: a chunk info lists at most
+ * conn_count connections, a connection header at most CONN_DATA_MAX bytes;
+ * other records are skipped unread.
+ */
+static int read_index_section(bag_t *bag)
+{
+	uint64_t off = bag->index_pos;
+	size_t conn_cap = 0, chunk_cap = 0, cc_cap = 0;
+	struct window w = { NULL, 0, 0, 0 };
+	struct bag_record rec;
+	const uint8_t *p;
+	int rc = BAG_OK;
+
+	while (off < bag->file_size &&
+	       (bag->nconns < bag->hdr_conn_count || bag->nchunks < bag->hdr_chunk_count)) {
+		uint32_t header_len, data_len, count = 0;
+		uint64_t data_max;
 		uint8_t op;
 
-		rc = bag_record_parse(buf + at, len - at, &rec);
-		if (rc != BAG_OK) {
-			rc = bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
+		if ((rc = window_get(bag, &w, off, 4, &p)) != BAG_OK)
+			goto fail;
+		header_len = bag_le32(p);
+		if (header_len > INDEX_HEADER_MAX) {
+			rc = bag_fail(bag, BAG_ECORRUPT, off, "record header of %u bytes in the index section "
+			              "is implausibly long", header_len);
 			goto fail;
 		}
-		if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK) {
+		if ((rc = window_get(bag, &w, off, 8 + (size_t)header_len, &p)) != BAG_OK)
+			goto fail;
+		data_len = bag_le32(p + 4 + header_len);
+		if (bag_header_u8(p + 4, header_len, "op", &op) != BAG_OK) {
 			rc = bag_fail(bag, BAG_ECORRUPT, off, "record header has no op field");
+			goto fail;
+		}
+		if (op == BAG_OP_CHUNK_INFO)
+			bag_header_u32(p + 4, header_len, "count", &count);
+		data_max = op == BAG_OP_CONNECTION ? CONN_DATA_MAX :
+		           op == BAG_OP_CHUNK_INFO ? (uint64_t)8 * bag->hdr_conn_count : UINT32_MAX;
+		if (data_len > data_max || (op == BAG_OP_CHUNK_INFO && count > bag->hdr_conn_count)) {
+			rc = bag_fail(bag, BAG_ECORRUPT, off, "%s record of %u data bytes is longer than the "
+			              "bag header's %u connections allow", op == BAG_OP_CONNECTION ? "connection" :
+			              "chunk info", data_len, bag->hdr_conn_count);
+			goto fail;
+		}
+		if (op != BAG_OP_CONNECTION && op != BAG_OP_CHUNK_INFO) {
+			if ((rc = bag_warn(bag, off, "record with op %u in the index section skipped", op)) != BAG_OK)
+				goto fail;
+			off += 8 + (uint64_t)header_len + data_len;
+			continue;
+		}
+		if ((rc = window_get(bag, &w, off, 8 + (size_t)header_len + data_len, &p)) != BAG_OK ||
+		    (rc = bag_record_parse(p, 8 + (size_t)header_len + data_len, &rec)) != BAG_OK) {
+			if (rc == BAG_ETRUNCATED)
+				rc = bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
 			goto fail;
 		}
 		if (op == BAG_OP_CONNECTION) {
@@ -282,7 +384,7 @@ static int read_index_section(bag_t *bag)
 			bag->nconns++;
 			if (rc != BAG_OK)
 				goto fail;
-		} else if (op == BAG_OP_CHUNK_INFO) {
+		} else {
 			if (bag_grow((void **)&bag->chunks, &chunk_cap, bag->nchunks + 1, sizeof *bag->chunks) != BAG_OK) {
 				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 				goto fail;
@@ -292,14 +394,14 @@ static int read_index_section(bag_t *bag)
 			if (rc != BAG_OK)
 				goto fail;
 			bag->nchunks++;
-		} else if ((rc = bag_warn(bag, off, "record with op %u in the index section skipped", op)) != BAG_OK) {
-			goto fail;
 		}
-		at += rec.size;
+		off += rec.size;
 	}
-	rc = BAG_OK;
+	if (off < bag->file_size && bag->nconns == bag->hdr_conn_count && bag->nchunks == bag->hdr_chunk_count)
+		rc = bag_warn(bag, off, "%llu bytes after the index section's last record left unread",
+		              (unsigned long long)(bag->file_size - off));
 fail:
-	free(buf);
+	free(w.buf);
 	return rc;
 }
 
@@ -329,16 +431,24 @@ static int link_index(bag_t *bag)
 			                "chunk info for the chunk at byte %llu counts %llu messages, more than "
 			                "the %llu bytes up to the next chunk can index", (unsigned long long)ch->pos,
 			                (unsigned long long)ch->count, (unsigned long long)(ch->index_end - ch->pos));
+		struct chunk_conn *ccs = &bag->chunk_conns[ch->conn_first];
 		for (uint32_t k = 0; k < ch->conn_n; k++) {
-			struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
-			long idx = bag_conn_lookup(bag, cc->conn);
+			long idx = bag_conn_lookup(bag, ccs[k].conn);
 			if (idx < 0)
 				return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 				                "chunk info for the chunk at byte %llu names connection %u, which is not defined",
-				                (unsigned long long)ch->pos, cc->conn);
-			cc->conn = (uint32_t)idx;
-			bag->conns[idx].message_count += cc->count;
+				                (unsigned long long)ch->pos, ccs[k].conn);
+			ccs[k].conn = (uint32_t)idx;
+			bag->conns[idx].message_count += ccs[k].count;
 		}
+		/* in connection order, so that a lookup in a chunk's counts is a binary search */
+		if (ch->conn_n > 1)
+			qsort(ccs, ch->conn_n, sizeof *ccs, cmp_chunk_conn);
+		for (uint32_t k = 1; k < ch->conn_n; k++)
+			if (ccs[k].conn == ccs[k - 1].conn)
+				return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
+				                "chunk info for the chunk at byte %llu names connection %u twice",
+				                (unsigned long long)ch->pos, bag->conns[ccs[k].conn].id);
 		bag_count_chunk(bag, ch);
 	}
 	return BAG_OK;
@@ -402,6 +512,7 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
 {
+	struct bag_open_opts o;
 	struct stat st;
 	uint64_t body = 0;
 	bag_t *bag;
@@ -414,13 +525,22 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	*out = bag;
 	bag->fd = -1;
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
-	bag->cache_limit = opts && opts->cache_bytes ? opts->cache_bytes : (size_t)64 << 20;
 	bag->path = dup_bytes(path, strlen(path));
 	if (bag->path == NULL) {
 		rc = BAG_ENOMEM;
 		goto fail;
 	}
-	bag->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (bag_opts_read(&o, sizeof o, opts) != BAG_OK) {
+		rc = bag_fail(bag, BAG_EINVAL, UINT64_MAX, "bag_open_opts.size is %zu: set it to "
+		              "sizeof(struct bag_open_opts) (%zu), and leave unknown fields zero",
+		              opts->size, sizeof o);
+		goto fail;
+	}
+	bag->cache_limit = o.cache_bytes ? o.cache_bytes : (size_t)64 << 20;
+	bag->progress = o.progress;
+	bag->progress_arg = o.progress_arg;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below) */
+	bag->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (bag->fd < 0) {
 		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "%s", strerror(errno));
 		goto fail;
@@ -430,10 +550,6 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		goto fail;
 	}
 	bag->file_size = (uint64_t)st.st_size;
-	if (opts != NULL) {
-		bag->progress = opts->progress;
-		bag->progress_arg = opts->progress_arg;
-	}
 	rc = read_bag_header(bag, &body);
 	if (rc == BAG_OK) {
 		rc = read_index_section(bag);
@@ -447,7 +563,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 			rc = BAG_ENOINDEX;
 	}
 	bag->body_pos = body;
-	if (rc != BAG_ENOINDEX || (opts != NULL && opts->no_recover))
+	if (rc != BAG_ENOINDEX || o.no_recover)
 		goto fail;
 	bag_reset_index(bag);
 	rc = bag_recover(bag, body, bag->errmsg);

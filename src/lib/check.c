@@ -18,6 +18,7 @@
  * The same error text repeating for consecutive rows (a whole group failing
  * to load) is reported once, with the count of rows it hit.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,11 +247,19 @@ static int check_records(struct checker *c)
 struct chunk_tally {
 	struct checker *c;
 	const struct chunk *ch;
-	uint64_t *counts;         /* per connection index */
+	uint64_t *counts;         /* per connection index; zero between chunks */
+	uint32_t *touched;        /* the indices whose count this chunk made non-zero */
+	size_t ntouched;
 	uint64_t undefined;       /* messages on connections defined nowhere */
 	uint64_t bad;             /* records neither messages nor connections */
 	int rc;
 };
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
 
 static int tally_item(void *arg, const struct chunk_item *it)
 {
@@ -269,22 +278,30 @@ static int tally_item(void *arg, const struct chunk_item *it)
 		return t->undefined++ > 0 ? BAG_OK :
 		       finding(t->c, t->ch->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
 		               "connection %u, which is not defined", it->offset, it->conn_id);
-	t->counts[conn]++;
+	if (t->counts[conn]++ == 0)
+		t->touched[t->ntouched++] = (uint32_t)conn;
 	return BAG_OK;
 }
 
-/* Pass 3: each chunk's header, data and counts. */
+/*
+ * Pass 3: each chunk's header, data and counts. Counting costs the chunk's
+ * messages and connections, never a pass over every connection per chunk.
+ */
 static int check_chunks(struct checker *c, bool quick)
 {
 	bag_t *bag = c->bag;
 	uint64_t *counts = calloc(bag->nconns ? bag->nconns : 1, sizeof *counts);
+	uint32_t *touched = malloc((bag->nconns ? bag->nconns : 1) * sizeof *touched);
 	int rc = BAG_OK;
 
-	if (counts == NULL)
+	if (counts == NULL || touched == NULL) {
+		free(counts);
+		free(touched);
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
 	for (size_t i = 0; i < bag->nchunks && rc == BAG_OK; i++) {
 		const struct chunk *ch = &bag->chunks[i];
-		struct chunk_tally t = { c, ch, counts, 0, 0, BAG_OK };
+		struct chunk_tally t = { c, ch, counts, touched, 0, 0, 0, BAG_OK };
 		const uint8_t *data;
 		size_t len, used;
 		int grc;
@@ -300,7 +317,6 @@ static int check_chunks(struct checker *c, bool quick)
 			continue;
 		}
 		c->st.chunks++;
-		memset(counts, 0, bag->nconns * sizeof *counts);
 		rc = bag_chunk_walk(data, len, tally_item, &t, &used);
 		bag_chunk_unpin(bag, i);
 		if (rc == BAG_OK && t.bad + t.undefined > 1)
@@ -317,33 +333,76 @@ static int check_chunks(struct checker *c, bool quick)
 				             (unsigned long long)counts[cc->conn]);
 			counts[cc->conn] = 0;
 		}
-		for (size_t k = 0; rc == BAG_OK && k < bag->nconns; k++)
-			if (counts[k] != 0)
+		/* in connection order, as the whole-array pass this replaces reported them */
+		if (rc == BAG_OK && t.ntouched > 1)
+			qsort(touched, t.ntouched, sizeof *touched, cmp_u32);
+		for (size_t k = 0; rc == BAG_OK && k < t.ntouched; k++)
+			if (counts[touched[k]] != 0)
 				rc = finding(c, ch->pos, BAG_ECORRUPT, "the chunk holds %llu messages on connection %u "
-				             "that its chunk info does not count", (unsigned long long)counts[k],
-				             bag->conns[k].id);
+				             "that its chunk info does not count", (unsigned long long)counts[touched[k]],
+				             bag->conns[touched[k]].id);
+		for (size_t k = 0; k < t.ntouched; k++)
+			counts[touched[k]] = 0;
 	}
 	free(counts);
+	free(touched);
 	return rc;
 }
 
-/* Pass 4a: definitions, parsed and their md5 recomputed. defs[i] per connection. */
-static int check_defs(struct checker *c, bag_msgdef_t **defs)
+/* Connection indices ordered by type, then definition (qsort_r over bag). */
+static int cmp_conn_def(const void *a, const void *b, void *arg)
+{
+	const bag_t *bag = arg;
+	const struct bag_connection *x = &bag->conns[*(const size_t *)a], *y = &bag->conns[*(const size_t *)b];
+	int c = strcmp(x->type, y->type);
+
+	return c ? c : strcmp(x->definition, y->definition);
+}
+
+/*
+ * Pass 4a: definitions, parsed and their md5 recomputed. Connections with the
+ * same type and definition share one parse, so a million connections of a few
+ * types cost a few parses: parsed[i] is connection i's (possibly failed)
+ * parse, own[i] marks the one that frees it, and defs[i] is parsed[i] when it
+ * parsed, else NULL. Findings come in connection order.
+ */
+static int check_defs(struct checker *c, bag_msgdef_t **defs, bag_msgdef_t **parsed, bool *own)
 {
 	bag_t *bag = c->bag;
+	size_t *order = malloc((bag->nconns ? bag->nconns : 1) * sizeof *order);
+	int *prc = malloc((bag->nconns ? bag->nconns : 1) * sizeof *prc);
 	int rc = BAG_OK;
 
+	if (order == NULL || prc == NULL) {
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < bag->nconns; i++)
+		order[i] = i;
+	qsort_r(order, bag->nconns, sizeof *order, cmp_conn_def, bag);
+	for (size_t k = 0; k < bag->nconns; k++) {
+		size_t i = order[k];
+		const struct bag_connection *conn = &bag->conns[i];
+
+		if (k > 0 && cmp_conn_def(&order[k - 1], &order[k], bag) == 0) {
+			parsed[i] = parsed[order[k - 1]];
+			defs[i] = defs[order[k - 1]];
+			prc[i] = prc[order[k - 1]];
+			continue;
+		}
+		own[i] = true;
+		prc[i] = bag_msgdef_parse(&parsed[i], conn->type, conn->definition, strlen(conn->definition));
+		if (prc[i] == BAG_ENOMEM) {
+			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+			goto fail;
+		}
+		defs[i] = prc[i] == BAG_OK ? parsed[i] : NULL;
+	}
 	for (size_t i = 0; i < bag->nconns && rc == BAG_OK; i++) {
 		const struct bag_connection *conn = &bag->conns[i];
-		int prc = bag_msgdef_parse(&defs[i], conn->type, conn->definition, strlen(conn->definition));
-
-		if (prc == BAG_ENOMEM)
-			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-		if (prc != BAG_OK) {
-			rc = finding(c, UINT64_MAX, prc, "connection %u (%s, %s): definition does not parse: %s",
-			             conn->id, conn->topic, conn->type, bag_msgdef_errmsg(defs[i]));
-			bag_msgdef_free(defs[i]);
-			defs[i] = NULL;
+		if (defs[i] == NULL) {
+			rc = finding(c, UINT64_MAX, prc[i], "connection %u (%s, %s): definition does not parse: %s",
+			             conn->id, conn->topic, conn->type, bag_msgdef_errmsg(parsed[i]));
 			continue;
 		}
 		const char *md5 = bag_msgdef_root(defs[i])->md5;
@@ -351,6 +410,9 @@ static int check_defs(struct checker *c, bag_msgdef_t **defs)
 			rc = finding(c, UINT64_MAX, BAG_EDEFINITION, "connection %u (%s, %s): md5sum %s, "
 			             "the definition's is %s", conn->id, conn->topic, conn->type, conn->md5sum, md5);
 	}
+fail:
+	free(order);
+	free(prc);
 	return rc;
 }
 
@@ -436,9 +498,11 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 	struct checker c = { .bag = bag, .fn = fn, .arg = arg };
 	bool quick = (flags & BAG_CHECK_QUICK) != 0;
 	bag_msgdef_t **defs = calloc(bag->nconns ? bag->nconns : 1, sizeof *defs);
+	bag_msgdef_t **parsed = calloc(bag->nconns ? bag->nconns : 1, sizeof *parsed);
+	bool *own = calloc(bag->nconns ? bag->nconns : 1, sizeof *own);
 	int rc;
 
-	if (defs == NULL) {
+	if (defs == NULL || parsed == NULL || own == NULL) {
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 		goto fail;
 	}
@@ -448,14 +512,17 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 		goto fail;
 	if ((rc = check_chunks(&c, quick)) != BAG_OK)
 		goto fail;
-	if (!quick && (rc = check_defs(&c, defs)) != BAG_OK)
+	if (!quick && (rc = check_defs(&c, defs, parsed, own)) != BAG_OK)
 		goto fail;
 	rc = check_entries(&c, defs, quick);
 fail:
-	for (size_t i = 0; defs != NULL && i < bag->nconns; i++)
-		bag_msgdef_free(defs[i]);
+	for (size_t i = 0; parsed != NULL && own != NULL && i < bag->nconns; i++)
+		if (own[i])
+			bag_msgdef_free(parsed[i]);
 	free(defs);
 	free(c.said);
+	free(parsed);
+	free(own);
 	if (stats != NULL)
 		*stats = c.st;
 	return rc;

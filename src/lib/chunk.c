@@ -121,14 +121,20 @@ BAG_API void bag_chunk_span(const bag_t *bag, size_t i, int64_t *start_ns, int64
 	*end_ns = bag->chunks[i].end_ns;
 }
 
-BAG_API uint32_t bag_chunk_conn_count(const bag_t *bag, size_t i, size_t conn_index)
+BAG_API uint32_t bag_chunk_conn_messages(const bag_t *bag, size_t i, size_t conn_index)
 {
 	const struct chunk *ch = &bag->chunks[i];
+	const struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first];
+	uint32_t lo = 0, hi = ch->conn_n;
 
-	for (uint32_t k = 0; k < ch->conn_n; k++)
-		if (bag->chunk_conns[ch->conn_first + k].conn == conn_index)
-			return bag->chunk_conns[ch->conn_first + k].count;
-	return 0;
+	while (lo < hi) {           /* a chunk's counts are in connection order (bag.c) */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (cc[mid].conn < conn_index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ch->conn_n && cc[lo].conn == conn_index ? cc[lo].count : 0;
 }
 
 BAG_API size_t bag_chunk_conn_n(const bag_t *bag, size_t i)

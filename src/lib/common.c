@@ -1,6 +1,7 @@
 /*
- * common.c - error texts and compression names (fixed tables, no state), and
- * the array-growing helper the modules share (util-int.h).
+ * common.c - the library's version, error texts and compression names (fixed
+ * tables, no state), and the helpers the modules share (util-int.h): growing
+ * an array, reading a caller's option struct.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +9,16 @@
 
 #include <bagscope/common.h>
 #include "lib/util-int.h"
+
+BAG_API const char *bag_version_string(void)
+{
+	return BAG_VERSION_STRING;
+}
+
+BAG_API unsigned bag_lib_version(void)
+{
+	return BAG_VERSION_NUMBER;
+}
 
 BAG_API const char *bag_strerror(int code)
 {
@@ -57,5 +68,24 @@ int bag_grow(void **p, size_t *cap, size_t need, size_t elem)
 		return BAG_ENOMEM;
 	*p = q;
 	*cap = n;
+	return BAG_OK;
+}
+
+int bag_opts_read(void *dst, size_t dst_size, const void *src)
+{
+	size_t size;
+
+	memset(dst, 0, dst_size);
+	if (src == NULL) {
+		memcpy(dst, &dst_size, sizeof dst_size);
+		return BAG_OK;
+	}
+	memcpy(&size, src, sizeof size);
+	if (size < sizeof size)
+		return BAG_EINVAL;
+	for (size_t i = dst_size; i < size; i++)
+		if (((const uint8_t *)src)[i] != 0)
+			return BAG_EINVAL;
+	memcpy(dst, src, size < dst_size ? size : dst_size);
 	return BAG_OK;
 }

@@ -13,7 +13,6 @@
 #include <bagscope/decode.h>
 #include "lib/msgdef-int.h"
 
-#define MAX_DEPTH 64
 /* elements allowed per array when an element may take no bytes at all */
 #define MAX_EMPTY_ELEMS 65536
 
@@ -29,7 +28,7 @@ struct walk {
 	size_t at;
 	const struct bag_visitor *vis;
 	void *ud;
-	struct frame stack[MAX_DEPTH];
+	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
 	char *err;
 	size_t errlen;
@@ -195,7 +194,7 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 {
 	int rc;
 
-	if (w->depth >= MAX_DEPTH)
+	if (w->depth >= BAG_MSGDEF_MAX_DEPTH)
 		return walk_fail(w, "messages nested too deeply");
 	w->depth++;
 	for (uint32_t k = 0; k < n; k++) {

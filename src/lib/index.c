@@ -547,7 +547,7 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct builder 
 			               "chunk at byte %llu", bag->path, (unsigned long long)off,
 			               (unsigned long long)ch->pos);
 		conn = bag_conn_lookup(bag, conn_id);
-		want = conn < 0 ? -1 : (long)bag_chunk_conn_count(bag, tc->chunk, (size_t)conn);
+		want = conn < 0 ? -1 : (long)bag_chunk_conn_messages(bag, tc->chunk, (size_t)conn);
 		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
 		    got + count > ch->count)
 			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index data for connection %u holds %u entries "

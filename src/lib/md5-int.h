@@ -1,4 +1,4 @@
-/* md5-int.h - MD5 (RFC 1321), for the ROS message md5sum. Never installed. */
+/* md5-int.h - MD5 (RFC 1321, from libmd), for the ROS message md5sum. Never installed. */
 #ifndef BAGSCOPE_MD5_INT_H
 #define BAGSCOPE_MD5_INT_H
 

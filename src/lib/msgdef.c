@@ -22,8 +22,6 @@
 #include "lib/md5-int.h"
 #include "lib/msgdef-int.h"
 
-#define MAX_DEPTH 64
-
 struct arena_block {
 	struct arena_block *next;
 	size_t used, cap;
@@ -33,6 +31,7 @@ struct arena_block {
 struct type_state {
 	uint32_t base;        /* first op */
 	uint8_t mark;         /* 0 new, 1 visiting, 2 done (cycle check, md5) */
+	uint32_t levels;      /* message levels from it down, itself included */
 	uint32_t min_size;
 };
 
@@ -119,6 +118,13 @@ static int def_fail(bag_msgdef_t *def, const char *fmt, ...)
 	vsnprintf(def->errmsg, sizeof def->errmsg, fmt, ap);
 	va_end(ap);
 	return BAG_EDEFINITION;
+}
+
+/* The failure for nesting past BAG_MSGDEF_MAX_DEPTH, met at type t. */
+static int too_deep(bag_msgdef_t *def, const struct bag_msgdef_type *t)
+{
+	return def_fail(def, "type %s: messages nested too deep (more than %d levels)",
+	                t->name, BAG_MSGDEF_MAX_DEPTH);
 }
 
 /* A line without its comment and surrounding white space: [*b, *e). */
@@ -368,7 +374,11 @@ static int resolve(bag_msgdef_t *def)
 	return BAG_OK;
 }
 
-/* Depth-first: refuse cycles, compute min sizes and md5s bottom-up. */
+/*
+ * Depth-first: refuse cycles and nesting deeper than BAG_MSGDEF_MAX_DEPTH
+ * (depth is ti's level below the root, 0 for the root; the walk never goes
+ * deeper than the limit), compute levels, min sizes and md5s bottom-up.
+ */
 static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 {
 	struct bag_msgdef_type *t = &def->types[ti];
@@ -378,10 +388,13 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 	int rc = BAG_OK;
 
 	if (st->mark == 2)
-		return BAG_OK;
-	if (st->mark == 1 || depth > MAX_DEPTH)
+		return (uint64_t)depth + st->levels <= BAG_MSGDEF_MAX_DEPTH ? BAG_OK : too_deep(def, t);
+	if (st->mark == 1)
 		return def_fail(def, "type %s contains itself", t->name);
+	if (depth >= BAG_MSGDEF_MAX_DEPTH)
+		return too_deep(def, t);
 	st->mark = 1;
+	st->levels = 1;
 	for (size_t k = 0; k < t->nconsts; k++)
 		cap += strlen(t->consts[k].type_name) + strlen(t->consts[k].name) + strlen(t->consts[k].value) + 4;
 	for (size_t k = 0; k < t->nfields; k++)
@@ -402,6 +415,8 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 				goto fail;
 			len += (size_t)sprintf(text + len, "%s %s\n", f->msg->md5, f->name);
 			elem = def->state[sub].min_size;
+			if (def->state[sub].levels + 1 > st->levels)
+				st->levels = def->state[sub].levels + 1;
 		} else {
 			/* the type as written in ROS terms: aliases keep their names */
 			const char *tn = f->type_name;

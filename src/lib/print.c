@@ -16,7 +16,7 @@
 
 #include <bagscope/print.h>
 
-#define DEPTH 72
+#define DEPTH (2 * BAG_MSGDEF_MAX_DEPTH + 2)   /* a message and an array per level */
 
 BAG_API void bag_text_free(struct bag_text *t)
 {

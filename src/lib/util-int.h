@@ -11,4 +11,13 @@
  */
 int bag_grow(void **p, size_t *cap, size_t need, size_t elem);
 
+/*
+ * Read a caller's option struct src (NULL = defaults), whose first member is
+ * its size_t size, into the library's own dst (dst_size bytes): fields an
+ * older caller's struct lacks are zero (their defaults); the fields of a newer
+ * one that this library does not know must be zero. Returns 0, or BAG_EINVAL
+ * (size smaller than the size member, or unknown non-zero fields).
+ */
+int bag_opts_read(void *dst, size_t dst_size, const void *src);
+
 #endif

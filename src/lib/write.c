@@ -584,6 +584,7 @@ fail:
 
 BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct bag_writer_opts *opts)
 {
+	struct bag_writer_opts o;
 	bag_writer_t *w;
 	int rc = BAG_OK;
 
@@ -602,8 +603,13 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		rc = w_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
-	w->compression = opts ? opts->compression : BAG_COMPRESSION_NONE;
-	w->threshold = opts && opts->chunk_threshold ? opts->chunk_threshold : DEFAULT_THRESHOLD;
+	if (bag_opts_read(&o, sizeof o, opts) != BAG_OK) {
+		rc = w_error(w, BAG_EINVAL, "bag_writer_opts.size is %zu: set it to sizeof(struct "
+		             "bag_writer_opts) (%zu), and leave unknown fields zero", opts->size, sizeof o);
+		goto fail;
+	}
+	w->compression = o.compression;
+	w->threshold = o.chunk_threshold ? o.chunk_threshold : DEFAULT_THRESHOLD;
 	if ((unsigned)w->compression > BAG_COMPRESSION_LZ4) {
 		rc = w_error(w, BAG_EINVAL, "unknown compression %d", (int)w->compression);
 		goto fail;

@@ -52,17 +52,20 @@ void detail_note(struct detail *d, const char *text)
 	add(d, 0, false, "%s", text);
 }
 
+/* a message and an array per level of the deepest definition */
+#define TREE_DEPTH (2 * BAG_MSGDEF_MAX_DEPTH + 2)
+
 struct tree_state {
 	struct detail *d;
 	int depth;
 	struct bag_text t;
-	uint32_t array_len[80];
-	bool hidden[80];       /* inside an elided part of an array */
+	uint32_t array_len[TREE_DEPTH];
+	bool hidden[TREE_DEPTH];   /* inside an elided part of an array */
 };
 
 static bool tree_hidden(const struct tree_state *s)
 {
-	for (int i = 0; i <= s->depth && i < 80; i++)
+	for (int i = 0; i <= s->depth && i < TREE_DEPTH; i++)
 		if (s->hidden[i])
 			return true;
 	return false;
@@ -91,7 +94,7 @@ static void tree_begin_message(void *ud, const struct bag_msgdef_field *f, int64
 		add(s->d, s->depth, true, "%s: %s", name, type->name);
 	}
 	s->depth++;
-	if (s->depth < 80)
+	if (s->depth < TREE_DEPTH)
 		s->hidden[s->depth] = hide;
 }
 
@@ -101,7 +104,7 @@ static void tree_end_message(void *ud, const struct bag_msgdef_field *f, int64_t
 
 	if (f == NULL)
 		return;
-	if (s->depth < 80)
+	if (s->depth < TREE_DEPTH)
 		s->hidden[s->depth] = false;
 	s->depth--;
 }
@@ -113,7 +116,7 @@ static void tree_begin_array(void *ud, const struct bag_msgdef_field *f, uint32_
 	if (!tree_hidden(s))
 		add(s->d, s->depth, len > 0, "%s: %s[%u]", f->name, f->type_name, len);
 	s->depth++;
-	if (s->depth < 80) {
+	if (s->depth < TREE_DEPTH) {
 		s->hidden[s->depth] = false;
 		s->array_len[s->depth] = len;
 	}

@@ -79,6 +79,16 @@ done:
 	free(hi);
 }
 
+/* Timeline connection indices ordered by topic, then index (qsort_r). */
+static int cmp_conn_topic(const void *a, const void *b, void *arg)
+{
+	const bag_timeline_t *tl = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(bag_timeline_conn(tl, x, NULL)->topic, bag_timeline_conn(tl, y, NULL)->topic);
+
+	return c ? c : (x > y) - (x < y);
+}
+
 int model_init(struct model *m, bag_timeline_t *tl)
 {
 	size_t n = bag_timeline_conn_count(tl);
@@ -90,24 +100,26 @@ int model_init(struct model *m, bag_timeline_t *tl)
 	m->end_ns = bag_timeline_end(tl);
 	m->topics = calloc(n ? n : 1, sizeof *m->topics);
 	m->order = calloc(n ? n : 1, sizeof *m->order);
-	if (m->topics == NULL || m->order == NULL)
+	m->topic_conns = malloc((n ? n : 1) * sizeof *m->topic_conns);
+	if (m->topics == NULL || m->order == NULL || m->topic_conns == NULL)
 		return BAG_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
-		size_t t;
-		for (t = 0; t < m->ntopics && strcmp(m->topics[t].topic, c->topic) != 0; t++)
-			;
-		struct topic_row *r = &m->topics[t];
-		if (t == m->ntopics) {
+	/* group by sorting: a topic's connections are one run of topic_conns */
+	for (size_t i = 0; i < n; i++)
+		m->topic_conns[i] = i;
+	qsort_r(m->topic_conns, n, sizeof *m->topic_conns, cmp_conn_topic, tl);
+	for (size_t k = 0; k < n; k++) {
+		const struct bag_connection *c = bag_timeline_conn(tl, m->topic_conns[k], NULL);
+		struct topic_row *r = &m->topics[m->ntopics];
+		if (k == 0 || strcmp(r[-1].topic, c->topic) != 0) {
 			m->ntopics++;
 			r->topic = c->topic;
 			r->type = c->type;
 			r->shown = true;
-			r->conns = calloc(n, sizeof *r->conns);
-			if (r->conns == NULL)
-				return BAG_ENOMEM;
+			r->conns = &m->topic_conns[k];
+		} else {
+			r--;
 		}
-		r->conns[r->nconns++] = i;
+		r->nconns++;
 		r->count += c->message_count;
 	}
 	for (size_t t = 0; t < m->ntopics; t++)
@@ -120,8 +132,7 @@ int model_init(struct model *m, bag_timeline_t *tl)
 void model_free(struct model *m)
 {
 	bag_view_free(m->view);
-	for (size_t t = 0; t < m->ntopics; t++)
-		free(m->topics[t].conns);
+	free(m->topic_conns);
 	free(m->topics);
 	free(m->order);
 	memset(m, 0, sizeof *m);
@@ -492,6 +503,42 @@ void model_density_topic(const struct model *m, size_t topic, double *bins, int 
 	free(mask);
 }
 
+/* The bin of time t among nbins equal bins over the bag's span (density_exact's edges). */
+static int bin_of(const struct model *m, int64_t t, int nbins)
+{
+	double span = (double)(m->end_ns - m->start_ns);
+	int b = span > 0 ? (int)((double)(t - m->start_ns) / span * nbins) : 0;
+
+	b = b < 0 ? 0 : b >= nbins ? nbins - 1 : b;
+	while (b > 0 && t < m->start_ns + (int64_t)(span * b / nbins))
+		b--;
+	while (b + 1 < nbins && t >= m->start_ns + (int64_t)(span * (b + 1) / nbins))
+		b++;
+	return b;
+}
+
+/*
+ * Every topic's exact density in one pass over the rows of the whole
+ * timeline (used when the chunks are fewer than the bins, so the rows are
+ * few): a view per topic would cost every topic a pass over every
+ * connection.
+ */
+static bool density_topics_exact(const struct model *m, const size_t *topic_of, double *bins, int nbins)
+{
+	bag_view_t *v = NULL;
+	struct bag_message msg;
+	bool ok = bag_view_open(&v, m->tl, NULL) == BAG_OK;
+
+	for (uint64_t row = 0; ok && row < bag_view_count(v); row++) {
+		if (bag_view_entry(v, row, &msg) != BAG_OK)
+			ok = false;
+		else
+			bins[topic_of[msg.conn_index] * (size_t)nbins + (size_t)bin_of(m, msg.time_ns, nbins)] += 1;
+	}
+	bag_view_free(v);
+	return ok;
+}
+
 void model_density_topics(const struct model *m, double *bins, int nbins)
 {
 	size_t n = bag_timeline_conn_count(m->tl), base = 0, *topic_of;
@@ -499,17 +546,17 @@ void model_density_topics(const struct model *m, double *bins, int nbins)
 
 	if (nbins <= 0)
 		return;
-	if (chunk_total(m) < (size_t)nbins) {
-		for (size_t t = 0; t < m->ntopics; t++)
-			model_density_topic(m, t, bins + t * (size_t)nbins, nbins);
-		return;
-	}
 	memset(bins, 0, m->ntopics * (size_t)nbins * sizeof *bins);
 	if ((topic_of = malloc((n + 1) * sizeof *topic_of)) == NULL)
 		return;
 	for (size_t t = 0; t < m->ntopics; t++)
 		for (size_t k = 0; k < m->topics[t].nconns; k++)
 			topic_of[m->topics[t].conns[k]] = t;
+	if (chunk_total(m) < (size_t)nbins) {
+		if (density_topics_exact(m, topic_of, bins, nbins))
+			goto done;
+		memset(bins, 0, m->ntopics * (size_t)nbins * sizeof *bins);
+	}
 	/* one pass over the chunk infos fills every topic's row */
 	for (size_t bi = 0; bi < bag_timeline_bag_count(m->tl); bi++) {
 		bag_t *bag = bag_timeline_bag(m->tl, bi);
@@ -531,6 +578,7 @@ void model_density_topics(const struct model *m, double *bins, int nbins)
 		}
 		base += bag_conn_count(bag);
 	}
+done:
 	free(topic_of);
 }
 

@@ -21,7 +21,7 @@ struct topic_row {
 	uint64_t count;
 	double rate_hz;            /* mean rate over its span, from the chunk infos */
 	size_t nconns;
-	size_t *conns;             /* timeline connection indices */
+	size_t *conns;             /* timeline connection indices (a run of model.topic_conns) */
 	bool shown;
 };
 
@@ -30,6 +30,7 @@ struct model {
 	bag_view_t *view;          /* the shown topics */
 	struct topic_row *topics;
 	size_t ntopics;
+	size_t *topic_conns;       /* every timeline connection, grouped by topic */
 	size_t *order;             /* topics in display order */
 	enum sort_mode sort;
 	size_t topic_cursor;       /* index into order */

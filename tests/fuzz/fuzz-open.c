@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bag_t *bag = NULL;
 	bag_timeline_t *tl = NULL;
 	bag_view_t *v = NULL;
-	struct bag_open_opts opts = { .cache_bytes = 1 << 20 };
+	struct bag_open_opts opts = { .size = sizeof(struct bag_open_opts), .cache_bytes = 1 << 20 };
 	int fd = memfd_create("fuzz-bag", MFD_CLOEXEC);
 
 	if (fd < 0)

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <bagscope/bagscope.h>
@@ -126,7 +128,7 @@ static void test_chunk_stat_sums(void **state)
 
 static void test_cache_bounded(void **state)
 {
-	struct bag_open_opts opts = { .cache_bytes = 1 };
+	struct bag_open_opts opts = { .size = sizeof(struct bag_open_opts), .cache_bytes = 1 };
 	struct bag_cache_stats st;
 	bag_t *bag;
 
@@ -181,7 +183,7 @@ static void expect_open_error(const char *path, int code, const char *want)
 static void test_open_errors(void **state)
 {
 	/* without no_recover these two are recovered (test-recover.c) */
-	struct bag_open_opts strict = { .no_recover = true };
+	struct bag_open_opts strict = { .size = sizeof(struct bag_open_opts), .no_recover = true };
 
 	expect_open_error(FIX "broken/not_a_bag.bag", BAG_ENOTBAG, "not_a_bag.bag: at byte 0:");
 	expect_open_error(FIX "foreign/rosbag.js/empty-file.bag", BAG_ENOTBAG, "empty file");
@@ -190,6 +192,136 @@ static void test_open_errors(void **state)
 	                       "index_pos 8982 lies outside the file");
 	expect_open_error(FIX "no-such-file.bag", BAG_EIO, "no-such-file.bag: No such file");
 	expect_open_error(TEST_DATA_DIR, BAG_EIO, "not a regular file");
+}
+
+#define MANY_CONNS 100000
+
+/*
+ * A bag of n connections, each its own topic ("/c0000042") with one message
+ * (the value i at 1600000000 s + i us), all in one chunk: every chunk-info
+ * lookup and index record goes through the per-connection paths at once.
+ */
+static void write_many_conns(const char *path, uint32_t n)
+{
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .chunk_threshold = UINT32_MAX };
+	bag_writer_t *w;
+	char topic[32];
+
+	assert_int_equal(bag_writer_open(&w, path, &opts), BAG_OK);
+	for (uint32_t i = 0; i < n; i++) {
+		struct bag_conn_spec c = { topic, "std_msgs/UInt32", "304a39449588c7f8ce2df6e8001c5fce",
+		                           "uint32 data\n", NULL, false };
+		snprintf(topic, sizeof topic, "/c%07u", i);
+		assert_int_equal(bag_writer_write(w, &c, 1600000000LL * BAG_NSEC_PER_SEC + (int64_t)i * 1000,
+		                                  &i, sizeof i), BAG_OK);
+	}
+	assert_int_equal(bag_writer_close(w), BAG_OK);
+	bag_writer_free(w);
+}
+
+/*
+ * 100k connections open, and every per-connection fact is right: ids,
+ * topics, counts, the chunk's counts, the timeline's order, and a check.
+ * (Before, this took minutes: lookups by id in a chunk info were linear.)
+ */
+static void test_many_connections(void **state)
+{
+	char dir[] = "/tmp/bagscope-conns-XXXXXX", path[64];
+	struct bag_check_stats st;
+	struct bag_message m;
+	bag_timeline_t *tl;
+	bag_view_t *view;
+	bag_t *bag;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/many.bag", dir);
+	write_many_conns(path, MANY_CONNS);
+	bag = open_ok(path);
+	assert_int_equal(bag_conn_count(bag), MANY_CONNS);
+	assert_int_equal(bag_message_count(bag), MANY_CONNS);
+	assert_int_equal(bag_chunk_count(bag), 1);
+	assert_int_equal(bag_chunk_conn_n(bag, 0), MANY_CONNS);
+	for (uint32_t i = 0; i < MANY_CONNS; i++) {
+		const struct bag_connection *c = bag_conn_by_id(bag, i);
+		char topic[32];
+		snprintf(topic, sizeof topic, "/c%07u", i);
+		assert_non_null(c);
+		assert_int_equal(c->index, i);
+		assert_string_equal(c->topic, topic);
+		assert_int_equal(c->message_count, 1);
+		assert_int_equal(bag_chunk_conn_messages(bag, 0, i), 1);
+	}
+	assert_null(bag_conn_by_id(bag, MANY_CONNS));
+	assert_int_equal(bag_chunk_conn_messages(bag, 0, MANY_CONNS), 0);
+	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+	assert_int_equal(bag_timeline_load(tl, 0), 1);
+	assert_int_equal(bag_view_open(&view, tl, NULL), BAG_OK);
+	assert_int_equal(bag_view_count(view), MANY_CONNS);
+	for (uint64_t row = 0; row < MANY_CONNS; row += 997) {
+		assert_int_equal(bag_view_read(view, row, &m), BAG_OK);
+		assert_int_equal(m.conn->id, row);
+		assert_int_equal(m.time_ns, 1600000000LL * BAG_NSEC_PER_SEC + (int64_t)row * 1000);
+		assert_int_equal(m.size, 4);
+		assert_memory_equal(m.data, &(uint32_t){ (uint32_t)row }, 4);
+	}
+	bag_view_free(view);
+	bag_timeline_free(tl);
+	assert_int_equal(bag_check(bag, 0, NULL, NULL, &st), BAG_OK);
+	assert_int_equal(st.findings, 0);
+	assert_int_equal(st.messages, MANY_CONNS);
+	bag_close(bag);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * bag_open_opts.size: 0 (a caller that did not set it) is refused; an older,
+ * shorter struct gets defaults for what it lacks; a newer, longer one is
+ * taken when the fields this library does not know are zero.
+ */
+static void test_open_opts_size(void **state)
+{
+	struct {
+		struct bag_open_opts o;
+		uint64_t newer;           /* a field a later version might add */
+	} big;
+	struct bag_open_opts zero = { 0 }, old = BAG_OPEN_OPTS_INIT;
+	struct bag_cache_stats cs;
+	bag_t *bag;
+
+	expect_open_error_opts(FIX "bags/basic_none.bag", &zero, BAG_EINVAL,
+	                       "bag_open_opts.size is 0: set it to sizeof(struct bag_open_opts)");
+	old.size = offsetof(struct bag_open_opts, no_recover);   /* size and cache_bytes only */
+	old.cache_bytes = 12345;
+	old.no_recover = true;                                   /* beyond its size: not read */
+	assert_int_equal(bag_open(&bag, FIX "broken/crashed_none.bag", &old), BAG_OK);
+	bag_cache_stats(bag, &cs);
+	assert_int_equal(cs.limit, 12345);
+	bag_close(bag);
+	memset(&big, 0, sizeof big);
+	big.o.size = sizeof big;
+	big.o.cache_bytes = 4096;
+	assert_int_equal(bag_open(&bag, FIX "bags/basic_none.bag", &big.o), BAG_OK);
+	bag_cache_stats(bag, &cs);
+	assert_int_equal(cs.limit, 4096);
+	bag_close(bag);
+	big.newer = 1;
+	expect_open_error_opts(FIX "bags/basic_none.bag", &big.o, BAG_EINVAL, "leave unknown fields zero");
+}
+
+/* A FIFO is refused at once: opening it must not wait for a writer. */
+static void test_open_fifo(void **state)
+{
+	char dir[] = "/tmp/bagscope-fifo-XXXXXX", path[64];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/pipe.bag", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);                  /* a blocking open ends the test here */
+	expect_open_error(path, BAG_EIO, "pipe.bag: not a regular file");
+	alarm(0);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void test_input_untouched(void **state)
@@ -218,6 +350,9 @@ int main(void)
 		cmocka_unit_test(test_chunk_stat_sums),
 		cmocka_unit_test(test_cache_bounded),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_open_fifo),
+		cmocka_unit_test(test_open_opts_size),
+		cmocka_unit_test(test_many_connections),
 		cmocka_unit_test(test_input_untouched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -324,17 +324,34 @@ static void test_index_names_undefined_connection(void **state)
 	free(b.p);
 }
 
-/* An unknown op code in the index section is skipped with a warning. */
+/*
+ * An unknown op code in the index section is skipped with a warning; a
+ * record after the counted ones is left unread (as rosbag does), with a
+ * warning naming the bytes.
+ */
 static void test_unknown_op_skipped(void **state)
 {
 	struct tb_chunk c[3];
 	struct tb_layout lay;
-	struct tb_buf b = { 0 }, h = { 0 };
+	struct tb_buf b = { 0 }, h = { 0 }, in = { 0 };
 	struct outcome o;
 	char want[128];
 
 	three_chunks(c, "none");
 	tb_build(&b, c, 3, 0, &lay);
+	/* inside the section: before its first record (index_pos points at it) */
+	tb_put(&in, b.p, lay.index_section);
+	tb_f8(&h, "op", 0x42);
+	tb_record(&in, &h, "xyz", 3);
+	tb_put(&in, b.p + lay.index_section, b.len - lay.index_section);
+	run(&in, &o);
+	expect_rows(&o, 0, 0, 0, "");
+	assert_false(o.recovered);
+	assert_int_equal(o.warnings, 1);
+	snprintf(want, sizeof want, "at byte %zu: record with op 66 in the index section skipped",
+	         lay.index_section);
+	assert_non_null(strstr(o.warning, want));
+	/* after the last counted record */
 	size_t at = b.len;
 	tb_f8(&h, "op", 0x42);
 	tb_record(&b, &h, "xyz", 3);
@@ -342,9 +359,11 @@ static void test_unknown_op_skipped(void **state)
 	expect_rows(&o, 0, 0, 0, "");
 	assert_false(o.recovered);
 	assert_int_equal(o.warnings, 1);
-	snprintf(want, sizeof want, "at byte %zu: record with op 66 in the index section skipped", at);
+	snprintf(want, sizeof want, "at byte %zu: %zu bytes after the index section's last record left unread",
+	         at, b.len - at);
 	assert_non_null(strstr(o.warning, want));
 	free(b.p);
+	free(in.p);
 }
 
 /* Damage that makes the index section unusable: the bag is recovered. */
@@ -379,7 +398,7 @@ static void test_index_section_damage_recovers(void **state)
 	size_t ci = lay.chunkinfo_pos[1];
 	tb_set32(&b, ci + 4 + (b.p[ci] | b.p[ci + 1] << 8) + 4 + 4, 0x7fffffff);
 	{
-		struct bag_open_opts strict = { .no_recover = true };
+		struct bag_open_opts strict = { .size = sizeof(struct bag_open_opts), .no_recover = true };
 		const char *path = tb_write_tmp(&b, 1);
 		bag_t *bag;
 		char want[128];

@@ -2,7 +2,8 @@
  * test-large.c - a bag whose chunk lies past 4 GiB: a sparse file with a
  * 5 GiB hole before its only chunk, so every offset needs 64 bits. Also
  * shows that opening reads nothing of the chunk section but the chunk asked
- * for.
+ * for, and that a valid bag followed by a 5 GiB sparse tail opens at once
+ * without reading the tail.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -206,10 +209,71 @@ static void test_chunk_past_4gib(void **state)
 	bag_close(bag);
 }
 
+/* Peak resident memory of this process so far, in MiB. */
+static long peak_mib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+/*
+ * A valid bag (a fixture made by rosbag) followed by 5 GiB of sparse zeros:
+ * the index section is read record by record up to the counts the bag
+ * header gives, so the tail is neither allocated nor read, and the bag
+ * opens from its index (no recovery) with a warning naming the tail.
+ */
+static void test_sparse_tail(void **state)
+{
+	const uint64_t tail = (uint64_t)5 << 30;
+	FILE *in = fopen(TEST_DATA_DIR "/fixtures/bags/nested_bz2.bag", "rb");
+	uint8_t buf[65536];
+	struct bag_recovery r;
+	struct timespec t0, t1;
+	long rss0 = peak_mib();
+	size_t n, size = 0;
+	bag_t *bag;
+	char want[128];
+	int fd;
+
+	assert_non_null(in);
+	snprintf(path, sizeof path, "/tmp/bagscope-tail-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+		assert_true(write(fd, buf, n) == (ssize_t)n);
+		size += n;
+	}
+	fclose(in);
+	assert_int_equal(ftruncate(fd, (off_t)(size + tail)), 0);
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (bag_open(&bag, path, NULL) != BAG_OK)
+		fail_msg("%s", bag_errmsg(bag));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	bag_recovery_report(bag, &r);
+	assert_false(r.recovered);
+	assert_int_equal(bag_message_count(bag), 15);
+	assert_int_equal(bag_file_size(bag), size + tail);
+	assert_int_equal(bag_warning_count(bag), 1);
+	snprintf(want, sizeof want, "at byte %zu: %llu bytes after the index section's last record left unread",
+	         size, (unsigned long long)tail);
+	if (strstr(bag_warning(bag, 0), want) == NULL)
+		fail_msg("warning '%s' lacks '%s'", bag_warning(bag, 0), want);
+	bag_close(bag);
+	/* bounds far above what the open needs (a few KiB, a millisecond) */
+	if (peak_mib() - rss0 > 256)
+		fail_msg("peak memory grew by %ld MiB", peak_mib() - rss0);
+	if ((t1.tv_sec - t0.tv_sec) > 10)
+		fail_msg("open took %ld s", (long)(t1.tv_sec - t0.tv_sec));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_chunk_past_4gib, make_sparse_bag, remove_bag),
+		cmocka_unit_test_teardown(test_sparse_tail, remove_bag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

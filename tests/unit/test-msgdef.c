@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -169,6 +170,55 @@ static void test_names_are_identifiers(void **state)
 	bag_msgdef_free(def);
 }
 
+/* A chain of n types, pkg/C0 (the top) holding a C1, ... the last an int8. */
+static char *chain(int n, int extra_top_field)
+{
+	struct bag_text t = { 0 };
+
+	for (int l = 0; l < n; l++) {
+		if (l > 0)
+			bag_text_printf(&t, "================================================================================\n"
+			                    "MSG: pkg/C%d\n", l);
+		if (l == 0 && extra_top_field >= 0)
+			bag_text_printf(&t, "C%d shortcut\n", extra_top_field);
+		if (l + 1 < n)
+			bag_text_printf(&t, "C%d next\n", l + 1);
+		else
+			bag_text_printf(&t, "int8 v\n");
+	}
+	return t.p;
+}
+
+/*
+ * One nesting limit (BAG_MSGDEF_MAX_DEPTH levels, the top one included): a
+ * chain that long parses; one level more is "too deep", not a cycle; so is a
+ * type first met near the top and then again deep down; a real cycle still
+ * "contains itself".
+ */
+static void test_depth_limit(void **state)
+{
+	bag_msgdef_t *def;
+	char *text = chain(BAG_MSGDEF_MAX_DEPTH, -1);
+
+	if (bag_msgdef_parse(&def, "pkg/C0", text, strlen(text)) != BAG_OK)
+		fail_msg("%s", bag_msgdef_errmsg(def));
+	bag_msgdef_free(def);
+	free(text);
+	text = chain(BAG_MSGDEF_MAX_DEPTH + 1, -1);
+	expect_error(text, "too deep");
+	free(text);
+	/* C40 met first as the top's field (level 2), then 40 levels down: that path counts */
+	text = chain(BAG_MSGDEF_MAX_DEPTH - 24 + 1, 40);
+	if (bag_msgdef_parse(&def, "pkg/C0", text, strlen(text)) != BAG_OK)
+		fail_msg("%s", bag_msgdef_errmsg(def));
+	bag_msgdef_free(def);
+	free(text);
+	text = chain(BAG_MSGDEF_MAX_DEPTH + 2, 40);
+	expect_error(text, "too deep");
+	free(text);
+	expect_error("Loop a\n================\nMSG: pkg/Loop\nLoop[] again\n", "contains itself");
+}
+
 static void test_md5_helper_vectors(void **state)
 {
 	/* std_msgs/Empty: the md5 of the empty text */
@@ -257,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_nested_resolution),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_names_are_identifiers),
+		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_md5_helper_vectors),
 		cmocka_unit_test(test_md5_rfc1321),
 		cmocka_unit_test(test_md5_text_rule),

@@ -261,6 +261,69 @@ static void test_hex_dump(void **state)
 	bag_text_free(&t);
 }
 
+/*
+ * A definition nesting levels messages, each but the last an array of the
+ * next ("deep/T1[] a"), the last "int32 x"; into *data the message with one
+ * element per array and x = 7.
+ */
+static char *deep_def(int levels, uint8_t **data, size_t *len)
+{
+	struct bag_text t = { 0 };
+	uint32_t one = 1, seven = 7;
+
+	*len = 4 * (size_t)levels;
+	*data = malloc(*len);
+	assert_non_null(*data);
+	for (int l = 0; l < levels; l++) {
+		if (l > 0)
+			bag_text_printf(&t, "================================================================================\n"
+			                    "MSG: deep/T%d\n", l);
+		if (l + 1 < levels)
+			bag_text_printf(&t, "deep/T%d[] a\n", l + 1);
+		else
+			bag_text_printf(&t, "int32 x\n");
+		memcpy(*data + 4 * l, l + 1 < levels ? &one : &seven, 4);
+	}
+	return t.p;
+}
+
+/*
+ * The deepest definition the parser takes, arrays at every level, prints
+ * whole: the printers' stacks hold a message and an array per level (they
+ * held 72 levels for the decoder's 64 messages, and lost count past them).
+ */
+static void test_deepest_nesting(void **state)
+{
+	const int levels = BAG_MSGDEF_MAX_DEPTH;
+	struct bag_text t = { 0 }, want = { 0 };
+	bag_msgdef_t *def;
+	uint8_t *data;
+	size_t len;
+	char err[256], *text = deep_def(levels, &data, &len);
+
+	if (bag_msgdef_parse(&def, "deep/T0", text, strlen(text)) != BAG_OK)
+		fail_msg("%s", bag_msgdef_errmsg(def));
+	for (int l = 0; l + 1 < levels; l++)
+		bag_text_printf(&want, "{\"a\":[");
+	bag_text_printf(&want, "{\"x\":7}");
+	for (int l = 0; l + 1 < levels; l++)
+		bag_text_printf(&want, "]}");
+	assert_int_equal(bag_print_json(&t, def, data, len, err, sizeof err), BAG_OK);
+	assert_string_equal(t.p, want.p);
+	t.len = 0;
+	want.len = 0;
+	assert_int_equal(bag_print_yaml(&t, def, data, len, err, sizeof err), BAG_OK);
+	for (int l = 0; l + 1 < levels; l++)
+		bag_text_printf(&want, "%*sa: \n%*s- \n", 4 * l, "", 4 * l + 2, "");
+	bag_text_printf(&want, "%*sx: 7\n", 4 * (levels - 1), "");
+	assert_string_equal(t.p, want.p);
+	bag_text_free(&t);
+	bag_text_free(&want);
+	bag_msgdef_free(def);
+	free(data);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_double_ignores_locale),
 		cmocka_unit_test(test_yaml_string_styles),
 		cmocka_unit_test(test_hex_dump),
+		cmocka_unit_test(test_deepest_nesting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

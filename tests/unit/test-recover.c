@@ -152,7 +152,7 @@ static void test_truncated_fixture(void **state)
 
 static void test_no_recover_option(void **state)
 {
-	struct bag_open_opts o = { .no_recover = true };
+	struct bag_open_opts o = { .size = sizeof(struct bag_open_opts), .no_recover = true };
 	bag_t *bag;
 
 	assert_int_equal(bag_open(&bag, FIX "broken/crashed_none.bag", &o), BAG_ENOINDEX);
@@ -439,7 +439,7 @@ static void test_index_section_unusable(void **state)
 
 	/* the bag header promises more chunks than the index section lists */
 	tb_set32(&b, data, 0);
-	struct bag_open_opts o = { .no_recover = true };
+	struct bag_open_opts o = { .size = sizeof(struct bag_open_opts), .no_recover = true };
 	b.len = lay.chunkinfo_pos[2];
 	path = tb_write_tmp(&b, 1);
 	assert_int_equal(bag_open(&bag, path, &o), BAG_ENOINDEX);
@@ -616,7 +616,7 @@ static int on_progress(void *arg, uint64_t done, uint64_t total)
 static void test_progress_and_cancel(void **state)
 {
 	struct prog p = { 0 };
-	struct bag_open_opts o = { .progress = on_progress, .progress_arg = &p };
+	struct bag_open_opts o = { .size = sizeof(struct bag_open_opts), .progress = on_progress, .progress_arg = &p };
 	bag_t *bag;
 
 	assert_int_equal(bag_open(&bag, FIX "broken/crashed_none.bag", &o), BAG_OK);

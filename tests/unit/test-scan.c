@@ -128,7 +128,10 @@ static void close_tl(bag_t **bags, size_t n, bag_timeline_t *tl);
 
 static const char *write_many(enum bag_compression comp, uint64_t n, char *out, size_t outlen)
 {
-	struct bag_writer_opts wo = { .compression = comp, .chunk_threshold = 8192 };
+	struct bag_writer_opts wo = BAG_WRITER_OPTS_INIT;
+
+	wo.compression = comp;
+	wo.chunk_threshold = 8192;
 	static const char *const topics[] = { "/a", "/b", "/c" };
 	bag_writer_t *w;
 

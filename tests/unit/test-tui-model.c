@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -228,10 +230,70 @@ static void test_density_per_topic(void **state)
 	double *many = calloc(m->ntopics * 40, sizeof *many);
 	assert_non_null(many);
 	model_density_topics(m, many, 40);
-	model_density_topic(m, 1, bins, 40);
-	assert_memory_equal(many + 40, bins, sizeof bins);
+	for (size_t t = 0; t < m->ntopics; t++) {
+		model_density_topic(m, t, bins, 40);
+		assert_memory_equal(many + 40 * t, bins, sizeof bins);
+	}
 	free(rows);
 	free(many);
+}
+
+/*
+ * The connections pane over 100k connections (one topic each, one chunk):
+ * topics grouped by sorting, not a search per connection, and every strip
+ * at once in one pass (not a view per topic).
+ */
+static void test_many_topics(void **state)
+{
+	enum { N = 100000, BINS = 16 };
+	char dir[] = "/tmp/bagscope-model-XXXXXX", path[64], topic[32];
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .chunk_threshold = UINT32_MAX };
+	bag_writer_t *w;
+	bag_timeline_t *tl;
+	struct model m;
+	bag_t *bag;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/many.bag", dir);
+	assert_int_equal(bag_writer_open(&w, path, &opts), BAG_OK);
+	for (uint32_t i = 0; i < N; i++) {
+		/* ids and topic names in opposite orders, and two connections on /c0000000 */
+		struct bag_conn_spec c = { topic, "std_msgs/UInt32", "304a39449588c7f8ce2df6e8001c5fce",
+		                           "uint32 data\n", i == N - 1 ? "/other" : NULL, false };
+		snprintf(topic, sizeof topic, "/c%07u", i == N - 1 ? 0 : N - 2 - i);
+		assert_int_equal(bag_writer_write(w, &c, 1600000000LL * S + (int64_t)i * 1000, &i, sizeof i), BAG_OK);
+	}
+	assert_int_equal(bag_writer_close(w), BAG_OK);
+	bag_writer_free(w);
+	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+	assert_int_equal(model_init(&m, tl), BAG_OK);
+	assert_int_equal(m.ntopics, N - 1);
+	for (size_t k = 0; k < m.ntopics; k++) {
+		const struct topic_row *r = &m.topics[m.order[k]];
+		snprintf(topic, sizeof topic, "/c%07zu", k);
+		assert_string_equal(r->topic, topic);
+		assert_int_equal(r->nconns, k == 0 ? 2 : 1);
+		assert_int_equal(r->count, k == 0 ? 2 : 1);
+		for (size_t j = 0; j < r->nconns; j++)
+			assert_string_equal(bag_timeline_conn(tl, r->conns[j], NULL)->topic, topic);
+	}
+	assert_int_equal(bag_view_count(m.view), N);
+	double *bins = calloc((size_t)N * BINS, sizeof *bins);
+	assert_non_null(bins);
+	model_density_topics(&m, bins, BINS);
+	for (size_t t = 0; t < m.ntopics; t++) {
+		double total = 0;
+		for (int b = 0; b < BINS; b++)
+			total += bins[t * BINS + (size_t)b];
+		assert_int_equal((uint64_t)(total + 0.5), m.topics[t].count);
+	}
+	free(bins);
+	model_free(&m);
+	bag_timeline_free(tl);
+	bag_close(bag);
+	unlink(path);
+	rmdir(dir);
 }
 
 int main(void)
@@ -239,6 +301,7 @@ int main(void)
 	setenv("TZ", "UTC", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jump_forms),
+		cmocka_unit_test(test_many_topics),
 		cmocka_unit_test_setup_teardown(test_cursor_and_scroll, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_far_jumps, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_filter_keeps_time, fx_open, fx_close),

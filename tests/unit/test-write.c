@@ -459,7 +459,7 @@ static int count_files(const char *prefix)
 static void write_bag(const char *path, enum bag_compression comp, uint32_t threshold, int n,
                       int64_t (*time_of)(int))
 {
-	struct bag_writer_opts opts = { comp, threshold };
+	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), comp, threshold };
 	bag_writer_t *w;
 
 	if (bag_writer_open(&w, path, &opts) != BAG_OK)
@@ -633,7 +633,7 @@ static size_t layout_payload(int i, uint8_t *buf)
 
 static void check_layout(enum bag_compression comp)
 {
-	struct bag_writer_opts opts = { comp, 2048 };
+	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), comp, 2048 };
 	struct parsed pb;
 	bag_writer_t *w;
 	char path[128];
@@ -688,7 +688,7 @@ static void test_layout_lz4(void **state) { check_layout(BAG_COMPRESSION_LZ4); }
 /* A chunk closes as soon as it is longer than the threshold, not before. */
 static void test_threshold_splits(void **state)
 {
-	struct bag_writer_opts opts = { BAG_COMPRESSION_LZ4, 1000 };
+	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), BAG_COMPRESSION_LZ4, 1000 };
 	const size_t rec = 4 + 38 + 4 + 100;
 	struct parsed pb;
 	bag_writer_t *w;
@@ -730,7 +730,7 @@ static void test_threshold_splits(void **state)
  */
 static void test_out_of_order_times(void **state)
 {
-	struct bag_writer_opts opts = { BAG_COMPRESSION_BZ2, 4096 };
+	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), BAG_COMPRESSION_BZ2, 4096 };
 	struct parsed pb;
 	bag_writer_t *w;
 	char path[128];
@@ -844,7 +844,7 @@ static void test_open_in_missing_dir(void **state)
 /* Bad arguments are refused without spoiling the writer. */
 static void test_bad_arguments(void **state)
 {
-	struct bag_writer_opts bad = { (enum bag_compression)7, 0 };
+	struct bag_writer_opts bad = { sizeof(struct bag_writer_opts), (enum bag_compression)7, 0 };
 	struct bag_conn_spec no_md5 = int_conn;
 	struct parsed pb;
 	bag_writer_t *w;
@@ -853,6 +853,16 @@ static void test_bad_arguments(void **state)
 
 	snprintf(path, sizeof path, "%s/args.bag", dir);
 	assert_int_equal(bag_writer_open(&w, path, &bad), BAG_EINVAL);
+	bag_writer_free(w);
+	assert_int_equal(count_files("args"), 0);
+	/* options without their size (a caller that zeroed them), or with fields unknown here */
+	struct bag_writer_opts unsized = { 0 };
+	struct { struct bag_writer_opts o; uint32_t newer; } big = { BAG_WRITER_OPTS_INIT, 1 };
+	big.o.size = sizeof big;
+	assert_int_equal(bag_writer_open(&w, path, &unsized), BAG_EINVAL);
+	assert_non_null(strstr(bag_writer_errmsg(w), "bag_writer_opts.size is 0"));
+	bag_writer_free(w);
+	assert_int_equal(bag_writer_open(&w, path, &big.o), BAG_EINVAL);
 	bag_writer_free(w);
 	assert_int_equal(count_files("args"), 0);
 	no_md5.md5sum = NULL;
@@ -912,7 +922,7 @@ static void test_abandoned_leaves_nothing(void **state)
  */
 static void test_io_error_is_sticky(void **state)
 {
-	struct bag_writer_opts opts = { BAG_COMPRESSION_NONE, 4096 };
+	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), BAG_COMPRESSION_NONE, 4096 };
 	struct rlimit old, small;
 	char path[128], msg[512];
 	uint8_t payload[1000] = { 0 };
