@@ -62,14 +62,15 @@ typedef int (*bag_scan_emit_fn)(void *arg, const struct bag_scan_item *it);
 
 /*
  * Optional per-chunk hooks, for checks that look at a chunk as a whole.
- * chunk runs on a worker once for each chunk the scan reads, with its
- * decompressed bytes, and appends what chunk_emit should get to out;
+ * chunk runs on a worker once for each chunk the scan reads, with the
+ * worker's handle on its bag (bag_dup() of it: read it, never keep it) and
+ * the chunk's decompressed bytes, and appends what chunk_emit should get to out;
  * chunk_emit then runs on the calling thread, in order, just before the
  * emit of the chunk's first selected message (whether or not that message
  * passes the filter). Return values as for emit.
  */
-typedef void (*bag_scan_chunk_fn)(void *arg, size_t bag_index, size_t chunk, const uint8_t *data,
-                                  size_t len, struct bag_text *out);
+typedef void (*bag_scan_chunk_fn)(void *arg, const bag_t *bag, size_t bag_index, size_t chunk,
+                                  const uint8_t *data, size_t len, struct bag_text *out);
 typedef int (*bag_scan_chunk_emit_fn)(void *arg, size_t bag_index, size_t chunk, const char *text,
                                       size_t len);
 

@@ -27,8 +27,10 @@
 #include <bagscope/check.h>
 #include <bagscope/decode.h>
 #include <bagscope/msgdef.h>
+#include <bagscope/scan.h>
 #include <bagscope/view.h>
 #include "lib/bag-int.h"
+#include "lib/util-int.h"
 
 struct checker {
 	bag_t *bag;
@@ -243,16 +245,31 @@ static int check_records(struct checker *c)
 	return rc;
 }
 
-/* Per-connection counts of one chunk's data. */
+/* Append one finding line "OFFSET\tCODE\tTEXT\n" for chunk_emit_findings(). */
+static void put_finding(struct bag_text *out, uint64_t off, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put_finding(struct bag_text *out, uint64_t off, int code, const char *fmt, ...)
+{
+	char text[BAG_ERRMSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	bag_text_printf(out, "%llu\t%d\t%s\n", (unsigned long long)off, code, text);
+}
+
+/* One chunk's records while it is walked: the connection index of each message. */
 struct chunk_tally {
-	struct checker *c;
-	const struct chunk *ch;
-	uint64_t *counts;         /* per connection index; zero between chunks */
-	uint32_t *touched;        /* the indices whose count this chunk made non-zero */
-	size_t ntouched;
+	const bag_t *bag;
+	uint64_t pos;
+	uint32_t *conns;
+	size_t n, cap;
 	uint64_t undefined;       /* messages on connections defined nowhere */
 	uint64_t bad;             /* records neither messages nor connections */
-	int rc;
+	struct bag_text *out;
+	bool nomem;
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -268,84 +285,129 @@ static int tally_item(void *arg, const struct chunk_item *it)
 
 	if (it->op == BAG_OP_CONNECTION)
 		return BAG_OK;
-	if (!it->msg_ok)
-		return t->bad++ > 0 ? BAG_OK :
-		       finding(t->c, t->ch->pos, BAG_ECORRUPT, "record at offset %u of the chunk is %s",
-		               it->offset, it->op == BAG_OP_MSG_DATA ? "a message without conn or time" :
-		               it->op == 0 ? "without op" : "neither a message nor a connection");
-	conn = bag_conn_lookup(t->c->bag, it->conn_id);
-	if (conn < 0)
-		return t->undefined++ > 0 ? BAG_OK :
-		       finding(t->c, t->ch->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
-		               "connection %u, which is not defined", it->offset, it->conn_id);
-	if (t->counts[conn]++ == 0)
-		t->touched[t->ntouched++] = (uint32_t)conn;
+	if (!it->msg_ok) {
+		if (t->bad++ == 0)
+			put_finding(t->out, t->pos, BAG_ECORRUPT, "record at offset %u of the chunk is %s", it->offset,
+			            it->op == BAG_OP_MSG_DATA ? "a message without conn or time" :
+			            it->op == 0 ? "without op" : "neither a message nor a connection");
+		return BAG_OK;
+	}
+	conn = bag_conn_lookup(t->bag, it->conn_id);
+	if (conn < 0) {
+		if (t->undefined++ == 0)
+			put_finding(t->out, t->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
+			            "connection %u, which is not defined", it->offset, it->conn_id);
+		return BAG_OK;
+	}
+	if (bag_grow((void **)&t->conns, &t->cap, t->n + 1, sizeof *t->conns) != BAG_OK) {
+		t->nomem = true;
+		return BAG_ENOMEM;
+	}
+	t->conns[t->n++] = (uint32_t)conn;
 	return BAG_OK;
 }
 
 /*
- * Pass 3: each chunk's header, data and counts. Counting costs the chunk's
- * messages and connections, never a pass over every connection per chunk.
+ * A chunk's data against its chunk info: every record whole, only messages
+ * and connections, per-connection counts equal. Findings go to out as lines
+ * for chunk_emit_findings(). Costs the chunk's records (a sort of their
+ * connections), never a pass over every connection of the bag. Safe on a
+ * scan worker: it reads bag and the chunk's data only.
+ */
+static void chunk_findings(void *arg, const bag_t *bag, size_t bag_index, size_t i, const uint8_t *data,
+                           size_t len, struct bag_text *out)
+{
+	const struct chunk *ch = &bag->chunks[i];
+	struct chunk_tally t = { .bag = bag, .pos = ch->pos, .out = out };
+	size_t used = 0, k = 0;
+	(void)arg;
+	(void)bag_index;
+
+	bag_chunk_walk(data, len, tally_item, &t, &used);
+	if (t.nomem) {
+		put_finding(out, ch->pos, BAG_ENOMEM, "out of memory counting the chunk's messages");
+		goto done;
+	}
+	if (t.bad + t.undefined > 1)
+		put_finding(out, ch->pos, BAG_ECORRUPT, "(%llu records of the chunk like that)",
+		            (unsigned long long)(t.bad + t.undefined));
+	if (used != len)
+		put_finding(out, ch->pos, BAG_ECORRUPT, "the chunk's last %zu bytes (from offset %zu) are "
+		            "not a whole record", len - used, used);
+	qsort(t.conns, t.n, sizeof *t.conns, cmp_u32);
+	/* chunk infos' connections are sorted: merge the two, in connection order */
+	for (uint32_t c = 0; c < ch->conn_n || k < t.n;) {
+		const struct chunk_conn *cc = c < ch->conn_n ? &bag->chunk_conns[ch->conn_first + c] : NULL;
+		uint32_t conn = k < t.n && (cc == NULL || t.conns[k] <= cc->conn) ? t.conns[k] : cc->conn;
+		uint64_t held = 0;
+		while (k < t.n && t.conns[k] == conn)
+			k++, held++;
+		if (cc != NULL && cc->conn == conn) {
+			if (held != cc->count)
+				put_finding(out, ch->pos, BAG_ECORRUPT, "chunk info counts %u messages on connection %u, "
+				            "the chunk holds %llu", cc->count, bag->conns[conn].id, (unsigned long long)held);
+			c++;
+		} else {
+			put_finding(out, ch->pos, BAG_ECORRUPT, "the chunk holds %llu messages on connection %u "
+			            "that its chunk info does not count", (unsigned long long)held, bag->conns[conn].id);
+		}
+	}
+done:
+	free(t.conns);
+}
+
+/* The findings chunk_findings() wrote, reported in order. */
+static int chunk_emit_findings(struct checker *c, const char *text, size_t len)
+{
+	const char *end = text + len;
+	int rc = BAG_OK;
+
+	c->st.chunks++;
+	while (text < end && rc == BAG_OK) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+		unsigned long long off;
+		int code, n = 0;
+		if (nl == NULL || sscanf(text, "%llu\t%d\t%n", &off, &code, &n) != 2 || n == 0)
+			break;
+		rc = finding(c, (uint64_t)off, code, "%.*s", (int)(nl - text - n), text + n);
+		text = nl + 1;
+	}
+	return rc;
+}
+
+/*
+ * Pass 3: each chunk's header. A full check walks the chunks that hold
+ * messages in the scan of pass 4 (chunk_findings() on its workers); chunks
+ * the index gives no message are walked here.
  */
 static int check_chunks(struct checker *c, bool quick)
 {
 	bag_t *bag = c->bag;
-	uint64_t *counts = calloc(bag->nconns ? bag->nconns : 1, sizeof *counts);
-	uint32_t *touched = malloc((bag->nconns ? bag->nconns : 1) * sizeof *touched);
+	struct bag_text out = { 0 };
 	int rc = BAG_OK;
 
-	if (counts == NULL || touched == NULL) {
-		free(counts);
-		free(touched);
-		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	}
 	for (size_t i = 0; i < bag->nchunks && rc == BAG_OK; i++) {
 		const struct chunk *ch = &bag->chunks[i];
-		struct chunk_tally t = { c, ch, counts, touched, 0, 0, 0, BAG_OK };
 		const uint8_t *data;
-		size_t len, used;
+		size_t len;
 		int grc;
 
 		if ((grc = chunk_load_stat(bag, i)) != BAG_OK) {
 			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->errmsg, ch->pos));
 			continue;
 		}
-		if (quick)
+		if (quick || ch->count > 0)
 			continue;
 		if ((grc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK) {
 			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->errmsg, ch->pos));
 			continue;
 		}
-		c->st.chunks++;
-		rc = bag_chunk_walk(data, len, tally_item, &t, &used);
+		out.len = 0;
+		chunk_findings(c, bag, 0, i, data, len, &out);
 		bag_chunk_unpin(bag, i);
-		if (rc == BAG_OK && t.bad + t.undefined > 1)
-			rc = finding(c, ch->pos, BAG_ECORRUPT, "(%llu records of the chunk like that)",
-			             (unsigned long long)(t.bad + t.undefined));
-		if (rc == BAG_OK && used != len)
-			rc = finding(c, ch->pos, BAG_ECORRUPT, "the chunk's last %zu bytes (from offset %zu) are "
-			             "not a whole record", len - used, used);
-		for (uint32_t k = 0; rc == BAG_OK && k < ch->conn_n; k++) {
-			const struct chunk_conn *cc = &bag->chunk_conns[ch->conn_first + k];
-			if (counts[cc->conn] != cc->count)
-				rc = finding(c, ch->pos, BAG_ECORRUPT, "chunk info counts %u messages on connection %u, "
-				             "the chunk holds %llu", cc->count, bag->conns[cc->conn].id,
-				             (unsigned long long)counts[cc->conn]);
-			counts[cc->conn] = 0;
-		}
-		/* in connection order, as the whole-array pass this replaces reported them */
-		if (rc == BAG_OK && t.ntouched > 1)
-			qsort(touched, t.ntouched, sizeof *touched, cmp_u32);
-		for (size_t k = 0; rc == BAG_OK && k < t.ntouched; k++)
-			if (counts[touched[k]] != 0)
-				rc = finding(c, ch->pos, BAG_ECORRUPT, "the chunk holds %llu messages on connection %u "
-				             "that its chunk info does not count", (unsigned long long)counts[touched[k]],
-				             bag->conns[touched[k]].id);
-		for (size_t k = 0; k < t.ntouched; k++)
-			counts[touched[k]] = 0;
+		rc = chunk_emit_findings(c, out.p ? out.p : "", out.len);
 	}
-	free(counts);
-	free(touched);
+	bag_text_free(&out);
 	return rc;
 }
 
@@ -416,79 +478,161 @@ fail:
 	return rc;
 }
 
-/* Pass 4b: every index entry read (and decoded unless quick). */
-static int check_entries(struct checker *c, bag_msgdef_t **defs, bool quick)
+/* Pass 4 as it goes: repeated texts collapsed, timeline warnings reported. */
+struct entries {
+	struct checker *c;
+	bag_timeline_t *tl;
+	size_t warned;
+	char last[BAG_ERRMSG_MAX];
+	uint64_t repeats;
+	bool last_dup;
+};
+
+/* Say how often the last problem repeated, if it did. */
+static int entry_repeats(struct entries *e)
 {
-	static const struct bag_visitor none = { 0 };
-	bag_t *bag = c->bag;
-	bag_timeline_t *tl = NULL;
-	bag_view_t *v = NULL;
-	char last[BAG_ERRMSG_MAX] = "", err[BAG_ERRMSG_MAX];
-	uint64_t repeats = 0;
-	bool last_dup = false;
-	size_t warned = 0;
+	uint64_t n = e->repeats;
+
+	e->repeats = 0;
+	if (n == 0 || e->last_dup)
+		return BAG_OK;
+	return finding(e->c, UINT64_MAX, BAG_ECORRUPT, "(the same for %llu more messages)", (unsigned long long)n);
+}
+
+/* One entry's problem (text "" for none) at off; repeats of the last one counted. */
+static int entry_problem(struct entries *e, uint64_t off, int code, const char *err)
+{
+	struct checker *c = e->c;
 	int rc;
 
-	if ((rc = bag_timeline_open(&tl, &bag, 1)) != BAG_OK)
+	for (; e->warned < bag_timeline_warning_count(e->tl) && bag_timeline_warning(e->tl, e->warned) != NULL;
+	     e->warned++)
+		if ((rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "%s",
+		                  strip_path(c->bag, bag_timeline_warning(e->tl, e->warned)))) != BAG_OK)
+			return rc;
+	if (err[0] == '\0' || strcmp(err, e->last) == 0) {
+		e->repeats += err[0] != '\0';
+		return BAG_OK;
+	}
+	if ((rc = entry_repeats(e)) != BAG_OK)
+		return rc;
+	snprintf(e->last, sizeof e->last, "%s", err);
+	rc = finding(c, off, code, "%s", err);
+	e->last_dup = c->dup;
+	return rc;
+}
+
+/* A failure message: its "PATH: at byte N: " prefix becomes the offset. */
+static const char *split_at(const bag_t *bag, const char *msg, uint64_t *off)
+{
+	unsigned long long at;
+	int n = 0;
+
+	msg = strip_path(bag, msg);
+	if (sscanf(msg, "at byte %llu: %n", &at, &n) == 1 && n > 0) {
+		*off = at;
+		msg += n;
+	}
+	return msg;
+}
+
+/* On a worker: decode the message against its definition. */
+static int decode_work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
+{
+	static const struct bag_visitor none = { 0 };
+	char derr[256];
+	size_t used = 0;
+	(void)arg;
+
+	if (def == NULL)          /* pass 4a said why */
+		return 0;
+	if (bag_decode(def, m->data, m->size, &none, NULL, &used, derr, sizeof derr) != BAG_OK) {
+		bag_text_printf(out, "message at offset %u of the chunk (%s) does not decode as %s: %s",
+		                m->offset, m->conn->topic, m->conn->type, derr);
+		return BAG_EDECODE;
+	}
+	if (used != m->size) {
+		bag_text_printf(out, "message at offset %u of the chunk (%s) has %zu bytes left over after its %s",
+		                m->offset, m->conn->topic, m->size - used, m->conn->type);
+		return BAG_EDECODE;
+	}
+	return 0;
+}
+
+static int entry_emit(void *arg, const struct bag_scan_item *it)
+{
+	struct entries *e = arg;
+	struct checker *c = e->c;
+	char err[BAG_ERRMSG_MAX] = "";
+	uint64_t off = UINT64_MAX;
+
+	c->st.messages++;
+	if (it->rc == BAG_EDECODE) {
+		off = it->m->conn ? bag_chunk_pos(c->bag, it->m->chunk) : UINT64_MAX;
+		snprintf(err, sizeof err, "%.*s", (int)it->len, it->text);
+	} else if (it->rc != BAG_OK) {
+		char full[BAG_ERRMSG_MAX];
+		snprintf(full, sizeof full, "%.*s", (int)it->len, it->text);
+		snprintf(err, sizeof err, "%s", split_at(c->bag, full, &off));
+	}
+	return entry_problem(e, off, it->rc, err) != BAG_OK || c->stop;
+}
+
+/* A chunk's findings from the scan's workers, in order. */
+static int entry_chunk_emit(void *arg, size_t bag_index, size_t chunk, const char *text, size_t len)
+{
+	struct entries *e = arg;
+	(void)bag_index;
+	(void)chunk;
+
+	return chunk_emit_findings(e->c, text, len) != BAG_OK || e->c->stop;
+}
+
+/*
+ * Pass 4: the index. Quick: every entry of the loaded timeline (no chunk
+ * read). Full: a scan of every message (bag_scan, on every core): each read
+ * through its index entry and decoded against its definition, each chunk
+ * walked by chunk_findings() on the way.
+ */
+static int check_entries(struct checker *c, bool quick)
+{
+	bag_t *bag = c->bag;
+	struct entries e = { .c = c };
+	bag_view_t *v = NULL;
+	struct bag_scan_stats st;
+	struct bag_scan_opts so = { .size = sizeof so, .decode = true, .work = decode_work, .emit = entry_emit,
+	                            .chunk = chunk_findings, .chunk_emit = entry_chunk_emit, .arg = &e };
+	int rc;
+
+	if ((rc = bag_timeline_open(&e.tl, &bag, 1)) != BAG_OK)
 		goto fail;
-	if ((rc = bag_view_open(&v, tl, NULL)) != BAG_OK) {
+	if ((rc = bag_view_open(&v, e.tl, NULL)) != BAG_OK) {
 		rc = finding(c, UINT64_MAX, rc, "%s", strip_path(bag, bag_view_errmsg(v)));
 		goto fail;
 	}
-	for (uint64_t row = 0; row < bag_view_count(v) && !c->stop; row++) {
+	if (!quick) {
+		rc = bag_scan(v, &so, &st);
+		c->st.messages += st.lost;
+		if (rc == BAG_ECANCELED && c->stop)
+			goto fail;
+		if (rc != BAG_OK)
+			rc = finding(c, UINT64_MAX, rc, "%s", strip_path(bag, bag_view_errmsg(v)));
+	}
+	for (uint64_t row = 0; quick && rc == BAG_OK && row < bag_view_count(v) && !c->stop; row++) {
 		struct bag_message m;
-		int rrc = quick ? bag_view_entry(v, row, &m) : bag_view_read(v, row, &m);
 		uint64_t off = UINT64_MAX;
+		int rrc = bag_view_entry(v, row, &m);
 
 		c->st.messages++;
-		/* index damage the timeline worked around while loading or reading */
-		for (; warned < bag_timeline_warning_count(tl) && bag_timeline_warning(tl, warned) != NULL; warned++)
-			if ((rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "%s",
-			                  strip_path(bag, bag_timeline_warning(tl, warned)))) != BAG_OK)
-				goto fail;
-		err[0] = '\0';
-		if (rrc != BAG_OK) {
-			const char *msg = strip_path(bag, bag_view_errmsg(v));
-			unsigned long long at;
-			int n = 0;
-			/* "at byte N: ..." is the finding's offset, as pass 3 gives it */
-			if (sscanf(msg, "at byte %llu: %n", &at, &n) == 1 && n > 0) {
-				off = at;
-				msg += n;
-			}
-			snprintf(err, sizeof err, "%s", msg);
-		} else if (!quick && defs[m.conn_index] != NULL) {
-			size_t used = 0;
-			char derr[256];
-			off = bag->chunks[m.chunk].pos;
-			rrc = bag_decode(defs[m.conn_index], m.data, m.size, &none, NULL, &used, derr, sizeof derr);
-			if (rrc != BAG_OK)
-				snprintf(err, sizeof err, "message at offset %u of the chunk (%s) does not decode as %s: %s",
-				         m.offset, m.conn->topic, m.conn->type, derr);
-			else if (used != m.size)
-				snprintf(err, sizeof err, "message at offset %u of the chunk (%s) has %zu bytes "
-				         "left over after its %s", m.offset, m.conn->topic, m.size - used, m.conn->type);
-		}
-		if (err[0] == '\0' || strcmp(err, last) == 0) {
-			repeats += err[0] != '\0';
-			continue;
-		}
-		if (repeats > 0 && !last_dup && (rc = finding(c, UINT64_MAX, BAG_ECORRUPT,
-		                                 "(the same for %llu more messages)", (unsigned long long)repeats)) != BAG_OK)
-			goto fail;
-		repeats = 0;
-		snprintf(last, sizeof last, "%s", err);
-		if ((rc = finding(c, off, rrc ? rrc : BAG_EDECODE, "%s", err)) != BAG_OK)
-			goto fail;
-		last_dup = c->dup;
+		rc = entry_problem(&e, off, rrc, rrc == BAG_OK ? "" : split_at(bag, bag_view_errmsg(v), &off));
 	}
-	rc = BAG_OK;
-	if (repeats > 0 && !last_dup)
-		rc = finding(c, UINT64_MAX, BAG_ECORRUPT, "(the same for %llu more messages)",
-		             (unsigned long long)repeats);
+	if (rc == BAG_OK)
+		rc = entry_problem(&e, UINT64_MAX, BAG_OK, "");
+	if (rc == BAG_OK)
+		rc = entry_repeats(&e);
 fail:
 	bag_view_free(v);
-	bag_timeline_free(tl);
+	bag_timeline_free(e.tl);
 	return rc;
 }
 
@@ -514,7 +658,7 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 		goto fail;
 	if (!quick && (rc = check_defs(&c, defs, parsed, own)) != BAG_OK)
 		goto fail;
-	rc = check_entries(&c, defs, quick);
+	rc = check_entries(&c, quick);
 fail:
 	for (size_t i = 0; parsed != NULL && own != NULL && i < bag->nconns; i++)
 		if (own[i])

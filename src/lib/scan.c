@@ -171,7 +171,7 @@ static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *f
 		size_t clen;
 		r->chunk_off = t->text.len;
 		if (bag_chunk_get(bag, r->chunk, &cdata, &clen) == BAG_OK) {
-			o->chunk(o->arg, r->bag, r->chunk, cdata, clen, &t->text);
+			o->chunk(o->arg, bag, r->bag, r->chunk, cdata, clen, &t->text);
 			bag_chunk_unpin(bag, r->chunk);
 		}
 		r->chunk_len = t->text.len - r->chunk_off;

@@ -212,10 +212,11 @@ struct chunk_log {
 	bool *seen;
 };
 
-static void chunk_hook(void *arg, size_t bag_index, size_t chunk, const uint8_t *data, size_t len,
-                       struct bag_text *out)
+static void chunk_hook(void *arg, const bag_t *bag, size_t bag_index, size_t chunk, const uint8_t *data,
+                       size_t len, struct bag_text *out)
 {
 	(void)arg;
+	(void)bag;
 	(void)data;
 	bag_text_printf(out, "%zu:%zu:%zu", bag_index, chunk, len);
 }
