@@ -50,9 +50,20 @@ struct bag_query {
 	const char *const *types;     /* TypeQuery */
 	size_t ntypes;
 	const bool *conn_mask;        /* length bag_timeline_conn_count() */
+	/*
+	 * The API review's Query: a caller's test of a connection (topic, type,
+	 * md5sum, definition, callerid, latching, the whole header in fields),
+	 * applied on top of the selection above; NULL: none. Called once per
+	 * connection by bag_view_open(), with conn_arg.
+	 */
+	bool (*conn_pred)(void *conn_arg, const struct bag_connection *c);
+	void *conn_arg;
 };
 
-/* Fill q with the query that selects everything. */
+/*
+ * Fill q with the query that selects everything. Always start from it: the
+ * struct may grow fields, which init sets to their defaults.
+ */
 BAG_API void bag_query_init(struct bag_query *q);
 
 /*

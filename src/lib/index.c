@@ -861,6 +861,8 @@ BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag
 		else
 			v->mask[i] = (q->ntopics == 0 || name_in(c->topic, q->topics, q->ntopics)) &&
 			             (q->ntypes == 0 || name_in(c->type, q->types, q->ntypes));
+		if (v->mask[i] && q->conn_pred != NULL)
+			v->mask[i] = q->conn_pred(q->conn_arg, c);
 		v->all_conns &= v->mask[i];
 	}
 	size_t lo = 0, hi = tl->ngroups;

@@ -270,6 +270,51 @@ static void test_chunk_hook(void **state)
 	unlink(path);
 }
 
+/* A caller's test of a connection: latched ones from a given publisher. */
+static bool latched_from(void *arg, const struct bag_connection *c)
+{
+	return c->latching && strcmp(c->callerid, arg) == 0;
+}
+
+static void test_query_predicate(void **state)
+{
+	const char *path = FIX "bags/tf_lz4.bag";
+	bag_t *bag;
+	bag_timeline_t *tl;
+	bag_view_t *v;
+	struct bag_query q;
+	struct bag_message m;
+	size_t latched = 0;
+	uint64_t want = 0;
+	(void)state;
+
+	open_tl(&path, 1, &bag, &tl);
+	for (size_t i = 0; i < bag_conn_count(bag); i++)
+		if (bag_conn(bag, i)->latching) {
+			latched++;
+			want += bag_conn(bag, i)->message_count;
+		}
+	assert_int_equal(latched, 1);   /* the fixture's latched sensor_msgs/Image */
+	bag_query_init(&q);
+	q.conn_pred = latched_from;
+	q.conn_arg = (void *)bag_conn(bag, 0)->callerid;
+	for (size_t i = 0; i < bag_conn_count(bag); i++)
+		if (bag_conn(bag, i)->latching)
+			q.conn_arg = (void *)bag_conn(bag, i)->callerid;
+	assert_int_equal(bag_view_open(&v, tl, &q), BAG_OK);
+	assert_int_equal(bag_view_count(v), want);
+	for (uint64_t r = 0; r < bag_view_count(v); r++) {
+		assert_int_equal(bag_view_entry(v, r, &m), BAG_OK);
+		assert_true(m.conn->latching);
+	}
+	bag_view_free(v);
+	q.conn_arg = "/nobody";
+	assert_int_equal(bag_view_open(&v, tl, &q), BAG_OK);
+	assert_int_equal(bag_view_count(v), 0);
+	bag_view_free(v);
+	close_tl(&bag, 1, tl);
+}
+
 static int cancel_at_half(void *arg, uint64_t done, uint64_t total)
 {
 	(void)arg;
@@ -445,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_stop_and_release),
 		cmocka_unit_test(test_dup),
 		cmocka_unit_test(test_chunk_hook),
+		cmocka_unit_test(test_query_predicate),
 		cmocka_unit_test(test_bad_chunk_once),
 		cmocka_unit_test(test_filter_from_index),
 	};
