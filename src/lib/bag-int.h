@@ -83,6 +83,14 @@ struct bag {
 };
 
 /*
+ * The modules below bag.c, bottom first; each calls only those above it in
+ * this list (and record.c, codec.c): handle.c, conn.c, recover.c, chunk.c.
+ * bag.c (open, dup, close) sits on all of them.
+ */
+
+/* ---- handle.c: the open file, its errors, warnings and totals ---- */
+
+/*
  * Record a failure on the handle: "PATH: at byte OFF: TEXT" (the offset part
  * left out when off is UINT64_MAX). Returns code, for `return bag_fail(...)`.
  */
@@ -99,17 +107,16 @@ int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 /* pread exactly len bytes at off; BAG_EIO / BAG_ETRUNCATED with a message. */
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
 
-/* Read chunk i's record header if not yet done (fills the stat fields). */
-int chunk_load_stat(bag_t *bag, size_t i);
-
 /* Add a linked chunk's messages to the bag's count, start and end. */
 void bag_count_chunk(bag_t *bag, const struct chunk *ch);
 
-/* Find the connection index for a file conn id; -1 if none. */
+/* ---- conn.c: connection records ---- */
+
+/* Find the connection index for a file conn id; -1 if none (O(log n)). */
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id);
 
-/* Free every cached chunk buffer (at close). */
-void chunk_cache_clear(bag_t *bag);
+/* Sort conns by id and set each one's index. */
+void bag_conns_sort(bag_t *bag);
 
 /* Parse a connection record (op 7) found at file offset off into *c. */
 int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
@@ -117,6 +124,16 @@ int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
 
 /* Free what bag_parse_connection() allocated in c. */
 void bag_conn_free(struct bag_connection *c);
+
+/* ---- chunk.c: chunk headers, the cache ---- */
+
+/* Read chunk i's record header if not yet done (fills the stat fields). */
+int chunk_load_stat(bag_t *bag, size_t i);
+
+/* Free every cached chunk buffer (at close). */
+void chunk_cache_clear(bag_t *bag);
+
+/* ---- bag.c ---- */
 
 /* Drop every connection and chunk (before a recovery scan). */
 void bag_reset_index(bag_t *bag);

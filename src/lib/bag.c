@@ -32,191 +32,6 @@
 #define INDEX_HEADER_MAX 65536               /* an index record's header fields */
 #define CONN_DATA_MAX ((uint32_t)64 << 20)   /* a connection header, definition included */
 
-int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (off == UINT64_MAX)
-		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: ", bag->path);
-	else
-		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: at byte %llu: ",
-		             bag->path, (unsigned long long)off);
-	if (n < 0 || (size_t)n >= sizeof bag->errmsg)
-		return code;
-	va_start(ap, fmt);
-	vsnprintf(bag->errmsg + n, sizeof bag->errmsg - (size_t)n, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
-{
-	char line[BAG_ERRMSG_MAX];
-	va_list ap;
-	int n;
-
-	bag->nwarnings++;
-	if (bag->nwarnings > BAG_WARNINGS_MAX)
-		return BAG_OK;
-	if (bag->warnings == NULL) {
-		bag->warnings = calloc(BAG_WARNINGS_MAX, sizeof *bag->warnings);
-		if (bag->warnings == NULL)
-			goto nomem;
-	}
-	if (off == UINT64_MAX)
-		n = snprintf(line, sizeof line, "%s: ", bag->path);
-	else
-		n = snprintf(line, sizeof line, "%s: at byte %llu: ", bag->path, (unsigned long long)off);
-	if (n >= 0 && (size_t)n < sizeof line) {
-		va_start(ap, fmt);
-		vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	bag->warnings[bag->nwarnings - 1] = strdup(line);
-	if (bag->warnings[bag->nwarnings - 1] == NULL)
-		goto nomem;
-	return BAG_OK;
-nomem:
-	bag->nwarnings--;
-	return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-}
-
-int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	if (off > bag->file_size || len > bag->file_size - off)
-		return bag_fail(bag, BAG_ETRUNCATED, off,
-		                "%zu bytes needed but the file ends at byte %llu",
-		                len, (unsigned long long)bag->file_size);
-	while (done < len) {
-		ssize_t n = pread(bag->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return bag_fail(bag, BAG_EIO, off + done, "read failed: %s", strerror(errno));
-		if (n == 0)
-			return bag_fail(bag, BAG_ETRUNCATED, off + done, "unexpected end of file");
-		done += (size_t)n;
-	}
-	return BAG_OK;
-}
-
-void bag_count_chunk(bag_t *bag, const struct chunk *ch)
-{
-	if (ch->count == 0)
-		return;
-	if (bag->message_count == 0 || ch->start_ns < bag->start_ns)
-		bag->start_ns = ch->start_ns;
-	if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
-		bag->end_ns = ch->end_ns;
-	bag->message_count += ch->count;
-}
-
-long bag_conn_lookup(const bag_t *bag, uint32_t conn_id)
-{
-	size_t lo = 0, hi = bag->nconns;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (bag->conns[mid].id < conn_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < bag->nconns && bag->conns[lo].id == conn_id ? (long)lo : -1;
-}
-
-/* A NUL-terminated copy of len bytes. */
-static char *dup_bytes(const void *p, size_t len)
-{
-	char *s = malloc(len + 1);
-
-	if (s != NULL) {
-		memcpy(s, p, len);
-		s[len] = '\0';
-	}
-	return s;
-}
-
-/* The value of field name among c's fields, or "". */
-static const char *conn_field(const struct bag_connection *c, const char *name)
-{
-	for (size_t i = 0; i < c->nfields; i++)
-		if (strcmp(c->fields[i].name, name) == 0)
-			return c->fields[i].value;
-	return "";
-}
-
-/* Everything a connection owns is one block, starting with its fields array. */
-void bag_conn_free(struct bag_connection *c)
-{
-	free((struct bag_kv *)c->fields);
-	c->fields = NULL;
-	c->nfields = 0;
-}
-
-/* Copy len bytes to *at as a NUL-terminated string; advance *at past it. */
-static const char *put_str(char **at, const void *p, size_t len)
-{
-	char *s = *at;
-
-	memcpy(s, p, len);
-	s[len] = '\0';
-	*at += len + 1;
-	return s;
-}
-
-/*
- * One allocation per connection: the fields array, then the topic and every
- * field's name and value, each NUL-terminated (a million connections are a
- * million allocations, not fourteen million).
- */
-int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
-                         struct bag_connection *c)
-{
-	const uint8_t *topic;
-	uint32_t topic_len, pos = 0, n = 0;
-	size_t bytes;
-	struct bag_field f;
-	struct bag_kv *kv;
-	char *at;
-	int rc;
-
-	memset(c, 0, sizeof *c);
-	if (bag_header_u32(rec->header, rec->header_len, "conn", &c->id) != BAG_OK ||
-	    bag_header_find(rec->header, rec->header_len, "topic", &topic, &topic_len) != BAG_OK)
-		return bag_fail(bag, BAG_ECORRUPT, off, "connection record lacks conn or topic");
-	bytes = (size_t)topic_len + 1;
-	while ((rc = bag_header_next(rec->data, rec->data_len, &pos, &f)) == 1) {
-		n++;
-		bytes += (size_t)f.name_len + f.value_len + 2;
-	}
-	if (rc < 0)
-		return bag_fail(bag, BAG_ECORRUPT, off + 8 + rec->header_len + pos,
-		                "connection header field overruns its record");
-	kv = malloc(n * sizeof *kv + bytes);
-	if (kv == NULL)
-		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	at = (char *)(kv + n);
-	c->fields = kv;
-	c->topic = put_str(&at, topic, topic_len);
-	pos = 0;
-	while (bag_header_next(rec->data, rec->data_len, &pos, &f) == 1) {
-		kv[c->nfields].name = put_str(&at, f.name, f.name_len);
-		kv[c->nfields].value = put_str(&at, f.value, f.value_len);
-		kv[c->nfields].value_len = f.value_len;
-		c->nfields++;
-	}
-	c->type = conn_field(c, "type");
-	c->md5sum = conn_field(c, "md5sum");
-	c->definition = conn_field(c, "message_definition");
-	c->callerid = conn_field(c, "callerid");
-	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
-	return BAG_OK;
-}
-
 /* Parse a chunk info record (op 6) at off into ch, appending its counts. */
 static int parse_chunk_info(bag_t *bag, const struct bag_record *rec, uint64_t off,
                             struct chunk *ch, struct chunk_conn **cc, size_t *ncc, size_t *cap)
@@ -252,12 +67,6 @@ static int parse_chunk_info(bag_t *bag, const struct bag_record *rec, uint64_t o
 		(*ncc)++;
 	}
 	return BAG_OK;
-}
-
-static int cmp_conn_id(const void *a, const void *b)
-{
-	const struct bag_connection *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
 }
 
 static int cmp_chunk_conn(const void *a, const void *b)
@@ -408,11 +217,9 @@ fail:
 /* Sort, resolve conn ids, sum counts and times; check what links up. */
 static int link_index(bag_t *bag)
 {
-	if (bag->nconns > 1)
-		qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
-	for (size_t i = 0; i < bag->nconns; i++) {
-		bag->conns[i].index = (uint32_t)i;
-		if (i > 0 && bag->conns[i].id == bag->conns[i - 1].id)
+	bag_conns_sort(bag);
+	for (size_t i = 1; i < bag->nconns; i++) {
+		if (bag->conns[i].id == bag->conns[i - 1].id)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 			                "connection %u is defined twice in the index section", bag->conns[i].id);
 	}
@@ -525,7 +332,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	*out = bag;
 	bag->fd = -1;
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
-	bag->path = dup_bytes(path, strlen(path));
+	bag->path = strdup(path);
 	if (bag->path == NULL) {
 		rc = BAG_ENOMEM;
 		goto fail;

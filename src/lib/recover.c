@@ -767,12 +767,6 @@ static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *hea
 
 /* ---- the scan -------------------------------------------------------------- */
 
-static int cmp_conn_id(const void *a, const void *b)
-{
-	const struct bag_connection *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 static int cmp_undefined(const void *a, const void *b)
 {
 	const struct chunk_conn *x = a, *y = b;
@@ -791,10 +785,7 @@ static int link_scan(struct scan *s)
 	size_t out = 0, nundef = 0, undef_cap = 0;
 	int rc = BAG_OK;
 
-	if (bag->nconns > 1)
-		qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
-	for (size_t i = 0; i < bag->nconns; i++)
-		bag->conns[i].index = (uint32_t)i;
+	bag_conns_sort(bag);
 	for (size_t i = 0; i < bag->nchunks; i++) {
 		struct chunk *ch = &bag->chunks[i];
 		uint32_t first = (uint32_t)out;
