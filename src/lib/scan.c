@@ -122,10 +122,12 @@ static void row_message(const struct scan *s, const struct row *r, struct bag_me
 /* Keep len bytes in the task's data buffer; false when out of memory. */
 static bool keep_bytes(struct task *t, const uint8_t *p, uint32_t len, size_t *off)
 {
+	*off = t->data_len;
+	if (len == 0)
+		return true;
 	if (bag_grow((void **)&t->data, &t->data_cap, t->data_len + len, 1) != BAG_OK)
 		return false;
 	memcpy(t->data + t->data_len, p, len);
-	*off = t->data_len;
 	t->data_len += len;
 	return true;
 }

@@ -498,6 +498,7 @@ static void test_bad_bag_header(void **state)
 	assert_false(o.recovered);
 	assert_int_equal(o.warnings, 1);
 	assert_non_null(strstr(o.warning, "at byte 13: bag header's padding length"));
+	free(b.p);
 
 	/* and without an index section: the scan searches for the first chunk */
 	memset(&b, 0, sizeof b);
