@@ -179,6 +179,14 @@ BAG_API bool bag_expr_prog_needs_data(const bag_expr_prog_t *p);
 BAG_API int bag_expr_eval(const bag_expr_prog_t *p, const uint8_t *data, size_t len, int64_t time_ns);
 
 /*
+ * What the index alone says of a filter on a message of p's connection at
+ * time_ns: 0 when the filter is false whatever the message holds (its terms
+ * on $time, $topic and $type rule it out: `$time < 5 && x > 1` at time 6),
+ * 1 when the message must be read to know. Reentrant; allocates nothing.
+ */
+BAG_API int bag_expr_eval_index(const bag_expr_prog_t *p, int64_t time_ns);
+
+/*
  * Evaluate a value expression (or a filter, giving a bool) into *out.
  * Returns 0 or BAG_EDECODE. Strings in *out point into data, e or the
  * connection.

@@ -641,6 +641,39 @@ BAG_API int bag_expr_eval(const bag_expr_prog_t *p, const uint8_t *data, size_t 
 	return test(&x, p->e->root);
 }
 
+/* What the record time alone says of test i: 0 when it is false whatever the message, else 1. */
+static int test_index(struct ctx *x, uint32_t i)
+{
+	const struct node *n = &x->p->e->nodes[i];
+	int rc;
+
+	if (x->p->cn[i].konst >= 0)
+		return x->p->cn[i].konst;
+	if (!x->p->cn[i].uses_data)
+		return (rc = test(x, i)) < 0 ? 1 : rc;
+	switch (n->op) {
+	case N_AND:
+		return test_index(x, n->a) && test_index(x, n->b);
+	case N_OR:
+		return test_index(x, n->a) || test_index(x, n->b);
+	}
+	return 1;
+}
+
+BAG_API int bag_expr_eval_index(const bag_expr_prog_t *p, int64_t time_ns)
+{
+	struct ctx x;
+
+	assert(p->e->is_filter);
+	if (p->konst >= 0)
+		return p->konst;
+	x.p = p;
+	x.data = NULL;
+	x.len = 0;
+	x.time_ns = time_ns;
+	return test_index(&x, p->e->root);
+}
+
 BAG_API int bag_expr_eval_value(const bag_expr_prog_t *p, const uint8_t *data, size_t len,
                                 int64_t time_ns, struct bag_expr_val *out)
 {

@@ -428,8 +428,7 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 		}
 		if (s->progs != NULL) {
 			const bag_expr_prog_t *p = s->progs[r->conn];
-			if (bag_expr_prog_constant(p) == 0 ||
-			    (!bag_expr_prog_needs_data(p) && bag_expr_eval(p, NULL, 0, r->time_ns) == 0))
+			if (bag_expr_eval_index(p, r->time_ns) == 0)
 				r->state = ROW_SKIP;
 		}
 		if (s->seen != NULL && r->state == ROW_READ &&
