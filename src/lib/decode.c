@@ -28,6 +28,7 @@ struct walk {
 	size_t at;
 	const struct bag_visitor *vis;
 	void *ud;
+	bool quiet;               /* no callbacks: only lengths are checked */
 	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
 	char *err;
@@ -165,8 +166,13 @@ static int walk_field(struct walk *w, const struct dec_op *op)
 	uint32_t count;
 	int rc;
 
-	if (op->array == BAG_ARRAY_NONE)
+	if (op->array == BAG_ARRAY_NONE) {
+		if (w->quiet && op->fixed && op->prim == BAG_PRIM_MESSAGE && op->elem_min <= w->len - w->at) {
+			w->at += op->elem_min;
+			return BAG_OK;
+		}
 		return walk_element(w, op, -1);
+	}
 	if (op->array == BAG_ARRAY_FIXED) {
 		count = op->fixed_len;
 	} else {
@@ -176,6 +182,11 @@ static int walk_field(struct walk *w, const struct dec_op *op)
 		w->at += 4;
 	}
 	size_t left = w->len - w->at;
+	/* checking only: elements of a fixed size are skipped in one step */
+	if (w->quiet && op->fixed && op->elem_min > 0 && count <= left / op->elem_min) {
+		w->at += (size_t)count * op->elem_min;
+		return BAG_OK;
+	}
 	if ((op->elem_min > 0 && count > left / op->elem_min) ||
 	    (op->elem_min == 0 && count > MAX_EMPTY_ELEMS && count > left))
 		return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, left);
@@ -218,6 +229,8 @@ BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
 	int rc;
 
 	w.ops = msgdef_ops(def, &nroot);
+	w.quiet = !w.vis->begin_message && !w.vis->end_message && !w.vis->begin_array && !w.vis->end_array &&
+	          !w.vis->value;
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (w.vis->begin_message)

@@ -17,6 +17,7 @@ struct dec_op {
 	uint32_t sub;                          /* nested type's first op */
 	uint32_t nsub;                         /* and its field count */
 	uint32_t elem_min;                     /* fewest bytes one element takes */
+	bool fixed;                            /* every element takes exactly elem_min bytes */
 	const struct bag_msgdef_field *field;  /* names, for printers and errors */
 };
 

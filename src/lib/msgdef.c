@@ -33,6 +33,7 @@ struct type_state {
 	uint8_t mark;         /* 0 new, 1 visiting, 2 done (cycle check, md5) */
 	uint32_t levels;      /* message levels from it down, itself included */
 	uint32_t min_size;
+	bool fixed;           /* every message of it takes exactly min_size bytes */
 };
 
 struct bag_msgdef {
@@ -406,6 +407,7 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 		len += (size_t)sprintf(text + len, "%s %s=%s\n", t->consts[k].type_name, t->consts[k].name,
 		                       t->consts[k].value);
 	uint64_t min = 0;
+	bool fixed = true;
 	for (size_t k = 0; k < t->nfields; k++) {
 		const struct bag_msgdef_field *f = &t->fields[k];
 		uint64_t elem;
@@ -415,6 +417,7 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 				goto fail;
 			len += (size_t)sprintf(text + len, "%s %s\n", f->msg->md5, f->name);
 			elem = def->state[sub].min_size;
+			fixed &= def->state[sub].fixed;
 			if (def->state[sub].levels + 1 > st->levels)
 				st->levels = def->state[sub].levels + 1;
 		} else {
@@ -427,7 +430,9 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 			else
 				len += (size_t)sprintf(text + len, "%s %s\n", tn, f->name);
 			elem = prim_sizes[f->prim];
+			fixed &= f->prim != BAG_PRIM_STRING;
 		}
+		fixed &= f->array != BAG_ARRAY_VARIABLE;
 		min += f->array == BAG_ARRAY_VARIABLE ? 4 : f->array == BAG_ARRAY_FIXED ? elem * f->fixed_len : elem;
 		if (min > UINT32_MAX)
 			min = UINT32_MAX;
@@ -436,6 +441,7 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 		len--;
 	md5_hex(text, len, t->md5);
 	st->min_size = (uint32_t)min;
+	st->fixed = fixed && min < UINT32_MAX;
 	st->mark = 2;
 fail:
 	free(p);
@@ -469,8 +475,10 @@ static int compile(bag_msgdef_t *def)
 				op->sub = def->state[sub].base;
 				op->nsub = (uint32_t)f->msg->nfields;
 				op->elem_min = def->state[sub].min_size;
+				op->fixed = def->state[sub].fixed;
 			} else {
 				op->elem_min = prim_sizes[f->prim];
+				op->fixed = f->prim != BAG_PRIM_STRING;
 			}
 		}
 	}

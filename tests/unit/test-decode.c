@@ -199,9 +199,51 @@ static void test_summary_elides(void **state)
 	bag_msgdef_free(def);
 }
 
+/*
+ * Checking only (no callbacks) skips fixed-size parts in one step: it must
+ * accept and refuse exactly what the full walk does, at every length, and
+ * use the same bytes. A message with fixed arrays, fixed nested messages, a
+ * string and a variable array of fixed elements.
+ */
+static void test_quiet_walk_agrees(void **state)
+{
+	static const char def_text[] =
+		"Point p\nfloat64[9] cov\nstring s\nPoint[] pts\nPoint[2] pair\nuint8 tail\n"
+		"================================================================================\n"
+		"MSG: pkg/Point\nfloat64 x\nfloat64 y\nint16 z\n";
+	static const struct bag_visitor none = { 0 };
+	bag_msgdef_t *def = parse_ok("pkg/Q", def_text);
+	uint8_t buf[512];
+	size_t n = 0;
+	char err[256];
+	(void)state;
+
+	memset(buf, 7, sizeof buf);
+	n += 18;                        /* p */
+	n += 72;                        /* cov */
+	n += put_u32(buf + n, 3);       /* s */
+	n += 3;
+	n += put_u32(buf + n, 4);       /* pts: 4 of 18 bytes */
+	n += 4 * 18;
+	n += 2 * 18;                    /* pair */
+	n += 1;                         /* tail */
+	for (size_t len = 0; len <= n + 3; len++) {
+		const char *json;
+		size_t used_q = 0;
+		int quiet = bag_decode(def, buf, len, &none, NULL, &used_q, err, sizeof err);
+		int full = to_json(def, buf, len, &json, err);
+		assert_int_equal(quiet, full);
+		assert_int_equal(quiet == BAG_OK, len >= n);
+		if (quiet == BAG_OK)
+			assert_int_equal(used_q, n);
+	}
+	bag_msgdef_free(def);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quiet_walk_agrees),
 		cmocka_unit_test(test_nested_ok),
 		cmocka_unit_test(test_huge_counts_fail_fast),
 		cmocka_unit_test(test_json_strings),
