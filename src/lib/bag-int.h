@@ -41,6 +41,7 @@ struct chunk {
 	uint32_t data_len;        /* compressed bytes */
 	uint64_t data_pos;        /* offset of the data */
 	uint8_t *buf;             /* decompressed data, or NULL if not cached */
+	size_t buf_cap;           /* bytes allocated at buf (>= size + 1) */
 	uint32_t pins;            /* callers holding buf */
 	uint32_t lru_prev;        /* cache LRU list, NO_CHUNK at the ends */
 	uint32_t lru_next;
@@ -67,6 +68,10 @@ struct bag {
 	size_t cache_bytes;       /* bytes held in chunk bufs */
 	uint32_t lru_head;        /* most recently used */
 	uint32_t lru_tail;
+	uint8_t *spare;           /* a dropped chunk buffer kept for the next load */
+	size_t spare_cap;
+	uint8_t *raw;             /* compressed bytes being read (scratch) */
+	size_t raw_cap;
 	uint64_t cache_loads;
 	uint64_t cache_hits;
 	bag_progress_fn progress; /* from bag_open_opts */

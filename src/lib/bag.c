@@ -413,6 +413,8 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 	d->fd = -1;
 	d->chunks = NULL;
 	d->cache_bytes = 0;
+	d->spare = d->raw = NULL;
+	d->spare_cap = d->raw_cap = 0;
 	d->cache_loads = d->cache_hits = 0;
 	d->lru_head = d->lru_tail = NO_CHUNK;
 	d->errmsg[0] = '\0';
@@ -423,6 +425,7 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 	for (size_t i = 0; i < bag->nchunks; i++) {
 		d->chunks[i] = bag->chunks[i];
 		d->chunks[i].buf = NULL;
+		d->chunks[i].buf_cap = 0;
 		d->chunks[i].pins = 0;
 		d->chunks[i].lru_prev = d->chunks[i].lru_next = NO_CHUNK;
 	}

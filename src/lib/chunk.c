@@ -15,6 +15,7 @@
 
 #include <bagscope/record.h>
 #include "lib/bag-int.h"
+#include "lib/util-int.h"
 
 #define STAT_READ 512
 
@@ -233,8 +234,16 @@ static void cache_drop(bag_t *bag, uint32_t i)
 	struct chunk *ch = &bag->chunks[i];
 
 	lru_unlink(bag, i);
-	free(ch->buf);
+	/* keep the larger of it and the spare for the next load: no page faults anew */
+	if (ch->buf_cap > bag->spare_cap) {
+		free(bag->spare);
+		bag->spare = ch->buf;
+		bag->spare_cap = ch->buf_cap;
+	} else {
+		free(ch->buf);
+	}
 	ch->buf = NULL;
+	ch->buf_cap = 0;
 	bag->cache_bytes -= ch->size;
 }
 
@@ -258,6 +267,10 @@ void chunk_cache_clear(bag_t *bag)
 		assert(bag->chunks[i].pins == 0);
 	while (bag->lru_head != NO_CHUNK)
 		cache_drop(bag, bag->lru_head);
+	free(bag->spare);
+	free(bag->raw);
+	bag->spare = bag->raw = NULL;
+	bag->spare_cap = bag->raw_cap = 0;
 }
 
 BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *len)
@@ -285,27 +298,32 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		                "chunk claims %u uncompressed bytes from %u compressed: implausible",
 		                ch->size, ch->data_len);
 	cache_make_room(bag, ch->size);
-	out = malloc((size_t)ch->size + 1);
-	if (out == NULL) {
+	size_t cap = (size_t)ch->size + 1;
+	if (bag->spare != NULL && bag->spare_cap >= cap && bag->spare_cap <= 2 * cap) {
+		out = bag->spare;
+		cap = bag->spare_cap;
+		bag->spare = NULL;
+		bag->spare_cap = 0;
+	} else if ((out = malloc(cap)) == NULL) {
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a %u-byte chunk", ch->size);
 		goto fail;
 	}
 	if (ch->compression == BAG_COMPRESSION_NONE) {
 		rc = bag_read_at(bag, ch->data_pos, out, ch->data_len);
 	} else {
-		raw = malloc(ch->data_len ? ch->data_len : 1);
-		if (raw == NULL) {
+		if (bag_grow((void **)&bag->raw, &bag->raw_cap, (size_t)ch->data_len + 1, 1) != BAG_OK) {
 			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 			goto fail;
 		}
+		raw = bag->raw;
 		rc = bag_read_at(bag, ch->data_pos, raw, ch->data_len);
 		if (rc == BAG_OK)
 			rc = decompress(bag, ch, raw, out);
 	}
 	if (rc != BAG_OK)
 		goto fail;
-	free(raw);
 	ch->buf = out;
+	ch->buf_cap = cap;
 	bag->cache_bytes += ch->size;
 	bag->cache_loads++;
 	lru_push_head(bag, (uint32_t)i);
@@ -315,7 +333,6 @@ done:
 	*len = ch->size;
 	return BAG_OK;
 fail:
-	free(raw);
 	free(out);
 	return rc;
 }
