@@ -47,38 +47,46 @@ void match_free(struct matcher *m)
 	m->compiled = false;
 }
 
-/* The plain pattern in s[0..len), folding s when icase. */
+/* Whether the pattern is at q (folding q when icase). */
+static bool at_q(const struct matcher *m, const unsigned char *q)
+{
+	if (!m->icase)
+		return memcmp(q, m->fold, m->len) == 0;
+	for (size_t i = 0; i < m->len; i++)
+		if (lower(q[i]) != (unsigned char)m->fold[i])
+			return false;
+	return true;
+}
+
+/*
+ * The plain pattern in s[0..len), folding s when icase. memchr looks for
+ * an anchor: the first byte, or when the case is ignored, the first byte
+ * of the pattern that is no letter (it folds to itself); a pattern of
+ * letters only is looked for byte by byte.
+ */
 static const char *find_plain(const struct matcher *m, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *endp = p + len;
-	unsigned char c0 = (unsigned char)m->fold[0];
+	size_t k = 0;
 
 	if (m->len == 0)
 		return s;
 	if (len < m->len)
 		return NULL;
-	if (!m->icase || !isalpha(c0))
-		for (const unsigned char *q = p; (q = memchr(q, c0, (size_t)(endp - q))) != NULL && (size_t)(endp - q) >= m->len; q++) {
-			if (!m->icase && memcmp(q, m->fold, m->len) == 0)
-				return (const char *)q;
-			if (m->icase) {
-				size_t i = 1;
-				while (i < m->len && lower(q[i]) == (unsigned char)m->fold[i])
-					i++;
-				if (i == m->len)
-					return (const char *)q;
-			}
-		}
-	else
-		for (const unsigned char *q = p; (size_t)(endp - q) >= m->len; q++) {
-			if (lower(*q) != c0)
-				continue;
-			size_t i = 1;
-			while (i < m->len && lower(q[i]) == (unsigned char)m->fold[i])
-				i++;
-			if (i == m->len)
-				return (const char *)q;
-		}
+	if (m->icase)
+		while (k < m->len && isalpha((unsigned char)m->fold[k]))
+			k++;
+	if (k < m->len) {
+		unsigned char c = (unsigned char)m->fold[k];
+		const unsigned char *last = endp - (m->len - k);   /* the anchor's last place */
+		for (const unsigned char *q = p + k; q <= last && (q = memchr(q, c, (size_t)(last - q) + 1)) != NULL; q++)
+			if (at_q(m, q - k))
+				return (const char *)(q - k);
+		return NULL;
+	}
+	for (const unsigned char *q = p; (size_t)(endp - q) >= m->len; q++)
+		if (lower(*q) == (unsigned char)m->fold[0] && at_q(m, q))
+			return (const char *)q;
 	return NULL;
 }
 
@@ -98,6 +106,19 @@ bool match_find(const struct matcher *m, const char *s, size_t len, size_t *star
 	*start = (size_t)(q - s);
 	*end = *start + m->len;
 	return true;
+}
+
+bool match_has_strings(const bag_msgdef_t *def)
+{
+	if (def == NULL || bag_msgdef_root(def) == NULL)
+		return true;
+	for (size_t t = 0; t < bag_msgdef_type_count(def); t++) {
+		const struct bag_msgdef_type *ty = bag_msgdef_type_at(def, t);
+		for (size_t f = 0; f < ty->nfields; f++)
+			if (ty->fields[f].prim == BAG_PRIM_STRING)
+				return true;
+	}
+	return false;
 }
 
 bool match_in_bytes(const struct matcher *m, const uint8_t *data, size_t len)
@@ -130,9 +151,11 @@ bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def)
 		const struct bag_msgdef_type *ty = bag_msgdef_type_at(def, t);
 		add_chars(set, ty->name, m->icase);
 		for (size_t f = 0; f < ty->nfields; f++) {
-			add_chars(set, ty->fields[f].name, m->icase);
-			add_chars(set, ty->fields[f].type_name, m->icase);
-			add_chars(set, bag_prim_name(ty->fields[f].prim), m->icase);
+			const struct bag_msgdef_field *fd = &ty->fields[f];
+			add_chars(set, fd->name, m->icase);
+			/* type names show on the lines of arrays ("ranges: float32[360]") and messages only */
+			if (fd->array != BAG_ARRAY_NONE || fd->prim == BAG_PRIM_MESSAGE)
+				add_chars(set, fd->type_name, m->icase);
 		}
 	}
 	for (size_t i = 0; i < m->len; i++)

@@ -51,6 +51,12 @@ bool match_find(const struct matcher *m, const char *s, size_t len, size_t *star
  */
 bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def);
 
+/*
+ * Whether def has a string field anywhere (or does not parse). A message
+ * without strings can match only where match_needs_text() says so.
+ */
+bool match_has_strings(const bag_msgdef_t *def);
+
 /* Whether data[0..len) holds the plain pattern (case folded when icase). */
 bool match_in_bytes(const struct matcher *m, const uint8_t *data, size_t len);
 

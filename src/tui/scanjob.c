@@ -61,6 +61,7 @@ struct pass {
 	struct matcher mt;
 	bool *needs_text;            /* per connection: see match_needs_text() */
 	bool *name_match;            /* per connection: its topic or type matches */
+	bool *never;                 /* per connection: no message can show the pattern */
 	uint64_t base;               /* full-view row of this view's row 0 */
 	uint64_t lo, hi;             /* accept full-view rows in [lo, hi) */
 	bool last;                   /* keep the last match, not the first */
@@ -132,7 +133,7 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 
 	if (p->name_match[m->conn_index])
 		return 0;
-	if (def == NULL)
+	if (def == NULL || p->never[m->conn_index])
 		return 1;
 	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
 		return 1;
@@ -293,6 +294,8 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		p->name_match[i] = match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
 		                   match_find(&p->mt, c->type, strlen(c->type), &a, &b);
 		p->needs_text[i] = match_needs_text(&p->mt, job_def(j, i));
+		/* no strings and nothing else that could show the pattern: no message can match */
+		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(job_def(j, i));
 	}
 	if (r->dir > 0) {
 		rc = search_pass(p, full, t, BAG_TIME_MAX, r->row + 1, count, false);
@@ -353,7 +356,8 @@ static void run_job(struct scanjob *j)
 
 	p.needs_text = calloc(j->nconns + 1, sizeof *p.needs_text);
 	p.name_match = calloc(j->nconns + 1, sizeof *p.name_match);
-	if (p.needs_text == NULL || p.name_match == NULL)
+	p.never = calloc(j->nconns + 1, sizeof *p.never);
+	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL)
 		goto done;
 	bag_query_init(&q);
 	q.conn_mask = j->mask;
@@ -366,6 +370,7 @@ done:
 	bag_view_free(full);
 	free(p.needs_text);
 	free(p.name_match);
+	free(p.never);
 	pthread_mutex_lock(&j->lock);
 	j->st.rc = rc;
 	if (rc != BAG_OK && j->st.err[0] == '\0')
