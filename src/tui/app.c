@@ -85,6 +85,7 @@ static uint64_t selected_key(struct app *app)
 }
 
 static int prompt_slot(int kind);
+static void note_bad_index(struct app *app, const char *msg);
 
 /* Ask the worker for what is in sight: the selection's bytes, the visible rows, then neighbours. */
 static void request_visible(struct app *app)
@@ -259,13 +260,16 @@ static void update_detail(struct app *app)
 		return;
 	}
 	if (model_count(m) == 0 || model_entry(m, m->row, &msg) != BAG_OK) {
-		if (app->detail_key != UINT64_MAX) {
+		uint64_t shown = model_count(m) > 0 ? UINT64_MAX - 3 - m->row : UINT64_MAX - 3 + 1;
+		if (model_count(m) > 0)
+			note_bad_index(app, bag_view_errmsg(m->view));
+		if (app->detail_key != shown) {
 			if (model_count(m) > 0)
 				detail_error(&app->detail, bag_view_errmsg(m->view));
 			else
 				detail_note(&app->detail, "no message selected");
 		}
-		app->detail_key = UINT64_MAX;
+		app->detail_key = shown;
 		return;
 	}
 	uint64_t key = work_key(msg.bag_index, msg.chunk, msg.offset);
@@ -304,7 +308,7 @@ static void note_bad_chunk(struct app *app, uint64_t key, int rc)
 {
 	size_t bi = (size_t)(key >> 56), ch = (size_t)(key >> 32 & 0xFFFFFF);
 
-	if (rc == BAG_EDECODE || rc == BAG_EDEFINITION || bi >= app->cb.nbags || app->bad_chunks[bi] == NULL ||
+	if (app->bad_chunks == NULL || rc == BAG_EDECODE || rc == BAG_EDEFINITION || bi >= app->cb.nbags || app->bad_chunks[bi] == NULL ||
 	    ch >= bag_chunk_count(app->bags[bi]))
 		return;
 	if (app->bad_chunks[bi][ch / 8] & (1u << (ch % 8)))
@@ -316,6 +320,27 @@ static void note_bad_chunk(struct app *app, uint64_t key, int rc)
 		uint32_t n;
 		bag_chunk_conn_at(app->bags[bi], ch, k, &ci, &n);
 		app->bad_msgs += n;
+	}
+}
+
+/*
+ * An index that could not be read ("PATH: at byte N: ..."): the chunk at
+ * byte N of that bag is counted as unreadable, from its chunk info.
+ */
+static void note_bad_index(struct app *app, const char *msg)
+{
+	const char *at = strstr(msg, ": at byte ");
+	unsigned long long pos;
+
+	if (at == NULL || sscanf(at, ": at byte %llu", &pos) != 1)
+		return;
+	for (size_t b = 0; b < app->cb.nbags; b++) {
+		const char *path = bag_path(app->bags[b]);
+		if (strncmp(msg, path, strlen(path)) != 0)
+			continue;
+		for (size_t ch = 0; ch < bag_chunk_count(app->bags[b]); ch++)
+			if (bag_chunk_pos(app->bags[b], ch) == pos)
+				note_bad_chunk(app, work_key(b, ch, 0), BAG_ECORRUPT);
 	}
 }
 

@@ -331,12 +331,16 @@ static void draw_status(struct app *app, struct rect r)
 	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu%s  ", name, app->cb.nbags > 1 ? " +more" : "",
 	                 (unsigned long long)(model_count(m) ? m->row + 1 : 0), (unsigned long long)model_count(m),
 	                 m->filtered ? " filtered" : "");
+	char note[1100];
+	detail_problem_first(m->note, note, sizeof note);
 	if (extra[0] && n < (int)sizeof line)
 		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", extra);
+	if (app->bad_msgs > 0 && n < (int)sizeof line)
+		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", sizes);
 	if (m->note[0] && n < (int)sizeof line)
-		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", m->note);
+		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", note);
 	if (n < (int)sizeof line)
-		snprintf(line + n, sizeof line - (size_t)n, "%s  %s  ? help", when, sizes);
+		snprintf(line + n, sizeof line - (size_t)n, "%s  %s  ? help", when, app->bad_msgs > 0 ? "" : sizes);
 	bool alarm = m->note[0] || app->bad_msgs > 0;
 	draw_colour_on(app, alarm ? C_ERROR : C_BAR, 0);
 	draw_put(r.y, r.x, r.w, line);

@@ -235,7 +235,9 @@ int model_refilter(struct model *m)
 		m->nfrows = 0;
 		m->filter_stale = true;
 	}
-	return model_seek(m, t);
+	/* an index that cannot be read at t is said in the note and its rows; the view stays */
+	model_seek(m, t);
+	return BAG_OK;
 }
 
 void model_goto(struct model *m, uint64_t row)
@@ -281,6 +283,7 @@ int model_seek(struct model *m, int64_t t)
 
 	if (rc != BAG_OK) {
 		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(m->view));
+		keep_in_sight(m);
 		return rc;
 	}
 	if (m->filtered)

@@ -57,7 +57,7 @@ static void draw_detail(struct app *app, struct rect r)
 		bool sel = v == d->cursor && app->m.focus == PANE_DETAIL;
 		if (sel)
 			attron(A_REVERSE);
-		if (!app->wrap) {
+		if (!app->wrap && !app->show_log) {
 			draw_put_match(sel ? NULL : app, y++, r.x, r.w, line, d->hscroll);
 		} else {
 			int width = draw_width(line), indent = l->depth * 2 + 3;
