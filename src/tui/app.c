@@ -235,9 +235,9 @@ static void detail_topic_conns(struct app *app, size_t t)
 		for (size_t f = 0; f < c->nfields; f++)
 			if (strcmp(c->fields[f].name, "callerid") == 0)
 				cid = c->fields[f].value;
-		snprintf(line, sizeof line, "connection %u of %s: %s%s%s, %llu messages", c->id,
-		         bag_path(bag_timeline_bag(app->tl, bi)), c->type, cid[0] ? " from " : "", cid,
-		         (unsigned long long)c->message_count);
+		const char *path = bag_path(bag_timeline_bag(app->tl, bi)), *slash = strrchr(path, '/');
+		snprintf(line, sizeof line, "connection %u: %s%s%s, %llu messages (%s)", c->id, c->type,
+		         cid[0] ? " from " : "", cid, (unsigned long long)c->message_count, slash ? slash + 1 : path);
 		detail_node(d, 0, line);
 		for (size_t f = 0; f < c->nfields; f++)
 			if (strcmp(c->fields[f].name, "message_definition") != 0) {
@@ -608,6 +608,8 @@ static void act(struct app *app, enum action a)
 			app->help_top -= a == ACTION_UP ? 1 : LINES / 2;
 		else if (a == ACTION_TOP)
 			app->help_top = 0;
+		else if (a == ACTION_BOTTOM)
+			app->help_top = ACTION_COUNT;
 		else
 			app->help = false;
 		if (app->help_top < 0)
@@ -919,9 +921,12 @@ static int open_all(struct app *app)
 			snprintf(app->m.note, sizeof app->m.note, "no usable index: %llu messages recovered by a scan, "
 			         "%zu stretches lost (L: the log)", (unsigned long long)rec.messages, rec.nlosses);
 	}
-	if (app->skipped.len > 0)
-		snprintf(app->m.note, sizeof app->m.note, "skipped %.*s (L: the log)",
-		         (int)strcspn(app->skipped.p, "\n"), app->skipped.p);
+	if (app->skipped.len > 0) {
+		char first[600], why[700];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(app->skipped.p, "\n"), app->skipped.p);
+		detail_problem_first(first, why, sizeof why);
+		snprintf(app->m.note, sizeof app->m.note, "skipped a file: %s (L: the log)", why);
+	}
 	return 0;
 }
 

@@ -150,8 +150,10 @@ void draw_pane_title(struct app *app, struct rect r, const char *title, int pane
 void draw_fmt_time(const struct app *app, int64_t ns, char *buf, size_t cap)
 {
 	if (app->m.relative) {
-		int64_t d = ns - app->m.start_ns;
-		snprintf(buf, cap, "%s%lld.%09lld", d < 0 ? "-" : "+", (long long)(llabs(d) / 1000000000),
+		/* padded to the digits of the bag's span, so the column keeps its width */
+		int64_t d = ns - app->m.start_ns, span = app->m.end_ns - app->m.start_ns;
+		int digits = snprintf(NULL, 0, "%lld", (long long)(span / 1000000000));
+		snprintf(buf, cap, "%s%*lld.%09lld", d < 0 ? "-" : "+", digits, (long long)(llabs(d) / 1000000000),
 		         (long long)(llabs(d) % 1000000000));
 	} else {
 		snprintf(buf, cap, "%lld.%09lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000));
