@@ -514,6 +514,11 @@ static void filter_start(struct app *app, const char *text)
 static void take_job(struct app *app)
 {
 	struct model *m = &app->m;
+	double *rates = calloc(m->ntopics + 1, sizeof *rates);
+
+	if (rates != NULL && job_take_rates(app->job, rates))
+		model_set_rates(m, rates);
+	free(rates);
 	bool was = app->js.running;
 	uint64_t before = selected_key(app), before_row = model_view_row(m, m->row);
 
@@ -913,6 +918,7 @@ static int open_all(struct app *app)
 		return -1;
 	}
 	app_marks_load(app);
+	job_rates(app->job, app->m.topic_of, app->m.ntopics);
 	/* what the status line says first */
 	for (size_t i = 0; i < app->cb.nbags; i++) {
 		struct bag_recovery rec;

@@ -133,6 +133,15 @@ int model_init(struct model *m, bag_timeline_t *tl)
 	return model_refilter(m);
 }
 
+void model_set_rates(struct model *m, const double *hz)
+{
+	for (size_t t = 0; t < m->ntopics; t++) {
+		m->topics[t].rate_hz = hz[t];
+		m->topics[t].rate_exact = true;
+	}
+	sort_topics(m);
+}
+
 void model_free(struct model *m)
 {
 	bag_view_free(m->view);

@@ -54,6 +54,9 @@ struct model {
 	char note[1024];           /* last error or message, for the status line */
 };
 
+/* The topics' median rates (Hz, by topic index), once known. */
+void model_set_rates(struct model *m, const double *hz);
+
 /* Build the model over tl with every topic shown. 0 or a BAG_E code. */
 int model_init(struct model *m, bag_timeline_t *tl);
 void model_free(struct model *m);

@@ -53,6 +53,14 @@ struct scanjob {
 	bool changed;
 	int64_t notified;            /* when the pipe was last written */
 	int pipe_rd, pipe_wr;
+	/* the topics' median rates, on a thread of their own */
+	pthread_t rates_thread;
+	bool rates_started;
+	size_t *rates_topic_of;      /* per timeline connection: its topic */
+	size_t ntopics;
+	double *rates;               /* per topic, Hz (0: fewer than two messages) */
+	bool rates_done;             /* rates holds them (under lock) */
+	bool rates_taken;
 };
 
 /* One search or filter pass: what the callbacks need. */
@@ -401,6 +409,120 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A receipt time as rosbag's Time.to_sec() gives it. */
+static double ros_to_sec(int64_t ns)
+{
+	return (double)(ns / BAG_NSEC_PER_SEC) + (double)(ns % BAG_NSEC_PER_SEC) / 1e9;
+}
+
+/*
+ * Each topic's median rate as `rosbag info --freq` (and bagscope info
+ * --freq) gives it: the median of the periods between consecutive stamps
+ * of the topic's messages, inverted. One pass over a timeline of its own
+ * (its own bag handles), freed at the end; stops when the job closes.
+ */
+static void *rates_main(void *arg)
+{
+	struct scanjob *j = arg;
+	bag_t **bags = calloc(j->nbags + 1, sizeof *bags);
+	bag_timeline_t *tl = NULL;
+	bag_view_t *v = NULL;
+	uint64_t *n = calloc(j->ntopics + 1, sizeof *n), *at = calloc(j->ntopics + 1, sizeof *at);
+	double *last = calloc(j->ntopics + 1, sizeof *last), *per = NULL, *rates = calloc(j->ntopics + 1, sizeof *rates);
+	size_t nb = 0;
+	struct bag_message m;
+	bool ok = bags != NULL && n != NULL && at != NULL && last != NULL && rates != NULL;
+
+	for (size_t i = 0; ok && i < j->nbags; i++, nb++)
+		ok = bag_dup(&bags[i], j->bags[i]) == BAG_OK;
+	ok = ok && bag_timeline_open(&tl, bags, nb) == BAG_OK && bag_view_open(&v, tl, NULL) == BAG_OK;
+	uint64_t rows = ok ? bag_view_count(v) : 0;
+	ok = ok && (per = malloc((rows + 1) * sizeof *per)) != NULL;
+	/* counts first, then each topic's periods in its own stretch of per */
+	for (uint64_t r = 0; ok && r < rows; r++) {
+		if (bag_view_entry(v, r, &m) != BAG_OK)
+			continue;
+		n[j->rates_topic_of[m.conn_index]]++;
+		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
+			ok = false;
+	}
+	for (size_t t = 0, sum = 0; ok && t < j->ntopics; t++) {
+		at[t] = sum;
+		sum += n[t];
+		n[t] = 0;
+	}
+	for (uint64_t r = 0; ok && r < rows; r++) {
+		if (bag_view_entry(v, r, &m) != BAG_OK)
+			continue;
+		size_t t = j->rates_topic_of[m.conn_index];
+		double stamp = ros_to_sec(m.time_ns);
+		if (n[t] > 0)
+			per[at[t] + n[t] - 1] = stamp - last[t];
+		last[t] = stamp;
+		n[t]++;
+		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
+			ok = false;
+	}
+	for (size_t t = 0; ok && t < j->ntopics; t++) {
+		uint64_t k = n[t] > 1 ? n[t] - 1 : 0;
+		if (k == 0)
+			continue;
+		qsort(per + at[t], k, sizeof *per, cmp_double);
+		double med = k % 2 ? per[at[t] + k / 2] : (per[at[t] + k / 2 - 1] + per[at[t] + k / 2]) / 2;
+		rates[t] = med > 0 ? 1.0 / med : 0;
+	}
+	bag_view_free(v);
+	bag_timeline_free(tl);
+	for (size_t i = 0; bags != NULL && i < nb; i++)
+		bag_close(bags[i]);
+	free(bags);
+	free(n);
+	free(at);
+	free(last);
+	free(per);
+	pthread_mutex_lock(&j->lock);
+	if (ok) {
+		j->rates = rates;
+		rates = NULL;
+		j->rates_done = true;
+		notify(j, true);
+	}
+	pthread_mutex_unlock(&j->lock);
+	free(rates);
+	return NULL;
+}
+
+int job_rates(struct scanjob *j, const size_t *topic_of, size_t ntopics)
+{
+	if ((j->rates_topic_of = malloc((j->nconns + 1) * sizeof *topic_of)) == NULL)
+		return BAG_ENOMEM;
+	memcpy(j->rates_topic_of, topic_of, j->nconns * sizeof *topic_of);
+	j->ntopics = ntopics;
+	if (pthread_create(&j->rates_thread, NULL, rates_main, j) != 0)
+		return BAG_ENOMEM;
+	j->rates_started = true;
+	return BAG_OK;
+}
+
+bool job_take_rates(struct scanjob *j, double *out)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&j->lock);
+	if (j->rates_done && !j->rates_taken) {
+		memcpy(out, j->rates, j->ntopics * sizeof *out);
+		j->rates_taken = got = true;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return got;
+}
+
 int job_open(struct scanjob **out, bag_t *const *bags, size_t n)
 {
 	struct scanjob *j = calloc(1, sizeof *j);
@@ -450,6 +572,10 @@ void job_close(struct scanjob *j)
 		pthread_mutex_unlock(&j->lock);
 		pthread_join(j->thread, NULL);
 	}
+	if (j->rates_started)
+		pthread_join(j->rates_thread, NULL);
+	free(j->rates);
+	free(j->rates_topic_of);
 	for (size_t i = 0; j->defs != NULL && i < j->nconns; i++)
 		bag_msgdef_free(j->defs[i]);
 	free(j->defs);

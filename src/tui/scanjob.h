@@ -57,6 +57,14 @@ void job_cancel(struct scanjob *j);
 /* Wait until no job runs. */
 void job_wait(struct scanjob *j);
 
+/*
+ * Compute each topic's median rate (as info --freq) on a thread of its own;
+ * topic_of maps timeline connections to topics[0..ntopics). 0 or a BAG_E
+ * code. job_take_rates() copies them to out[0..ntopics) once, when done.
+ */
+int job_rates(struct scanjob *j, const size_t *topic_of, size_t ntopics);
+bool job_take_rates(struct scanjob *j, double *out);
+
 /* Readable while news waits. */
 int job_fd(const struct scanjob *j);
 

@@ -7,6 +7,10 @@
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 start 100 30 "$bag"
 wait_for "opens" "row 1/8647"
+for topic in /tf /turtle1/cmd_vel; do
+	rate=$("$bin" info --freq "$bag" | sed -n "s|^.* $topic  *[0-9]* msgs @ \([0-9.]* k*Hz\) .*|\1|p")
+	wait_for "$topic's rate column is info --freq's median ($rate)" "^ \[x\]  $topic .* $rate +[0-9]+\$"
+done
 keys 5 j
 wait_for "a count before j" "row 6/8647"
 keys C-d
