@@ -22,6 +22,11 @@ keys a Tab Tab Enter
 wait_for "Enter on a topic: its connections, from every callerid" "topic /rosout: 3 connections"
 wait_for "each connection with its caller" "connection [0-9]+: rosgraph_msgs/Log from /[a-z]"
 keys Escape Tab
+# a click on a topic's [x] (row 3, columns 1-3) hides it, a second shows it again
+mouse 0 2 3 M; mouse 0 2 3 m
+wait_for "a click on [x] hides the topic" "Connections +8/9 topics shown"
+mouse 0 2 3 M; mouse 0 2 3 m
+wait_for "a second click shows it" "Connections +9/9 topics shown"
 # the mouse: a click on the timeline's right end jumps near the end
 mouse 0 98 25 M; mouse 0 98 25 m
 wait_for "a timeline click jumps" "row (8[0-9]{3})/8647"
