@@ -79,6 +79,36 @@ done:
 	return rc;
 }
 
+int bagset_open_skip(struct bagset *bs, char *const *paths, size_t n, struct bag_text *skipped)
+{
+	int rc = BAG_ENOMEM, first = BAG_OK;
+
+	memset(bs, 0, sizeof *bs);
+	bs->bags = calloc(n ? n : 1, sizeof *bs->bags);
+	if (bs->bags == NULL) {
+		term_error("out of memory");
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bag_t *bag = NULL;
+		rc = bagset_open_one(&bag, paths[i]);
+		if (rc == BAG_OK) {
+			bs->bags[bs->nbags++] = bag;
+			continue;
+		}
+		if (first == BAG_OK)
+			first = rc;
+		bag_text_printf(skipped, "%s\n", bag_errmsg(bag));
+		bag_close(bag);
+	}
+	if (bs->nbags == 0)
+		return first != BAG_OK ? first : BAG_EINVAL;
+	rc = bag_timeline_open(&bs->tl, bs->bags, bs->nbags);
+	if (rc != BAG_OK)
+		term_error("%s", bag_timeline_errmsg(bs->tl));
+	return rc;
+}
+
 void bagset_close(struct bagset *bs)
 {
 	bag_timeline_free(bs->tl);

@@ -30,6 +30,13 @@ int bagset_open(struct bagset *bs, char *const *paths, size_t n);
  */
 int bagset_open_one(bag_t **bag, const char *path);
 
+/*
+ * The same, but a file that does not open is left out (its one-line error
+ * appended to skipped, with a newline) as long as another opens. Fails
+ * only when none does.
+ */
+int bagset_open_skip(struct bagset *bs, char *const *paths, size_t n, struct bag_text *skipped);
+
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
 

@@ -92,21 +92,33 @@ static int read_duration(const char *s, wide *ns, bool *unit)
 	return 0;
 }
 
-/* "2020-09-13 12:26:52.5" local, or with a trailing 'Z' UTC. */
-static int read_date(const char *s, wide *ns)
+/*
+ * "2020-09-13 12:26:52.5" in the zone asked for (utc, else local), or with a
+ * trailing 'Z' in UTC; "12:26:52.5" alone is that time on day_ns's date in
+ * that zone.
+ */
+static int read_date(const char *s, wide *ns, bool utc_default, int64_t day_ns)
 {
 	struct tm tm;
 	const char *p;
 	int64_t w, f;
-	bool digits, utc;
+	bool digits, utc, tod = false;
 	time_t t;
 
 	memset(&tm, 0, sizeof tm);
 	p = strptime(s, "%Y-%m-%d", &tm);
+	if (p == NULL && strchr(s, ':') != NULL) {
+		tod = true;
+		time_t day = (time_t)(day_ns / NS - (day_ns % NS < 0));
+		if (utc_default ? gmtime_r(&day, &tm) == NULL : localtime_r(&day, &tm) == NULL)
+			return -1;
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		p = s;
+	}
 	if (p == NULL)
 		return -1;
-	if (*p == ' ' || *p == 'T') {
-		p = strptime(p + 1, "%H:%M", &tm);
+	if (tod || *p == ' ' || *p == 'T') {
+		p = strptime(tod ? p : p + 1, "%H:%M", &tm);
 		if (p == NULL)
 			return -1;
 		if (*p == ':') {
@@ -124,6 +136,7 @@ static int read_date(const char *s, wide *ns)
 	utc = *p == 'Z' || *p == 'z';
 	if (utc)
 		p++;
+	utc = utc || utc_default;
 	if (*p != '\0')
 		return -1;
 	tm.tm_isdst = -1;
@@ -136,6 +149,12 @@ static int read_date(const char *s, wide *ns)
 
 int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns,
                struct jump *out, const char **why)
+{
+	return jump_parse_zone(s, start_ns, end_ns, current_ns, false, out, why);
+}
+
+int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns, bool utc,
+                    struct jump *out, const char **why)
 {
 	int64_t w, f;
 	wide ns;
@@ -180,12 +199,12 @@ int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_
 		out->time_ns = clamp(start_ns + span * (w * NS + f) / (100 * NS));
 		return 0;
 	}
-	if (strchr(s, '-') != NULL && s[0] != '-') {
-		if (read_date(s, &ns) == 0) {
+	if ((strchr(s, '-') != NULL || strchr(s, ':') != NULL) && s[0] != '-' && s[0] != '+') {
+		if (read_date(s, &ns, utc, start_ns) == 0) {
 			out->time_ns = clamp(ns);
 			return 0;
 		}
-		*why = "a date is YYYY-MM-DD HH:MM:SS[.frac][Z]";
+		*why = "a date is YYYY-MM-DD HH:MM:SS[.frac][Z], or HH:MM[:SS] on the bag's first day";
 		return -1;
 	}
 	if (*s == '+' || *s == '-') {

@@ -34,4 +34,12 @@ struct jump {
 int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns,
                struct jump *out, const char **why);
 
+/*
+ * The same, with dates that carry no zone read in UTC when utc (else local
+ * time), as the browser shows them; a bare time of day (19:25:00, 19:25,
+ * 19:25:00.5) is that time on the date of start_ns in that zone.
+ */
+int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns, bool utc,
+                    struct jump *out, const char **why);
+
 #endif

@@ -7,35 +7,49 @@
 #define BAGSCOPE_TUI_ACTIONS_H
 
 #define TUI_ACTIONS(X) \
-	X(UP,           KEY_UP,    'k',  "move up") \
-	X(DOWN,         KEY_DOWN,  'j',  "move down") \
-	X(PAGE_UP,      KEY_PPAGE, 'b',  "page up") \
-	X(PAGE_DOWN,    KEY_NPAGE, ' ',  "page down") \
+	X(UP,           KEY_UP,    'k',  "move up (a count first: 5k)") \
+	X(DOWN,         KEY_DOWN,  'j',  "move down (a count first: 5j)") \
+	X(PAGE_UP,      KEY_PPAGE, 'b',  "page up (also Ctrl-B)") \
+	X(PAGE_DOWN,    KEY_NPAGE, ' ',  "page down (also Ctrl-F)") \
+	X(HALF_UP,      21,        0,    "half a page up") \
+	X(HALF_DOWN,    4,         0,    "half a page down") \
 	X(TOP,          KEY_HOME,  'g',  "first row") \
-	X(BOTTOM,       KEY_END,   'G',  "last row") \
+	X(BOTTOM,       KEY_END,   'G',  "last row (a count first: that row)") \
 	X(LEFT,         KEY_LEFT,  'h',  "collapse / scroll left") \
 	X(RIGHT,        KEY_RIGHT, 'l',  "expand / scroll right") \
 	X(NEXT_PANE,    '\t',      0,    "next pane") \
 	X(PREV_PANE,    KEY_BTAB,  0,    "previous pane") \
-	X(ENTER,        '\n',      KEY_ENTER, "open: connection details / expand a field") \
-	X(TOGGLE_TOPIC, 'x',       0,    "show or hide the selected topic") \
-	X(SOLO_TOPIC,   'o',       0,    "show only the selected topic") \
+	X(ENTER,        '\n',      KEY_ENTER, "open: a topic's connections / expand a field") \
+	X(TOGGLE_TOPIC, 'x',       0,    "show or hide the selected message's (or topic's) topic") \
+	X(SOLO_TOPIC,   'o',       0,    "show only that topic") \
 	X(ALL_TOPICS,   'a',       0,    "show all topics") \
 	X(SORT,         's',       0,    "sort connections by name, count or rate") \
 	X(TIME_MODE,    'r',       0,    "absolute or relative times") \
+	X(ZONE,         'Z',       0,    "dates in UTC or local time") \
 	X(DETAIL_MODE,  'v',       0,    "detail: decoded, hex, connection") \
 	X(HEX,          'H',       0,    "detail: hex dump") \
-	X(JUMP,         't',       ':',  "jump to a time (epoch, date, +offset, 50%, #row)") \
+	X(ZOOM,         'z',       0,    "zoom the detail to the full screen") \
+	X(WRAP,         'w',       0,    "wrap long lines in the detail") \
+	X(LOG,          'L',       0,    "the log: recovery report, warnings, errors") \
+	X(JUMP,         't',       ':',  "jump to a time (epoch, date, 19:25:00, +offset, -30s, 50%, #row)") \
 	X(NEXT_SAME,    ']',       0,    "next message on the same topic") \
 	X(PREV_SAME,    '[',       0,    "previous message on the same topic") \
 	X(FWD_1S,       '.',       0,    "forward 1 s") \
 	X(BACK_1S,      ',',       0,    "back 1 s") \
 	X(FWD_10S,      '>',       0,    "forward 10 s") \
 	X(BACK_10S,     '<',       0,    "back 10 s") \
-	X(SEARCH,       '/',       0,    "search decoded content") \
+	X(SEARCH,       '/',       0,    "search the text shown (smart case; a regex if it has . * [ ...)") \
 	X(SEARCH_NEXT,  'n',       0,    "next match") \
 	X(SEARCH_PREV,  'N',       0,    "previous match") \
-	X(CANCEL,       27,        0,    "cancel a search or prompt") \
+	X(FILTER,       '&',       'f',  "filter: show only messages for which an expression holds (empty: off)") \
+	X(COLUMN,       'C',       0,    "add a column: a message path such as /odom.pose.pose.position.x (empty: none)") \
+	X(MARK,         'm',       0,    "mark or unmark the selected message") \
+	X(MARK_NEXT,    'u',       '\'', "next mark") \
+	X(MARK_PREV,    'U',       0,    "previous mark") \
+	X(COPY,         'y',       0,    "copy the value under the cursor (list: the message as YAML)") \
+	X(COPY_PATH,    'Y',       0,    "copy the field path under the cursor") \
+	X(COPY_JSON,    'c',       0,    "copy the message as JSON") \
+	X(CANCEL,       27,        0,    "cancel a search, a filter or a prompt") \
 	X(HELP,         '?',       0,    "this help") \
 	X(QUIT,         'q',       0,    "quit")
 

@@ -13,10 +13,34 @@
 
 #define ARRAY_SHOWN 64
 
+/*
+ * A library message "PATH: at byte N: PROBLEM" as people read it: the
+ * problem first, then where ("at byte N of NAME"), the directory left out.
+ */
+void detail_problem_first(const char *msg, char *out, size_t cap)
+{
+	const char *at = strstr(msg, ": at byte "), *slash;
+
+	if (at == NULL) {
+		snprintf(out, cap, "%s", msg);
+		return;
+	}
+	const char *num = at + strlen(": at byte "), *rest = strstr(num, ": ");
+	if (rest == NULL) {
+		snprintf(out, cap, "%s", msg);
+		return;
+	}
+	slash = memrchr(msg, '/', (size_t)(at - msg));
+	const char *name = slash ? slash + 1 : msg;
+	snprintf(out, cap, "%s (at byte %.*s of %.*s)", rest + 2, (int)(rest - num), num, (int)(at - name), name);
+}
+
 void detail_clear(struct detail *d)
 {
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		free(d->lines[i].text);
+		free(d->lines[i].path);
+	}
 	free(d->lines);
 	memset(d, 0, sizeof *d);
 }
@@ -43,7 +67,17 @@ static void add(struct detail *d, int depth, bool node, const char *fmt, ...)
 	va_end(ap);
 	if (text == NULL)
 		return;
-	d->lines[d->n++] = (struct dline){ depth, node, false, text };
+	d->lines[d->n++] = (struct dline){ depth, node, false, text, NULL };
+}
+
+void detail_add(struct detail *d, int depth, const char *text)
+{
+	add(d, depth, false, "%s", text);
+}
+
+void detail_node(struct detail *d, int depth, const char *text)
+{
+	add(d, depth, true, "%s", text);
 }
 
 void detail_note(struct detail *d, const char *text)
@@ -56,11 +90,13 @@ void detail_note(struct detail *d, const char *text)
 #define TREE_DEPTH (2 * BAG_MSGDEF_MAX_DEPTH + 2)
 
 struct tree_state {
-	struct detail *d;
+	detail_line_fn sink;
+	void *arg;
 	int depth;
-	struct bag_text t;
-	uint32_t array_len[TREE_DEPTH];
-	bool hidden[TREE_DEPTH];   /* inside an elided part of an array */
+	struct bag_text t;          /* the line being made */
+	struct bag_text path;       /* the field path of the current level */
+	size_t path_len[TREE_DEPTH];/* path length before each level's name */
+	bool hidden[TREE_DEPTH];    /* inside an elided part of an array */
 };
 
 static bool tree_hidden(const struct tree_state *s)
@@ -80,22 +116,53 @@ static void label(char *buf, size_t cap, const struct bag_msgdef_field *f, int64
 		snprintf(buf, cap, "%s", f->name);
 }
 
+/* Extend the path by an item's name (".name" or "[i]"); the old length is returned. */
+static size_t path_push(struct tree_state *s, const struct bag_msgdef_field *f, int64_t index)
+{
+	size_t at = s->path.len;
+
+	if (index >= 0)
+		bag_text_printf(&s->path, "[%lld]", (long long)index);
+	else
+		bag_text_printf(&s->path, "%s%s", at > 0 ? "." : "", f->name);
+	return at;
+}
+
+static void path_pop(struct tree_state *s, size_t at)
+{
+	s->path.len = at;
+	if (s->path.p != NULL)
+		s->path.p[at] = '\0';
+}
+
+/* Hand s->t to the sink as one line at depth. */
+static void emit_line(struct tree_state *s, int depth, bool node)
+{
+	s->sink(s->arg, depth, node, s->t.len ? s->t.p : "", s->t.len, s->path.len ? s->path.p : "");
+}
+
 static void tree_begin_message(void *ud, const struct bag_msgdef_field *f, int64_t index,
                                const struct bag_msgdef_type *type)
 {
 	struct tree_state *s = ud;
 	char name[128];
+	size_t at = s->path.len;
 
 	if (f == NULL)
 		return;
 	bool hide = index >= ARRAY_SHOWN;
+	path_push(s, f, index);
 	if (!hide && !tree_hidden(s)) {
 		label(name, sizeof name, f, index);
-		add(s->d, s->depth, true, "%s: %s", name, type->name);
+		s->t.len = 0;
+		bag_text_printf(&s->t, "%s: %s", name, type->name);
+		emit_line(s, s->depth, true);
 	}
 	s->depth++;
-	if (s->depth < TREE_DEPTH)
+	if (s->depth < TREE_DEPTH) {
 		s->hidden[s->depth] = hide;
+		s->path_len[s->depth] = at;
+	}
 }
 
 static void tree_end_message(void *ud, const struct bag_msgdef_field *f, int64_t index)
@@ -104,21 +171,27 @@ static void tree_end_message(void *ud, const struct bag_msgdef_field *f, int64_t
 
 	if (f == NULL)
 		return;
-	if (s->depth < TREE_DEPTH)
+	if (s->depth < TREE_DEPTH) {
 		s->hidden[s->depth] = false;
+		path_pop(s, s->path_len[s->depth]);
+	}
 	s->depth--;
 }
 
 static void tree_begin_array(void *ud, const struct bag_msgdef_field *f, uint32_t len)
 {
 	struct tree_state *s = ud;
+	size_t at = path_push(s, f, -1);
 
-	if (!tree_hidden(s))
-		add(s->d, s->depth, len > 0, "%s: %s[%u]", f->name, f->type_name, len);
+	if (!tree_hidden(s)) {
+		s->t.len = 0;
+		bag_text_printf(&s->t, "%s: %s[%u]", f->name, f->type_name, len);
+		emit_line(s, s->depth, len > 0);
+	}
 	s->depth++;
 	if (s->depth < TREE_DEPTH) {
 		s->hidden[s->depth] = false;
-		s->array_len[s->depth] = len;
+		s->path_len[s->depth] = at;
 	}
 }
 
@@ -126,9 +199,33 @@ static void tree_end_array(void *ud, const struct bag_msgdef_field *f, uint32_t 
 {
 	struct tree_state *s = ud;
 
-	if (len > ARRAY_SHOWN && !tree_hidden(s))
-		add(s->d, s->depth, false, "\xE2\x80\xA6 %u more", len - ARRAY_SHOWN);
+	if (len > ARRAY_SHOWN && !tree_hidden(s)) {
+		s->t.len = 0;
+		bag_text_printf(&s->t, "\xE2\x80\xA6 %u more", len - ARRAY_SHOWN);
+		emit_line(s, s->depth, false);
+	}
+	if (s->depth < TREE_DEPTH)
+		path_pop(s, s->path_len[s->depth]);
 	s->depth--;
+}
+
+/* A value as the detail writes it. */
+void detail_value_text(struct bag_text *t, const struct bag_value *v)
+{
+	switch (v->prim) {
+	case BAG_PRIM_BOOL: bag_text_append(t, v->v.b ? "true" : "false", v->v.b ? 4 : 5); break;
+	case BAG_PRIM_INT8: case BAG_PRIM_INT16: case BAG_PRIM_INT32: case BAG_PRIM_INT64:
+		bag_text_printf(t, "%lld", (long long)v->v.i);
+		break;
+	case BAG_PRIM_UINT8: case BAG_PRIM_UINT16: case BAG_PRIM_UINT32: case BAG_PRIM_UINT64:
+		bag_text_printf(t, "%llu", (unsigned long long)v->v.u);
+		break;
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64: bag_text_double(t, v->v.f); break;
+	case BAG_PRIM_STRING: bag_text_json_string(t, v->v.s.p, v->v.s.len); break;
+	default:
+		bag_text_printf(t, "%lld.%09u", (long long)v->v.t.secs, v->v.t.nsecs);
+		break;
+	}
 }
 
 static void tree_value(void *ud, const struct bag_msgdef_field *f, int64_t index, const struct bag_value *v)
@@ -138,39 +235,48 @@ static void tree_value(void *ud, const struct bag_msgdef_field *f, int64_t index
 
 	if (index >= ARRAY_SHOWN || tree_hidden(s))
 		return;
+	size_t at = path_push(s, f, index);
 	label(name, sizeof name, f, index);
 	s->t.len = 0;
-	switch (v->prim) {
-	case BAG_PRIM_BOOL: bag_text_append(&s->t, v->v.b ? "true" : "false", v->v.b ? 4 : 5); break;
-	case BAG_PRIM_INT8: case BAG_PRIM_INT16: case BAG_PRIM_INT32: case BAG_PRIM_INT64:
-		bag_text_printf(&s->t, "%lld", (long long)v->v.i);
-		break;
-	case BAG_PRIM_UINT8: case BAG_PRIM_UINT16: case BAG_PRIM_UINT32: case BAG_PRIM_UINT64:
-		bag_text_printf(&s->t, "%llu", (unsigned long long)v->v.u);
-		break;
-	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64: bag_text_double(&s->t, v->v.f); break;
-	case BAG_PRIM_STRING: bag_text_json_string(&s->t, v->v.s.p, v->v.s.len); break;
-	default:
-		bag_text_printf(&s->t, "%lld.%09u", (long long)v->v.t.secs, v->v.t.nsecs);
-		break;
-	}
-	add(s->d, s->depth, false, "%s: %s", name, s->t.len ? s->t.p : "");
+	bag_text_printf(&s->t, "%s: ", name);
+	detail_value_text(&s->t, v);
+	emit_line(s, s->depth, false);
+	path_pop(s, at);
 }
 
-int detail_decoded(struct detail *d, const bag_msgdef_t *def, const uint8_t *data, size_t len)
+int detail_decode_lines(const bag_msgdef_t *def, const uint8_t *data, size_t len, detail_line_fn sink,
+                        void *arg, char *err, size_t errlen)
 {
 	static const struct bag_visitor vis = {
 		tree_begin_message, tree_end_message, tree_begin_array, tree_end_array, tree_value,
 	};
-	struct tree_state s = { .d = d };
+	struct tree_state s = { .sink = sink, .arg = arg };
+	int rc = bag_decode(def, data, len, &vis, &s, NULL, err, errlen);
+
+	bag_text_free(&s.t);
+	bag_text_free(&s.path);
+	return rc;
+}
+
+/* The detail pane's sink: keep the line and its path. */
+static void keep_line(void *arg, int depth, bool node, const char *text, size_t len, const char *path)
+{
+	struct detail *d = arg;
+
+	add(d, depth, node, "%.*s", (int)len, text);
+	if (d->n > 0 && d->lines[d->n - 1].path == NULL)
+		d->lines[d->n - 1].path = strdup(path);
+}
+
+int detail_decoded(struct detail *d, const bag_msgdef_t *def, const uint8_t *data, size_t len)
+{
 	char err[256];
 	int rc;
 
 	detail_clear(d);
-	rc = bag_decode(def, data, len, &vis, &s, NULL, err, sizeof err);
+	rc = detail_decode_lines(def, data, len, keep_line, d, err, sizeof err);
 	if (rc != BAG_OK)
 		add(d, 0, false, "decode error: %s", err);
-	bag_text_free(&s.t);
 	return rc;
 }
 
@@ -185,6 +291,37 @@ void detail_hex(struct detail *d, const uint8_t *data, size_t len)
 	if (len == 0)
 		add(d, 0, false, "(empty message)");
 	bag_text_free(&t);
+}
+
+void detail_hex_width(struct detail *d, const uint8_t *data, size_t len, int width)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (width >= 16) {
+		detail_hex(d, data, len);
+		return;
+	}
+	detail_clear(d);
+	for (size_t at = 0; at < len; at += (size_t)width) {
+		char line[80], *p = line;
+		size_t n = len - at < (size_t)width ? len - at : (size_t)width;
+		p += snprintf(p, 10, "%08zx ", at);
+		for (size_t i = 0; i < (size_t)width; i++) {
+			*p++ = ' ';
+			*p++ = i < n ? hex[data[at + i] >> 4] : ' ';
+			*p++ = i < n ? hex[data[at + i] & 15] : ' ';
+		}
+		*p++ = ' ';
+		*p++ = ' ';
+		*p++ = '|';
+		for (size_t i = 0; i < n; i++)
+			*p++ = data[at + i] >= 0x20 && data[at + i] < 0x7f ? (char)data[at + i] : '.';
+		*p++ = '|';
+		*p = '\0';
+		add(d, 0, false, "%s", line);
+	}
+	if (len == 0)
+		add(d, 0, false, "(empty message)");
 }
 
 void detail_connection(struct detail *d, const struct bag_connection *c, const bag_msgdef_t *def)

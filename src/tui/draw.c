@@ -12,6 +12,7 @@
 #include "tui/actions.h"
 #include "tui/draw.h"
 #include "tui/keys.h"
+#include "tui/match.h"
 
 void draw_colour_on(struct app *app, int pair, attr_t extra)
 {
@@ -30,47 +31,109 @@ void draw_colour_off(struct app *app, int pair, attr_t extra)
 }
 
 /*
- * Text at (y, x), escaped (termtext.h), cut to w columns, the rest of the
- * width blanked: nothing the text holds can move the cursor or spill past
- * the pane. Columns are the terminal's (wcwidth) where the locale is UTF-8;
+ * Escaped text t[0..len) at (y, x) from column skip on, cut to w columns,
+ * the rest blanked; bytes [hs, he) of it in reverse video (a search match).
+ * Columns are the terminal's (wcwidth) where the locale is UTF-8;
  * elsewhere each byte beyond ASCII shows as '?'.
+ */
+static void put_escaped(int y, int x, int w, const char *p, size_t len, int skip, size_t hs, size_t he)
+{
+	mbstate_t mb;
+	size_t at = 0;
+	int cols = 0, skipped = 0;
+	bool rev = false;
+
+	move(y, x);
+	memset(&mb, 0, sizeof mb);
+	while (at < len) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, p + at, len - at, &mb);
+		int cw = 1;
+		bool bad = n == (size_t)-1 || n == (size_t)-2 || n == 0;
+		if (!bad) {
+			cw = wcwidth(wc);
+			cw = cw < 0 ? 1 : cw;
+		} else {
+			memset(&mb, 0, sizeof mb);
+			n = 1;
+		}
+		if (skipped < skip) {
+			skipped += cw;
+			at += n;
+			continue;
+		}
+		if (cols + cw > w)
+			break;
+		bool in = at >= hs && at < he;
+		if (in != rev) {
+			if (in)
+				attron(A_REVERSE);
+			else
+				attroff(A_REVERSE);
+			rev = in;
+		}
+		if (bad)
+			addch('?');
+		else
+			addnstr(p + at, (int)n);
+		at += n;
+		cols += cw;
+	}
+	if (rev)
+		attroff(A_REVERSE);
+	if (cols < w)
+		hline(' ', w - cols);
+}
+
+/*
+ * Text at (y, x), escaped (termtext.h: control characters and bad UTF-8
+ * become visible escapes), cut to w terminal columns, the rest of the width
+ * blanked: nothing the text holds can move the cursor or spill past the
+ * pane. All text reaches the screen through here.
  */
 void draw_put(int y, int x, int w, const char *s)
 {
+	draw_put_match(NULL, y, x, w, s, 0);
+}
+
+void draw_put_match(const struct app *app, int y, int x, int w, const char *s, int skip)
+{
 	struct bag_text t = { 0 };
-	mbstate_t mb;
-	size_t at = 0;
-	int cols = 0;
+	size_t hs = SIZE_MAX, he = SIZE_MAX;
 
 	if (w <= 0)
 		return;
 	term_escape(&t, s, strlen(s));
-	move(y, x);
+	if (!t.failed && t.len > 0 && app != NULL && app->hl_on)
+		if (!match_find(&app->hl, t.p, t.len, &hs, &he) || he == hs)
+			hs = he = SIZE_MAX;
+	put_escaped(y, x, w, t.failed ? "" : t.p ? t.p : "", t.failed ? 0 : t.len, skip, hs, he);
+	bag_text_free(&t);
+}
+
+/* Columns s takes on the screen (escaped, as draw_put writes it). */
+int draw_width(const char *s)
+{
+	struct bag_text t = { 0 };
+	mbstate_t mb;
+	int cols = 0;
+
+	term_escape(&t, s, strlen(s));
 	memset(&mb, 0, sizeof mb);
-	while (!t.failed && at < t.len) {
+	for (size_t at = 0; !t.failed && at < t.len;) {
 		wchar_t wc;
 		size_t n = mbrtowc(&wc, t.p + at, t.len - at, &mb);
-		int cw = 1;
 		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			if (cols + 1 > w)
-				break;
-			addch('?');
 			memset(&mb, 0, sizeof mb);
-			at++;
+			n = 1;
 			cols++;
-			continue;
+		} else {
+			cols += wcwidth(wc) > 0 ? wcwidth(wc) : wcwidth(wc) == 0 ? 0 : 1;
 		}
-		cw = wcwidth(wc);
-		cw = cw < 0 ? 1 : cw;
-		if (cols + cw > w)
-			break;
-		addnstr(t.p + at, (int)n);
 		at += n;
-		cols += cw;
 	}
-	if (cols < w)
-		hline(' ', w - cols);
 	bag_text_free(&t);
+	return cols;
 }
 
 /* A pane's title row. */
@@ -87,8 +150,10 @@ void draw_pane_title(struct app *app, struct rect r, const char *title, int pane
 void draw_fmt_time(const struct app *app, int64_t ns, char *buf, size_t cap)
 {
 	if (app->m.relative) {
-		int64_t d = ns - app->m.start_ns;
-		snprintf(buf, cap, "%s%lld.%09lld", d < 0 ? "-" : "+", (long long)(llabs(d) / 1000000000),
+		/* padded to the digits of the bag's span, so the column keeps its width */
+		int64_t d = ns - app->m.start_ns, span = app->m.end_ns - app->m.start_ns;
+		int digits = snprintf(NULL, 0, "%lld", (long long)(span / 1000000000));
+		snprintf(buf, cap, "%s%*lld.%09lld", d < 0 ? "-" : "+", digits, (long long)(llabs(d) / 1000000000),
 		         (long long)(llabs(d) % 1000000000));
 	} else {
 		snprintf(buf, cap, "%lld.%09lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000));
@@ -190,63 +255,128 @@ static void draw_timeline(struct app *app, struct rect r)
 	term_scratch_free(&sc);
 }
 
+/* "2014-03-31 19:24:47.844 UTC" in the zone the screen shows. */
+void draw_fmt_date(const struct app *app, int64_t t, char *buf, size_t cap)
+{
+	time_t secs = (time_t)(t / 1000000000 - (t % 1000000000 < 0));
+	struct tm tm;
+	char when[48], zone[16] = "UTC";
+
+	if (app->m.local) {
+		localtime_r(&secs, &tm);
+		strftime(zone, sizeof zone, "%Z", &tm);
+	} else {
+		gmtime_r(&secs, &tm);
+	}
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, cap, "%s.%03lld %s", when, (long long)((t % 1000000000 + 1000000000) % 1000000000 / 1000000), zone);
+}
+
+/* The prompt's question, by kind. */
+static const char *prompt_label(int kind)
+{
+	switch (kind) {
+	case '/': return "search:";
+	case '&': return "filter (e.g. level >= 4 && $topic == \"/rosout\"; empty: off):";
+	case 'C': return "column (topic.path, e.g. /odom.pose.pose.position.x; empty: none):";
+	default: return "jump to (epoch, date, 19:25:00, +12.5, 1m30s, -30s, 50%, #row):";
+	}
+}
+
 static void draw_status(struct app *app, struct rect r)
 {
 	struct model *m = &app->m;
-	char line[1024], when[64] = "", sizes[64];
+	char line[2048], when[64] = "", sizes[160], extra[256] = "";
 	uint64_t done;
 	size_t pending;
 	int64_t t = model_time(m);
-	time_t secs = (time_t)(t / 1000000000);
-	struct tm tm;
 
 	if (app->prompt) {
-		snprintf(line, sizeof line, "%s %s", app->prompt == '/' ? "search:" : "jump to (epoch, date, +12.5, 1m30s, -200ms, 50%, #row):",
-		         app->prompt_buf);
+		snprintf(line, sizeof line, "%s %s", prompt_label(app->prompt), app->prompt_buf);
 		draw_colour_on(app, C_BAR, A_BOLD);
-		draw_put(r.y, r.x, r.w, line);
+		/* the end of a long input stays in sight */
+		int wdt = draw_width(line);
+		draw_put_match(NULL, r.y, r.x, r.w, line, wdt >= r.w ? wdt - r.w + 1 : 0);
 		draw_colour_off(app, C_BAR, A_BOLD);
-		move(r.y, (int)strlen(line) < r.w ? (int)strlen(line) : r.w - 1);
+		move(r.y, wdt < r.w ? wdt : r.w - 1);
 		return;
 	}
-	gmtime_r(&secs, &tm);
-	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+	if (model_count(m) > 0)
+		draw_fmt_date(app, t, when, sizeof when);
 	worker_stats(app->worker, &done, &pending);
-	struct bag_cache_stats cs;
-	bag_cache_stats(app->bags[0], &cs);
 	snprintf(sizes, sizeof sizes, pending ? "decoding (%zu queued)" : "ready", pending);
-	const char *name = strrchr(app->paths[0], '/');
-	name = name ? name + 1 : app->paths[0];
+	if (app->bad_msgs > 0)
+		snprintf(sizes, sizeof sizes, "%llu messages cannot be read (%zu chunks; L: log)",
+		         (unsigned long long)app->bad_msgs, app->bad_nchunks);
+	if (app->js.running) {
+		int pct = app->js.total ? (int)(app->js.done * 100 / app->js.total) : 0;
+		if (app->js.kind == JOB_SEARCH)
+			snprintf(extra, sizeof extra, "searching '%.60s'%s: %d%%  (Esc cancels)", app->search,
+			         app->js.wrapped ? " from the start" : "", pct);
+		else
+			snprintf(extra, sizeof extra, "filtering: %zu matches, %d%%  (Esc stops)", m->nfrows, pct);
+	}
+	if (app->count > 0)
+		snprintf(extra, sizeof extra, "count %llu", (unsigned long long)app->count);
+	if (app->nmarks > 0) {
+		/* time since the nearest mark at or before the selection */
+		int64_t best = INT64_MIN;
+		for (size_t i = 0; i < app->nmarks; i++)
+			if ((int64_t)app->marks[2 * i] <= t && (int64_t)app->marks[2 * i] > best)
+				best = (int64_t)app->marks[2 * i];
+		if (best != INT64_MIN && extra[0] == '\0')
+			snprintf(extra, sizeof extra, "%.3f s after the mark", (double)(t - best) / 1e9);
+	}
+	const char *name = bag_path(app->bags[0]), *slash = strrchr(name, '/');
+	name = slash ? slash + 1 : name;
 	/* a note (an error, a search's progress) comes before the less urgent facts */
-	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu  %lld.%09lld  ", name, app->npaths > 1 ? " +more" : "",
-	                 (unsigned long long)(bag_view_count(m->view) ? m->row + 1 : 0),
-	                 (unsigned long long)bag_view_count(m->view), (long long)(t / 1000000000),
-	                 (long long)(t % 1000000000));
-	if (m->note[0] || app->searching)
-		snprintf(line + n, sizeof line - (size_t)n, "| %s%s", m->note,
-		         app->searching ? "  (Esc cancels)" : "");
-	else
-		snprintf(line + n, sizeof line - (size_t)n, "%s.%03lld UTC  %s", when,
-		         (long long)(t % 1000000000 / 1000000), sizes);
-	draw_colour_on(app, m->note[0] ? C_ERROR : C_BAR, 0);
+	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu%s  ", name, app->cb.nbags > 1 ? " +more" : "",
+	                 (unsigned long long)(model_count(m) ? m->row + 1 : 0), (unsigned long long)model_count(m),
+	                 m->filtered ? " filtered" : "");
+	char note[1100];
+	detail_problem_first(m->note, note, sizeof note);
+	if (extra[0] && n < (int)sizeof line)
+		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", extra);
+	if (app->bad_msgs > 0 && n < (int)sizeof line)
+		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", sizes);
+	if (m->note[0] && n < (int)sizeof line)
+		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", note);
+	if (n < (int)sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, "%s  %s  ? help", when, app->bad_msgs > 0 ? "" : sizes);
+	bool alarm = m->note[0] || app->bad_msgs > 0;
+	draw_colour_on(app, alarm ? C_ERROR : C_BAR, 0);
 	draw_put(r.y, r.x, r.w, line);
-	draw_colour_off(app, m->note[0] ? C_ERROR : C_BAR, 0);
+	draw_colour_off(app, alarm ? C_ERROR : C_BAR, 0);
 }
 
+/* The help screen, from the key table; it scrolls (j, k, PgDn, PgUp) when taller than the screen. */
 static void draw_help(struct app *app)
 {
-	int y = 1;
+	int rows = LINES - 2, total = ACTION_COUNT - 1 + 2;
 
+	if (app->help_top > total - rows)
+		app->help_top = total - rows > 0 ? total - rows : 0;
 	erase();
 	draw_colour_on(app, C_TITLE, A_BOLD);
-	draw_put(0, 0, COLS, " bagscope keys  (any key closes this help)");
+	draw_put(0, 0, COLS, total > rows ? " bagscope keys  (j/k, PgDn/PgUp scroll; any other key closes)"
+	                                  : " bagscope keys  (any key closes this help)");
 	draw_colour_off(app, C_TITLE, A_BOLD);
-	for (int a = 1; a < ACTION_COUNT && y < LINES - 1; a++, y++) {
+	for (int y = 1; y <= rows; y++) {
+		int i = app->help_top + y - 1;
 		char line[256];
-		snprintf(line, sizeof line, "  %-18s %s", keys_describe((enum action)a), keys_help((enum action)a));
+		if (i < ACTION_COUNT - 1)
+			snprintf(line, sizeof line, "  %-16s %s", keys_describe((enum action)(i + 1)),
+			         keys_help((enum action)(i + 1)));
+		else if (i == ACTION_COUNT - 1)
+			snprintf(line, sizeof line, "  %-16s %s", "0-9", "a count before a movement key (5j, 100G)");
+		else if (i == ACTION_COUNT)
+			snprintf(line, sizeof line, "  %-16s %s", "mouse", "wheel scrolls, click selects, [x] toggles, timeline jumps");
+		else
+			line[0] = '\0';
 		draw_put(y, 0, COLS, line);
 	}
-	draw_put(LINES - 1, 0, COLS, "  mouse: wheel scrolls, click selects;  bagscope(1) has the rest");
+	draw_put(LINES - 1, 0, COLS, total > rows ? "  \xE2\x80\xA6 more below and above; bagscope(1) has the rest"
+	                                        : "  bagscope(1) has the rest");
 }
 
 void draw_all(struct app *app)
@@ -263,14 +393,31 @@ void draw_all(struct app *app)
 		return;
 	}
 	char title[512];
-	snprintf(title, sizeof title, " bagscope  %s%s  %llu messages  %.1f s", app->paths[0],
-	         app->npaths > 1 ? " (+ more bags)" : "", (unsigned long long)bag_timeline_count(app->tl),
-	         (double)(app->m.end_ns - app->m.start_ns) / 1e9);
+	if (bag_timeline_count(app->tl) == 0)
+		snprintf(title, sizeof title, " bagscope  %s%s  no messages", bag_path(app->bags[0]),
+		         app->cb.nbags > 1 ? " (+ more bags)" : "");
+	else
+		snprintf(title, sizeof title, " bagscope  %s%s  %llu messages  %.1f s", bag_path(app->bags[0]),
+		         app->cb.nbags > 1 ? " (+ more bags)" : "", (unsigned long long)bag_timeline_count(app->tl),
+		         (double)(app->m.end_ns - app->m.start_ns) / 1e9);
 	draw_colour_on(app, C_TITLE, A_BOLD);
 	draw_put(0, 0, COLS, title);
 	draw_colour_off(app, C_TITLE, A_BOLD);
+	if (app->zoom) {
+		panes[PANE_DETAIL]->draw(app, app->panes[PANE_DETAIL]);
+		draw_status(app, app->status);
+		refresh();
+		return;
+	}
 	for (int p = 0; p < PANE_COUNT; p++)
 		panes[p]->draw(app, app->panes[p]);
+	/* rows the panes leave between them and the timeline are cleared */
+	for (int y = app->panes[PANE_DETAIL].y + app->panes[PANE_DETAIL].h; y < app->timeline.y; y++)
+		draw_put(y, 0, COLS, "");
+	if (app->panes[PANE_LIST].y + app->panes[PANE_LIST].h < app->timeline.y &&
+	    app->panes[PANE_LIST].x + app->panes[PANE_LIST].w < COLS)
+		for (int y = app->panes[PANE_LIST].y + app->panes[PANE_LIST].h; y < app->timeline.y; y++)
+			draw_put(y, 0, app->panes[PANE_LIST].w, "");
 	draw_timeline(app, app->timeline);
 	draw_status(app, app->status);
 	if (!app->prompt)

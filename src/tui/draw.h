@@ -6,7 +6,9 @@
 #ifndef BAGSCOPE_TUI_DRAW_H
 #define BAGSCOPE_TUI_DRAW_H
 
+#ifndef _XOPEN_SOURCE_EXTENDED
 #define _XOPEN_SOURCE_EXTENDED
+#endif
 #include <curses.h>
 
 #include "tui/app.h"
@@ -27,6 +29,12 @@ void draw_colour_off(struct app *app, int pair, attr_t extra);
  * width blanked. All text reaches the screen through here.
  */
 void draw_put(int y, int x, int w, const char *s);
+/* The same from column skip on, with the search's match (app->hl) in reverse video (app may be NULL). */
+void draw_put_match(const struct app *app, int y, int x, int w, const char *s, int skip);
+/* Columns s takes as draw_put writes it. */
+int draw_width(const char *s);
+/* A date as the status line shows it, in UTC or local time (m.local), with the zone. */
+void draw_fmt_date(const struct app *app, int64_t t, char *buf, size_t cap);
 
 /* A pane's title row, highlighted when the pane has the focus. */
 void draw_pane_title(struct app *app, struct rect r, const char *title, int pane);

@@ -25,6 +25,10 @@ enum action keys_action(int key)
 			return (enum action)a;
 	if (key == '\r')
 		return ACTION_ENTER;
+	if (key == 6)
+		return ACTION_PAGE_DOWN;   /* Ctrl-F, as in less and vim */
+	if (key == 2)
+		return ACTION_PAGE_UP;     /* Ctrl-B */
 	return ACTION_NONE;
 }
 
@@ -46,14 +50,19 @@ static const char *keyname_of(int key, char *buf, size_t cap)
 	case KEY_HOME: return "Home";
 	case KEY_END: return "End";
 	case KEY_BTAB: return "Shift-Tab";
-	default: snprintf(buf, cap, "%c", key); return buf;
+	default:
+		if (key > 0 && key < 32)
+			snprintf(buf, cap, "Ctrl-%c", key + 64);
+		else
+			snprintf(buf, cap, "%c", key);
+		return buf;
 	}
 }
 
 const char *keys_describe(enum action a)
 {
 	static char out[64];
-	char b1[8], b2[8];
+	char b1[16], b2[16];
 
 	if (a <= ACTION_NONE || a >= ACTION_COUNT)
 		return "";

@@ -29,7 +29,7 @@ void layout_compute(struct app *app)
 		app->strips = 6;
 	if (app->strips < 0 || m->ntopics < 2)
 		app->strips = 0;
-	int body_y = 1 + conns_h, body_h = lines - 3 - app->strips - body_y;
+	int body_y = 1 + conns_h, body_h = lines - 2 - app->strips - body_y;
 	app->panes[PANE_CONNS] = (struct rect){ 1, 0, conns_h, cols };
 	if (cols >= WIDE_COLS) {
 		/* wide: list and detail side by side */
@@ -44,6 +44,8 @@ void layout_compute(struct app *app)
 	}
 	app->timeline = (struct rect){ lines - 2 - app->strips, 0, 1 + app->strips, cols };
 	app->status = (struct rect){ lines - 1, 0, 1, cols };
+	if (app->zoom)
+		app->panes[PANE_DETAIL] = (struct rect){ 0, 0, lines - 1, cols };
 	m->topic_height = conns_h - 2;
 	m->list_height = app->panes[PANE_LIST].h - 1;
 }

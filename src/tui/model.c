@@ -101,7 +101,8 @@ int model_init(struct model *m, bag_timeline_t *tl)
 	m->topics = calloc(n ? n : 1, sizeof *m->topics);
 	m->order = calloc(n ? n : 1, sizeof *m->order);
 	m->topic_conns = malloc((n ? n : 1) * sizeof *m->topic_conns);
-	if (m->topics == NULL || m->order == NULL || m->topic_conns == NULL)
+	m->topic_of = calloc(n ? n : 1, sizeof *m->topic_of);
+	if (m->topics == NULL || m->order == NULL || m->topic_conns == NULL || m->topic_of == NULL)
 		return BAG_ENOMEM;
 	/* group by sorting: a topic's connections are one run of topic_conns */
 	for (size_t i = 0; i < n; i++)
@@ -122,11 +123,23 @@ int model_init(struct model *m, bag_timeline_t *tl)
 		r->nconns++;
 		r->count += c->message_count;
 	}
-	for (size_t t = 0; t < m->ntopics; t++)
+	for (size_t t = 0; t < m->ntopics; t++) {
 		m->order[t] = t;
+		for (size_t k = 0; k < m->topics[t].nconns; k++)
+			m->topic_of[m->topics[t].conns[k]] = t;
+	}
 	topic_rates(m);
 	sort_topics(m);
 	return model_refilter(m);
+}
+
+void model_set_rates(struct model *m, const double *hz)
+{
+	for (size_t t = 0; t < m->ntopics; t++) {
+		m->topics[t].rate_hz = hz[t];
+		m->topics[t].rate_exact = true;
+	}
+	sort_topics(m);
 }
 
 void model_free(struct model *m)
@@ -135,12 +148,48 @@ void model_free(struct model *m)
 	free(m->topic_conns);
 	free(m->topics);
 	free(m->order);
+	free(m->topic_of);
+	free(m->frows);
 	memset(m, 0, sizeof *m);
+}
+
+uint64_t model_count(const struct model *m)
+{
+	if (m->filtered)
+		return m->nfrows;
+	return m->view ? bag_view_count(m->view) : 0;
+}
+
+uint64_t model_view_row(const struct model *m, uint64_t i)
+{
+	return m->filtered ? (i < m->nfrows ? m->frows[i] : UINT64_MAX) : i;
+}
+
+int model_entry(struct model *m, uint64_t i, struct bag_message *msg)
+{
+	if (m->view == NULL || i >= model_count(m))
+		return BAG_EINVAL;
+	return bag_view_entry(m->view, model_view_row(m, i), msg);
+}
+
+/* The first filtered row whose view row is >= vrow (nfrows if none). */
+static uint64_t frow_lower(const struct model *m, uint64_t vrow)
+{
+	size_t lo = 0, hi = m->nfrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->frows[mid] < vrow)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static void keep_in_sight(struct model *m)
 {
-	uint64_t count = m->view ? bag_view_count(m->view) : 0;
+	uint64_t count = model_count(m);
 	uint64_t h = m->list_height > 0 ? (uint64_t)m->list_height : 1;
 
 	if (count == 0) {
@@ -161,7 +210,7 @@ int64_t model_time(struct model *m)
 {
 	struct bag_message msg;
 
-	if (m->view == NULL || bag_view_count(m->view) == 0 || bag_view_entry(m->view, m->row, &msg) != BAG_OK)
+	if (m->view == NULL || model_entry(m, m->row, &msg) != BAG_OK)
 		return m->start_ns;
 	return msg.time_ns;
 }
@@ -191,7 +240,13 @@ int model_refilter(struct model *m)
 	}
 	bag_view_free(m->view);
 	m->view = view;
-	return model_seek(m, t);
+	if (m->filtered) {
+		m->nfrows = 0;
+		m->filter_stale = true;
+	}
+	/* an index that cannot be read at t is said in the note and its rows; the view stays */
+	model_seek(m, t);
+	return BAG_OK;
 }
 
 void model_goto(struct model *m, uint64_t row)
@@ -200,9 +255,24 @@ void model_goto(struct model *m, uint64_t row)
 	keep_in_sight(m);
 }
 
+void model_goto_view_row(struct model *m, uint64_t vrow)
+{
+	model_goto(m, m->filtered ? frow_lower(m, vrow) : vrow);
+}
+
+void model_filter_off(struct model *m)
+{
+	uint64_t vrow = model_view_row(m, m->row);
+
+	m->filtered = m->filter_stale = false;
+	m->nfrows = 0;
+	if (vrow != UINT64_MAX)
+		model_goto(m, vrow);
+}
+
 void model_move(struct model *m, int64_t delta)
 {
-	uint64_t count = bag_view_count(m->view);
+	uint64_t count = model_count(m);
 
 	if (count == 0)
 		return;
@@ -222,10 +292,13 @@ int model_seek(struct model *m, int64_t t)
 
 	if (rc != BAG_OK) {
 		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(m->view));
+		keep_in_sight(m);
 		return rc;
 	}
+	if (m->filtered)
+		row = frow_lower(m, row);
 	/* past the last message: stay on the last one */
-	uint64_t count = bag_view_count(m->view);
+	uint64_t count = model_count(m);
 	m->row = row < count ? row : (count ? count - 1 : 0);
 	if (m->row < m->top || m->row >= m->top + (uint64_t)(m->list_height > 0 ? m->list_height : 1))
 		m->top = m->row > (uint64_t)m->list_height / 3 ? m->row - (uint64_t)m->list_height / 3 : 0;
@@ -233,25 +306,68 @@ int model_seek(struct model *m, int64_t t)
 	return BAG_OK;
 }
 
+/* Select the message at or after t; a time outside the bag goes to its end, with a note. */
+static int seek_clamped(struct model *m, int64_t t)
+{
+	int rc = model_seek(m, t);
+
+	if (rc == BAG_OK && model_count(m) > 0 && t < m->start_ns)
+		snprintf(m->note, sizeof m->note, "before the bag's start: at the first message");
+	else if (rc == BAG_OK && model_count(m) > 0 && t > m->end_ns)
+		snprintf(m->note, sizeof m->note, "after the bag's end: at the last message");
+	return rc;
+}
+
 int model_jump(struct model *m, const char *expr)
 {
 	struct jump j;
 	const char *why;
 
-	if (jump_parse(expr, m->start_ns, m->end_ns, model_time(m), &j, &why) != 0) {
+	if (jump_parse_zone(expr, m->start_ns, m->end_ns, model_time(m), !m->local, &j, &why) != 0) {
 		snprintf(m->note, sizeof m->note, "jump: %s", why);
 		return -1;
 	}
 	if (j.kind == JUMP_ROW) {
-		if (j.row >= bag_view_count(m->view)) {
-			snprintf(m->note, sizeof m->note, "jump: there are %llu rows",
-			         (unsigned long long)bag_view_count(m->view));
-			return -1;
+		uint64_t count = model_count(m);
+		if (count == 0)
+			return 0;
+		if (j.row >= count) {
+			snprintf(m->note, sizeof m->note, "there are %llu rows: at the last one", (unsigned long long)count);
+			j.row = count - 1;
 		}
 		model_goto(m, j.row);
 		return 0;
 	}
-	return model_seek(m, j.time_ns) == BAG_OK ? 0 : -1;
+	uint64_t before = m->row;
+	int64_t now = model_time(m);
+	if (seek_clamped(m, j.time_ns) != BAG_OK)
+		return -1;
+	/* back into a gap: nothing between there and here, so the last message before there */
+	if (expr[strspn(expr, " ")] == '-' && j.time_ns < now && m->row >= before && before > 0)
+		model_goto(m, before - 1);
+	return 0;
+}
+
+void model_step_time(struct model *m, int64_t delta_ns)
+{
+	uint64_t before = m->row, count = model_count(m);
+	int64_t now = model_time(m), to = delta_ns < 0 && now < INT64_MIN - delta_ns ? INT64_MIN : now + delta_ns;
+
+	if (count == 0)
+		return;
+	if (delta_ns > 0 && m->row + 1 >= count) {
+		snprintf(m->note, sizeof m->note, "at the last message");
+		return;
+	}
+	if (delta_ns < 0 && m->row == 0) {
+		snprintf(m->note, sizeof m->note, "at the first message");
+		return;
+	}
+	if (model_seek(m, to) != BAG_OK)
+		return;
+	/* a gap before the selection: nothing in [now - N, now): the last message before it */
+	if (delta_ns < 0 && m->row >= before)
+		model_goto(m, before - 1);
 }
 
 int model_step_same_topic(struct model *m, int dir)
@@ -263,7 +379,7 @@ int model_step_same_topic(struct model *m, int dir)
 	uint64_t row;
 	int rc;
 
-	if (bag_view_count(m->view) == 0 || bag_view_entry(m->view, m->row, &cur) != BAG_OK)
+	if (model_entry(m, m->row, &cur) != BAG_OK)
 		return -1;
 	topic = cur.conn->topic;
 	bag_query_init(&q);
@@ -293,7 +409,7 @@ int model_step_same_topic(struct model *m, int dir)
 		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg.time_ns)
 			break;
 		if (cur.chunk == msg.chunk && cur.offset == msg.offset && cur.bag_index == msg.bag_index) {
-			model_goto(m, r);
+			model_goto_view_row(m, r);
 			break;
 		}
 	}
@@ -305,6 +421,15 @@ done:
 struct topic_row *model_topic(struct model *m)
 {
 	return m->ntopics ? &m->topics[m->order[m->topic_cursor]] : NULL;
+}
+
+struct topic_row *model_focused_topic(struct model *m)
+{
+	struct bag_message msg;
+
+	if (m->focus != PANE_CONNS && model_entry(m, m->row, &msg) == BAG_OK)
+		return &m->topics[m->topic_of[msg.conn_index]];
+	return model_topic(m);
 }
 
 static void topic_move(struct model *m, long delta)
@@ -344,7 +469,7 @@ bool model_act(struct model *m, enum action a)
 		case ACTION_PAGE_UP: model_move(m, -page); return true;
 		case ACTION_PAGE_DOWN: model_move(m, page); return true;
 		case ACTION_TOP: model_goto(m, 0); return true;
-		case ACTION_BOTTOM: model_goto(m, bag_view_count(m->view) ? bag_view_count(m->view) - 1 : 0); return true;
+		case ACTION_BOTTOM: model_goto(m, model_count(m) ? model_count(m) - 1 : 0); return true;
 		default: break;
 		}
 	}
@@ -352,13 +477,13 @@ bool model_act(struct model *m, enum action a)
 	case ACTION_NEXT_PANE: m->focus = (enum pane)((m->focus + 1) % PANE_COUNT); return true;
 	case ACTION_PREV_PANE: m->focus = (enum pane)((m->focus + PANE_COUNT - 1) % PANE_COUNT); return true;
 	case ACTION_TOGGLE_TOPIC:
-		if ((t = model_topic(m)) != NULL) {
+		if ((t = model_focused_topic(m)) != NULL) {
 			t->shown = !t->shown;
 			model_refilter(m);
 		}
 		return true;
 	case ACTION_SOLO_TOPIC:
-		if ((t = model_topic(m)) != NULL) {
+		if ((t = model_focused_topic(m)) != NULL) {
 			for (size_t i = 0; i < m->ntopics; i++)
 				m->topics[i].shown = &m->topics[i] == t;
 			model_refilter(m);
@@ -379,10 +504,10 @@ bool model_act(struct model *m, enum action a)
 	case ACTION_HEX: m->detail = m->detail == DETAIL_HEX ? DETAIL_DECODED : DETAIL_HEX; return true;
 	case ACTION_NEXT_SAME: model_step_same_topic(m, 1); return true;
 	case ACTION_PREV_SAME: model_step_same_topic(m, -1); return true;
-	case ACTION_FWD_1S: model_seek(m, model_time(m) + 1000000000LL); return true;
-	case ACTION_BACK_1S: model_seek(m, model_time(m) - 1000000000LL); return true;
-	case ACTION_FWD_10S: model_seek(m, model_time(m) + 10000000000LL); return true;
-	case ACTION_BACK_10S: model_seek(m, model_time(m) - 10000000000LL); return true;
+	case ACTION_FWD_1S: model_step_time(m, 1000000000LL); return true;
+	case ACTION_BACK_1S: model_step_time(m, -1000000000LL); return true;
+	case ACTION_FWD_10S: model_step_time(m, 10000000000LL); return true;
+	case ACTION_BACK_10S: model_step_time(m, -10000000000LL); return true;
 	default: return false;
 	}
 }

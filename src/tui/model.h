@@ -19,7 +19,8 @@ struct topic_row {
 	const char *topic;
 	const char *type;          /* its first connection's */
 	uint64_t count;
-	double rate_hz;            /* mean rate over its span, from the chunk infos */
+	double rate_hz;            /* median rate (info --freq) once known, else the mean over its span */
+	bool rate_exact;           /* rate_hz is the median's */
 	size_t nconns;
 	size_t *conns;             /* timeline connection indices (a run of model.topic_conns) */
 	bool shown;
@@ -42,9 +43,19 @@ struct model {
 	enum pane focus;
 	enum detail_mode detail;
 	bool relative;             /* times relative to the bag start */
+	bool local;                /* dates in local time (else UTC) */
 	int64_t start_ns, end_ns;
-	char note[256];            /* last error or message, for the status line */
+	size_t *topic_of;          /* per timeline connection: its topic (index into topics) */
+	/* the filter (f, &): when on, the list shows only frows[0..nfrows), rows of view */
+	bool filtered;
+	bool filter_stale;         /* the view changed under it: the filter must run again */
+	uint64_t *frows;
+	size_t nfrows, capfrows;
+	char note[1024];           /* last error or message, for the status line */
 };
+
+/* The topics' median rates (Hz, by topic index), once known. */
+void model_set_rates(struct model *m, const double *hz);
 
 /* Build the model over tl with every topic shown. 0 or a BAG_E code. */
 int model_init(struct model *m, bag_timeline_t *tl);
@@ -52,6 +63,23 @@ void model_free(struct model *m);
 
 /* Rebuild the view from the topics' shown flags, keeping the selected time. */
 int model_refilter(struct model *m);
+
+/* Rows the list shows (all of the view, or the filter's), and row i's message. */
+uint64_t model_count(const struct model *m);
+int model_entry(struct model *m, uint64_t i, struct bag_message *msg);
+/* The view row of list row i (i itself unless filtered). */
+uint64_t model_view_row(const struct model *m, uint64_t i);
+/* Select the list row showing view row vrow, or the next one after it (filtered). */
+void model_goto_view_row(struct model *m, uint64_t vrow);
+/* Turn the filter off (keeping the selected message). */
+void model_filter_off(struct model *m);
+
+/*
+ * Move by delta_ns in time from the selection. Backward: the first message
+ * at or after now - N; when there is none before the selection (a gap), the
+ * last message before now - N. Says so in note at the ends.
+ */
+void model_step_time(struct model *m, int64_t delta_ns);
 
 /* The message list: move by delta rows, go to a row, keep it in sight. */
 void model_move(struct model *m, int64_t delta);
@@ -74,6 +102,8 @@ int model_step_same_topic(struct model *m, int dir);
 
 /* The topic under the connections cursor. */
 struct topic_row *model_topic(struct model *m);
+/* The topic x and o act on: the selected message's when the list has the focus, else the cursor's. */
+struct topic_row *model_focused_topic(struct model *m);
 
 /*
  * Apply an action to the model: navigation of the focused pane, filters,

@@ -45,10 +45,18 @@ static void draw_conns(struct app *app, struct rect r)
 		}
 		const struct topic_row *t = &m->topics[m->order[i]];
 		char rate[32];
-		if (t->rate_hz >= 1000)
-			snprintf(rate, sizeof rate, "%.1f kHz", t->rate_hz / 1000);
+		/* as info --freq writes it (Hz, kHz, MHz ...); "~" while only the mean over the span is known */
+		static const char *const unit[] = { "Hz", "kHz", "MHz", "GHz" };
+		double hz = t->rate_hz;
+		int u = 0;
+		while (hz >= 1000 && u < 3) {
+			hz /= 1000;
+			u++;
+		}
+		if (t->rate_hz > 0)
+			snprintf(rate, sizeof rate, "%s%.1f %s", t->rate_exact ? "" : "~", hz, unit[u]);
 		else
-			snprintf(rate, sizeof rate, t->rate_hz > 0 ? "%.1f Hz" : "-", t->rate_hz);
+			snprintf(rate, sizeof rate, "-");
 		snprintf(line, sizeof line, " %s  %-*.*s  %-*.*s %10llu %10s %6zu", t->shown ? "[x]" : "[ ]",
 		         tw, tw, term_str(&sc, t->topic), yw, yw, term_str(&sc, t->type), (unsigned long long)t->count,
 		         rate, t->nconns);

@@ -9,15 +9,32 @@
 
 #include "tui/draw.h"
 
-/* The visible lines of the detail, folded nodes marked +, the cursor on one. */
+/* The detail the pane shows: the log view, or the message's. */
+static struct detail *shown(struct app *app)
+{
+	return app->show_log ? &app->log : &app->detail;
+}
+
+/*
+ * The visible lines of the detail, folded nodes marked +, the cursor on
+ * one; long lines cut (scrolled by h, l) or, with wrap on, continued on
+ * the rows below.
+ */
 static void draw_detail(struct app *app, struct rect r)
 {
 	static const char *const modes[] = { "decoded", "hex", "connection" };
-	struct detail *d = &app->detail;
-	char title[128];
+	struct detail *d = shown(app);
+	char title[256];
 	size_t *idx = malloc((d->n + 1) * sizeof *idx), n;
+	int rows = r.h - 1;
 
-	snprintf(title, sizeof title, " Detail: %s   [v] mode [H] hex [Enter] fold", modes[app->m.detail]);
+	if (app->show_log)
+		snprintf(title, sizeof title, " Log: recovery, warnings, errors   [L] close%s", app->zoom ? "" : " [z] zoom");
+	else if (app->conns_topic >= 0)
+		snprintf(title, sizeof title, " Detail: the topic's connections   [Esc] back");
+	else
+		snprintf(title, sizeof title, " Detail: %s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
+		         app->wrap ? " (on)" : "");
 	draw_pane_title(app, r, title, PANE_DETAIL);
 	if (idx == NULL)
 		return;
@@ -26,25 +43,34 @@ static void draw_detail(struct app *app, struct rect r)
 		d->cursor = n ? n - 1 : 0;
 	if (d->cursor < d->top)
 		d->top = d->cursor;
-	if (d->cursor >= d->top + (size_t)(r.h - 1))
-		d->top = d->cursor - (size_t)(r.h - 2);
-	for (int row = 0; row < r.h - 1; row++) {
-		size_t v = d->top + (size_t)row;
-		char line[1024];
+	if (d->cursor >= d->top + (size_t)rows)
+		d->top = d->cursor - (size_t)(rows - 1);
+	int y = r.y + 1;
+	for (size_t v = d->top; y < r.y + r.h; v++) {
+		char line[2048];
 		if (v >= n) {
-			draw_put(r.y + 1 + row, r.x, r.w, "");
+			draw_put(y++, r.x, r.w, "");
 			continue;
 		}
 		const struct dline *l = &d->lines[idx[v]];
-		const char *text = l->text;
-		int skip = d->hscroll;
-		while (skip-- > 0 && *text)
-			text++;
-		snprintf(line, sizeof line, " %*s%s%s", l->depth * 2, "", l->node ? (l->collapsed ? "+ " : "- ") : "  ", text);
+		snprintf(line, sizeof line, " %*s%s%s", l->depth * 2, "", l->node ? (l->collapsed ? "+ " : "- ") : "  ", l->text);
 		bool sel = v == d->cursor && app->m.focus == PANE_DETAIL;
 		if (sel)
 			attron(A_REVERSE);
-		draw_put(r.y + 1 + row, r.x, r.w, line);
+		if (!app->wrap && !app->show_log) {
+			draw_put_match(sel ? NULL : app, y++, r.x, r.w, line, d->hscroll);
+		} else {
+			int width = draw_width(line), indent = l->depth * 2 + 3;
+			draw_put_match(sel ? NULL : app, y++, r.x, r.w, line, 0);
+			for (int from = r.w; from < width && y < r.y + r.h; from += r.w - indent) {
+				char cont[2048];
+				snprintf(cont, sizeof cont, "%*s", indent, "");
+				draw_put(y, r.x, indent, cont);
+				draw_put_match(sel ? NULL : app, y++, r.x + indent, r.w - indent, line, from);
+				if (r.w - indent <= 0)
+					break;
+			}
+		}
 		if (sel)
 			attroff(A_REVERSE);
 	}
@@ -54,12 +80,14 @@ static void draw_detail(struct app *app, struct rect r)
 /* Moves and folds inside the detail; false for actions that are not its own. */
 static bool detail_act(struct app *app, enum action a)
 {
-	struct detail *d = &app->detail;
+	struct detail *d = shown(app);
 	size_t page = app->panes[PANE_DETAIL].h > 2 ? (size_t)app->panes[PANE_DETAIL].h - 2 : 1;
 
 	switch (a) {
 	case ACTION_UP: d->cursor = d->cursor ? d->cursor - 1 : 0; break;
 	case ACTION_DOWN: d->cursor++; break;
+	case ACTION_HALF_UP: d->cursor = d->cursor > page / 2 ? d->cursor - page / 2 : 0; break;
+	case ACTION_HALF_DOWN: d->cursor += page / 2; break;
 	case ACTION_PAGE_UP: d->cursor = d->cursor > page ? d->cursor - page : 0; break;
 	case ACTION_PAGE_DOWN: d->cursor += page; break;
 	case ACTION_TOP: d->cursor = 0; break;

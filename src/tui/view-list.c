@@ -1,6 +1,9 @@
 /*
- * view-list.c - the message list: virtual over every row of the view, only
- * the rows in sight are looked at. Navigation is the model's (model_act).
+ * view-list.c - the message list: virtual over every row of the view (or
+ * the filter's rows), only the rows in sight are looked at. Columns: row,
+ * mark, time (fixed width), topic (its distinguishing tail when long),
+ * size, then the message paths added as columns and the summary, which
+ * scroll sideways (h, l). Navigation is the model's (model_act).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,46 +11,91 @@
 
 #include "tui/draw.h"
 
+/* The last w columns of s as "…tail" when s is longer (bytes; the topic is escaped first). */
+static void tail_of(const char *s, int w, bool utf8, char *out, size_t cap)
+{
+	size_t len = strlen(s);
+
+	if ((int)len <= w || w < 2) {
+		snprintf(out, cap, "%s", s);
+		return;
+	}
+	size_t from = len - (size_t)(w - 1);
+	while (from < len && ((unsigned char)s[from] & 0xC0) == 0x80)
+		from++;
+	snprintf(out, cap, "%s%s", utf8 ? "\xE2\x80\xA6" : "~", s + from);
+}
+
 /* Rows [top, top + height) from the index; size and summary once the worker sent them. */
 static void draw_list(struct app *app, struct rect r)
 {
 	struct model *m = &app->m;
 	struct term_scratch sc = { 0 };
-	uint64_t count = bag_view_count(m->view);
-	char line[1024], t[40], size[16];
+	uint64_t count = model_count(m);
+	char line[1024], t[48], size[16], topic[256], title[512];
 	struct bag_message msg;
 
-	snprintf(line, sizeof line, " Messages  %llu shown%s", (unsigned long long)count,
-	         m->relative ? "  (times relative to the start)" : "");
-	draw_pane_title(app, r, line, PANE_LIST);
-	int topic_w = 14;
+	if (m->filtered)
+		snprintf(title, sizeof title, " Messages  %llu of %llu match the filter%s: %s", (unsigned long long)count,
+		         (unsigned long long)bag_view_count(m->view), app->js.running && app->js.kind == JOB_FILTER ?
+		         " so far" : "", app->filter_text);
+	else
+		snprintf(title, sizeof title, " Messages  %llu shown%s", (unsigned long long)count,
+		         m->relative ? "  (times relative to the start)" : "");
+	draw_pane_title(app, r, title, PANE_LIST);
+	int topic_w = 8;
 	for (size_t i = 0; i < m->ntopics; i++)
 		if (m->topics[i].shown && (int)strlen(term_str(&sc, m->topics[i].topic)) > topic_w)
 			topic_w = (int)strlen(term_str(&sc, m->topics[i].topic));
-	topic_w = topic_w > r.w / 4 ? r.w / 4 : topic_w;
+	int cap_w = r.w / 4 < 12 ? 12 : r.w / 4;
+	topic_w = topic_w > cap_w ? cap_w : topic_w;
 	int num_w = snprintf(NULL, 0, "%llu", (unsigned long long)count);
 	num_w = num_w < 3 ? 3 : num_w;
 	for (int row = 0; row < r.h - 1; row++) {
 		uint64_t i = m->top + (uint64_t)row;
-		if (i >= count || bag_view_entry(m->view, i, &msg) != BAG_OK) {
-			draw_put(r.y + 1 + row, r.x, r.w, i == 0 && count == 0 ? " (no messages shown)" : "");
+		int y = r.y + 1 + row;
+		if (i >= count) {
+			draw_put(y, r.x, r.w, i == 0 ? (m->filtered ? (app->js.running ? " (filtering\xE2\x80\xA6)" :
+			                                                " (no message matches the filter)")
+			                                         : " (no messages shown)") : "");
 			continue;
 		}
-		const struct summary *s = app_summary(app, work_key(msg.bag_index, msg.chunk, msg.offset));
+		if (model_entry(m, i, &msg) != BAG_OK) {
+			char why[600];
+			detail_problem_first(bag_view_errmsg(m->view), why, sizeof why);
+			snprintf(line, sizeof line, "%*llu cannot read the index here: %s", num_w, (unsigned long long)i + 1, why);
+			draw_colour_on(app, C_ERROR, 0);
+			draw_put(y, r.x, r.w, line);
+			draw_colour_off(app, C_ERROR, 0);
+			continue;
+		}
+		uint64_t key = work_key(msg.bag_index, msg.chunk, msg.offset);
+		const struct summary *s = app_summary(app, key);
+		bool bad = s != NULL && s->rc != BAG_OK;
 		draw_fmt_time(app, msg.time_ns, t, sizeof t);
 		if (s != NULL)
-			snprintf(size, sizeof size, "%u", s->size);
+			snprintf(size, sizeof size, bad ? "-" : "%u", s->size);
 		else
 			snprintf(size, sizeof size, "...");
-		snprintf(line, sizeof line, "%*llu %s %-*.*s %6s %s", num_w, (unsigned long long)i + 1, t, topic_w,
-		         topic_w, term_str(&sc, msg.conn->topic), size, s ? s->text : "");
+		tail_of(term_str(&sc, msg.conn->topic), topic_w, app->utf8, topic, sizeof topic);
+		int n = snprintf(line, sizeof line, "%*llu%s%s %s ", num_w, (unsigned long long)i + 1,
+		                 app_marked(app, key) ? "*" : " ", t, topic);
+		/* the topic column: pad by screen columns, not bytes */
+		int pad = topic_w - draw_width(topic);
+		n += snprintf(line + n, sizeof line - (size_t)n, "%*s%6s ", pad > 0 ? pad : 0, "", size);
 		bool sel = i == m->row;
 		if (sel)
 			attron(m->focus == PANE_LIST ? A_REVERSE : A_BOLD);
-		if (s != NULL && s->rc != BAG_OK)
+		if (bad)
 			draw_colour_on(app, C_ERROR, 0);
-		draw_put(r.y + 1 + row, r.x, r.w, line);
-		if (s != NULL && s->rc != BAG_OK)
+		int fixed = draw_width(line);
+		draw_put(y, r.x, fixed < r.w ? fixed : r.w, line);
+		if (fixed < r.w) {
+			char rest[800];
+			snprintf(rest, sizeof rest, "%s%s%s", bad ? "cannot read: " : "", s ? s->cols : "", s ? s->text : "");
+			draw_put_match(sel ? NULL : app, y, r.x + fixed, r.w - fixed, rest, app->list_hscroll);
+		}
+		if (bad)
 			draw_colour_off(app, C_ERROR, 0);
 		if (sel)
 			attroff(m->focus == PANE_LIST ? A_REVERSE : A_BOLD);

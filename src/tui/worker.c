@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tui/worker.h"
+#include "tui/detail.h"
 
 #define MAX_PENDING 4096
 #define MAX_RESULTS 4096
@@ -34,6 +35,8 @@ struct worker {
 	size_t nresults;
 	uint64_t done;
 	int pipe_rd, pipe_wr;
+	work_extra_fn extra;
+	void *extra_arg;
 };
 
 /* Read and summarise one message into *r. */
@@ -50,7 +53,7 @@ static void serve(struct worker *w, const struct work_item *it, struct work_resu
 	r->key = it->key;
 	r->rc = bag_message_read(bag, it->chunk, it->offset, it->conn_id, it->time_ns, &data, &size);
 	if (r->rc != BAG_OK) {
-		snprintf(r->summary, sizeof r->summary, "%s", bag_errmsg(bag));
+		detail_problem_first(bag_errmsg(bag), r->summary, sizeof r->summary);
 		return;
 	}
 	r->size = size;
@@ -65,6 +68,15 @@ static void serve(struct worker *w, const struct work_item *it, struct work_resu
 		t->len = 0;
 		r->rc = bag_print_summary(t, *def, data, size, sizeof r->summary - 1, err, sizeof err);
 		snprintf(r->summary, sizeof r->summary, "%s", r->rc == BAG_OK ? (t->len ? t->p : "") : err);
+	}
+	pthread_mutex_lock(&w->lock);
+	work_extra_fn extra = w->extra;
+	void *extra_arg = w->extra_arg;
+	pthread_mutex_unlock(&w->lock);
+	if (extra != NULL) {
+		t->len = 0;
+		extra(extra_arg, it->bag, c->index, data, size, it->time_ns, t);
+		snprintf(r->cols, sizeof r->cols, "%s", t->len ? t->p : "");
 	}
 	if (it->want_bytes) {
 		r->bytes = malloc(size ? size : 1);
@@ -177,6 +189,14 @@ void worker_request(struct worker *w, const struct work_item *items, size_t n)
 	w->npending = n < MAX_PENDING ? n : MAX_PENDING;
 	memcpy(w->pending, items, w->npending * sizeof *items);
 	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void worker_set_extra(struct worker *w, work_extra_fn fn, void *arg)
+{
+	pthread_mutex_lock(&w->lock);
+	w->extra = fn;
+	w->extra_arg = arg;
 	pthread_mutex_unlock(&w->lock);
 }
 

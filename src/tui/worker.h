@@ -11,6 +11,15 @@
 #include <bagscope/bagscope.h>
 
 #define WORK_SUMMARY_MAX 200
+#define WORK_COLS_MAX 120
+
+/*
+ * An extra text per message, made on the worker thread after its summary
+ * (the list's columns): bag index, connection index in that bag, the bytes
+ * and the time; appends to out. Must be safe against the main thread.
+ */
+typedef void (*work_extra_fn)(void *arg, size_t bag, size_t conn_index, const uint8_t *data, uint32_t size,
+                              int64_t time_ns, struct bag_text *out);
 
 /* Where a message is: enough for the worker to read and decode it. */
 struct work_item {
@@ -27,7 +36,8 @@ struct work_result {
 	uint64_t key;
 	int rc;                  /* 0, or the read/decode error */
 	uint32_t size;
-	char summary[WORK_SUMMARY_MAX];   /* or the error message */
+	char summary[WORK_SUMMARY_MAX];   /* or the error message, problem first */
+	char cols[WORK_COLS_MAX];         /* the extra hook's text (list columns), or "" */
 	uint8_t *bytes;          /* want_bytes: malloc'd copy, the caller frees */
 };
 
@@ -53,6 +63,9 @@ void worker_request(struct worker *w, const struct work_item *items, size_t n);
 
 /* A file descriptor that is readable while results wait. */
 int worker_fd(const struct worker *w);
+
+/* Set the extra hook (NULL: none). */
+void worker_set_extra(struct worker *w, work_extra_fn fn, void *arg);
 
 /* Take up to max results. */
 size_t worker_take(struct worker *w, struct work_result *out, size_t max);

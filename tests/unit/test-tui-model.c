@@ -15,6 +15,7 @@
 
 #include <bagscope/bagscope.h>
 
+#include "tui/match.h"
 #include "tui/model.h"
 #include "common/timeparse.h"
 
@@ -179,7 +180,10 @@ static void test_steps(void **state)
 	assert_true(model_time(m) >= t + S);
 	assert_int_equal(model_jump(m, "#8647"), 0);
 	assert_int_equal(m->row, 8646);
-	assert_int_not_equal(model_jump(m, "#99999"), 0);
+	/* a row past the end clamps, with a note */
+	model_goto(m, 0);
+	assert_int_equal(model_jump(m, "#99999"), 0);
+	assert_int_equal(m->row, 8646);
 	assert_non_null(strstr(m->note, "8647 rows"));
 }
 
@@ -296,6 +300,153 @@ static void test_many_topics(void **state)
 	rmdir(dir);
 }
 
+/* The zone of dates and a bare time of day (the browser's jump prompt). */
+static void test_jump_zone(void **state)
+{
+	struct jump j;
+	const char *why;
+
+	setenv("TZ", "Europe/Berlin", 1);
+	/* shown in UTC: a date without a zone is UTC */
+	assert_int_equal(jump_parse_zone("2017-07-14 02:40:10", start, end, cur, true, &j, &why), 0);
+	assert_int_equal(j.time_ns, 1500000010 * S);
+	/* shown in local time: Berlin, UTC+2 in July */
+	assert_int_equal(jump_parse_zone("2017-07-14 04:40:10", start, end, cur, false, &j, &why), 0);
+	assert_int_equal(j.time_ns, 1500000010 * S);
+	/* a bare time of day is on the bag's date (start: 2017-07-14 02:40:00 UTC) */
+	assert_int_equal(jump_parse_zone("02:41:00.5", start, end, cur, true, &j, &why), 0);
+	assert_int_equal(j.time_ns, 1500000060 * S + 500000000);
+	assert_int_equal(jump_parse_zone("04:41", start, end, cur, false, &j, &why), 0);
+	assert_int_equal(j.time_ns, 1500000060 * S);
+	assert_int_not_equal(jump_parse_zone("25:00", start, end, cur, true, &j, &why), 0);
+	setenv("TZ", "UTC", 1);
+}
+
+/* Search patterns: smart case, regex detection, the bytes prefilter and its soundness rule. */
+static void test_match(void **state)
+{
+	struct matcher mt;
+	size_t a, b;
+	bag_msgdef_t *def = NULL;
+	static const char log_def[] = "byte level\nstring name\nstring msg\nfloat64 x\n";
+
+	assert_int_equal(match_init(&mt, "needle"), 0);
+	assert_true(mt.icase && !mt.regex);
+	assert_true(match_find(&mt, "a NeEdLe here", 13, &a, &b));
+	assert_int_equal(a, 2);
+	assert_int_equal(b, 8);
+	assert_true(match_in_bytes(&mt, (const uint8_t *)"xxNEEDLE", 8));
+	match_free(&mt);
+	assert_int_equal(match_init(&mt, "Needle"), 0);
+	assert_false(mt.icase);
+	assert_false(match_find(&mt, "needle", 6, &a, &b));
+	match_free(&mt);
+	assert_int_equal(match_init(&mt, "x: [0-9]+\\.5"), 0);
+	assert_true(mt.regex);
+	assert_true(match_find(&mt, "  x: 12.5", 9, &a, &b));
+	assert_int_equal(a, 2);
+	match_free(&mt);
+	assert_int_not_equal(match_init(&mt, "a[b"), 0);
+	assert_non_null(mt.err);
+	match_free(&mt);
+
+	assert_int_equal(bag_msgdef_parse(&def, "t/Log", log_def, strlen(log_def)), BAG_OK);
+	/* 'b', 'g', 'p' are in no field name, number or punctuation: only inside a string */
+	assert_int_equal(match_init(&mt, "bagscope-needle"), 0);
+	assert_false(match_needs_text(&mt, def));
+	assert_true(match_has_strings(def));
+	match_free(&mt);
+	/* "x: 1" can be made by a number line: every message must be formatted */
+	assert_int_equal(match_init(&mt, "x: 1"), 0);
+	assert_true(match_needs_text(&mt, def));
+	match_free(&mt);
+	/* a quote or a backslash reaches into string boundaries and escapes */
+	assert_int_equal(match_init(&mt, "b\""), 0);
+	assert_true(match_needs_text(&mt, def));
+	match_free(&mt);
+	bag_msgdef_free(def);
+}
+
+/* The filter's rows: the list shows view rows frows[], seeks and moves among them. */
+static void test_filter_rows(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+	struct bag_message a, b;
+	uint64_t rows[] = { 5, 10, 20, 400 };
+
+	m->frows = malloc(sizeof rows);
+	memcpy(m->frows, rows, sizeof rows);
+	m->nfrows = m->capfrows = 4;
+	m->filtered = true;
+	assert_int_equal(model_count(m), 4);
+	assert_int_equal(model_entry(m, 1, &a), BAG_OK);
+	assert_int_equal(bag_view_entry(m->view, 10, &b), BAG_OK);
+	assert_int_equal(a.time_ns, b.time_ns);
+	model_goto_view_row(m, 11);
+	assert_int_equal(m->row, 2);
+	assert_int_equal(model_seek(m, b.time_ns), BAG_OK);
+	assert_int_equal(m->row, 1);
+	model_act(m, ACTION_BOTTOM);
+	assert_int_equal(m->row, 3);
+	assert_int_equal(model_view_row(m, m->row), 400);
+	model_filter_off(m);
+	assert_false(m->filtered);
+	assert_int_equal(m->row, 400);
+	assert_int_equal(model_count(m), 8647);
+}
+
+/* x and o act on the selected message's topic when the list has the focus. */
+static void test_focused_topic(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+	struct bag_message msg;
+
+	m->focus = PANE_LIST;
+	assert_int_equal(model_jump(m, "50%"), 0);
+	assert_int_equal(model_entry(m, m->row, &msg), BAG_OK);
+	assert_string_equal(model_focused_topic(m)->topic, msg.conn->topic);
+	uint64_t before = bag_view_count(m->view);
+	model_act(m, ACTION_TOGGLE_TOPIC);
+	assert_false(m->topics[m->topic_of[msg.conn_index]].shown);
+	assert_true(bag_view_count(m->view) < before);
+	m->focus = PANE_CONNS;
+	assert_ptr_equal(model_focused_topic(m), model_topic(m));
+}
+
+/*
+ * Stepping back always goes back: to the first message in [now - N, now),
+ * or when there is none (a gap) to the last one before now - N.
+ */
+static void test_step_back_gap(void **state)
+{
+	struct model *m = &((struct fx *)*state)->m;
+	struct bag_message cur, got, prev;
+
+	m->focus = PANE_CONNS;
+	model_act(m, ACTION_SOLO_TOPIC);   /* /rosout: 10 messages with gaps */
+	assert_int_equal(bag_view_count(m->view), 10);
+	for (uint64_t r = 1; r < 10; r++) {
+		model_goto(m, r);
+		assert_int_equal(model_entry(m, r, &cur), BAG_OK);
+		model_step_time(m, -S);
+		assert_true(m->row < r);
+		assert_int_equal(model_entry(m, m->row, &got), BAG_OK);
+		if (got.time_ns < cur.time_ns - S) {
+			/* a gap: nothing in [now - 1 s, now) */
+			assert_int_equal(model_entry(m, m->row + 1, &prev), BAG_OK);
+			assert_true(prev.time_ns >= cur.time_ns - S);
+			assert_int_equal(m->row + 1, r);
+		} else if (m->row > 0) {
+			assert_int_equal(model_entry(m, m->row - 1, &prev), BAG_OK);
+			assert_true(prev.time_ns < cur.time_ns - S);
+		}
+	}
+	model_goto(m, 0);
+	model_step_time(m, -S);
+	assert_int_equal(m->row, 0);
+	assert_non_null(strstr(m->note, "first message"));
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -308,6 +459,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_steps, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density_per_topic, fx_open, fx_close),
+		cmocka_unit_test(test_jump_zone),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test_setup_teardown(test_filter_rows, fx_open, fx_close),
+		cmocka_unit_test_setup_teardown(test_focused_topic, fx_open, fx_close),
+		cmocka_unit_test_setup_teardown(test_step_back_gap, fx_open, fx_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,165 @@
+/*
+ * match.c - search patterns (see match.h). A plain pattern is kept folded to
+ * lower case when the search ignores case; finding it folds the text one
+ * byte at a time (ASCII only: bytes >= 0x80 compare as they are).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/match.h"
+
+static unsigned char lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+int match_init(struct matcher *m, const char *pattern)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->pat, sizeof m->pat, "%s", pattern);
+	m->len = strlen(m->pat);
+	m->icase = true;
+	for (size_t i = 0; i < m->len; i++) {
+		if (isupper((unsigned char)m->pat[i]))
+			m->icase = false;
+		if (strchr(".*+?[](){}|^$\\", m->pat[i]) != NULL)
+			m->regex = true;
+	}
+	for (size_t i = 0; i <= m->len; i++)
+		m->fold[i] = m->icase ? (char)lower((unsigned char)m->pat[i]) : m->pat[i];
+	if (m->regex) {
+		int rc = regcomp(&m->re, m->pat, REG_EXTENDED | (m->icase ? REG_ICASE : 0));
+		if (rc != 0) {
+			regerror(rc, &m->re, m->errbuf, sizeof m->errbuf);
+			m->err = m->errbuf;
+			return -1;
+		}
+		m->compiled = true;
+	}
+	return 0;
+}
+
+void match_free(struct matcher *m)
+{
+	if (m->compiled)
+		regfree(&m->re);
+	m->compiled = false;
+}
+
+/* Whether the pattern is at q (folding q when icase). */
+static bool at_q(const struct matcher *m, const unsigned char *q)
+{
+	if (!m->icase)
+		return memcmp(q, m->fold, m->len) == 0;
+	for (size_t i = 0; i < m->len; i++)
+		if (lower(q[i]) != (unsigned char)m->fold[i])
+			return false;
+	return true;
+}
+
+/*
+ * The plain pattern in s[0..len), folding s when icase. memchr looks for
+ * an anchor: the first byte, or when the case is ignored, the first byte
+ * of the pattern that is no letter (it folds to itself); a pattern of
+ * letters only is looked for byte by byte.
+ */
+static const char *find_plain(const struct matcher *m, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *endp = p + len;
+	size_t k = 0;
+
+	if (m->len == 0)
+		return s;
+	if (len < m->len)
+		return NULL;
+	if (m->icase)
+		while (k < m->len && isalpha((unsigned char)m->fold[k]))
+			k++;
+	if (k < m->len) {
+		unsigned char c = (unsigned char)m->fold[k];
+		const unsigned char *last = endp - (m->len - k);   /* the anchor's last place */
+		for (const unsigned char *q = p + k; q <= last && (q = memchr(q, c, (size_t)(last - q) + 1)) != NULL; q++)
+			if (at_q(m, q - k))
+				return (const char *)(q - k);
+		return NULL;
+	}
+	for (const unsigned char *q = p; (size_t)(endp - q) >= m->len; q++)
+		if (lower(*q) == (unsigned char)m->fold[0] && at_q(m, q))
+			return (const char *)q;
+	return NULL;
+}
+
+bool match_find(const struct matcher *m, const char *s, size_t len, size_t *start, size_t *end)
+{
+	if (m->regex) {
+		regmatch_t rm[1] = { { 0, (regoff_t)len } };
+		if (!m->compiled || regexec(&m->re, s, 1, rm, REG_STARTEND) != 0)
+			return false;
+		*start = (size_t)rm[0].rm_so;
+		*end = (size_t)rm[0].rm_eo;
+		return true;
+	}
+	const char *q = find_plain(m, s, len);
+	if (q == NULL)
+		return false;
+	*start = (size_t)(q - s);
+	*end = *start + m->len;
+	return true;
+}
+
+bool match_has_strings(const bag_msgdef_t *def)
+{
+	if (def == NULL || bag_msgdef_root(def) == NULL)
+		return true;
+	for (size_t t = 0; t < bag_msgdef_type_count(def); t++) {
+		const struct bag_msgdef_type *ty = bag_msgdef_type_at(def, t);
+		for (size_t f = 0; f < ty->nfields; f++)
+			if (ty->fields[f].prim == BAG_PRIM_STRING)
+				return true;
+	}
+	return false;
+}
+
+bool match_in_bytes(const struct matcher *m, const uint8_t *data, size_t len)
+{
+	return find_plain(m, (const char *)data, len) != NULL;
+}
+
+static void add_chars(bool *set, const char *s, bool icase)
+{
+	for (; *s; s++)
+		set[icase ? lower((unsigned char)*s) : (unsigned char)*s] = true;
+}
+
+bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def)
+{
+	bool set[256] = { false };
+
+	if (m->regex || def == NULL || bag_msgdef_root(def) == NULL)
+		return true;
+	for (size_t i = 0; i < m->len; i++)
+		if (m->pat[i] == '"' || m->pat[i] == '\\' || (unsigned char)m->pat[i] >= 0x80)
+			return true;
+	/*
+	 * What the detail and the summary write outside string values: names,
+	 * numbers in every form (ints, reprs, YAML's, times), bools, the
+	 * punctuation of both layouts and the elision notes.
+	 */
+	add_chars(set, "0123456789.-+eE:=,{}[]() \"'TrueFalsetruefalsenaninfNaNInf.nan.infmoresecs: nsecs", m->icase);
+	for (size_t t = 0; t < bag_msgdef_type_count(def); t++) {
+		const struct bag_msgdef_type *ty = bag_msgdef_type_at(def, t);
+		add_chars(set, ty->name, m->icase);
+		for (size_t f = 0; f < ty->nfields; f++) {
+			const struct bag_msgdef_field *fd = &ty->fields[f];
+			add_chars(set, fd->name, m->icase);
+			/* type names show on the lines of arrays ("ranges: float32[360]") and messages only */
+			if (fd->array != BAG_ARRAY_NONE || fd->prim == BAG_PRIM_MESSAGE)
+				add_chars(set, fd->type_name, m->icase);
+		}
+	}
+	for (size_t i = 0; i < m->len; i++)
+		if (!set[(unsigned char)m->fold[i]])
+			return false;
+	return true;
+}

@@ -1,0 +1,63 @@
+/*
+ * match.h - what a search pattern matches, curses-free and shared by the
+ * search workers and the drawing of highlights.
+ *
+ * Smart case: a pattern with no upper-case letter matches regardless of
+ * case. A pattern holding a regex character (. * + ? [ ] ( ) { } | ^ $ \)
+ * is a POSIX extended regex; any other is a plain string.
+ *
+ * For speed the search first asks whether a message can match at all
+ * (match_needs_text): a plain pattern with no '"', '\' or byte >= 0x80
+ * that holds a character the connection's display cannot produce outside
+ * string values (field and type names, numbers, punctuation) can only
+ * match inside a string value, and then the message's bytes hold it too.
+ */
+#ifndef BAGSCOPE_TUI_MATCH_H
+#define BAGSCOPE_TUI_MATCH_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bagscope/msgdef.h>
+
+struct matcher {
+	char pat[256];       /* the pattern as typed */
+	size_t len;
+	bool icase;          /* smart case: no upper-case letter in it */
+	bool regex;          /* a regex character in it */
+	bool compiled;       /* re holds it (regex only) */
+	regex_t re;
+	char fold[256];      /* plain: the pattern, lower-cased when icase */
+	const char *err;     /* why the regex does not compile, or NULL */
+	char errbuf[128];
+};
+
+/* Set m up for pattern (truncated to 255 bytes). Returns 0, or -1 with m->err set. */
+int match_init(struct matcher *m, const char *pattern);
+void match_free(struct matcher *m);
+
+/*
+ * The first match in s[0..len): true with [*start, *end) set. Safe on
+ * several threads for plain patterns; a regex matcher belongs to one thread.
+ */
+bool match_find(const struct matcher *m, const char *s, size_t len, size_t *start, size_t *end);
+
+/*
+ * Whether a message of a connection whose definition is def (NULL: did not
+ * parse) can match only where its bytes contain the pattern: false means
+ * "skip the message when match_in_bytes() says no".
+ */
+bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def);
+
+/*
+ * Whether def has a string field anywhere (or does not parse). A message
+ * without strings can match only where match_needs_text() says so.
+ */
+bool match_has_strings(const bag_msgdef_t *def);
+
+/* Whether data[0..len) holds the plain pattern (case folded when icase). */
+bool match_in_bytes(const struct matcher *m, const uint8_t *data, size_t len);
+
+#endif

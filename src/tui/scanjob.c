@@ -1,0 +1,671 @@
+/*
+ * scanjob.c - searches and filters on the scan engine (see scanjob.h).
+ *
+ * The job thread sleeps on a condition variable until job_start() hands it
+ * a request. It then opens views over its own timeline and runs bag_scan()
+ * on them; the scan's workers do the per-message work (search_work: the
+ * displayed text, matched line by line), its emit keeps what the job needs
+ * in order. Shared state (the request, the job_state, the rows found and
+ * not yet taken) sits behind one mutex; a byte on a pipe wakes the main
+ * loop, at most every NOTIFY_NS unless the job has finished.
+ *
+ * Rows: a view over the same bags selecting the same connections numbers
+ * its messages as the browser's view does, so a row found here is a row
+ * there. A view with a start time numbers from the first message at or
+ * after it: its row r is the full view's row base + r.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tui/detail.h"
+#include "tui/match.h"
+#include "tui/scanjob.h"
+#include "tui/worker.h"
+
+#define NOTIFY_NS 30000000LL
+#define FLUSH_ROWS 4096
+
+struct scanjob {
+	bag_t **bags;
+	size_t nbags;
+	bag_timeline_t *tl;          /* the job thread's own */
+	size_t nconns;
+	bag_msgdef_t **defs;         /* per timeline connection, parsed on first use */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake, idle;
+	bool quit;
+	bool pending;                /* req holds a job to start */
+	bool cancel;                 /* the running job should stop */
+	struct job_req req;          /* the next job (conn_mask and pattern copied below) */
+	bool *mask;                  /* req's connections */
+	char pattern[256];
+	struct job_state st;         /* shared; the main thread copies it */
+	uint64_t *rows;              /* filter rows found, not yet taken */
+	size_t nrows, caprows;
+	bool changed;
+	int64_t notified;            /* when the pipe was last written */
+	int pipe_rd, pipe_wr;
+	/* the topics' median rates, on a thread of their own */
+	pthread_t rates_thread;
+	bool rates_started;
+	size_t *rates_topic_of;      /* per timeline connection: its topic */
+	size_t ntopics;
+	double *rates;               /* per topic, Hz (0: fewer than two messages) */
+	bool rates_done;             /* rates holds them (under lock) */
+	bool rates_taken;
+};
+
+/* One search or filter pass: what the callbacks need. */
+struct pass {
+	struct scanjob *j;
+	struct matcher mt;
+	bool *needs_text;            /* per connection: see match_needs_text() */
+	bool *name_match;            /* per connection: its topic or type matches */
+	bool *never;                 /* per connection: no message can show the pattern */
+	uint64_t base;               /* full-view row of this view's row 0 */
+	uint64_t lo, hi;             /* accept full-view rows in [lo, hi) */
+	bool last;                   /* keep the last match, not the first */
+	bool found;
+	bool stopped;                /* emit stopped the scan: nothing more to accept */
+	uint64_t row;
+	uint64_t *buf;               /* filter rows not yet flushed */
+	size_t nbuf;
+	uint64_t done_before;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Wake the main loop (lock held); finished: whatever the last wake-up was. */
+static void notify(struct scanjob *j, bool now)
+{
+	int64_t t = now_ns();
+	char b = 1;
+
+	j->changed = true;
+	if (!now && t - j->notified < NOTIFY_NS)
+		return;
+	j->notified = t;
+	if (write(j->pipe_wr, &b, 1) < 0) {
+		/* full: a wake-up is waiting already */
+	}
+}
+
+static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
+{
+	if (j->defs[i] == NULL) {
+		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
+		bag_msgdef_parse(&j->defs[i], c->type, c->definition, strlen(c->definition));
+	}
+	return j->defs[i];
+}
+
+/* A detail line to match: stop looking once one did. */
+struct line_match {
+	const struct matcher *mt;
+	bool hit;
+};
+
+static void match_line(void *arg, int depth, bool node, const char *text, size_t len, const char *path)
+{
+	struct line_match *lm = arg;
+	size_t a, b;
+
+	(void)depth, (void)node, (void)path;
+	if (!lm->hit && match_find(lm->mt, text, len, &a, &b))
+		lm->hit = true;
+}
+
+/*
+ * On a scan worker: whether the message shows the pattern anywhere: its
+ * topic or type, its summary (as the list shows it) or a line of its
+ * detail. 0: it does (emit it); 1: it does not.
+ */
+static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
+{
+	const struct pass *p = arg;
+	char err[160];
+	size_t a, b;
+
+	if (p->name_match[m->conn_index])
+		return 0;
+	if (def == NULL || p->never[m->conn_index])
+		return 1;
+	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
+		return 1;
+	out->len = 0;
+	bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, err, sizeof err);
+	for (size_t i = 0; i < out->len; i++)
+		if (out->p[i] == '\n' || out->p[i] == '\t')
+			out->p[i] = ' ';
+	bool hit = out->len > 0 && match_find(&p->mt, out->p, out->len, &a, &b);
+	out->len = 0;
+	if (hit)
+		return 0;
+	struct line_match lm = { &p->mt, false };
+	detail_decode_lines(def, m->data, m->size, match_line, &lm, err, sizeof err);
+	return lm.hit ? 0 : 1;
+}
+
+/* In order: the first (or last) match in the accepted rows. */
+static int search_emit(void *arg, const struct bag_scan_item *it)
+{
+	struct pass *p = arg;
+	uint64_t row = p->base + it->m->row;
+
+	if (it->rc != BAG_OK || it->m->conn == NULL || row < p->lo || row >= p->hi) {
+		p->stopped = row >= p->hi && !p->last;
+		return p->stopped;
+	}
+	p->found = true;
+	p->row = row;
+	p->stopped = !p->last;
+	return p->stopped;
+}
+
+static void flush_rows(struct pass *p)
+{
+	struct scanjob *j = p->j;
+
+	pthread_mutex_lock(&j->lock);
+	if (j->nrows + p->nbuf > j->caprows) {
+		size_t cap = j->caprows ? j->caprows * 2 : 65536;
+		while (cap < j->nrows + p->nbuf)
+			cap *= 2;
+		uint64_t *r = realloc(j->rows, cap * sizeof *r);
+		if (r != NULL) {
+			j->rows = r;
+			j->caprows = cap;
+		}
+	}
+	if (j->nrows + p->nbuf <= j->caprows) {
+		memcpy(j->rows + j->nrows, p->buf, p->nbuf * sizeof *p->buf);
+		j->nrows += p->nbuf;
+	}
+	p->nbuf = 0;
+	notify(j, false);
+	pthread_mutex_unlock(&j->lock);
+}
+
+/* In order: keep the rows that passed the filter. */
+static int filter_emit(void *arg, const struct bag_scan_item *it)
+{
+	struct pass *p = arg;
+
+	if (it->rc != BAG_OK) {
+		pthread_mutex_lock(&p->j->lock);
+		p->j->st.unreadable++;
+		pthread_mutex_unlock(&p->j->lock);
+		return 0;
+	}
+	p->buf[p->nbuf++] = p->base + it->m->row;
+	if (p->nbuf == FLUSH_ROWS)
+		flush_rows(p);
+	return 0;
+}
+
+static int progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct pass *p = arg;
+	struct scanjob *j = p->j;
+	bool cancel;
+
+	if (p->nbuf > 0)
+		flush_rows(p);
+	pthread_mutex_lock(&j->lock);
+	j->st.done = p->done_before + done;
+	j->st.total = p->done_before + total;
+	cancel = j->cancel;
+	notify(j, false);
+	pthread_mutex_unlock(&j->lock);
+	return cancel;
+}
+
+/* A view of the request's connections over [start, end]; *base its first row in the full view. */
+static int open_view(struct scanjob *j, bag_view_t *full, int64_t start, int64_t end, bag_view_t **v,
+                     uint64_t *base)
+{
+	struct bag_query q;
+	int rc;
+
+	bag_query_init(&q);
+	q.conn_mask = j->mask;
+	q.start_ns = start;
+	q.end_ns = end;
+	*base = 0;
+	if (start != BAG_TIME_MIN && (rc = bag_view_seek(full, start, base)) != BAG_OK)
+		return rc;
+	return bag_view_open(v, j->tl, &q);
+}
+
+/* Scan [start, end] for matches among full-view rows [lo, hi). */
+static int search_pass(struct pass *p, bag_view_t *full, int64_t start, int64_t end, uint64_t lo, uint64_t hi,
+                       bool last)
+{
+	struct bag_scan_opts o = { .size = sizeof o };
+	bag_view_t *v = NULL;
+	int rc;
+
+	if ((rc = open_view(p->j, full, start, end, &v, &p->base)) == BAG_OK) {
+		p->lo = lo;
+		p->hi = hi;
+		p->last = last;
+		p->found = p->stopped = false;
+		o.filter = p->j->req.filter;
+		o.decode = true;
+		o.work = search_work;
+		o.emit = search_emit;
+		o.arg = p;
+		o.progress = progress;
+		o.progress_arg = p;
+		rc = bag_scan(v, &o, NULL);
+		p->done_before += bag_view_count(v);
+		if (rc == BAG_ECANCELED && p->stopped)
+			rc = BAG_OK;
+	} else {
+		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", v ? bag_view_errmsg(v) : bag_timeline_errmsg(p->j->tl));
+	}
+	if (rc != BAG_OK && rc != BAG_ECANCELED && p->j->st.err[0] == '\0')
+		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", bag_view_errmsg(v));
+	bag_view_free(v);
+	return rc;
+}
+
+static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
+{
+	const struct job_req *r = &j->req;
+	uint64_t count = bag_view_count(full);
+	int64_t t = r->time_ns, first = bag_timeline_start(j->tl), lastt = bag_timeline_end(j->tl);
+	int rc;
+
+	if (match_init(&p->mt, j->pattern) != 0) {
+		snprintf(j->st.err, sizeof j->st.err, "bad regex '%s': %s", j->pattern, p->mt.err);
+		return BAG_EINVAL;
+	}
+	for (size_t i = 0; i < j->nconns; i++) {
+		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
+		size_t a, b;
+		if (!j->mask[i])
+			continue;
+		p->name_match[i] = match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
+		                   match_find(&p->mt, c->type, strlen(c->type), &a, &b);
+		p->needs_text[i] = match_needs_text(&p->mt, job_def(j, i));
+		/* no strings and nothing else that could show the pattern: no message can match */
+		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(job_def(j, i));
+	}
+	if (r->dir > 0) {
+		rc = search_pass(p, full, t, BAG_TIME_MAX, r->row + 1, count, false);
+		if (rc == BAG_OK && !p->found) {
+			j->st.wrapped = true;
+			rc = search_pass(p, full, BAG_TIME_MIN, t, 0, r->row + 1, false);
+		}
+	} else {
+		/* backward: windows before t, each four times the last */
+		int64_t span = lastt > first ? lastt - first : 1, d = span / 64 > 1000000000 ? span / 64 : 1000000000;
+		rc = BAG_OK;
+		for (int64_t lo = t; rc == BAG_OK && !p->found && lo > first; d *= 4) {
+			lo = t - d < first || t - d > t ? BAG_TIME_MIN : t - d;
+			rc = search_pass(p, full, lo, t, 0, r->row, true);
+			if (lo == BAG_TIME_MIN)
+				break;
+		}
+		if (rc == BAG_OK && !p->found) {
+			j->st.wrapped = true;
+			rc = search_pass(p, full, t, BAG_TIME_MAX, r->row, count, true);
+		}
+	}
+	match_free(&p->mt);
+	j->st.found = p->found;
+	j->st.found_row = p->row;
+	return rc;
+}
+
+static int run_filter(struct scanjob *j, struct pass *p, bag_view_t *full)
+{
+	struct bag_scan_opts o = { .size = sizeof o };
+	int rc;
+
+	if ((p->buf = malloc(FLUSH_ROWS * sizeof *p->buf)) == NULL)
+		return BAG_ENOMEM;
+	o.filter = j->req.filter;
+	o.emit = filter_emit;
+	o.arg = p;
+	o.progress = progress;
+	o.progress_arg = p;
+	rc = bag_scan(full, &o, NULL);
+	if (rc == BAG_EEXPR)
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_expr_errmsg(j->req.filter));
+	else if (rc != BAG_OK && rc != BAG_ECANCELED)
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_errmsg(full));
+	if (p->nbuf > 0)
+		flush_rows(p);
+	free(p->buf);
+	return rc;
+}
+
+static void run_job(struct scanjob *j)
+{
+	struct pass p = { .j = j };
+	struct bag_query q;
+	bag_view_t *full = NULL;
+	int rc = BAG_ENOMEM;
+
+	p.needs_text = calloc(j->nconns + 1, sizeof *p.needs_text);
+	p.name_match = calloc(j->nconns + 1, sizeof *p.name_match);
+	p.never = calloc(j->nconns + 1, sizeof *p.never);
+	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL)
+		goto done;
+	bag_query_init(&q);
+	q.conn_mask = j->mask;
+	if ((rc = bag_view_open(&full, j->tl, &q)) != BAG_OK) {
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_errmsg(full));
+		goto done;
+	}
+	rc = j->req.kind == JOB_SEARCH ? run_search(j, &p, full) : run_filter(j, &p, full);
+done:
+	bag_view_free(full);
+	free(p.needs_text);
+	free(p.name_match);
+	free(p.never);
+	pthread_mutex_lock(&j->lock);
+	j->st.rc = rc;
+	if (rc != BAG_OK && j->st.err[0] == '\0')
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_strerror(rc));
+	j->st.running = false;
+	notify(j, true);
+	pthread_cond_broadcast(&j->idle);
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void *job_main(void *arg)
+{
+	struct scanjob *j = arg;
+
+	pthread_mutex_lock(&j->lock);
+	while (!j->quit) {
+		if (!j->pending) {
+			pthread_cond_wait(&j->wake, &j->lock);
+			continue;
+		}
+		j->pending = false;
+		j->cancel = false;
+		pthread_mutex_unlock(&j->lock);
+		run_job(j);
+		pthread_mutex_lock(&j->lock);
+	}
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A receipt time as rosbag's Time.to_sec() gives it. */
+static double ros_to_sec(int64_t ns)
+{
+	return (double)(ns / BAG_NSEC_PER_SEC) + (double)(ns % BAG_NSEC_PER_SEC) / 1e9;
+}
+
+/*
+ * Each topic's median rate as `rosbag info --freq` (and bagscope info
+ * --freq) gives it: the median of the periods between consecutive stamps
+ * of the topic's messages, inverted. One pass over a timeline of its own
+ * (its own bag handles), freed at the end; stops when the job closes.
+ */
+static void *rates_main(void *arg)
+{
+	struct scanjob *j = arg;
+	bag_t **bags = calloc(j->nbags + 1, sizeof *bags);
+	bag_timeline_t *tl = NULL;
+	bag_view_t *v = NULL;
+	uint64_t *n = calloc(j->ntopics + 1, sizeof *n), *at = calloc(j->ntopics + 1, sizeof *at);
+	double *last = calloc(j->ntopics + 1, sizeof *last), *per = NULL, *rates = calloc(j->ntopics + 1, sizeof *rates);
+	size_t nb = 0;
+	struct bag_message m;
+	bool ok = bags != NULL && n != NULL && at != NULL && last != NULL && rates != NULL;
+
+	for (size_t i = 0; ok && i < j->nbags; i++, nb++)
+		ok = bag_dup(&bags[i], j->bags[i]) == BAG_OK;
+	ok = ok && bag_timeline_open(&tl, bags, nb) == BAG_OK && bag_view_open(&v, tl, NULL) == BAG_OK;
+	uint64_t rows = ok ? bag_view_count(v) : 0;
+	ok = ok && (per = malloc((rows + 1) * sizeof *per)) != NULL;
+	/* counts first, then each topic's periods in its own stretch of per */
+	for (uint64_t r = 0; ok && r < rows; r++) {
+		if (bag_view_entry(v, r, &m) != BAG_OK)
+			continue;
+		n[j->rates_topic_of[m.conn_index]]++;
+		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
+			ok = false;
+	}
+	for (size_t t = 0, sum = 0; ok && t < j->ntopics; t++) {
+		at[t] = sum;
+		sum += n[t];
+		n[t] = 0;
+	}
+	for (uint64_t r = 0; ok && r < rows; r++) {
+		if (bag_view_entry(v, r, &m) != BAG_OK)
+			continue;
+		size_t t = j->rates_topic_of[m.conn_index];
+		double stamp = ros_to_sec(m.time_ns);
+		if (n[t] > 0)
+			per[at[t] + n[t] - 1] = stamp - last[t];
+		last[t] = stamp;
+		n[t]++;
+		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
+			ok = false;
+	}
+	for (size_t t = 0; ok && t < j->ntopics; t++) {
+		uint64_t k = n[t] > 1 ? n[t] - 1 : 0;
+		if (k == 0)
+			continue;
+		qsort(per + at[t], k, sizeof *per, cmp_double);
+		double med = k % 2 ? per[at[t] + k / 2] : (per[at[t] + k / 2 - 1] + per[at[t] + k / 2]) / 2;
+		rates[t] = med > 0 ? 1.0 / med : 0;
+	}
+	bag_view_free(v);
+	bag_timeline_free(tl);
+	for (size_t i = 0; bags != NULL && i < nb; i++)
+		bag_close(bags[i]);
+	free(bags);
+	free(n);
+	free(at);
+	free(last);
+	free(per);
+	pthread_mutex_lock(&j->lock);
+	if (ok) {
+		j->rates = rates;
+		rates = NULL;
+		j->rates_done = true;
+		notify(j, true);
+	}
+	pthread_mutex_unlock(&j->lock);
+	free(rates);
+	return NULL;
+}
+
+int job_rates(struct scanjob *j, const size_t *topic_of, size_t ntopics)
+{
+	if ((j->rates_topic_of = malloc((j->nconns + 1) * sizeof *topic_of)) == NULL)
+		return BAG_ENOMEM;
+	memcpy(j->rates_topic_of, topic_of, j->nconns * sizeof *topic_of);
+	j->ntopics = ntopics;
+	if (pthread_create(&j->rates_thread, NULL, rates_main, j) != 0)
+		return BAG_ENOMEM;
+	j->rates_started = true;
+	return BAG_OK;
+}
+
+bool job_take_rates(struct scanjob *j, double *out)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&j->lock);
+	if (j->rates_done && !j->rates_taken) {
+		memcpy(out, j->rates, j->ntopics * sizeof *out);
+		j->rates_taken = got = true;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return got;
+}
+
+int job_open(struct scanjob **out, bag_t *const *bags, size_t n)
+{
+	struct scanjob *j = calloc(1, sizeof *j);
+	int fds[2], rc = BAG_ENOMEM;
+
+	*out = j;
+	if (j == NULL)
+		return BAG_ENOMEM;
+	j->pipe_rd = j->pipe_wr = -1;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->wake, NULL);
+	pthread_cond_init(&j->idle, NULL);
+	if ((j->bags = calloc(n ? n : 1, sizeof *j->bags)) == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		j->nbags++;
+		if ((rc = bag_dup(&j->bags[i], bags[i])) != BAG_OK)
+			return rc;
+	}
+	if ((rc = bag_timeline_open(&j->tl, j->bags, j->nbags)) != BAG_OK)
+		return rc;
+	j->nconns = bag_timeline_conn_count(j->tl);
+	j->defs = calloc(j->nconns + 1, sizeof *j->defs);
+	j->mask = calloc(j->nconns + 1, sizeof *j->mask);
+	if (j->defs == NULL || j->mask == NULL)
+		return BAG_ENOMEM;
+	if (pipe(fds) != 0)
+		return BAG_EIO;
+	j->pipe_rd = fds[0];
+	j->pipe_wr = fds[1];
+	fcntl(j->pipe_rd, F_SETFL, O_NONBLOCK);
+	fcntl(j->pipe_wr, F_SETFL, O_NONBLOCK);
+	if (pthread_create(&j->thread, NULL, job_main, j) != 0)
+		return BAG_ENOMEM;
+	j->started = true;
+	return BAG_OK;
+}
+
+void job_close(struct scanjob *j)
+{
+	if (j == NULL)
+		return;
+	if (j->started) {
+		pthread_mutex_lock(&j->lock);
+		j->quit = j->cancel = true;
+		pthread_cond_signal(&j->wake);
+		pthread_mutex_unlock(&j->lock);
+		pthread_join(j->thread, NULL);
+	}
+	if (j->rates_started)
+		pthread_join(j->rates_thread, NULL);
+	free(j->rates);
+	free(j->rates_topic_of);
+	for (size_t i = 0; j->defs != NULL && i < j->nconns; i++)
+		bag_msgdef_free(j->defs[i]);
+	free(j->defs);
+	free(j->mask);
+	free(j->rows);
+	bag_timeline_free(j->tl);
+	for (size_t i = 0; i < j->nbags; i++)
+		bag_close(j->bags[i]);
+	free(j->bags);
+	if (j->pipe_rd >= 0)
+		close(j->pipe_rd);
+	if (j->pipe_wr >= 0)
+		close(j->pipe_wr);
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->wake);
+	pthread_cond_destroy(&j->idle);
+	free(j);
+}
+
+void job_cancel(struct scanjob *j)
+{
+	pthread_mutex_lock(&j->lock);
+	j->cancel = true;
+	j->pending = false;
+	pthread_mutex_unlock(&j->lock);
+}
+
+void job_wait(struct scanjob *j)
+{
+	pthread_mutex_lock(&j->lock);
+	j->cancel = true;
+	j->pending = false;
+	while (j->st.running)
+		pthread_cond_wait(&j->idle, &j->lock);
+	pthread_mutex_unlock(&j->lock);
+}
+
+int job_start(struct scanjob *j, const struct job_req *req)
+{
+	job_wait(j);
+	pthread_mutex_lock(&j->lock);
+	j->req = *req;
+	j->req.conn_mask = NULL;
+	memcpy(j->mask, req->conn_mask, j->nconns * sizeof *j->mask);
+	snprintf(j->pattern, sizeof j->pattern, "%s", req->pattern ? req->pattern : "");
+	j->req.pattern = j->pattern;
+	memset(&j->st, 0, sizeof j->st);
+	j->st.kind = req->kind;
+	j->st.running = true;
+	j->nrows = 0;
+	j->pending = true;
+	j->cancel = false;
+	pthread_cond_signal(&j->wake);
+	pthread_mutex_unlock(&j->lock);
+	return BAG_OK;
+}
+
+int job_fd(const struct scanjob *j)
+{
+	return j->pipe_rd;
+}
+
+bool job_poll(struct scanjob *j, struct job_state *st, uint64_t **rows, size_t *n, size_t *cap)
+{
+	char drain[64];
+	bool changed;
+
+	while (read(j->pipe_rd, drain, sizeof drain) > 0)
+		;
+	pthread_mutex_lock(&j->lock);
+	changed = j->changed;
+	j->changed = false;
+	*st = j->st;
+	if (rows != NULL && j->nrows > 0) {
+		if (*n + j->nrows > *cap) {
+			size_t c = *cap ? *cap : 65536;
+			while (c < *n + j->nrows)
+				c *= 2;
+			uint64_t *r = realloc(*rows, c * sizeof *r);
+			if (r != NULL) {
+				*rows = r;
+				*cap = c;
+			}
+		}
+		if (*n + j->nrows <= *cap) {
+			memcpy(*rows + *n, j->rows, j->nrows * sizeof **rows);
+			*n += j->nrows;
+			j->nrows = 0;
+		}
+	}
+	pthread_mutex_unlock(&j->lock);
+	return changed;
+}

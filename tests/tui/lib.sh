@@ -1,0 +1,53 @@
+# Shared by the screen tests: start the real browser in tmux at a fixed
+# size, send keys, poll the screen for a marker (never a fixed sleep).
+# TERM, LC_ALL=C.UTF-8, TZ=UTC and a private XDG_STATE_HOME are pinned.
+command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${BAGSCOPE:-$top/src/bagscope}
+tmp=$(mktemp -d)
+sock=bagscope-test-$$
+T="tmux -L $sock"
+passed=0 failed=0
+trap '$T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+
+screen() { $T capture-pane -p -t main; }
+keys() { $T send-keys -t main "$@"; }
+
+# wait_for NAME PATTERN: poll the screen up to 10 s for an extended regex.
+wait_for() {
+	i=0
+	while [ $i -lt 200 ]; do
+		if screen | grep -Eq -- "$2"; then
+			passed=$((passed + 1)); printf 'ok    %s\n' "$1"; return 0
+		fi
+		i=$((i + 1)); sleep 0.05
+	done
+	failed=$((failed + 1)); printf 'FAIL  %s: /%s/ never appeared; the screen was:\n' "$1" "$2"
+	screen | sed 's/^/      | /'
+	return 1
+}
+
+# check NAME COMMAND...: a shell test that must hold.
+check() {
+	name=$1; shift
+	if "$@"; then passed=$((passed + 1)); printf 'ok    %s\n' "$name"
+	else failed=$((failed + 1)); printf 'FAIL  %s\n' "$name"; fi
+}
+
+# start W H BAG...: the browser in a new session (ended first if one runs).
+start() {
+	w=$1 h=$2; shift 2
+	$T kill-session -t main 2>/dev/null
+	args=
+	for a in "$@"; do args="$args '$a'"; done
+	$T -f /dev/null new-session -d -s main -x "$w" -y "$h" \
+		"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC NO_COLOR=1 XDG_STATE_HOME='$tmp/state' '$bin' $args; echo BROWSER-EXITED \$?; sleep 60"
+}
+
+# mouse BUTTON X Y M|m: an SGR mouse report (0-based x, y).
+mouse() { $T send-keys -t main -l "$(printf '\033[<%d;%d;%d%s' "$1" $(($2 + 1)) $(($3 + 1)) "$4")"; }
+
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
