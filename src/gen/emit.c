@@ -454,14 +454,15 @@ static void emit_read(struct emitter *e, const struct gen_type *g)
 	GEN_APPEND(b, "(struct bag_gen_cur *c, ");
 	tref(e, b, g);
 	GEN_APPEND(b, " *out)\n{\n");
-	if (g->fixed && g->wire == 0) {
-		GEN_APPEND(b, "\t(void)c;\n\t(void)out;\n\treturn BAG_OK;\n}\n\n");
-		return;
-	}
 	if (g->fixed) {
-		bag_text_printf(b, "\tif (BAG_GEN_LEFT(c) < %llu)\n\t\treturn BAG_EDECODE;\n\t", (unsigned long long)g->wire);
+		if (g->wire > 0)
+			bag_text_printf(b, "\tif (BAG_GEN_LEFT(c) < %llu)\n\t\treturn BAG_EDECODE;\n", (unsigned long long)g->wire);
+		GEN_APPEND(b, "\t");
 		fn(e, g, "load");
-		bag_text_printf(b, "(out, c->p);\n\tc->p += %llu;\n\treturn BAG_OK;\n}\n\n", (unsigned long long)g->wire);
+		GEN_APPEND(b, "(out, c->p);\n");
+		if (g->wire > 0)
+			bag_text_printf(b, "\tc->p += %llu;\n", (unsigned long long)g->wire);
+		GEN_APPEND(b, "\treturn BAG_OK;\n}\n\n");
 		return;
 	}
 	if (needs_count(e, g))
