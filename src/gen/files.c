@@ -31,10 +31,14 @@ static void topic_header(const struct gen_model *m, const struct gen_topic *tp, 
 	bool cpp = m->lang == GEN_CPP, many = tp->nversions > 1;
 	struct bag_text s = { 0 };
 
-	bag_text_printf(&s, "%s.%s - the topic %s", tp->id, cpp ? "hpp" : "h", tp->name);
+	char name[GEN_IDENT_MAX + 32];
+
+	snprintf(name, sizeof name, "%s.%s", tp->id, cpp ? "hpp" : "h");
+	bag_text_printf(&s, "the topic %s", tp->name);
 	for (size_t v = 0; v < tp->nversions; v++)
-		bag_text_printf(&s, "%s%s", v ? ", " : ": ", m->types[tp->types[v]].t->name);
-	heading(m, t, s.p ? s.p : "", "a topic");
+		bag_text_printf(&s, "%s%s", v ? ", " : " (", m->types[tp->types[v]].t->name);
+	GEN_APPEND(&s, ")");
+	heading(m, t, name, s.p ? s.p : "");
 	bag_text_free(&s);
 	bag_text_printf(t, "\n#ifndef BAG_GEN_TOPIC_%s_H\n#define BAG_GEN_TOPIC_%s_H\n\n#include \"msgs.%s\"\n\n",
 	                tp->id, tp->id, cpp ? "hpp" : "h");
@@ -174,7 +178,7 @@ static void dump_source(const struct gen_model *m, struct bag_text *t)
 	for (size_t i = 0; i < m->ntopics; i++)
 		bag_text_printf(t, "#include \"%s.%s\"\n", m->topics[i].id, cpp ? "hpp" : "h");
 	GEN_APPEND(t, "\n");
-	GEN_APPEND(t, dump_body);
+	bag_text_append(t, dump_body, sizeof dump_body - 1);
 }
 
 static void makefile(const struct gen_model *m, struct bag_text *t)

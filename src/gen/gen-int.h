@@ -92,6 +92,7 @@ unsigned gen_prim_size(enum bag_prim p);
 int gen_emit_code(const struct gen_model *m, struct gen_file *header, struct gen_file *source);
 int gen_emit_table(const struct gen_model *m, struct gen_file *f);
 
-#define GEN_APPEND(t, lit) bag_text_append((t), (lit), sizeof(lit) - 1)
+/* Append a string literal (only a literal compiles). */
+#define GEN_APPEND(t, lit) bag_text_append((t), "" lit, sizeof(lit) - 1)
 
 #endif

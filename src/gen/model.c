@@ -187,8 +187,8 @@ static char *ident(struct gen_model *m, const char *name, size_t len)
 
 	if (s == NULL)
 		return keep(m, NULL);
-	if (len == 0 || isdigit((unsigned char)name[0]) || strncmp(name, "bag_", len < 4 ? len : 4) == 0 ||
-	    strncmp(name, "BAG", len < 3 ? len : 3) == 0)
+	if (len == 0 || isdigit((unsigned char)name[0]) || (len >= 4 && strncmp(name, "bag_", 4) == 0) ||
+	    (len >= 3 && strncmp(name, "BAG", 3) == 0))
 		*p++ = 'x';
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
@@ -331,7 +331,7 @@ static bool parse_int(const char *s, bool *neg, uint64_t *mag, int64_t lo, uint6
 	if (!isdigit((unsigned char)*s))
 		return false;
 	for (; isdigit((unsigned char)*s); s++) {
-		if (v > (UINT64_MAX - 9) / 10)
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
 			return false;
 		v = v * 10 + (uint64_t)(*s - '0');
 	}
@@ -376,7 +376,7 @@ static char *const_value(struct gen_model *m, const struct gen_type *g, const st
 		if (*end != '\0' || d != d || d - d != 0)
 			break;
 		if (c->prim == BAG_PRIM_FLOAT32)
-			GEN_APPEND(&t, cpp ? "static_cast<float>(" : "((float)");
+			bag_text_printf(&t, "%s", cpp ? "static_cast<float>(" : "((float)");
 		else if (!cpp)
 			GEN_APPEND(&t, "(");
 		bag_text_double(&t, d);
@@ -662,10 +662,11 @@ static void comment_line(struct bag_text *t, const char *s, size_t len)
 			continue;
 		}
 		char c = u[i] >= 0x20 && u[i] < 0x7F ? s[i] : '?';
-		bag_text_append(t, &c, 1);
-		if ((c == '*' && i + 1 < len && s[i + 1] == '/') || (c == '/' && i + 1 < len && s[i + 1] == '*') ||
-		    (c == '?' && i + 1 < len && s[i + 1] == '?'))
+		char last = t->len > 0 ? t->p[t->len - 1] : ' ';
+		/* no comment delimiter and no trigraph can form */
+		if ((last == '*' && c == '/') || (last == '/' && c == '*') || (last == '?' && c == '?'))
 			GEN_APPEND(t, " ");
+		bag_text_append(t, &c, 1);
 		i++;
 	}
 	/* a comment line never ends in a backslash or space */
