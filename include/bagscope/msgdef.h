@@ -55,7 +55,11 @@ enum bag_array {
 
 struct bag_msgdef_type;
 
-/* A field of a type; read-only, owned by its bag_msgdef_t. */
+/*
+ * A field of a type; read-only, owned by its bag_msgdef_t. Comments are the
+ * definition's '#' text without the '#' and one space after it, lines
+ * joined by '\n', "" when there is none; bytes as written (maybe not UTF-8).
+ */
 struct bag_msgdef_field {
 	const char *name;
 	const char *type_name;            /* element type as resolved: "uint8", "std_msgs/Header" */
@@ -63,6 +67,7 @@ struct bag_msgdef_field {
 	enum bag_array array;
 	uint32_t fixed_len;               /* N for BAG_ARRAY_FIXED */
 	const struct bag_msgdef_type *msg;/* the nested type when prim is BAG_PRIM_MESSAGE */
+	const char *comment;              /* the comment lines just above it, then its line's */
 };
 
 /* A constant; value is its text as written (string constants verbatim). */
@@ -71,6 +76,7 @@ struct bag_msgdef_const {
 	const char *type_name;
 	enum bag_prim prim;
 	const char *value;
+	const char *comment;              /* as a field's (a string constant's line has none) */
 };
 
 /* A message type: fields in definition order, constants, recomputed md5. */
@@ -81,6 +87,7 @@ struct bag_msgdef_type {
 	size_t nconsts;
 	const struct bag_msgdef_const *consts;
 	char md5[33];                     /* by the ROS rule, hex */
+	const char *comment;              /* lines a blank line parts from the first member, and after the last */
 };
 
 /*

@@ -43,6 +43,8 @@ struct bag_msgdef {
 	struct type_state *state;
 	struct dec_op *ops;
 	uint32_t nops;
+	char *scratch;        /* comment lines being gathered while parsing */
+	size_t scratch_len, scratch_cap;
 	char errmsg[256];
 };
 
@@ -229,10 +231,53 @@ static int parse_type_token(bag_msgdef_t *def, unsigned line, const char *tb, co
 	return BAG_OK;
 }
 
-/* Parse one section into type t (names stay unresolved in type_name). */
+/*
+ * Append the comment that starts at hash (its '#' and one space dropped,
+ * trailing space trimmed; line end nl) to the scratch text as one more line.
+ */
+static bool scratch_comment(bag_msgdef_t *def, const char *hash, const char *nl)
+{
+	const char *b = hash + 1, *e = nl;
+	size_t need;
+
+	b += b < e && *b == ' ';
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	need = def->scratch_len + (size_t)(e - b) + 2;
+	if (need > def->scratch_cap) {
+		size_t cap = need > 2 * def->scratch_cap ? need : 2 * def->scratch_cap;
+		char *p = realloc(def->scratch, cap);
+		if (p == NULL)
+			return false;
+		def->scratch = p;
+		def->scratch_cap = cap;
+	}
+	if (def->scratch_len > 0)
+		def->scratch[def->scratch_len++] = '\n';
+	memcpy(def->scratch + def->scratch_len, b, (size_t)(e - b));
+	def->scratch_len += (size_t)(e - b);
+	return true;
+}
+
+/* The scratch lines from byte from on as an arena string (NULL: no memory); cut there. */
+static const char *scratch_take(bag_msgdef_t *def, size_t from)
+{
+	size_t at = from + (from > 0 && from < def->scratch_len);   /* the '\n' before them */
+	const char *s = arena_strndup(def, def->scratch + at, def->scratch_len - at);
+
+	def->scratch_len = from;
+	return s;
+}
+
+/*
+ * Parse one section into type t (names stay unresolved in type_name). The
+ * comment lines gathered since the last member go to the next member with
+ * its own line's comment; those a blank line separates from the first
+ * member, and those after the last, to the type.
+ */
 static int parse_section(bag_msgdef_t *def, const struct section *sec, struct bag_msgdef_type *t)
 {
-	size_t nfields = 0, nconsts = 0;
+	size_t nfields = 0, nconsts = 0, head = 0;
 	unsigned line = sec->line0;
 	struct bag_msgdef_field *fields;
 	struct bag_msgdef_const *consts;
@@ -253,17 +298,25 @@ static int parse_section(bag_msgdef_t *def, const struct section *sec, struct ba
 		return BAG_ENOMEM;
 	t->fields = fields;
 	t->consts = consts;
+	def->scratch_len = 0;
 	for (const char *s = sec->text; s < sec->end; line++) {
 		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e, *tb, *te, *nb, *ne, *eb, *ee;
+		const char *hash;
 		enum bag_array array;
 		uint32_t fixed;
 		int rc;
 
 		nl = nl ? nl : sec->end;
 		clean_line(s, nl, &b, &e);
+		hash = memchr(s, '#', (size_t)(nl - s));
 		s = nl + 1;
-		if (b == e)
+		if (b == e) {
+			if (hash != NULL && !scratch_comment(def, hash, nl))
+				return BAG_ENOMEM;
+			if (hash == NULL && t->nfields + t->nconsts == 0)
+				head = def->scratch_len;
 			continue;
+		}
 		const char *p = b;
 		next_token(&p, e, &tb, &te);
 		if ((rc = parse_type_token(def, line, tb, te, &array, &fixed, &eb, &ee)) != BAG_OK)
@@ -300,7 +353,10 @@ static int parse_section(bag_msgdef_t *def, const struct section *sec, struct ba
 			c->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
 			c->prim = (enum bag_prim)prim;
 			c->value = arena_strndup(def, vb, (size_t)(ve - vb));
-			if (c->name == NULL || c->value == NULL || c->type_name == NULL)
+			if (prim != BAG_PRIM_STRING && hash != NULL && !scratch_comment(def, hash, nl))
+				return BAG_ENOMEM;
+			c->comment = scratch_take(def, head);
+			if (c->name == NULL || c->value == NULL || c->type_name == NULL || c->comment == NULL)
 				return BAG_ENOMEM;
 			continue;
 		}
@@ -316,10 +372,14 @@ static int parse_section(bag_msgdef_t *def, const struct section *sec, struct ba
 		f->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
 		f->array = array;
 		f->fixed_len = fixed;
-		if (f->name == NULL || f->type_name == NULL)
+		if (hash != NULL && !scratch_comment(def, hash, nl))
+			return BAG_ENOMEM;
+		f->comment = scratch_take(def, head);
+		if (f->name == NULL || f->type_name == NULL || f->comment == NULL)
 			return BAG_ENOMEM;
 	}
-	return BAG_OK;
+	t->comment = scratch_take(def, 0);
+	return t->comment != NULL ? BAG_OK : BAG_ENOMEM;
 }
 
 /* The type called name[0..len), or NULL. */
@@ -572,6 +632,7 @@ BAG_API void bag_msgdef_free(bag_msgdef_t *def)
 		def->arena = next;
 	}
 	free(def->state);
+	free(def->scratch);
 	free(def);
 }
 

@@ -8,6 +8,7 @@ corpus/decode: <u16 len><definition><message> for a few messages per connection
 corpus/expr:   <u16 len><definition><u16 len (| 0x8000: a value)><expression><message>
                for the first message (under 8 KiB) per connection, with a few
                expressions naming its fields
+corpus/gen:    the messages of nested_bz2.bag, bare
 
 Arguments, if any, name the corpora to write (e.g. `make-seeds.py expr`).
 """
@@ -151,3 +152,13 @@ for i, (dd, msg) in enumerate(samples):
     if i == 0:
         for x in GENERIC:
             save_expr(dd, x, msg)
+
+# corpus/gen: the messages of nested_bz2.bag, for fuzz-gen.c, which decodes each
+# input as every type of the code bagscope gen writes for that bag
+b = open(os.path.join(FIX, 'bags', 'nested_bz2.bag'), 'rb').read()
+for at, hdr, data, whole in records(b, 13):
+    f = fields(hdr)
+    if f.get('op', b'\xff')[0] == 5 and f.get('compression') == b'bz2':
+        for _, h2, d2, _ in records(bz2.decompress(data), 0):
+            if fields(h2).get('op', b'\xff')[0] == 2:
+                save('gen', d2)

@@ -76,6 +76,41 @@ static void test_constants_and_comments(void **state)
 	assert_int_equal(t->nfields, 1);
 	assert_string_equal(t->fields[0].name, "x");
 	assert_int_equal(t->fields[0].prim, BAG_PRIM_FLOAT64);
+	assert_string_equal(t->comment, "");
+	assert_string_equal(t->consts[0].comment, "a comment line\ntrailing comment");
+	assert_string_equal(t->consts[1].comment, "");
+	assert_string_equal(t->consts[2].comment, "");
+	assert_string_equal(t->fields[0].comment, "the value");
+	bag_msgdef_free(def);
+}
+
+/* Comments kept for code generation: which member or type each belongs to. */
+static void test_comment_placement(void **state)
+{
+	bag_msgdef_t *def = parse_ok("pkg/D",
+		"# About the type.\n"
+		"#   indented, kept\n"
+		"\n"
+		"# Above a.  \n"
+		"\n"
+		"#about a too\n"
+		"int32 a #  own\r\n"
+		"int32 b\n"
+		"#\n"
+		"# c's\n"
+		"int32 c\n"
+		"# trailing\n"
+		"================\n"
+		"MSG: pkg/E\n"
+		"string s # e's\n");
+	const struct bag_msgdef_type *t = bag_msgdef_root(def);
+
+	assert_string_equal(t->comment, "About the type.\n  indented, kept\nAbove a.\ntrailing");
+	assert_string_equal(t->fields[0].comment, "about a too\n own");
+	assert_string_equal(t->fields[1].comment, "");
+	assert_string_equal(t->fields[2].comment, "\nc's");
+	assert_string_equal(bag_msgdef_type_at(def, 1)->fields[0].comment, "e's");
+	assert_string_equal(bag_msgdef_type_at(def, 1)->comment, "");
 	bag_msgdef_free(def);
 }
 
@@ -303,6 +338,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_md5_of_every_fixture_connection),
 		cmocka_unit_test(test_constants_and_comments),
+		cmocka_unit_test(test_comment_placement),
 		cmocka_unit_test(test_aliases_and_arrays),
 		cmocka_unit_test(test_nested_resolution),
 		cmocka_unit_test(test_errors),
