@@ -232,6 +232,9 @@ static int link_index(bag_t *bag)
 		if (i > 0 && ch->pos == bag->chunks[i - 1].pos)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 			                "two chunk infos point at byte %llu", (unsigned long long)ch->pos);
+		if (ch->index_end < ch->pos)
+			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos, "a chunk info points at byte %llu, "
+			                "past the index section", (unsigned long long)ch->pos);
 		/* each message needs a 12-byte index entry between this chunk and the next */
 		if (ch->count > (ch->index_end - ch->pos) / 12)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,

@@ -106,7 +106,7 @@ static char *arena_strndup(bag_msgdef_t *def, const char *s, size_t n)
 {
 	char *p = arena_alloc(def, n + 1);
 
-	if (p != NULL)
+	if (p != NULL && n > 0)
 		memcpy(p, s, n);
 	return p;
 }
@@ -263,7 +263,7 @@ static bool scratch_comment(bag_msgdef_t *def, const char *hash, const char *nl)
 static const char *scratch_take(bag_msgdef_t *def, size_t from)
 {
 	size_t at = from + (from > 0 && from < def->scratch_len);   /* the '\n' before them */
-	const char *s = arena_strndup(def, def->scratch + at, def->scratch_len - at);
+	const char *s = arena_strndup(def, def->scratch ? def->scratch + at : "", def->scratch ? def->scratch_len - at : 0);
 
 	def->scratch_len = from;
 	return s;

@@ -426,6 +426,10 @@ static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct builder 
 	if ((rc = chunk_load_stat(bag, tc->chunk)) != BAG_OK)
 		return tl_bag_fail(tl, bag, rc);
 	region_pos = ch->data_pos + ch->data_len;
+	/* index_end can have moved since the stat (a chunk position repaired by recovery) */
+	if (region_pos > ch->index_end)
+		return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk data (%u bytes) overlaps the next chunk",
+		               bag->path, (unsigned long long)ch->pos, ch->data_len);
 	region = ch->index_end - region_pos;
 	if (ch->count > region / INDEX_ENTRY_BYTES)
 		return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk info counts %llu messages, more than its "
