@@ -20,7 +20,7 @@ screen() { $T capture-pane -p -t main; }
 # wait_for NAME PATTERN: poll the screen up to 10 s for an extended regex.
 wait_for() {
 	i=0
-	while [ $i -lt 200 ]; do
+	while [ $i -lt 600 ]; do
 		if screen | grep -Eq -- "$2"; then
 			passed=$((passed + 1)); printf 'ok    %s\n' "$1"; return 0
 		fi
