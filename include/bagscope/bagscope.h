@@ -13,6 +13,7 @@
 #include <bagscope/check.h>
 #include <bagscope/expr.h>
 #include <bagscope/scan.h>
+#include <bagscope/reduce.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -55,5 +55,6 @@ int cmd_cat(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_defs(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif
