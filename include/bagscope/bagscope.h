@@ -14,6 +14,7 @@
 #include <bagscope/expr.h>
 #include <bagscope/scan.h>
 #include <bagscope/reduce.h>
+#include <bagscope/image.h>
 
 #ifdef __cplusplus
 extern "C" {
