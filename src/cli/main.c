@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
 	{ "check", cmd_check, "verify a bag's integrity: records, chunks, index, definitions (--quick)" },
 	{ "defs", cmd_defs, "show connection headers and message definitions (--tree)" },
 	{ "stats", cmd_stats, "per-topic rates, periods, gaps, bandwidth, header latency (--json)" },
+	{ "frames", cmd_frames, "write the images of a camera topic as PNG files" },
 	{ "plot", cmd_plot, "plot message paths over time: braille chart, or min/max columns (--csv)" },
 };
 

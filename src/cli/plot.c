@@ -125,6 +125,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 static void path_error(const bag_reduce_t *r, const char *path)
 {
 	struct bag_text before = { 0 };
+	struct term_scratch sc = { 0 };
 	size_t pos = bag_reduce_errpos(r);
 	int lead = (int)strlen("bagscope: plot: ");
 
@@ -132,9 +133,9 @@ static void path_error(const bag_reduce_t *r, const char *path)
 		pos = strlen(path);
 	term_escape(&before, path, pos);
 	cli_error("plot: %s", bag_reduce_errmsg(r));
-	fprintf(stderr, "%*s%s\n%*s^\n", lead, "", term_str(&(struct term_scratch){ 0 }, path),
-	        lead + (int)before.len, "");
+	fprintf(stderr, "%*s%s\n%*s^\n", lead, "", term_str(&sc, path), lead + (int)before.len, "");
 	bag_text_free(&before);
+	term_scratch_free(&sc);
 }
 
 /* The csv lines of series k. */

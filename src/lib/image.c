@@ -313,7 +313,7 @@ static int decode_png(struct bag_image *img, const uint8_t *data, size_t len, ch
 	img->height = ihdr.height;
 	if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth == 16) {
 		img->pixel = BAG_PIXEL_GRAY16;
-		fmt = SPNG_FMT_PNG;
+		fmt = SPNG_FMT_PNG;   /* the file's layout, samples in host order */
 	} else if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE) {
 		img->pixel = BAG_PIXEL_GRAY8;
 		fmt = SPNG_FMT_G8;
@@ -332,14 +332,6 @@ static int decode_png(struct bag_image *img, const uint8_t *data, size_t len, ch
 	    (e = spng_decode_image(ctx, img->pixels, size, fmt, 0)) != 0) {
 		rc = fail(err, errlen, BAG_EDECODE, "corrupt png: %s", e ? spng_strerror(e) : "unexpected size");
 		goto done;
-	}
-	if (img->pixel == BAG_PIXEL_GRAY16) {
-		/* SPNG_FMT_PNG gives PNG's big-endian samples */
-		for (size_t i = 0; i < (size_t)img->width * img->height; i++) {
-			uint8_t *p = img->pixels + 2 * i;
-			uint16_t v = (uint16_t)(p[0] << 8 | p[1]);
-			memcpy(p, &v, 2);
-		}
 	}
 done:
 	spng_ctx_free(ctx);
@@ -553,7 +545,7 @@ BAG_API int bag_image_png(const struct bag_image *img, uint8_t **out, size_t *ou
 	}
 	len = n * (img->pixel == BAG_PIXEL_RGBA8 ? 4 : img->pixel == BAG_PIXEL_RGB8 ? 3 : ihdr.bit_depth / 8);
 	if (ihdr.bit_depth == 16) {
-		/* PNG's samples are big-endian; a float image is stretched to 16 bits first */
+		/* spng takes 16-bit samples in host order (SPNG_FMT_PNG); a float image is stretched first */
 		double lo = 0, hi = 0;
 		if ((buf = malloc(len)) == NULL)
 			goto done;
@@ -562,8 +554,8 @@ BAG_API int bag_image_png(const struct bag_image *img, uint8_t **out, size_t *ou
 		for (size_t i = 0; i < n; i++) {
 			unsigned v = img->pixel == BAG_PIXEL_GRAY16 ? (unsigned)sample_at(img, i)
 			                                            : stretch(sample_at(img, i), lo, hi, 65535);
-			buf[2 * i] = (uint8_t)(v >> 8);
-			buf[2 * i + 1] = (uint8_t)v;
+			uint16_t u = (uint16_t)v;
+			memcpy(buf + 2 * i, &u, 2);
 		}
 		src = buf;
 	}
