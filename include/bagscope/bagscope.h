@@ -15,6 +15,7 @@
 #include <bagscope/scan.h>
 #include <bagscope/reduce.h>
 #include <bagscope/image.h>
+#include <bagscope/cloud.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,7 +10,8 @@
  * block pattern and stretches depth over its finite range. Damaged images
  * (short data, small step, unknown encoding, corrupt jpeg/png, a message
  * cut inside its fields, a foreign layout, absurd sizes) are refused with
- * their reason.
+ * their reason. PointCloud2 summaries (cloud.h): fields, per-field extremes
+ * and NaN counts over rows padded past their points, in both byte orders.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -559,6 +560,122 @@ static void test_scale(void **state)
 	bag_image_free(&img);
 }
 
+#define CLOUD_DEF "Header header\nuint32 height\nuint32 width\nPointField[] fields\nbool is_bigendian\n" \
+	"uint32 point_step\nuint32 row_step\nuint8[] data\nbool is_dense\n" HEADER_DEF \
+	"================================================================================\n" \
+	"MSG: sensor_msgs/PointField\nuint8 INT8=1\nuint8 FLOAT32=7\nstring name\nuint32 offset\nuint8 datatype\nuint32 count\n"
+
+static void put_be(uint8_t *p, const void *v, size_t n, int big)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = ((const uint8_t *)v)[big ? n - 1 - i : i];
+}
+
+/* A 2 x 3 cloud: x, y, z float32, intensity float64, ring uint16[2], a field past point_step. */
+static void test_cloud(void **state)
+{
+	static const struct bag_conn_spec conn = { "/points", "sensor_msgs/PointCloud2",
+	                                           "1158d486dd51d683ce2f1be655c3c181", CLOUD_DEF, NULL, false };
+	char err[256], path[64];
+	(void)state;
+	for (int big = 0; big <= 1; big++) {
+		const uint32_t point_step = 28, row_step = 3 * 28 + 6;
+		uint8_t pts[2 * (3 * 28 + 6)];
+		memset(pts, 0xAB, sizeof pts);
+		for (uint32_t i = 0; i < 6; i++) {
+			uint8_t *p = pts + (i / 3) * row_step + (i % 3) * point_step;
+			float x = (float)i - 2.5f, y = (float)(i * i), z = i == 4 ? NAN : 0.5f * (float)i;
+			double in = 100.0 + i;
+			uint16_t ring[2] = { (uint16_t)i, (uint16_t)(60000 - i) };
+			put_be(p, &x, 4, big);
+			put_be(p + 4, &y, 4, big);
+			put_be(p + 8, &z, 4, big);
+			put_be(p + 12, &in, 8, big);
+			put_be(p + 20, &ring[0], 2, big);
+			put_be(p + 22, &ring[1], 2, big);
+		}
+		struct buf b = { 0 };
+		static const struct { const char *name; uint32_t off; uint8_t type; uint32_t count; } f[] = {
+			{ "x", 0, 7, 1 }, { "y", 4, 7, 1 }, { "z", 8, 7, 1 }, { "intensity", 12, 8, 1 }, { "ring", 20, 4, 2 },
+			{ "beyond", 26, 6, 1 },
+		};
+		put_header(&b);
+		put32(&b, 2);
+		put32(&b, 3);
+		put32(&b, 6);
+		for (int k = 0; k < 6; k++) {
+			put_str(&b, f[k].name, strlen(f[k].name));
+			put32(&b, f[k].off);
+			put(&b, &f[k].type, 1);
+			put32(&b, f[k].count);
+		}
+		put(&b, &(uint8_t){ (uint8_t)big }, 1);
+		put32(&b, point_step);
+		put32(&b, row_step);
+		put_str(&b, (const char *)pts, sizeof pts);
+		put(&b, &(uint8_t){ 0 }, 1);
+
+		bag_writer_t *w;
+		bag_t *bag;
+		bag_timeline_t *tl;
+		bag_view_t *v;
+		bag_msgdef_t *def;
+		struct bag_message m;
+		struct bag_cloud c;
+		snprintf(path, sizeof path, "/tmp/test-cloud-%d.bag", (int)getpid());
+		assert_int_equal(bag_writer_open(&w, path, NULL), BAG_OK);
+		assert_int_equal(bag_writer_write(w, &conn, 1500000000LL * BAG_NSEC_PER_SEC, b.p, b.len), BAG_OK);
+		assert_int_equal(bag_writer_close(w), BAG_OK);
+		bag_writer_free(w);
+		assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+		assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+		assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
+		assert_int_equal(bag_view_read(v, 0, &m), BAG_OK);
+		assert_int_equal(bag_msgdef_parse(&def, m.conn->type, m.conn->definition, strlen(m.conn->definition)), BAG_OK);
+		assert_int_equal(bag_cloud_decode(&c, def, m.data, m.size, err, sizeof err), BAG_OK);
+		assert_int_equal(c.points, 6);
+		assert_int_equal(c.nfields, 6);
+		assert_int_equal(c.is_bigendian, big);
+		assert_int_equal(c.x, 0);
+		assert_int_equal(c.y, 1);
+		assert_int_equal(c.z, 2);
+		assert_string_equal(c.fields[3].name, "intensity");
+		assert_string_equal(bag_cloud_type_name(c.fields[3].datatype), "float64");
+		assert_true(c.fields[0].min == -2.5 && c.fields[0].max == 2.5);
+		assert_true(c.fields[1].min == 0 && c.fields[1].max == 25);
+		assert_int_equal(c.fields[2].nan, 1);
+		assert_true(c.fields[2].min == 0 && c.fields[2].max == 2.5);
+		assert_true(c.fields[3].min == 100 && c.fields[3].max == 105);
+		assert_true(c.fields[4].min == 0 && c.fields[4].max == 60000);
+		assert_false(c.fields[5].readable);
+		assert_true(isnan(c.fields[5].min));
+		assert_true(bag_cloud_value(&c, 4, 0, 0) == 1.5);
+		assert_true(bag_cloud_value(&c, 5, 4, 1) == 59995);
+		assert_true(isnan(bag_cloud_value(&c, 6, 0, 0)));
+		bag_cloud_free(&c);
+		/* damaged: the data cut short, and a row_step too small */
+		uint8_t *cut = malloc(m.size);
+		memcpy(cut, m.data, m.size);
+		size_t data_len_at = m.size - 1 - sizeof pts - 4;
+		uint32_t shorter = sizeof pts - 7;
+		memcpy(cut + data_len_at, &shorter, 4);
+		assert_int_equal(bag_cloud_decode(&c, def, cut, data_len_at + 4 + shorter + 1, err, sizeof err), BAG_EDECODE);
+		assert_string_equal(err, "data holds 173 bytes, height 2 x row_step 90 needs 180");
+		uint32_t small = 80;
+		memcpy(cut + data_len_at - 4, &small, 4);
+		assert_int_equal(bag_cloud_decode(&c, def, cut, m.size, err, sizeof err), BAG_EDECODE);
+		assert_string_equal(err, "row_step 80 is less than width 3 x point_step 28");
+		assert_int_equal(bag_cloud_decode(&c, def, cut, 30, err, sizeof err), BAG_EDECODE);
+		free(cut);
+		bag_msgdef_free(def);
+		bag_view_free(v);
+		bag_timeline_free(tl);
+		bag_close(bag);
+		unlink(path);
+		free(b.p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_cloud),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
