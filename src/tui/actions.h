@@ -36,6 +36,12 @@
 	X(SEARCH_NEXT,  'n',       0,    "next match") \
 	X(SEARCH_PREV,  'N',       0,    "previous match") \
 	X(CANCEL,       27,        0,    "cancel a search or prompt") \
+	X(PLOT,         'p',       0,    "plot message paths over time (Tab completes)") \
+	X(PLOT_ZOOM_IN, '+',       '=',  "plot: zoom in around the cursor") \
+	X(PLOT_ZOOM_OUT, '-',      0,    "plot: zoom out") \
+	X(PLOT_PAN_LEFT, '{',      0,    "plot: pan back (the selection moves along)") \
+	X(PLOT_PAN_RIGHT, '}',     0,    "plot: pan forward") \
+	X(PLOT_CLOSE,   'P',       0,    "close the plot") \
 	X(HELP,         '?',       0,    "this help") \
 	X(QUIT,         'q',       0,    "quit")
 

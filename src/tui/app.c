@@ -262,6 +262,10 @@ static void act(struct app *app, enum action a)
 	if (a == ACTION_NONE)
 		return;
 	m->note[0] = '\0';
+	if (plot_act(app, a)) {
+		selection_changed(app, before);
+		return;
+	}
 	/* moving on while a search runs drops the search: it would pull the selection away */
 	if (app->searching && a != ACTION_SEARCH_NEXT && a != ACTION_SEARCH_PREV && a != ACTION_CANCEL)
 		app->searching = false;
@@ -315,6 +319,12 @@ static void act(struct app *app, enum action a)
 /* A key while the prompt is open. */
 static void prompt_key(struct app *app, int key)
 {
+	if (app->prompt == 'p') {
+		uint64_t before = selected_key(app);
+		plot_prompt_key(app, key);
+		selection_changed(app, before);
+		return;
+	}
 	if (key == 27) {
 		app->prompt = 0;
 		return;
@@ -418,6 +428,8 @@ static int open_all(struct app *app)
 
 static void close_all(struct app *app)
 {
+	plot_free(app);
+	media_free(app);
 	worker_stop(app->worker);
 	model_free(&app->m);
 	for (size_t i = 0; app->defs != NULL && i < bag_timeline_conn_count(app->tl); i++)
@@ -484,7 +496,7 @@ int tui_run(char *const *paths, size_t n)
 			first_full = now_ns();
 			fprintf(timing, "first-decoded %.3f\n", (double)(first_full - t0) / 1e6);
 		}
-		poll(fds, 2, app.searching ? 0 : 500);
+		poll(fds, 2, app.searching ? 0 : plot_busy(&app) ? 100 : 500);
 		while ((key = getch()) != ERR) {
 			int64_t k0 = now_ns();
 			if (key == KEY_RESIZE) {

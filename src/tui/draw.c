@@ -201,8 +201,11 @@ static void draw_status(struct app *app, struct rect r)
 	struct tm tm;
 
 	if (app->prompt) {
-		snprintf(line, sizeof line, "%s %s", app->prompt == '/' ? "search:" : "jump to (epoch, date, +12.5, 1m30s, -200ms, 50%, #row):",
-		         app->prompt_buf);
+		if (app->prompt == 'p')
+			snprintf(line, sizeof line, "%s", plot_prompt_text(app));
+		else
+			snprintf(line, sizeof line, "%s %s", app->prompt == '/' ? "search:" : "jump to (epoch, date, +12.5, 1m30s, -200ms, 50%, #row):",
+			         app->prompt_buf);
 		draw_colour_on(app, C_BAR, A_BOLD);
 		draw_put(r.y, r.x, r.w, line);
 		draw_colour_off(app, C_BAR, A_BOLD);
@@ -260,6 +263,7 @@ void draw_all(struct app *app)
 	if (app->help) {
 		draw_help(app);
 		refresh();
+		media_flush(app);
 		return;
 	}
 	char title[512];
@@ -271,11 +275,13 @@ void draw_all(struct app *app)
 	draw_colour_off(app, C_TITLE, A_BOLD);
 	for (int p = 0; p < PANE_COUNT; p++)
 		panes[p]->draw(app, app->panes[p]);
+	plot_draw(app);
 	draw_timeline(app, app->timeline);
 	draw_status(app, app->status);
 	if (!app->prompt)
 		move(LINES - 1, COLS - 1);
 	refresh();
+	media_flush(app);
 }
 
 void draw_init_colours(struct app *app)

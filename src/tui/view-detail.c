@@ -15,8 +15,11 @@ static void draw_detail(struct app *app, struct rect r)
 	static const char *const modes[] = { "decoded", "hex", "connection" };
 	struct detail *d = &app->detail;
 	char title[128];
-	size_t *idx = malloc((d->n + 1) * sizeof *idx), n;
+	size_t *idx, n;
 
+	if (media_draw(app, r))
+		return;
+	idx = malloc((d->n + 1) * sizeof *idx);
 	snprintf(title, sizeof title, " Detail: %s   [v] mode [H] hex [Enter] fold", modes[app->m.detail]);
 	draw_pane_title(app, r, title, PANE_DETAIL);
 	if (idx == NULL)
