@@ -234,18 +234,22 @@ static void draw_cloud(struct app *app, struct media *md, struct rect r)
 	int y = r.y + 1, end = r.y + r.h;
 
 	draw_pane_title(app, r, " Detail: point cloud   [v] mode", PANE_DETAIL);
-	snprintf(line, sizeof line, " %llu points (%u x %u)  point_step %u  row_step %u  %s-endian  dense %s",
-	         (unsigned long long)c->points, c->height, c->width, c->point_step, c->row_step,
-	         c->is_bigendian ? "big" : "little", c->is_dense ? "yes" : "no");
+	for (int row = y; row < end; row++)
+		draw_put(row, r.x, r.w, "");
+	snprintf(line, sizeof line, " %llu points (%u x %u)  %s-endian  dense %s", (unsigned long long)c->points,
+	         c->height, c->width, c->is_bigendian ? "big" : "little", c->is_dense ? "yes" : "no");
+	if (y < end)
+		draw_put(y++, r.x, r.w, line);
+	snprintf(line, sizeof line, " point_step %u  row_step %u  %zu fields", c->point_step, c->row_step, c->nfields);
 	if (y < end)
 		draw_put(y++, r.x, r.w, line);
 	if (y < end)
-		draw_put(y++, r.x, r.w, " field            type    offset count        min        max    NaN");
+		draw_put(y++, r.x, r.w, " field        type    offset count       min       max   NaN");
 	for (size_t i = 0; i < c->nfields && y < end; i++) {
 		const struct bag_cloud_field *f = &c->fields[i];
 		num(a, sizeof a, f->min);
 		num(b, sizeof b, f->max);
-		snprintf(line, sizeof line, " %-16.16s %-7s %6u %5u %10s %10s %6llu%s", f->name, bag_cloud_type_name(f->datatype),
+		snprintf(line, sizeof line, " %-12.12s %-7s %6u %5u %9s %9s %5llu%s", f->name, bag_cloud_type_name(f->datatype),
 		         f->offset, f->count, f->readable ? a : "-", f->readable ? b : "-", (unsigned long long)f->nan,
 		         f->readable ? "" : "  (unreadable)");
 		draw_put(y++, r.x, r.w, line);
@@ -261,16 +265,16 @@ static void draw_cloud(struct app *app, struct media *md, struct rect r)
 			order[n++] = (int)i;
 	int rows = (end - y) / 2 > 8 ? 8 : (end - y) / 2;
 	if (rows > 0 && y < end) {
-		int len = snprintf(line, sizeof line, " %-6s", "point");
+		int len = snprintf(line, sizeof line, " %-5s", "point");
 		for (int k = 0; k < n && len < (int)sizeof line - 12; k++)
-			len += snprintf(line + len, sizeof line - (size_t)len, " %10.10s", c->fields[order[k]].name);
+			len += snprintf(line + len, sizeof line - (size_t)len, " %9.9s", c->fields[order[k]].name);
 		draw_put(y++, r.x, r.w, line);
 	}
 	for (int p = 0; p < rows - 1 && (uint64_t)p < c->points && y < end; p++) {
-		int len = snprintf(line, sizeof line, " %-6d", p);
+		int len = snprintf(line, sizeof line, " %-5d", p);
 		for (int k = 0; k < n && len < (int)sizeof line - 12; k++) {
 			num(a, sizeof a, bag_cloud_value(c, (uint64_t)p, (size_t)order[k], 0));
-			len += snprintf(line + len, sizeof line - (size_t)len, " %10s", a);
+			len += snprintf(line + len, sizeof line - (size_t)len, " %9s", a);
 		}
 		draw_put(y++, r.x, r.w, line);
 	}
@@ -340,11 +344,26 @@ bool media_draw(struct app *app, struct rect r)
 	case K_CLOUD: draw_cloud(app, md, r); break;
 	default:
 		draw_pane_title(app, r, " Detail: decoded   [v] mode", PANE_DETAIL);
-		draw_colour_on(app, C_ERROR, 0);
-		draw_put(r.y + 1, r.x, r.w, md->what);
-		draw_colour_off(app, C_ERROR, 0);
-		for (int y = r.y + 2; y < r.y + r.h; y++)
+		for (int y = r.y + 1; y < r.y + r.h; y++)
 			draw_put(y, r.x, r.w, "");
+		/* the reason, wrapped at spaces to the pane's width */
+		draw_colour_on(app, C_ERROR, 0);
+		const char *s = md->what;
+		for (int y = r.y + 1; *s && y < r.y + r.h && r.w > 2; y++) {
+			char line[256];
+			size_t n = strlen(s), max = (size_t)r.w - 2 < sizeof line - 1 ? (size_t)r.w - 2 : sizeof line - 1;
+			if (n > max) {
+				n = max;
+				while (n > max / 2 && s[n] != ' ')
+					n--;
+			}
+			snprintf(line, sizeof line, " %.*s", (int)n, s);
+			draw_put(y, r.x, r.w, line);
+			s += n;
+			while (*s == ' ')
+				s++;
+		}
+		draw_colour_off(app, C_ERROR, 0);
 		break;
 	}
 	return true;

@@ -412,7 +412,7 @@ static void draw_title(struct app *app, struct plot *p)
 	for (size_t s = 0; s < p->npaths && x < r.x + r.w; s++) {
 		double v;
 		if (bag_reduce_sample_at(p->red, s, t, &st, &v) == BAG_OK)
-			chart_label(v, fabs(v) > 0 ? fabs(v) / 100 : 0.01, val, sizeof val);
+			snprintf(val, sizeof val, "%.6g", v);
 		else
 			snprintf(val, sizeof val, "-");
 		snprintf(buf, sizeof buf, " %s = %s ", p->paths[s], val);
@@ -515,9 +515,8 @@ void plot_draw(struct app *app)
 	draw_colour_off(app, C_DIM, 0);
 	if (cur >= 0 && cw > (int)strlen(c) + 2) {
 		int cx = r.x + LABEL_W + cur / 2 - (int)strlen(c) / 2;
-		if (cx < r.x + LABEL_W + (int)strlen(a) + 1)
-			cx = r.x + LABEL_W + (int)strlen(a) + 1;
-		if (cx + (int)strlen(c) < r.x + r.w - (int)strlen(b) - 1) {
+		/* the cursor's time under it, unless it would cover an end's */
+		if (cx > r.x + LABEL_W + (int)strlen(a) + 1 && cx + (int)strlen(c) < r.x + r.w - (int)strlen(b) - 1) {
 			attron(A_BOLD);
 			draw_put(r.y + r.h - 1, cx, (int)strlen(c), c);
 			attroff(A_BOLD);
