@@ -46,6 +46,7 @@ struct media {
 	struct bag_text esc;           /* 24-bit: the sequences to write */
 	bool pending;                  /* esc waits for media_flush */
 	bool drawn;                    /* the pane drew the picture since the last flush */
+	struct rect pic;               /* the cells the picture covers */
 	bool shown;                    /* a 24-bit picture is on the terminal, at shown_at */
 	struct rect shown_at;
 	int pair_next;
@@ -160,6 +161,7 @@ static void put_picture(struct app *app, struct media *md, struct rect area, con
 			return;
 		}
 		md->drawn = true;
+		md->pic = (struct rect){ y0, x0, (int)(h + 1) / 2, (int)w };
 		if (fresh) {
 			md->esc.len = 0;
 			bag_text_append(&md->esc, "\0337", 2);
@@ -383,7 +385,7 @@ void media_flush(struct app *app)
 	 * cells are repainted: when it is to go (covered, another message, a
 	 * new picture), have curses repaint its lines first.
 	 */
-	if (md->shown && (!drawn || md->pending)) {
+	if (md->shown && (!drawn || (md->pending && memcmp(&md->shown_at, &md->pic, sizeof md->pic) != 0))) {
 		if (app->help || app->too_small)
 			redrawwin(stdscr);
 		else
@@ -401,7 +403,7 @@ void media_flush(struct app *app)
 	}
 	md->pending = false;
 	md->shown = true;
-	md->shown_at = md->at;
+	md->shown_at = md->pic;
 }
 
 void media_free(struct app *app)
