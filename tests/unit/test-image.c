@@ -215,6 +215,7 @@ static void test_deep(void **state)
 			const char *enc = which ? "16UC1" : "mono16";
 			uint32_t step = W * 2 + PAD;
 			uint8_t data[H * (W * 2 + PAD)];
+			memset(data, 0xEE, sizeof data);
 			for (uint32_t y = 0; y < H; y++)
 				for (uint32_t x = 0; x < W; x++) {
 					uint16_t v = (uint16_t)(1000 + x * 3000 + y * 17);
@@ -264,6 +265,7 @@ static void test_deep(void **state)
 		vals[5] = -INFINITY;
 		uint32_t step = W * 4 + PAD;
 		uint8_t data[H * (W * 4 + PAD)];
+		memset(data, 0xEE, sizeof data);
 		for (int i = 0; i < W * H; i++) {
 			uint32_t u;
 			memcpy(&u, &vals[i], 4);
@@ -318,6 +320,8 @@ static void test_bayer(void **state)
 	for (int k = 0; k < 4; k++) {
 		uint32_t w = 6, h = 4, step = w + PAD;
 		uint8_t flat[4 * 9], scene[4 * 9];
+		memset(flat, 0xEE, sizeof flat);
+		memset(scene, 0xEE, sizeof scene);
 		for (uint32_t y = 0; y < h; y++)
 			for (uint32_t x = 0; x < w; x++) {
 				char site = names[k][(y % 2) * 2 + x % 2];
