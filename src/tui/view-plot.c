@@ -374,7 +374,7 @@ bool plot_act(struct app *app, enum action a)
 int plot_height(struct app *app, int body_h)
 {
 	struct plot *p = app->plot;
-	int h = body_h * 2 / 5;
+	int h = body_h / 2;
 
 	if (p == NULL || !p->open)
 		return 0;
