@@ -8,6 +8,8 @@ corpus/decode: <u16 len><definition><message> for a few messages per connection
 corpus/expr:   <u16 len><definition><u16 len (| 0x8000: a value)><expression><message>
                for the first message (under 8 KiB) per connection, with a few
                expressions naming its fields
+corpus/media:  <type: 0 Image, 1 CompressedImage, 2 PointCloud2><message> for each
+               message of made/images.bag's image and cloud topics (needs python3-rosbag)
 
 Arguments, if any, name the corpora to write (e.g. `make-seeds.py expr`).
 """
@@ -151,3 +153,10 @@ for i, (dd, msg) in enumerate(samples):
     if i == 0:
         for x in GENERIC:
             save_expr(dd, x, msg)
+
+if not ONLY or 'media' in ONLY:
+    import rosbag
+    kinds = {'sensor_msgs/Image': 0, 'sensor_msgs/CompressedImage': 1, 'sensor_msgs/PointCloud2': 2}
+    for topic, raw, t in rosbag.Bag(os.path.join(FIX, 'made', 'images.bag')).read_messages(raw=True):
+        if raw[0] in kinds:
+            save('media', bytes([kinds[raw[0]]]) + bytes(raw[1]))
