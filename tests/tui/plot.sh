@@ -92,7 +92,7 @@ show_only 19
 wait_for "24-bit where COLORTERM says so" "Detail: image 16x8 rgb8 +61x16 cells +24-bit"
 wait_for "the pattern's exact colours" "\\[38;2;3;22;41m.\\[48;2;3;22;41m▀▀▀▀.\\[38;2;43;62;81m" -e
 keys "?"
-wait_for "help covers the picture" "this help"
+wait_for "help covers the picture" "bagscope keys"
 keys x
 wait_for "the picture comes back after the help" "\\[38;2;3;22;41m" -e
 keys j
