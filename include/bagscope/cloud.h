@@ -7,7 +7,9 @@
  * apart between rows, multi-byte values in the byte order is_bigendian
  * gives; a field with count > 1 is summarised over all its elements. The
  * definition is checked against the ROS layout and every size against the
- * bytes there are. Errors are one line in `char *err, size_t errlen`.
+ * bytes there are, so the work is bounded by the message: a point_step of 0
+ * is refused, and only the first BAG_CLOUD_SUMMARY_FIELDS fields are
+ * summarised. Errors are one line in `char *err, size_t errlen`.
  */
 #ifndef BAGSCOPE_CLOUD_H
 #define BAGSCOPE_CLOUD_H
@@ -18,6 +20,9 @@
 extern "C" {
 #endif
 
+/* Fields summarised (the rest are listed with summarised false). */
+#define BAG_CLOUD_SUMMARY_FIELDS 32
+
 /* One PointField and what the points hold in it. */
 struct bag_cloud_field {
 	char name[64];            /* as given, cut to 63 bytes */
@@ -27,6 +32,7 @@ struct bag_cloud_field {
 	double min, max;          /* over the non-NaN values (NaN when there are none) */
 	uint64_t nan;             /* NaN values */
 	bool readable;            /* a known datatype that fits in point_step */
+	bool summarised;          /* min, max and nan were computed */
 };
 
 struct bag_cloud {
@@ -48,8 +54,9 @@ BAG_API const char *bag_cloud_type_name(uint8_t datatype);
  * Read the PointCloud2 message data[0..len) (def: its definition) and
  * summarise every field over every point. Returns 0; BAG_EUNSUPP (not a
  * PointCloud2 or another layout); BAG_EDECODE (the message shorter than its
- * fields, the data shorter than height x row_step or a row_step shorter
- * than width x point_step); BAG_ENOMEM. c->data points into data.
+ * fields, the data shorter than height x row_step, a row_step shorter than
+ * width x point_step, a point_step of 0 with points to read); BAG_ENOMEM.
+ * c->data points into data.
  */
 BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const uint8_t *data, size_t len,
                              char *err, size_t errlen);

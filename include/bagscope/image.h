@@ -36,7 +36,7 @@ enum bag_pixel {
 };
 
 /* The largest image decoded, in pixels (a bigger one is refused). */
-#define BAG_IMAGE_MAX_PIXELS ((uint64_t)1 << 28)
+#define BAG_IMAGE_MAX_PIXELS ((uint64_t)1 << 26)
 
 /* A decoded image. Zero-initialise; bag_image_free() after a decode. */
 struct bag_image {

@@ -132,6 +132,10 @@ BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const
 		rc = fail(err, errlen, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", len);
 		goto fail;
 	}
+	if (c->points > 0 && c->point_step == 0) {
+		rc = fail(err, errlen, BAG_EDECODE, "point_step is 0 for %llu points", (unsigned long long)c->points);
+		goto fail;
+	}
 	if ((uint64_t)c->width * c->point_step > c->row_step && c->height > 0) {
 		rc = fail(err, errlen, BAG_EDECODE, "row_step %u is less than width %u x point_step %u", c->row_step,
 		          c->width, c->point_step);
@@ -153,8 +157,9 @@ BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const
 			c->y = (int)i;
 		if (strcmp(f->name, "z") == 0 && c->z < 0)
 			c->z = (int)i;
-		if (!f->readable)
+		if (!f->readable || i >= BAG_CLOUD_SUMMARY_FIELDS)
 			continue;
+		f->summarised = true;
 		double lo = INFINITY, hi = -INFINITY;
 		for (uint64_t p = 0; p < c->points; p++)
 			for (uint32_t k = 0; k < f->count; k++) {

@@ -252,7 +252,7 @@ static void draw_cloud(struct app *app, struct media *md, struct rect r)
 		num(a, sizeof a, f->min);
 		num(b, sizeof b, f->max);
 		snprintf(line, sizeof line, " %-12.12s %-7s %6u %5u %9s %9s %5llu%s", f->name, bag_cloud_type_name(f->datatype),
-		         f->offset, f->count, f->readable ? a : "-", f->readable ? b : "-", (unsigned long long)f->nan,
+		         f->offset, f->count, f->summarised ? a : "-", f->summarised ? b : "-", (unsigned long long)f->nan,
 		         f->readable ? "" : "  (unreadable)");
 		draw_put(y++, r.x, r.w, line);
 	}

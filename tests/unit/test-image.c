@@ -652,6 +652,8 @@ static void test_cloud(void **state)
 		assert_true(c.fields[3].min == 100 && c.fields[3].max == 105);
 		assert_true(c.fields[4].min == 0 && c.fields[4].max == 60000);
 		assert_false(c.fields[5].readable);
+		assert_false(c.fields[5].summarised);
+		assert_true(c.fields[0].summarised);
 		assert_true(isnan(c.fields[5].min));
 		assert_true(bag_cloud_value(&c, 4, 0, 0) == 1.5);
 		assert_true(bag_cloud_value(&c, 5, 4, 1) == 59995);
@@ -670,6 +672,10 @@ static void test_cloud(void **state)
 		assert_int_equal(bag_cloud_decode(&c, def, cut, m.size, err, sizeof err), BAG_EDECODE);
 		assert_string_equal(err, "row_step 80 is less than width 3 x point_step 28");
 		assert_int_equal(bag_cloud_decode(&c, def, cut, 30, err, sizeof err), BAG_EDECODE);
+		/* 2 x 3 points of point_step 0 (and row_step 0): refused, not read */
+		memset(cut + data_len_at - 8, 0, 8);
+		assert_int_equal(bag_cloud_decode(&c, def, cut, m.size, err, sizeof err), BAG_EDECODE);
+		assert_string_equal(err, "point_step is 0 for 6 points");
 		free(cut);
 		bag_msgdef_free(def);
 		bag_view_free(v);
