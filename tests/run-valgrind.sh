@@ -29,7 +29,7 @@ for t in "$BUILDDIR"/tests/unit/test-*; do
 	case "$t" in *.o|*.c|*.h|*.log|*.trs) continue ;; esac
 	[ -x "$t" ] && vg "$t"
 done
-for t in header open msgdef decode expr; do
+for t in header open msgdef decode expr media; do
 	[ -x "$BUILDDIR/tests/fuzz/replay-$t" ] && vg "$BUILDDIR/tests/fuzz/replay-$t"
 done
 B="$BUILDDIR/src/bagscope"

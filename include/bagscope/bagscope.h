@@ -13,6 +13,9 @@
 #include <bagscope/check.h>
 #include <bagscope/expr.h>
 #include <bagscope/scan.h>
+#include <bagscope/reduce.h>
+#include <bagscope/image.h>
+#include <bagscope/cloud.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -56,5 +56,7 @@ int cmd_check(int argc, char **argv);
 int cmd_defs(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_frames(int argc, char **argv);
 
 #endif

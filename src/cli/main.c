@@ -25,6 +25,8 @@ static const struct subcommand subcommands[] = {
 	{ "defs", cmd_defs, "show connection headers and message definitions (--tree)" },
 	{ "stats", cmd_stats, "per-topic rates, periods, gaps, bandwidth, header latency (--json)" },
 	{ "gen", cmd_gen, "write typed C or C++ code for a bag's message types (--lang c|cpp)" },
+	{ "frames", cmd_frames, "write the images of a camera topic as PNG files" },
+	{ "plot", cmd_plot, "plot message paths over time: braille chart, or min/max columns (--csv)" },
 };
 
 static void usage(FILE *out)

@@ -50,6 +50,12 @@
 	X(COPY_PATH,    'Y',       0,    "copy the field path under the cursor") \
 	X(COPY_JSON,    'c',       0,    "copy the message as JSON") \
 	X(CANCEL,       27,        0,    "cancel a search, a filter or a prompt") \
+	X(PLOT,         'p',       0,    "plot message paths over time (Tab completes)") \
+	X(PLOT_ZOOM_IN, '+',       '=',  "plot: zoom in around the cursor") \
+	X(PLOT_ZOOM_OUT, '-',      0,    "plot: zoom out") \
+	X(PLOT_PAN_LEFT, '{',      0,    "plot: pan back (the selection moves along)") \
+	X(PLOT_PAN_RIGHT, '}',     0,    "plot: pan forward") \
+	X(PLOT_CLOSE,   'P',       0,    "close the plot") \
 	X(HELP,         '?',       0,    "this help") \
 	X(QUIT,         'q',       0,    "quit")
 

@@ -624,6 +624,10 @@ static void act(struct app *app, enum action a)
 	if (a == ACTION_NONE)
 		return;
 	m->note[0] = '\0';
+	if (plot_act(app, a)) {
+		selection_changed(app, before);
+		return;
+	}
 	switch (a) {
 	case ACTION_QUIT: app->quit = true; return;
 	case ACTION_HELP: app->help = true; app->help_top = 0; return;
@@ -728,6 +732,12 @@ static void prompt_backspace(struct app *app)
 /* A key while the prompt is open: editing (Ctrl-U, Ctrl-W, Backspace), history (Up, Down), Enter, Esc. */
 static void prompt_key(struct app *app, int key)
 {
+	if (app->prompt == 'p') {
+		uint64_t before = selected_key(app);
+		plot_prompt_key(app, key);
+		selection_changed(app, before);
+		return;
+	}
 	struct history *h = &app->hist[prompt_slot(app->prompt)];
 
 	if (key == 27) {
@@ -938,6 +948,8 @@ static int open_all(struct app *app)
 
 static void close_all(struct app *app)
 {
+	plot_free(app);
+	media_free(app);
 	job_close(app->job);
 	worker_stop(app->worker);
 	app->worker = NULL;
@@ -1023,7 +1035,7 @@ int tui_run(char *const *paths, size_t n)
 			first_full = now_ns();
 			fprintf(timing, "first-decoded %.3f\n", (double)(first_full - t0) / 1e6);
 		}
-		poll(fds, 3, 500);
+		poll(fds, 3, plot_busy(&app) ? 100 : 500);
 		while ((key = getch()) != ERR) {
 			int64_t k0 = now_ns();
 			if (key == KEY_RESIZE) {

@@ -16,6 +16,8 @@
 #include "tui/detail.h"
 #include "tui/match.h"
 #include "tui/model.h"
+#include "tui/plot.h"
+#include "tui/media.h"
 #include "tui/scanjob.h"
 #include "tui/tui.h"
 #include "tui/worker.h"
@@ -87,6 +89,8 @@ struct app {
 	int topic_density_w;
 	int strips;                   /* per-topic strip rows the layout gave the timeline */
 	struct bagset cb;             /* the bags and their timeline */
+	struct plot *plot;            /* the plot pane (view-plot.c), NULL until used */
+	struct media *media;          /* pictures in the detail (view-media.c), NULL until used */
 	bool too_small;
 	bool help;
 	bool colour;

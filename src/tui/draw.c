@@ -292,7 +292,10 @@ static void draw_status(struct app *app, struct rect r)
 	int64_t t = model_time(m);
 
 	if (app->prompt) {
-		snprintf(line, sizeof line, "%s %s", prompt_label(app->prompt), app->prompt_buf);
+		if (app->prompt == 'p')
+			snprintf(line, sizeof line, "%s", plot_prompt_text(app));
+		else
+			snprintf(line, sizeof line, "%s %s", prompt_label(app->prompt), app->prompt_buf);
 		draw_colour_on(app, C_BAR, A_BOLD);
 		/* the end of a long input stays in sight */
 		int wdt = draw_width(line);
@@ -390,6 +393,7 @@ void draw_all(struct app *app)
 	if (app->help) {
 		draw_help(app);
 		refresh();
+		media_flush(app);
 		return;
 	}
 	char title[512];
@@ -418,11 +422,13 @@ void draw_all(struct app *app)
 	    app->panes[PANE_LIST].x + app->panes[PANE_LIST].w < COLS)
 		for (int y = app->panes[PANE_LIST].y + app->panes[PANE_LIST].h; y < app->timeline.y; y++)
 			draw_put(y, 0, app->panes[PANE_LIST].w, "");
+	plot_draw(app);
 	draw_timeline(app, app->timeline);
 	draw_status(app, app->status);
 	if (!app->prompt)
 		move(LINES - 1, COLS - 1);
 	refresh();
+	media_flush(app);
 }
 
 void draw_init_colours(struct app *app)

@@ -30,6 +30,9 @@ void layout_compute(struct app *app)
 	if (app->strips < 0 || m->ntopics < 2)
 		app->strips = 0;
 	int body_y = 1 + conns_h, body_h = lines - 2 - app->strips - body_y;
+	int plot_h = plot_height(app, body_h);
+	body_h -= plot_h;
+	plot_place(app, (struct rect){ body_y + body_h, 0, plot_h, cols });
 	app->panes[PANE_CONNS] = (struct rect){ 1, 0, conns_h, cols };
 	if (cols >= WIDE_COLS) {
 		/* wide: list and detail side by side */

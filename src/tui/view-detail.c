@@ -28,6 +28,11 @@ static void draw_detail(struct app *app, struct rect r)
 	size_t *idx = malloc((d->n + 1) * sizeof *idx), n;
 	int rows = r.h - 1;
 
+	if (!app->show_log && app->conns_topic < 0 && media_draw(app, r)) {
+		free(idx);
+		return;
+	}
+
 	if (app->show_log)
 		snprintf(title, sizeof title, " Log: recovery, warnings, errors   [L] close%s", app->zoom ? "" : " [z] zoom");
 	else if (app->conns_topic >= 0)

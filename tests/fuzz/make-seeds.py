@@ -9,6 +9,8 @@ corpus/expr:   <u16 len><definition><u16 len (| 0x8000: a value)><expression><me
                for the first message (under 8 KiB) per connection, with a few
                expressions naming its fields
 corpus/gen:    the messages of nested_bz2.bag, bare
+corpus/media:  <type: 0 Image, 1 CompressedImage, 2 PointCloud2><message> for each
+               message of made/images.bag's image and cloud topics (needs python3-rosbag)
 
 Arguments, if any, name the corpora to write (e.g. `make-seeds.py expr`).
 """
@@ -162,3 +164,9 @@ for at, hdr, data, whole in records(b, 13):
         for _, h2, d2, _ in records(bz2.decompress(data), 0):
             if fields(h2).get('op', b'\xff')[0] == 2:
                 save('gen', d2)
+if not ONLY or 'media' in ONLY:
+    import rosbag
+    kinds = {'sensor_msgs/Image': 0, 'sensor_msgs/CompressedImage': 1, 'sensor_msgs/PointCloud2': 2}
+    for topic, raw, t in rosbag.Bag(os.path.join(FIX, 'made', 'images.bag')).read_messages(raw=True):
+        if raw[0] in kinds:
+            save('media', bytes([kinds[raw[0]]]) + bytes(raw[1]))
