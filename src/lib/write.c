@@ -61,6 +61,7 @@
 #include <bagscope/write.h>
 #include "lib/bag-int.h"
 #include "lib/compress-int.h"
+#include "lib/outfile-int.h"
 #include "lib/util-int.h"
 
 #define DEFAULT_THRESHOLD (768u * 1024u)
@@ -113,9 +114,7 @@ struct ptr_slot {
 
 struct bag_writer {
 	char *path;                 /* the target name */
-	char *tmp_path;             /* the file being written; NULL until created */
-	FILE *f;
-	uint64_t pos;               /* bytes written so far (the file offset) */
+	struct outfile out;         /* the file being written (in place: append) */
 	enum bag_compression compression;
 	uint32_t threshold;         /* close a chunk above this many bytes */
 	bool append;                /* writing into path in place */
@@ -242,15 +241,10 @@ static void put_field_str(struct cbuf *b, const char *name, const char *s)
 /* Append n bytes to the file. */
 static int out_write(bag_writer_t *w, const void *p, size_t n)
 {
-	int rc = BAG_OK;
+	char err[400];
+	int rc = outfile_write(&w->out, p, n, err, sizeof err);
 
-	if (n > 0 && fwrite(p, 1, n, w->f) != n) {
-		rc = w_error(w, BAG_EIO, "cannot write %s: %s", w->tmp_path, strerror(errno));
-		goto fail;
-	}
-	w->pos += n;
-fail:
-	return rc;
+	return rc == BAG_OK ? rc : w_error(w, rc, "%s", err);
 }
 
 /* Append a record: the header fields in hdr, then data[0..len). */
@@ -291,10 +285,9 @@ static int put_conn_record(struct cbuf *b, const struct conn *c)
 	return 0;
 }
 
-/* Write the bag header record at the file position (13 at close). */
-static int out_bag_header(bag_writer_t *w, uint64_t index_pos)
+/* The bag header record, header_size bytes with its space padding, into b. */
+static int bag_header_record(bag_writer_t *w, uint64_t index_pos, struct cbuf *b)
 {
-	static const uint8_t spaces[BAG_HEADER_SIZE] = { [0 ... BAG_HEADER_SIZE - 1] = ' ' };
 	uint8_t hbuf[128];
 	struct cbuf h = { hbuf, 0, sizeof hbuf };
 
@@ -302,7 +295,23 @@ static int out_bag_header(bag_writer_t *w, uint64_t index_pos)
 	put_field_u32(&h, "conn_count", (uint32_t)w->nconns);
 	put_field_u64(&h, "index_pos", index_pos);
 	put_field_u8(&h, "op", BAG_OP_FILE_HEADER);
-	return out_record(w, &h, spaces, w->header_size - 8 - h.len);
+	b->len = 0;
+	if (cbuf_reserve(b, w->header_size) != 0)
+		return w_error(w, BAG_ENOMEM, "out of memory");
+	put32(b, (uint32_t)h.len);
+	put(b, h.p, h.len);
+	put32(b, w->header_size - 8 - (uint32_t)h.len);
+	memset(b->p + b->len, ' ', w->header_size - 8 - h.len);
+	b->len = w->header_size;
+	return BAG_OK;
+}
+
+/* Write the bag header record at the file position (13 at close). */
+static int out_bag_header(bag_writer_t *w, uint64_t index_pos)
+{
+	int rc = bag_header_record(w, index_pos, &w->rec);
+
+	return rc != BAG_OK ? rc : out_write(w, w->rec.p, w->rec.len);
 }
 
 /* Time order; equal times keep write order (offsets grow with it). */
@@ -327,7 +336,7 @@ static int write_job(bag_writer_t *w, struct cjob *j)
 {
 	uint8_t hbuf[64];
 	struct cbuf h = { hbuf, 0, sizeof hbuf };
-	uint64_t pos = w->pos;
+	uint64_t pos = w->out.pos;
 	int rc = BAG_OK;
 
 	if (w->failed) {
@@ -592,53 +601,6 @@ fail:
 	return rc;
 }
 
-/*
- * Create the temporary file beside path, named path.tmp-XXXXXX, with the
- * mode a new file gets (0666 less the umask).
- */
-static int create_temp(bag_writer_t *w)
-{
-	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	size_t n = strlen(w->path);
-	struct timespec ts;
-	uint64_t x;
-	int fd = -1, rc = BAG_OK;
-
-	w->tmp_path = malloc(n + sizeof ".tmp-XXXXXX");
-	if (w->tmp_path == NULL) {
-		rc = w_error(w, BAG_ENOMEM, "out of memory");
-		goto fail;
-	}
-	memcpy(w->tmp_path, w->path, n);
-	memcpy(w->tmp_path + n, ".tmp-", 5);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40 ^ (uintptr_t)w;
-	for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		for (int i = 0; i < 6; i++)
-			w->tmp_path[n + 5 + i] = alphabet[(x >> (20 + 6 * i)) % (sizeof alphabet - 1)];
-		w->tmp_path[n + 11] = '\0';
-		fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		rc = w_error(w, BAG_EIO, "cannot create %s: %s", w->tmp_path, strerror(errno));
-		free(w->tmp_path);
-		w->tmp_path = NULL;
-		goto fail;
-	}
-	w->f = fdopen(fd, "wb");
-	if (w->f == NULL) {
-		rc = w_error(w, BAG_EIO, "cannot open %s: %s", w->tmp_path, strerror(errno));
-		close(fd);
-		goto fail;
-	}
-	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
-fail:
-	return rc;
-}
-
 /* The value of field name in a connection's fields, or NULL. */
 static const struct bag_kv *kv_find(const struct bag_connection *c, const char *name)
 {
@@ -691,27 +653,14 @@ static int take_conn(bag_writer_t *w, const struct bag_connection *c)
 	return rc;
 }
 
-/* Write the bag header at byte 13 of fd directly (append); 0 or BAG_EIO. */
+/* Write the bag header at byte 13 of fd directly and sync it (append). */
 static int pwrite_header(bag_writer_t *w, int fd, uint64_t index_pos)
 {
-	FILE *saved = w->f;
-	char *buf = NULL;
-	size_t len = 0;
-	uint64_t pos = w->pos;
-	int rc;
+	int rc = bag_header_record(w, index_pos, &w->rec);
 
-	w->f = open_memstream(&buf, &len);
-	if (w->f == NULL) {
-		w->f = saved;
-		return w_error(w, BAG_ENOMEM, "out of memory");
-	}
-	rc = out_bag_header(w, index_pos);
-	fclose(w->f);
-	w->f = saved;
-	w->pos = pos;
-	if (rc == BAG_OK && (pwrite(fd, buf, len, (off_t)strlen(VERSION_LINE)) != (ssize_t)len || fdatasync(fd) != 0))
-		rc = w_error(w, BAG_EIO, "cannot write %s: %s", w->path, strerror(errno));
-	free(buf);
+	if (rc == BAG_OK && (pwrite(fd, w->rec.p, w->rec.len, (off_t)strlen(VERSION_LINE)) != (ssize_t)w->rec.len ||
+	                     fdatasync(fd) != 0))
+		rc = w_error(w, BAG_EIO, "cannot write: %s", strerror(errno));
 	return rc;
 }
 
@@ -726,8 +675,10 @@ static int open_append(bag_writer_t *w)
 	int fd = -1, major, minor, rc;
 
 	oo.no_recover = true;
-	w->tmp_path = strdup(w->path);
-	if (w->tmp_path == NULL) {
+	w->out.path = w->path;
+	w->out.placed = true;   /* never removed */
+	w->out.tmp_path = strdup(w->path);
+	if (w->out.tmp_path == NULL) {
 		rc = w_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -780,14 +731,14 @@ static int open_append(bag_writer_t *w)
 		rc = w_error(w, BAG_EIO, "cannot cut its index off: %s", strerror(errno));
 		goto fail;
 	}
-	w->f = fdopen(fd, "r+b");
-	if (w->f == NULL || fseeko(w->f, (off_t)bag->index_pos, SEEK_SET) != 0) {
+	w->out.f = fdopen(fd, "r+b");
+	if (w->out.f == NULL || fseeko(w->out.f, (off_t)bag->index_pos, SEEK_SET) != 0) {
 		rc = w_error(w, BAG_EIO, "cannot open for writing: %s", strerror(errno));
 		goto fail;
 	}
 	fd = -1;
-	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
-	w->pos = bag->index_pos;
+	setvbuf(w->out.f, NULL, _IOFBF, 1 << 20);
+	w->out.pos = bag->index_pos;
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -844,8 +795,14 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		rc = open_append(w);
 		goto fail;
 	}
-	if ((rc = create_temp(w)) != BAG_OK ||
-	    (rc = out_write(w, VERSION_LINE, strlen(VERSION_LINE))) != BAG_OK ||
+	{
+		char err[400];
+		if ((rc = outfile_create(&w->out, w->path, err, sizeof err)) != BAG_OK) {
+			w_error(w, rc, "%s", err);
+			goto fail;
+		}
+	}
+	if ((rc = out_write(w, VERSION_LINE, strlen(VERSION_LINE))) != BAG_OK ||
 	    (rc = out_bag_header(w, 0)) != BAG_OK)
 		goto fail;
 fail:
@@ -1159,30 +1116,32 @@ fail:
 	return rc;
 }
 
-/* Put the finished temporary file at path: rename, or link when no_replace. */
-static int put_in_place(bag_writer_t *w)
+/* Finish an appended bag in place: the index on disk before the header points at it. */
+static int close_append(bag_writer_t *w, uint64_t index_pos)
 {
+	FILE *f = w->out.f;
 	int rc = BAG_OK;
 
-	if (w->append)
-		goto fail;
-	if (!w->no_replace) {
-		if (rename(w->tmp_path, w->path) != 0)
-			rc = w_error(w, BAG_EIO, "cannot rename %s into place: %s", w->tmp_path, strerror(errno));
+	if (fflush(f) != 0 || fdatasync(fileno(f)) != 0 || fseeko(f, (off_t)strlen(VERSION_LINE), SEEK_SET) != 0) {
+		rc = w_error(w, BAG_EIO, "cannot write: %s", strerror(errno));
 		goto fail;
 	}
-	if (link(w->tmp_path, w->path) != 0) {
-		rc = errno == EEXIST ? w_error(w, BAG_EIO, "exists: not replaced")
-		                     : w_error(w, BAG_EIO, "cannot link %s into place: %s", w->tmp_path, strerror(errno));
+	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
+		goto fail;
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		rc = w_error(w, BAG_EIO, "cannot write: %s", strerror(errno));
 		goto fail;
 	}
-	unlink(w->tmp_path);
+	w->out.f = NULL;
+	if (fclose(f) != 0)
+		rc = w_error(w, BAG_EIO, "cannot write: %s", strerror(errno));
 fail:
 	return rc;
 }
 
 BAG_API int bag_writer_close(bag_writer_t *w)
 {
+	char err[400];
 	uint64_t index_pos;
 	int rc = BAG_OK;
 
@@ -1193,40 +1152,26 @@ BAG_API int bag_writer_close(bag_writer_t *w)
 	}
 	if ((rc = flush_chunk(w)) != BAG_OK || (rc = drain(w, true)) != BAG_OK)
 		goto fail;
-	index_pos = w->pos;
+	index_pos = w->out.pos;
 	if ((rc = out_index_section(w)) != BAG_OK)
 		goto fail;
-	if (w->append && (fflush(w->f) != 0 || ftruncate(fileno(w->f), (off_t)w->pos) != 0)) {
-		rc = w_error(w, BAG_EIO, "cannot write %s: %s", w->tmp_path, strerror(errno));
+	if (w->append) {
+		rc = close_append(w, index_pos);
 		goto fail;
 	}
-	if (fseeko(w->f, (off_t)strlen(VERSION_LINE), SEEK_SET) != 0) {
-		rc = w_error(w, BAG_EIO, "cannot seek in %s: %s", w->tmp_path, strerror(errno));
-		goto fail;
-	}
-	/* the index must be on disk before the header points at it */
-	if (w->append && (fflush(w->f) != 0 || fdatasync(fileno(w->f)) != 0)) {
-		rc = w_error(w, BAG_EIO, "cannot write %s: %s", w->tmp_path, strerror(errno));
+	if (fseeko(w->out.f, (off_t)strlen(VERSION_LINE), SEEK_SET) != 0) {
+		rc = w_error(w, BAG_EIO, "cannot seek in %s: %s", w->out.tmp_path, strerror(errno));
 		goto fail;
 	}
 	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
 		goto fail;
-	if (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0) {
-		rc = w_error(w, BAG_EIO, "cannot write %s: %s", w->tmp_path, strerror(errno));
-		goto fail;
-	}
-	rc = fclose(w->f);
-	w->f = NULL;
-	if (rc != 0) {
-		rc = w_error(w, BAG_EIO, "cannot write %s: %s", w->tmp_path, strerror(errno));
-		goto fail;
-	}
-	if ((rc = put_in_place(w)) != BAG_OK)
-		goto fail;
-	w->closed = true;
+	if ((rc = outfile_place(&w->out, w->no_replace, err, sizeof err)) != BAG_OK)
+		w_error(w, rc, "%s", err);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
+	else
+		w->closed = true;
 out:
 	return rc;
 }
@@ -1236,10 +1181,7 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 	if (w == NULL)
 		return;
 	cpool_free(w->pool);
-	if (w->f != NULL)
-		fclose(w->f);
-	if (!w->closed && !w->append && w->tmp_path != NULL)
-		unlink(w->tmp_path);
+	outfile_close(&w->out);
 	for (size_t i = 0; i < w->nconns; i++)
 		conn_free(&w->conns[i]);
 	free(w->conns);
@@ -1250,7 +1192,6 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 	free(w->rec.p);
 	free(w->chunks);
 	free(w->counts);
-	free(w->tmp_path);
 	free(w->path);
 	free(w);
 }
