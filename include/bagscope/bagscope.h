@@ -13,6 +13,8 @@
 #include <bagscope/check.h>
 #include <bagscope/expr.h>
 #include <bagscope/scan.h>
+#include <bagscope/export.h>
+#include <bagscope/mcap.h>
 
 #ifdef __cplusplus
 extern "C" {

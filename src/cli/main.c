@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
 	{ "check", cmd_check, "verify a bag's integrity: records, chunks, index, definitions (--quick)" },
 	{ "defs", cmd_defs, "show connection headers and message definitions (--tree)" },
 	{ "stats", cmd_stats, "per-topic rates, periods, gaps, bandwidth, header latency (--json)" },
+	{ "export", cmd_export, "write a subset, merge, repair or recompress to a new bag or MCAP file" },
 };
 
 static void usage(FILE *out)
