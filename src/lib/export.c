@@ -20,6 +20,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <bagscope/export.h>
 #include <bagscope/mcap.h>
 #include <bagscope/write.h>
