@@ -74,10 +74,10 @@ uint32_t bag_crc32(uint32_t crc, const void *p, size_t n);
 struct cpool;
 
 /*
- * A pool of threads workers (0: one per online core; 1: no thread, jobs are
- * compressed as they are submitted) holding at most max_jobs jobs in flight
- * (0: two per thread and one more, which keeps every core busy while the
- * writer writes).
+ * A pool of threads compressing threads, the caller's included (0: one per
+ * online core; 1: no worker, jobs are compressed as they are submitted),
+ * holding at most max_jobs jobs in flight (0: two per thread and one more).
+ * The caller compresses queued jobs itself while cpool_next() waits.
  * Returns 0 or BAG_ENOMEM (*out NULL).
  */
 int cpool_new(struct cpool **out, unsigned threads, unsigned max_jobs);
@@ -93,9 +93,10 @@ void cpool_submit(struct cpool *p, struct cjob *j);
 
 /*
  * The oldest submitted job if it is finished (waiting for it when wait is
- * true, or when max_jobs are in flight), taken out of the pool: write it and
- * give it back with cpool_recycle(). NULL when nothing is in flight, or the
- * oldest is not finished and wait is false.
+ * true, or when max_jobs are in flight, meanwhile compressing queued jobs on
+ * the calling thread), taken out of the pool: write it and give it back with
+ * cpool_recycle(). NULL when nothing is in flight, or the oldest is not
+ * finished and wait is false.
  */
 struct cjob *cpool_next(struct cpool *p, bool wait);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -281,6 +282,23 @@ fail:
 	return rc;
 }
 
+/*
+ * Readers for the scan: every core when nothing is compressed; otherwise
+ * half of them, since the compressors (as many as the cores, the writing
+ * thread one of them) do the heavier half of the work, and more busy
+ * threads than cores slow bz2 and lz4 down through cache refills.
+ */
+static unsigned scan_threads(const struct bag_export_opts *o, enum bag_compression c)
+{
+	unsigned n = o->threads;
+
+	if (n == 0) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cores < 1 ? 1 : (unsigned)cores;
+	}
+	return c == BAG_COMPRESSION_NONE ? n : (n + 1) / 2;
+}
+
 static int sink_open(struct export *e, const char *out, enum bag_compression c)
 {
 	const struct bag_export_opts *o = e->o;
@@ -339,7 +357,7 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 		goto sink_failed;
 	if (o.keep_latched && (rc = write_latched(&e, view)) != BAG_OK)
 		goto sink_failed;
-	so.threads = o.threads;
+	so.threads = scan_threads(&o, r.compression);
 	so.filter = o.filter;
 	so.keep_data = true;
 	so.emit = emit;
