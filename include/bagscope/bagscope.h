@@ -16,6 +16,8 @@
 #include <bagscope/reduce.h>
 #include <bagscope/image.h>
 #include <bagscope/cloud.h>
+#include <bagscope/export.h>
+#include <bagscope/mcap.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -97,7 +97,8 @@ struct bag_scan_stats {
 	uint64_t emitted;          /* messages given to emit (passed and failed) */
 	uint64_t filtered;         /* rows the filter (or work) dropped */
 	uint64_t failed;           /* messages emitted as failed */
-	uint64_t lost;             /* messages of unreadable chunks not emitted */
+	uint64_t lost;             /* messages of unreadable chunks, and of
+	                              unreadable index groups, not emitted */
 	uint64_t chunks_read;      /* chunk decompressions over all workers */
 };
 

@@ -443,27 +443,6 @@ static bool one_topic(bag_view_t *view, bag_timeline_t *tl)
 	return true;
 }
 
-/*
- * An expression that was refused: one line with the expression and the
- * problem, and a caret under the place in a second (both escaped). what
- * names the option.
- */
-static void expr_error(const char *what, const char *text, size_t len, const bag_expr_t *e)
-{
-	struct bag_text before = { 0 }, all = { 0 };
-	size_t pos = bag_expr_errpos(e);
-	int lead = (int)(strlen("bagscope: cat: ") + strlen(what) + 2);
-
-	if (pos > len)
-		pos = len;
-	term_escape(&before, text, pos);
-	term_escape(&all, text, len);
-	cli_error("cat: %s: %.*s: %s", what, (int)all.len, all.p ? all.p : "", bag_expr_errmsg(e));
-	fprintf(stderr, "%*s^\n", lead + (int)before.len, "");
-	bag_text_free(&before);
-	bag_text_free(&all);
-}
-
 /* Parse, compile and check the --fields for the view's connections. */
 static int prepare_fields(struct cat *c, bag_view_t *view)
 {
@@ -485,7 +464,7 @@ static int prepare_fields(struct cat *c, bag_view_t *view)
 			goto fail;
 		if ((rc = bag_expr_parse_value(&f->expr, s, len)) != BAG_OK) {
 			if (rc == BAG_EEXPR)
-				expr_error("--fields", s, len, f->expr);
+				cli_expr_error("cat", "--fields", s, len, f->expr);
 			goto fail;
 		}
 		for (size_t i = 0; i < nconns; i++) {
@@ -497,7 +476,7 @@ static int prepare_fields(struct cat *c, bag_view_t *view)
 			sel[nsel++] = f->progs[i];
 		}
 		if ((rc = bag_expr_check(f->expr, sel, nsel)) != BAG_OK) {
-			expr_error("--fields", s, len, f->expr);
+			cli_expr_error("cat", "--fields", s, len, f->expr);
 			goto fail;
 		}
 		if (s[len] == '\0')
@@ -551,7 +530,7 @@ int cmd_cat(int argc, char **argv)
 	if (c.o.filter != NULL) {
 		rc = bag_expr_parse(&filter, c.o.filter, strlen(c.o.filter));
 		if (rc == BAG_EEXPR)
-			expr_error("--filter", c.o.filter, strlen(c.o.filter), filter);
+			cli_expr_error("cat", "--filter", c.o.filter, strlen(c.o.filter), filter);
 		if (rc != BAG_OK)
 			goto done;
 	}
@@ -603,7 +582,7 @@ int cmd_cat(int argc, char **argv)
 	fflush(stdout);
 	cli_timeline_warnings(cb.tl, &c.warnings);
 	if (rc == BAG_EEXPR) {
-		expr_error("--filter", c.o.filter, strlen(c.o.filter), filter);
+		cli_expr_error("cat", "--filter", c.o.filter, strlen(c.o.filter), filter);
 		status = EXIT_USAGE;
 		goto done;
 	}

@@ -49,6 +49,12 @@ void cli_json_string(FILE *out, const char *s, size_t len);
  */
 void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
 
+/*
+ * An expression that was refused: one line "CMD: WHAT: EXPR: problem" and a
+ * caret under the place in a second (both escaped). what names the option.
+ */
+void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e);
+
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
@@ -58,5 +64,6 @@ int cmd_stats(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -27,6 +27,7 @@ static const struct subcommand subcommands[] = {
 	{ "gen", cmd_gen, "write typed C or C++ code for a bag's message types (--lang c|cpp)" },
 	{ "frames", cmd_frames, "write the images of a camera topic as PNG files" },
 	{ "plot", cmd_plot, "plot message paths over time: braille chart, or min/max columns (--csv)" },
+	{ "export", cmd_export, "write a subset, merge, repair or recompress to a new bag or MCAP file" },
 };
 
 static void usage(FILE *out)

@@ -1,6 +1,7 @@
 /* util.c - helpers the subcommands share (see cli.h). */
 #include <getopt.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "common/timeparse.h"
@@ -53,4 +54,20 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done)
 	for (; *done < bag_timeline_warning_count(tl); (*done)++)
 		if (bag_timeline_warning(tl, *done) != NULL)
 			cli_error("warning: %s", bag_timeline_warning(tl, *done));
+}
+
+void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e)
+{
+	struct bag_text before = { 0 }, all = { 0 };
+	size_t pos = bag_expr_errpos(e);
+	int lead = (int)(strlen("bagscope: ") + strlen(cmd) + 2 + strlen(what) + 2);
+
+	if (pos > len)
+		pos = len;
+	term_escape(&before, text, pos);
+	term_escape(&all, text, len);
+	cli_error("%s: %s: %.*s: %s", cmd, what, (int)all.len, all.p ? all.p : "", bag_expr_errmsg(e));
+	fprintf(stderr, "%*s^\n", lead + (int)before.len, "");
+	bag_text_free(&before);
+	bag_text_free(&all);
 }

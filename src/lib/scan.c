@@ -72,6 +72,7 @@ struct task {
 	uint8_t *data;            /* message copies (keep_data) */
 	size_t data_len, data_cap;
 	uint64_t chunks_read;
+	uint64_t noindex_rows;    /* rows after its last (ROW_NOINDEX) row that its group loses */
 	bool done;
 	bool failed_alloc;
 	struct task *qnext;       /* the work queue */
@@ -324,6 +325,7 @@ static struct task *task_get(struct task **spare)
 		t->text.len = 0;
 		t->data_len = 0;
 		t->chunks_read = 0;
+		t->noindex_rows = 0;
 		t->done = t->failed_alloc = false;
 		t->qnext = t->fnext = NULL;
 		return t;
@@ -381,6 +383,7 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 {
 	uint32_t last_chunk = UINT32_MAX;
 	uint16_t last_bag = 0;
+	uint64_t next;
 	struct bag_message m;
 	int rc;
 
@@ -407,7 +410,9 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 			*r = (struct row){ .row = c->row, .state = ROW_NOINDEX, .rc = rc, .text_off = t->text.len };
 			bag_text_append(&t->text, msg, strlen(msg));
 			r->text_len = t->text.len - r->text_off;
-			c->row = view_group_first_row(c->v, k + 1);
+			next = view_group_first_row(c->v, k + 1);
+			t->noindex_rows = next > c->row ? next - c->row - 1 : 0;
+			c->row += 1 + t->noindex_rows;
 			break;
 		}
 		if (t->n >= MIN_TASK_ROWS && (m.chunk != last_chunk || m.bag_index != last_bag))
@@ -484,6 +489,8 @@ static int emit_task(struct scan *s, struct task *t, struct bag_scan_stats *st, 
 		}
 		if (r->state == ROW_BADCHUNK)
 			*bad |= bit;
+		if (r->state == ROW_NOINDEX)
+			st->lost += t->noindex_rows;
 		row_message(s, r, &m);
 		st->failed += r->state != ROW_EMIT;
 		if (r->state == ROW_EMIT)

@@ -1,0 +1,340 @@
+/*
+ * export.c - `bagscope export`: write the selected messages of one or more
+ * bags to a new bag (or MCAP file): a subset by topic or type (their union,
+ * as rosbag's TopicQuery and TypeQuery), an inclusive time range and a
+ * filter; bags merged in time order; a damaged bag repaired without touching
+ * it; a bag recompressed or converted. One library call (bag_export) does
+ * the work; this file reads the command line, builds the view, shows
+ * progress on a terminal, turns Ctrl-C into a cancel, and says what was
+ * lost.
+ *
+ * Exit status: 0 written; 1 an input could not be read, the output could not
+ * be written (a full disk, an interrupt: then nothing is left at OUT), or it
+ * was written but data of the input was lost; 2 a bad command line
+ * (including an existing OUT without --force, OUT naming an input).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+struct export_args {
+	const char **topics;
+	size_t ntopics;
+	const char **types;
+	size_t ntypes;
+	const char *start, *end;
+	const char *filter;
+	const char *compression;  /* NULL: as the inputs */
+	uint32_t chunk_size;      /* 0: default */
+	enum bag_export_format format;
+	bool keep_latched;
+	bool force;
+	const char *out;
+};
+
+/* Set by SIGINT / SIGTERM; the progress callback turns it into a cancel. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: bagscope export [--topic T]... [--type TYPE]... [--start S] [--end E]\n"
+	      "                       [--filter EXPR] [--compression none|bz2|lz4] [--chunk-size BYTES]\n"
+	      "                       [--format bag|mcap] [--keep-latched] [--force] -o OUT BAG...\n"
+	      "  S, E: epoch seconds (1500000003.25) or offsets from the bag start (+12.5), inclusive\n"
+	      "  BYTES: uncompressed bytes per chunk (default 768K; K and M suffixes)\n", out);
+}
+
+/* A byte count: digits and an optional K or M (KiB, MiB), 1 .. 4 GiB - 1. */
+static int parse_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -1;
+	if ((*end == 'K' || *end == 'k') && end[1] == '\0')
+		v = v > UINT32_MAX / 1024 ? (unsigned long long)UINT32_MAX + 1 : v * 1024;
+	else if (*end == 'M' && end[1] == '\0')
+		v = v > UINT32_MAX / (1024 * 1024) ? (unsigned long long)UINT32_MAX + 1 : v * 1024 * 1024;
+	else if (*end != '\0')
+		return -1;
+	if (v == 0 || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct export_args *a)
+{
+	static const struct option longopts[] = {
+		{ "topic", required_argument, NULL, 't' },
+		{ "type", required_argument, NULL, 'y' },
+		{ "start", required_argument, NULL, 's' },
+		{ "end", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "compression", required_argument, NULL, 'c' },
+		{ "chunk-size", required_argument, NULL, 'z' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "keep-latched", no_argument, NULL, 'l' },
+		{ "force", no_argument, NULL, 'x' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	memset(a, 0, sizeof *a);
+	a->topics = calloc((size_t)argc, sizeof *a->topics);
+	a->types = calloc((size_t)argc, sizeof *a->types);
+	if (a->topics == NULL || a->types == NULL)
+		return -1;
+	while ((opt = getopt_long(argc, argv, "t:y:s:e:o:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't': a->topics[a->ntopics++] = optarg; break;
+		case 'y': a->types[a->ntypes++] = optarg; break;
+		case 's': a->start = optarg; break;
+		case 'e': a->end = optarg; break;
+		case 'F': a->filter = optarg; break;
+		case 'l': a->keep_latched = true; break;
+		case 'x': a->force = true; break;
+		case 'o': a->out = optarg; break;
+		case 'c':
+			if (strcmp(optarg, "none") != 0 && strcmp(optarg, "bz2") != 0 && strcmp(optarg, "lz4") != 0) {
+				cli_error("export: unknown compression '%s' (none, bz2 or lz4)", optarg);
+				return -1;
+			}
+			a->compression = optarg;
+			break;
+		case 'z':
+			if (parse_size(optarg, &a->chunk_size) != 0) {
+				cli_error("export: --chunk-size takes a byte count from 1 to 4G-1 (K, M), not '%s'", optarg);
+				return -1;
+			}
+			break;
+		case 'f':
+			if (strcmp(optarg, "bag") == 0) {
+				a->format = BAG_EXPORT_BAG;
+			} else if (strcmp(optarg, "mcap") == 0) {
+				a->format = BAG_EXPORT_MCAP;
+			} else {
+				cli_error("export: unknown format '%s' (bag or mcap)", optarg);
+				return -1;
+			}
+			break;
+		case 'h': usage(stdout); exit(EXIT_OK);
+		default: cli_bad_option(argv); usage(stderr); return -1;
+		}
+	}
+	if (a->out == NULL || optind >= argc) {
+		if (a->out == NULL && optind < argc)
+			cli_error("export: name the output with -o OUT");
+		usage(stderr);
+		return -1;
+	}
+	if (a->format == BAG_EXPORT_MCAP && a->compression != NULL && strcmp(a->compression, "bz2") == 0) {
+		cli_error("export: MCAP chunks are lz4 or none: bz2 is not an MCAP compression");
+		return -1;
+	}
+	return 0;
+}
+
+/* Progress on a terminal: a percentage redrawn at most five times a second. */
+struct progress {
+	const char *out;          /* escaped */
+	bool shown;
+	struct timespec last;
+};
+
+static int on_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress *p = arg;
+	struct timespec now;
+
+	if (interrupted)
+		return 1;
+	if (p == NULL)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (p->shown && (now.tv_sec - p->last.tv_sec) * 1000000000L + (now.tv_nsec - p->last.tv_nsec) < 200000000L)
+		return 0;
+	p->last = now;
+	p->shown = true;
+	fprintf(stderr, "\rbagscope: export: %s: %3d%%", p->out, total ? (int)(done * 100 / total) : 100);
+	fflush(stderr);
+	return 0;
+}
+
+/* One line for each thing lost while reading. */
+static void on_lost(void *arg, const char *line)
+{
+	struct progress *p = arg;
+
+	if (p != NULL && p->shown) {
+		fputs("\r\033[K", stderr);
+		p->shown = false;
+	}
+	cli_error("export: lost: %s", line);
+}
+
+/* The connections --topic and --type select (their union), and a warning per name that selects nothing. */
+static bool *select_conns(bag_timeline_t *tl, const struct export_args *a)
+{
+	size_t n = bag_timeline_conn_count(tl);
+	bool *mask = calloc(n + 1, sizeof *mask);
+	bool all = a->ntopics == 0 && a->ntypes == 0;
+
+	if (mask == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
+		mask[i] = all;
+		for (size_t k = 0; k < a->ntopics && !mask[i]; k++)
+			mask[i] = strcmp(c->topic, a->topics[k]) == 0;
+		for (size_t k = 0; k < a->ntypes && !mask[i]; k++)
+			mask[i] = strcmp(c->type, a->types[k]) == 0;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < (pass ? a->ntypes : a->ntopics); k++) {
+			const char *name = pass ? a->types[k] : a->topics[k];
+			bool found = false;
+			for (size_t i = 0; i < n && !found; i++) {
+				const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
+				found = strcmp(pass ? c->type : c->topic, name) == 0;
+			}
+			if (!found)
+				cli_error("warning: export: no connection has %s %s", pass ? "type" : "topic", name);
+		}
+	return mask;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a;
+	struct bagset bs = { 0 };
+	struct bag_query q;
+	struct bag_export_opts eo = BAG_EXPORT_OPTS_INIT;
+	struct bag_export_result r;
+	struct term_scratch sc = { 0 };
+	struct progress prog = { 0 };
+	struct sigaction sa, old_int, old_term;
+	struct stat st;
+	bag_view_t *view = NULL;
+	bag_expr_t *filter = NULL;
+	bool *mask = NULL;
+	size_t warnings = 0;
+	char err[1024];
+	int status = EXIT_USAGE, rc;
+
+	if (parse_args(argc, argv, &a) != 0)
+		goto done;
+	if (a.filter != NULL) {
+		rc = bag_expr_parse(&filter, a.filter, strlen(a.filter));
+		if (rc == BAG_EEXPR)
+			cli_expr_error("export", "--filter", a.filter, strlen(a.filter), filter);
+		if (rc != BAG_OK)
+			goto done;
+	}
+	if (!a.force && stat(a.out, &st) == 0) {
+		cli_error("export: %s exists: --force replaces it", a.out);
+		goto done;
+	}
+	status = EXIT_BAD_INPUT;
+	if (bagset_open(&bs, argv + optind, (size_t)(argc - optind)) != BAG_OK)
+		goto done;
+	bag_query_init(&q);
+	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
+	bool bad_start = a.start && cli_parse_time(a.start, t0, t1, &q.start_ns) != 0;
+	if (bad_start || (a.end && cli_parse_time(a.end, t0, t1, &q.end_ns) != 0)) {
+		cli_error("export: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
+		          bad_start ? a.start : a.end);
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if ((mask = select_conns(bs.tl, &a)) == NULL) {
+		cli_error("out of memory");
+		goto done;
+	}
+	q.conn_mask = mask;
+	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
+		cli_error("%s", bag_view_errmsg(view));
+		goto done;
+	}
+	eo.format = a.format;
+	eo.compression = a.compression;
+	eo.chunk_size = a.chunk_size;
+	eo.filter = filter;
+	eo.keep_latched = a.keep_latched;
+	eo.force = a.force;
+	eo.progress = on_progress;
+	eo.lost = on_lost;
+	if (isatty(STDERR_FILENO)) {
+		prog.out = term_str(&sc, a.out);
+		eo.progress_arg = eo.lost_arg = &prog;
+	}
+	/* Ctrl-C cancels (nothing is left at OUT); a full disk under ulimit -f is an error, not a signal */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	signal(SIGXFSZ, SIG_IGN);
+	rc = bag_export(view, a.out, &eo, &r, err, sizeof err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	cli_timeline_warnings(bs.tl, &warnings);
+	if (rc == BAG_EEXPR) {
+		cli_expr_error("export", "--filter", a.filter, strlen(a.filter), filter);
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if (rc == BAG_ECANCELED) {
+		cli_error("export: interrupted: %s not written", a.out);
+		goto done;
+	}
+	if (rc != BAG_OK) {
+		cli_error("export: %s", err);
+		status = rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
+		goto done;
+	}
+	if (r.lost > 0 || r.input_losses > 0) {
+		cli_error("export: %s written with %llu messages; data of the input was lost (%llu unreadable "
+		          "messages, %llu stretches the recovery skipped)", a.out, (unsigned long long)r.messages,
+		          (unsigned long long)r.lost, (unsigned long long)r.input_losses);
+		goto done;
+	}
+	if (isatty(STDERR_FILENO))
+		cli_error("export: %s: %llu messages (%llu latched) on %zu connections, %zu %s chunks, %llu bytes",
+		          a.out, (unsigned long long)r.messages, (unsigned long long)r.latched, r.connections, r.chunks,
+		          bag_compression_name(r.compression), (unsigned long long)r.bytes);
+	status = EXIT_OK;
+done:
+	term_scratch_free(&sc);
+	bag_view_free(view);
+	bag_expr_free(filter);
+	free(mask);
+	bagset_close(&bs);
+	free(a.topics);
+	free(a.types);
+	return status;
+}
