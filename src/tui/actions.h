@@ -49,7 +49,8 @@
 	X(COPY,         'y',       0,    "copy the value under the cursor (list: the message as YAML)") \
 	X(COPY_PATH,    'Y',       0,    "copy the field path under the cursor") \
 	X(COPY_JSON,    'c',       0,    "copy the message as JSON") \
-	X(CANCEL,       27,        0,    "cancel a search, a filter or a prompt") \
+	X(WRITE,        'W',       0,    "write the marked range (first to last mark) of the shown topics and the filter to a bag") \
+	X(CANCEL,       27,        0,    "cancel a search, a filter, a write or a prompt") \
 	X(PLOT,         'p',       0,    "plot message paths over time (Tab completes)") \
 	X(PLOT_ZOOM_IN, '+',       '=',  "plot: zoom in around the cursor") \
 	X(PLOT_ZOOM_OUT, '-',      0,    "plot: zoom out") \

@@ -641,8 +641,13 @@ static void act(struct app *app, enum action a)
 		return;
 	case ACTION_SEARCH_NEXT: search_start(app, 1); return;
 	case ACTION_SEARCH_PREV: search_start(app, -1); return;
+	case ACTION_WRITE:
+		app_export_prompt(app);
+		return;
 	case ACTION_CANCEL:
-		if (app->js.running)
+		if (app_export_cancel(app))
+			snprintf(m->note, sizeof m->note, "cancelling the write");
+		else if (app->js.running)
 			job_cancel(app->job);
 		else if (app->zoom)
 			app->zoom = false;
@@ -704,7 +709,7 @@ static void act(struct app *app, enum action a)
 /* The history slot of a prompt kind. */
 static int prompt_slot(int kind)
 {
-	return kind == '/' ? 0 : kind == '&' ? 1 : kind == 't' ? 2 : 3;
+	return kind == '/' ? 0 : kind == '&' ? 1 : kind == 't' ? 2 : kind == 'W' ? 4 : 3;
 }
 
 /* Keep what was typed at a prompt, newest last, without repeating the last one. */
@@ -757,6 +762,8 @@ static void prompt_key(struct app *app, int key)
 			filter_start(app, app->prompt_buf);
 		} else if (kind == 'C') {
 			app_column_set(app, app->prompt_buf);
+		} else if (kind == 'W') {
+			app_export_start(app, app->prompt_buf);
 		} else {
 			model_jump(&app->m, app->prompt_buf);
 		}
@@ -948,6 +955,7 @@ static int open_all(struct app *app)
 
 static void close_all(struct app *app)
 {
+	app_export_stop(app);
 	plot_free(app);
 	media_free(app);
 	job_close(app->job);
@@ -1022,8 +1030,8 @@ int tui_run(char *const *paths, size_t n)
 	app.timing = timing;
 	app.t0 = t0;
 	while (!app.quit) {
-		struct pollfd fds[3] = { { 0, POLLIN, 0 }, { worker_fd(app.worker), POLLIN, 0 },
-		                         { job_fd(app.job), POLLIN, 0 } };
+		struct pollfd fds[4] = { { 0, POLLIN, 0 }, { worker_fd(app.worker), POLLIN, 0 },
+		                         { job_fd(app.job), POLLIN, 0 }, { app_export_fd(&app), POLLIN, 0 } };
 		int key;
 
 		take_job(&app);
@@ -1035,7 +1043,8 @@ int tui_run(char *const *paths, size_t n)
 			first_full = now_ns();
 			fprintf(timing, "first-decoded %.3f\n", (double)(first_full - t0) / 1e6);
 		}
-		poll(fds, 3, plot_busy(&app) ? 100 : 500);
+		poll(fds, 4, plot_busy(&app) ? 100 : 500);
+		app_export_poll(&app);
 		while ((key = getch()) != ERR) {
 			int64_t k0 = now_ns();
 			if (key == KEY_RESIZE) {

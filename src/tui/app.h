@@ -100,7 +100,8 @@ struct app {
 	int prompt;                   /* 0, or the key that opened it: '/', '&', 't', 'C' */
 	char prompt_buf[256];
 	size_t prompt_len;
-	struct history hist[4];       /* search, filter, jump, column */
+	struct history hist[5];       /* search, filter, jump, column, write */
+	struct exportjob *export;     /* W: a write running (exportjob.c), or NULL */
 	/* search and filter, on the scan engine (scanjob.h) */
 	struct scanjob *job;
 	struct job_state js;
@@ -169,6 +170,17 @@ bool app_marked(const struct app *app, uint64_t key);
 bool app_folded(const struct app *app, const char *path);
 void app_folds_save(struct app *app);
 void app_folds_clear(struct app *app);
+
+/*
+ * exportjob.c: W writes the marked range of the shown topics (and the
+ * filter) to a bag through bag_export(), on a thread; its pipe wakes the loop.
+ */
+void app_export_prompt(struct app *app);
+void app_export_start(struct app *app, const char *out);
+int app_export_fd(const struct app *app);
+void app_export_poll(struct app *app);
+bool app_export_cancel(struct app *app);
+void app_export_stop(struct app *app);
 
 /* copy.c: y Y c, to the clipboard through OSC 52. */
 void app_copy(struct app *app, enum action a);

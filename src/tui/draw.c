@@ -279,6 +279,7 @@ static const char *prompt_label(int kind)
 	case '/': return "search:";
 	case '&': return "filter (e.g. level >= 4 && $topic == \"/rosout\"; empty: off):";
 	case 'C': return "column (topic.path, e.g. /odom.pose.pose.position.x; empty: none):";
+	case 'W': return "write the marked range of the shown topics to (Esc: no):";
 	default: return "jump to (epoch, date, 19:25:00, +12.5, 1m30s, -30s, 50%, #row):";
 	}
 }
