@@ -306,6 +306,20 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		print_hex(t, m);
 		return BAG_OK;
 	}
+	if (def == NULL && m->conn->definition[0] == '\0') {
+		/* no definition at all (1.1 and older without a .msg file): the bytes */
+		if (c->o.format != FORMAT_JSON) {
+			print_hex(t, m);
+			return BAG_OK;
+		}
+		APPEND(t, "{\"topic\":");
+		bag_text_json_string(t, m->conn->topic, strlen(m->conn->topic));
+		APPEND(t, ",\"type\":");
+		bag_text_json_string(t, m->conn->type, strlen(m->conn->type));
+		bag_text_printf(t, ",\"time_ns\":%lld,\"size\":%u,\"msg\":null}\n", (long long)m->time_ns, m->size);
+		escape_tail(t, start, true);
+		return BAG_OK;
+	}
 	if (def == NULL) {
 		bag_msgdef_t *bad = NULL;
 		bag_msgdef_parse(&bad, m->conn->type, m->conn->definition, strlen(m->conn->definition));

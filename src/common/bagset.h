@@ -30,6 +30,20 @@ int bagset_open(struct bagset *bs, char *const *paths, size_t n);
  */
 int bagset_open_one(bag_t **bag, const char *path);
 
+/*
+ * Add a directory of .msg files (--msg-path DIR), searched first. The bags
+ * opened after it look definitions up in these, then in BAGSCOPE_MSG_PATH,
+ * ROS_PACKAGE_PATH (both ':'-separated) and Debian's /usr/share. dir is
+ * borrowed (argv). Returns 0 or BAG_ENOMEM.
+ */
+int bagset_msg_path_add(const char *dir);
+
+/*
+ * Take every --msg-path DIR / --msg-path=DIR out of argv (up to a "--"),
+ * adding each; *argc shrinks. Returns 0, or -1 (printed) for one without DIR.
+ */
+int bagset_msg_path_args(int *argc, char **argv);
+
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
 

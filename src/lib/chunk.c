@@ -15,6 +15,7 @@
 
 #include <bagscope/record.h>
 #include "lib/bag-int.h"
+#include "lib/format-int.h"
 
 #define STAT_READ 512
 
@@ -165,7 +166,8 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 	if ((rc = chunk_load_stat(bag, i)) != BAG_OK)
 		return rc;
 	info->compression = ch->compression;
-	info->size = ch->size;
+	/* an older bag's span: its bytes in the file, whatever its translation holds */
+	info->size = bag->old != NULL ? ch->data_len : ch->size;
 	info->compressed_size = ch->data_len;
 	return BAG_OK;
 }
@@ -275,6 +277,13 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		lru_push_head(bag, (uint32_t)i);
 		goto done;
 	}
+	if (bag->old != NULL) {
+		/* an older bag's span: its records translated to 2.0 ones (format-old.c) */
+		if ((rc = bag_old_span_read(bag, i, &out)) != BAG_OK)
+			goto fail;
+		cache_make_room(bag, ch->size);
+		goto cache;
+	}
 	if ((rc = chunk_load_stat(bag, i)) != BAG_OK)
 		return rc;
 	if (ch->compression == BAG_COMPRESSION_NONE && ch->size != ch->data_len)
@@ -305,6 +314,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 	if (rc != BAG_OK)
 		goto fail;
 	free(raw);
+cache:
 	ch->buf = out;
 	bag->cache_bytes += ch->size;
 	bag->cache_loads++;
