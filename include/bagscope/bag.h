@@ -164,6 +164,14 @@ BAG_API const char *bag_format(const bag_t *bag);
  */
 BAG_API bool bag_relative_times(const bag_t *bag);
 
+/*
+ * Whether c has a definition: its header has a message_definition field
+ * (which is empty for a message without fields, such as std_msgs/Empty).
+ * A bag older than 1.2 whose type's .msg file was not found has none, nor a
+ * 1.2 topic whose MSG_DEF was empty: such messages are shown as bytes.
+ */
+BAG_API bool bag_conn_has_definition(const struct bag_connection *c);
+
 /* Number of connections, and connection i (0 <= i < count) in id order. */
 BAG_API size_t bag_conn_count(const bag_t *bag);
 BAG_API const struct bag_connection *bag_conn(const bag_t *bag, size_t i);

@@ -306,7 +306,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		print_hex(t, m);
 		return BAG_OK;
 	}
-	if (def == NULL && m->conn->definition[0] == '\0') {
+	if (!bag_conn_has_definition(m->conn)) {
 		/* no definition at all (1.1 and older without a .msg file): the bytes */
 		if (c->o.format != FORMAT_JSON) {
 			print_hex(t, m);

@@ -92,6 +92,13 @@ static void msg_path_env(void)
 	bagset_msg_path_add("/usr/share");
 }
 
+void bagset_open_opts(struct bag_open_opts *o)
+{
+	msg_path_env();
+	o->msg_path = msg_dirs;
+	o->msg_path_n = msg_ndirs;
+}
+
 int bagset_open_one(bag_t **bag, const char *path)
 {
 	struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
@@ -99,9 +106,7 @@ int bagset_open_one(bag_t **bag, const char *path)
 	struct bag_recovery r;
 	int rc;
 
-	msg_path_env();
-	opts.msg_path = msg_dirs;
-	opts.msg_path_n = msg_ndirs;
+	bagset_open_opts(&opts);
 	if (isatty(STDERR_FILENO)) {
 		opts.progress = show_progress;
 		opts.progress_arg = (void *)term_str(&sc, path);

@@ -44,6 +44,9 @@ int bagset_msg_path_add(const char *dir);
  */
 int bagset_msg_path_args(int *argc, char **argv);
 
+/* Set o's .msg directories (those above) for a caller that opens bags itself. */
+void bagset_open_opts(struct bag_open_opts *o);
+
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
 

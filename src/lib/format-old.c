@@ -195,7 +195,8 @@ void old_conn_desc_of(const struct bag_connection *c, struct old_conn_desc *d)
 {
 	*d = (struct old_conn_desc){
 		c->topic, strlen(c->topic), c->type, strlen(c->type), c->md5sum, strlen(c->md5sum),
-		c->definition, strlen(c->definition), c->callerid[0] ? c->callerid : NULL, strlen(c->callerid),
+		bag_conn_has_definition(c) ? c->definition : NULL, strlen(c->definition),
+		c->callerid[0] ? c->callerid : NULL, strlen(c->callerid),
 		c->latching,
 	};
 }
@@ -434,7 +435,8 @@ static void dirs_text(char *buf, size_t len, const char *const *dirs, size_t n)
 
 /*
  * Connections without a definition (1.1 and older always, 1.2 when its
- * MSG_DEF was empty) get one from .msg files, when a file of their type is
+ * MSG_DEF was empty) get one from .msg files (those that get none have no
+ * message_definition field: bag_conn_has_definition()), when a file of their type is
  * found and its md5 agrees with theirs (a '*' md5 agrees with any); one
  * warning per type that got none, saying where bagscope looked.
  */
@@ -452,7 +454,7 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 		struct def_result *d;
 		long k;
 
-		if (c->definition[0] != '\0')
+		if (bag_conn_has_definition(c))
 			continue;
 		if ((k = strmap_get(&types, c->type, strlen(c->type))) < 0) {
 			if (bag_grow((void **)&res, &res_cap, nres + 1, sizeof *res) != BAG_OK ||

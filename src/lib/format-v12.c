@@ -210,7 +210,7 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 		return BAG_ECORRUPT;
 	}
 	if ((conn = strmap_get(&bag->old->conns, topic, topic_len)) < 0) {
-		struct old_conn_desc d = { topic, topic_len, type ? type : "", type_len, "", 0, "", 0, NULL, 0, false };
+		struct old_conn_desc d = { topic, topic_len, type ? type : "", type_len, "", 0, NULL, 0, NULL, 0, false };
 		conn = (long)bag->nconns;
 		if ((rc = old_conn_add(bag, &x->conn_cap, &d)) != BAG_OK)
 			return rc;
@@ -289,7 +289,8 @@ static int topic_def(bag_t *bag, size_t i, uint64_t pos, uint8_t **buf, size_t *
 		goto fail;
 	if (r.op == BAG_OP_MSG_DEF) {
 		/* copies: the buffer is read again for the message after it */
-		if ((v = field(&r, "def", &n)) != NULL && (d.def = def = strndup(v, n)) != NULL)
+		/* an empty def (re-recorded from a bag older than 1.2) is none */
+		if ((v = field(&r, "def", &n)) != NULL && n > 0 && (d.def = def = strndup(v, n)) != NULL)
 			d.def_len = n;
 		if ((v = field(&r, "type", &n)) != NULL && (d.type = type = strndup(v, n)) != NULL)
 			d.type_len = n;
@@ -327,7 +328,7 @@ static int borrow_defs(bag_t *bag)
 
 	for (size_t i = 0; i < bag->nconns; i++) {
 		const struct bag_connection *c = &bag->conns[i];
-		if (c->definition[0] != '\0' && strmap_get(&by_type, c->type, strlen(c->type)) < 0 &&
+		if (bag_conn_has_definition(c) && strmap_get(&by_type, c->type, strlen(c->type)) < 0 &&
 		    strmap_put(&by_type, c->type, strlen(c->type), (uint32_t)i) != BAG_OK) {
 			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 			goto fail;
@@ -338,7 +339,7 @@ static int borrow_defs(bag_t *bag)
 		long j = strmap_get(&by_type, c->type, strlen(c->type));
 		struct old_conn_desc d;
 
-		if (c->definition[0] != '\0' || j < 0 || (strcmp(bag->conns[j].md5sum, c->md5sum) != 0 && c->md5sum[0]))
+		if (bag_conn_has_definition(c) || j < 0 || (strcmp(bag->conns[j].md5sum, c->md5sum) != 0 && c->md5sum[0]))
 			continue;
 		old_conn_desc_of(c, &d);
 		d.def = bag->conns[j].definition;
@@ -388,8 +389,8 @@ static int read_index(bag_t *bag, uint64_t index_pos, char *why, size_t whylen)
 		}
 		if ((rc = read_rec(bag, pos, &buf, &cap, &r, why, whylen)) != BAG_OK || r.op != BAG_OP_INDEX_DATA) {
 			if (rc == BAG_OK || rc == BAG_ECORRUPT) {
-				char w[256];
-				snprintf(w, sizeof w, "%s", rc == BAG_OK ? "not an index record" : why);
+				char w[200];
+				snprintf(w, sizeof w, "%.199s", rc == BAG_OK ? "not an index record" : why);
 				snprintf(why, whylen, "at byte %llu: %s", (unsigned long long)pos, w);
 				rc = BAG_ECORRUPT;
 			}
@@ -524,7 +525,7 @@ static int scan_rec(void *arg, const struct old_rec *r, uint64_t pos)
 		return BAG_OK;
 	}
 	if ((conn = strmap_get(&bag->old->conns, r->key, r->key_len)) < 0) {
-		struct old_conn_desc d = { (const char *)r->key, r->key_len, "", 0, "", 0, "", 0, NULL, 0, latched(r) };
+		struct old_conn_desc d = { (const char *)r->key, r->key_len, "", 0, "", 0, NULL, 0, NULL, 0, latched(r) };
 		const char *v;
 		size_t n;
 		if ((v = field(r, "type", &n)) != NULL)
@@ -556,6 +557,8 @@ static int scan_defs(struct v12_scan *s)
 			k = strmap_get(&s->by_type, c->type, strlen(c->type));
 		if (k < 0)
 			continue;
+		if (s->defs[k].def_len == 0)
+			continue;             /* an empty def is none */
 		old_conn_desc_of(c, &d);
 		d.def = s->defs[k].def;
 		d.def_len = s->defs[k].def_len;

@@ -105,7 +105,7 @@ static void classify(const uint8_t *a, size_t na, const uint8_t *b, size_t nb, b
 	d->md5_len = md5_is_a ? na : nb;
 	d->type = (const char *)(md5_is_a ? b : a);
 	d->type_len = md5_is_a ? nb : na;
-	d->def = "";
+	d->def = NULL;            /* none: format-old.c looks for a .msg file */
 	d->def_len = 0;
 }
 
