@@ -7,7 +7,7 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libmd-dev libncurses-dev libcmocka-dev"
 if [ "$1" = "--test" ]; then
-	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic valgrind locales-all"
+	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic valgrind locales-all ros-std-msgs"
 fi
 missing=
 for p in $pkgs; do

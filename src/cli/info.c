@@ -584,7 +584,8 @@ int cmd_info(int argc, char **argv)
 			status = EXIT_BAD_INPUT;
 			continue;
 		}
-		if (gather(&f, bag, freq) == BAG_OK) {
+		/* rosbag reads an indexed 1.2 bag's whole index, and prints its rates */
+		if (gather(&f, bag, freq || strcmp(bag_format(bag), "1.2") == 0) == BAG_OK) {
 			if (!json && i > optind)
 				puts("---");
 			json ? print_json(&f) : print_text(&f);

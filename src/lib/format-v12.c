@@ -647,7 +647,9 @@ int v12_open(bag_t *bag, bool no_recover)
 	bag->body_pos = f->body;
 	if (index_pos == 0) {
 		rc = as_recovery(bag, no_recover, 16, "index_pos is 0: the recording was never closed (unindexed bag)");
-	} else if (index_pos < f->body || index_pos > bag->file_size) {
+	} else if (index_pos < f->body || index_pos > bag->file_size ||
+	           (index_pos == bag->file_size && index_pos > f->body)) {
+		/* (an index at the end of the file with messages before it: cut off) */
 		snprintf(why, sizeof why, "index_pos %llu lies outside the file (size %llu): truncated bag",
 		         (unsigned long long)index_pos, (unsigned long long)bag->file_size);
 		rc = as_recovery(bag, no_recover, 16, why);
