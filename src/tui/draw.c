@@ -225,6 +225,10 @@ static void draw_status(struct app *app, struct rect r)
 	if (m->note[0] || app->searching)
 		snprintf(line + n, sizeof line - (size_t)n, "| %s%s", m->note,
 		         app->searching ? "  (Esc cancels)" : "");
+	else if (bag_relative_times(app->bags[0]))
+		/* an old recorder's durations since it started (bag_relative_times), not dates */
+		snprintf(line + n, sizeof line - (size_t)n, "+%lld.%03llds since the recording started  %s",
+		         (long long)(t / 1000000000), (long long)(t % 1000000000 / 1000000), sizes);
 	else
 		snprintf(line + n, sizeof line - (size_t)n, "%s.%03lld UTC  %s", when,
 		         (long long)(t % 1000000000 / 1000000), sizes);
