@@ -348,7 +348,7 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 		goto fail;
 	while (pos < bag->file_size) {
 		struct old_rec r;
-		bool inside = pos >= wpos && pos - wpos <= len;
+		bool inside = buf != NULL && pos >= wpos && pos - wpos <= len;
 		size_t off = inside ? (size_t)(pos - wpos) : 0, avail = inside ? len - off : 0;
 
 		rc = inside ? parse_rec(bag->old, buf + off, avail, &r, why, sizeof why) : BAG_ETRUNCATED;

@@ -116,6 +116,20 @@ static bool latched(const struct old_rec *r)
 	return v != NULL && n == 1 && v[0] == '1';
 }
 
+/* A copy of a header field's value (its bytes, NULs included, and a NUL). */
+static char *dup_field(const struct old_rec *r, const char *name, size_t *len)
+{
+	const char *v = field(r, name, len);
+	char *s = malloc(*len + 1);
+
+	if (s != NULL) {
+		if (*len)
+			memcpy(s, v, *len);
+		s[*len] = '\0';
+	}
+	return s;
+}
+
 /* ---- indexed ---------------------------------------------------------------- */
 
 /* Read the header of the record at pos into *buf and parse it. */
@@ -290,11 +304,11 @@ static int topic_def(bag_t *bag, size_t i, uint64_t pos, uint8_t **buf, size_t *
 	if (r.op == BAG_OP_MSG_DEF) {
 		/* copies: the buffer is read again for the message after it */
 		/* an empty def (re-recorded from a bag older than 1.2) is none */
-		if ((v = field(&r, "def", &n)) != NULL && n > 0 && (d.def = def = strndup(v, n)) != NULL)
+		if (field(&r, "def", &n) != NULL && n > 0 && (d.def = def = dup_field(&r, "def", &n)) != NULL)
 			d.def_len = n;
-		if ((v = field(&r, "type", &n)) != NULL && (d.type = type = strndup(v, n)) != NULL)
+		if (field(&r, "type", &n) != NULL && (d.type = type = dup_field(&r, "type", &n)) != NULL)
 			d.type_len = n;
-		if ((v = field(&r, "md5", &n)) != NULL && (d.md5 = md5 = strndup(v, n)) != NULL)
+		if (field(&r, "md5", &n) != NULL && (d.md5 = md5 = dup_field(&r, "md5", &n)) != NULL)
 			d.md5_len = n;
 		pos += r.size;
 		if ((rc = read_rec(bag, pos, buf, cap, &r, why, whylen)) != BAG_OK)
@@ -465,19 +479,6 @@ struct v12_scan {
 	uint64_t bad_msgs;        /* MSG_DATA without topic, sec or nsec */
 	uint64_t first_bad;
 };
-
-static char *dup_field(const struct old_rec *r, const char *name, size_t *len)
-{
-	const char *v = field(r, name, len);
-	char *s = malloc(*len + 1);
-
-	if (s != NULL) {
-		if (*len)
-			memcpy(s, v, *len);
-		s[*len] = '\0';
-	}
-	return s;
-}
 
 static int scan_def(struct v12_scan *s, const struct old_rec *r)
 {
