@@ -554,10 +554,11 @@ int bag_old_open(bag_t *bag, const char *const *msg_path, size_t nmsg_path, bool
 	struct oldfmt *f;
 	int rc;
 
-	if (got == 0 || (rc = bag_read_at(bag, 0, buf, got)) != BAG_OK)
+	/* a 2.0 bag costs one read of 9 bytes here */
+	if (got == 0 || bag_read_at(bag, 0, buf, got < 9 ? got : 9) != BAG_OK || starts(buf, got, "#ROSBAG V"))
 		return BAG_ENOTBAG;
-	if (starts(buf, got, "#ROSBAG V"))
-		return BAG_ENOTBAG;
+	if ((rc = bag_read_at(bag, 0, buf, got)) != BAG_OK)
+		return rc;
 	f = calloc(1, sizeof *f);
 	if (f == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
