@@ -7,7 +7,7 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libmd-dev libturbojpeg0-dev libspng-dev libncurses-dev libcmocka-dev"
 if [ "$1" = "--test" ]; then
-	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all nodejs npm"
+	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all nodejs npm ros-std-msgs"
 fi
 missing=
 for p in $pkgs; do

@@ -7,6 +7,15 @@
  * in the chunk section is read until a caller asks for it. The file is opened
  * read-only and never written.
  *
+ * Formats: 2.0, and the older 1.2 (indexed or not), 1.1, 1.0 and the
+ * headerless version 0, told apart by their first bytes and read into the
+ * same connections and chunks (an older bag's message section is cut into
+ * uncompressed chunks of a few MiB; its records read as 2.0 messages).
+ * Connections of 1.2 are its topics; of 1.1 and older each distinct topic,
+ * type and md5sum, with definitions from .msg files (bag_open_opts.msg_path)
+ * since those bags carry none. Times are kept as stored: see
+ * bag_relative_times().
+ *
  * When the index cannot be used (index_pos 0 after a crash, past the end of
  * a truncated copy, or an index section that does not parse), bag_open()
  * recovers instead: it scans the chunk section record by record, taking each
@@ -45,10 +54,21 @@ struct bag_open_opts {
 	size_t size;               /* sizeof(struct bag_open_opts) */
 	size_t cache_bytes;        /* bound on decompressed chunks kept; 0 = 64 MiB */
 	bool no_recover;           /* fail with BAG_ENOINDEX rather than scan */
-	bag_progress_fn progress;  /* called during a recovery scan; may be NULL */
+	bag_progress_fn progress;  /* called during a recovery scan, or the scan of a bag
+	                              older than 2.0 without an index; may be NULL */
 	void *progress_arg;        /* passed to progress */
+	/*
+	 * Directories of .msg files, for bags that carry no definitions (1.1
+	 * and older) or an empty one: a type pkg/Name is looked up as
+	 * DIR/pkg/msg/Name.msg (DIR a package root, such as Debian's
+	 * /usr/share or a ROS_PACKAGE_PATH entry), or DIR/msg/Name.msg when DIR
+	 * is the package's directory; first found wins. Borrowed during
+	 * bag_open() only. NULL: none (such messages stay undecoded).
+	 */
+	const char *const *msg_path;
+	size_t msg_path_n;
 };
-#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL }
+#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL, NULL, 0 }
 
 /* One connection-header field, as recorded. */
 struct bag_kv {
@@ -94,7 +114,8 @@ struct bag_chunk_info {
  * that bag_errmsg(*out) can be read; the caller always calls bag_close().
  * Returns 0, BAG_EINVAL (opts->size not set, or options this library does
  * not know), BAG_EIO (also for a path that is not a regular file, such as a
- * FIFO: refused at once), BAG_ENOTBAG (no "#ROSBAG V" line), BAG_EVERSION,
+ * FIFO: refused at once), BAG_ENOTBAG (no version line of a format it
+ * reads, nor a version-0 header), BAG_EVERSION,
  * BAG_ECORRUPT or BAG_ETRUNCATED (with the byte offset in the message),
  * BAG_ENOINDEX (index missing or unusable and opts->no_recover set), or
  * BAG_ECANCELED (the progress callback stopped a recovery scan).
@@ -126,8 +147,30 @@ BAG_API const char *bag_path(const bag_t *bag);
 /* File size in bytes. */
 BAG_API uint64_t bag_file_size(const bag_t *bag);
 
-/* Format version, e.g. 2 and 0. */
+/* Format version, e.g. 2 and 0 (1 and 2 for 1.2; 0 and 0 for version 0). */
 BAG_API void bag_version(const bag_t *bag, int *major, int *minor);
+
+/*
+ * The format as `rosbag info` names it: "2.0", "1.2", "1.2 (unindexed)"
+ * (read by a scan of its records), "1.1", "1.0" or "0". Borrowed from bag.
+ */
+BAG_API const char *bag_format(const bag_t *bag);
+
+/*
+ * Whether message times are durations since the recording started rather
+ * than dates: bags of version 0, 1.0 and #ROSLOG 1.1, whose writers stored
+ * the time elapsed, and whose latest time is before 1973 (10^8 s). Times
+ * are returned as stored either way; a front end shows these as offsets.
+ */
+BAG_API bool bag_relative_times(const bag_t *bag);
+
+/*
+ * Whether c has a definition: its header has a message_definition field
+ * (which is empty for a message without fields, such as std_msgs/Empty).
+ * A bag older than 1.2 whose type's .msg file was not found has none, nor a
+ * 1.2 topic whose MSG_DEF was empty: such messages are shown as bytes.
+ */
+BAG_API bool bag_conn_has_definition(const struct bag_connection *c);
 
 /* Number of connections, and connection i (0 <= i < count) in id order. */
 BAG_API size_t bag_conn_count(const bag_t *bag);

@@ -306,6 +306,20 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		print_hex(t, m);
 		return BAG_OK;
 	}
+	if (!bag_conn_has_definition(m->conn)) {
+		/* no definition at all (1.1 and older without a .msg file): the bytes */
+		if (c->o.format != FORMAT_JSON) {
+			print_hex(t, m);
+			return BAG_OK;
+		}
+		APPEND(t, "{\"topic\":");
+		bag_text_json_string(t, m->conn->topic, strlen(m->conn->topic));
+		APPEND(t, ",\"type\":");
+		bag_text_json_string(t, m->conn->type, strlen(m->conn->type));
+		bag_text_printf(t, ",\"time_ns\":%lld,\"size\":%u,\"msg\":null}\n", (long long)m->time_ns, m->size);
+		escape_tail(t, start, true);
+		return BAG_OK;
+	}
 	if (def == NULL) {
 		bag_msgdef_t *bad = NULL;
 		bag_msgdef_parse(&bad, m->conn->type, m->conn->definition, strlen(m->conn->definition));
@@ -506,7 +520,7 @@ static int parse_defs(struct cat *c, bag_view_t *view)
 		if (bag_msgdef_parse(&c->defs[i], conn->type, conn->definition, strlen(conn->definition)) != BAG_OK) {
 			bag_msgdef_free(c->defs[i]);
 			c->defs[i] = NULL;
-		} else if (strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0) {
+		} else if (strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0 && strcmp(conn->md5sum, "*") != 0) {
 			cli_error("warning: %s: connection %u (%s): the definition's md5 is %s, the bag says %s",
 			          bag_path(bag_timeline_bag(c->tl, b)), conn->id, conn->topic,
 			          bag_msgdef_md5(c->defs[i]), conn->md5sum);

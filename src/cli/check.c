@@ -62,7 +62,10 @@ int cmd_check(int argc, char **argv)
 		struct term_scratch sc = { 0 };
 		const char *path = term_str(&sc, argv[i]);
 		bag_t *bag;
-		int rc = bag_open(&bag, argv[i], &opts);
+		int rc;
+
+		bagset_open_opts(&opts);
+		rc = bag_open(&bag, argv[i], &opts);
 
 		if (rc != BAG_OK) {
 			printf("%s\n", term_str(&sc, bag_errmsg(bag)));

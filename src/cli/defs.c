@@ -101,8 +101,10 @@ int cmd_defs(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (int b = optind; b < optind + nbags; b++) {
+		struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 		bag_t *bag;
-		if (bag_open(&bag, argv[b], NULL) != BAG_OK) {
+		bagset_open_opts(&opts);
+		if (bag_open(&bag, argv[b], &opts) != BAG_OK) {
 			cli_error("%s", bag_errmsg(bag));
 			bag_close(bag);
 			status = EXIT_BAD_INPUT;

@@ -383,13 +383,11 @@ static void print_text(const struct bag_facts *f)
 	struct row *rows = calloc(16 + f->ntypes + f->ntopics, sizeof *rows);
 	struct term_scratch sc = { 0 };
 	char a[96], b[96];
-	int major, minor;
 
 	if (rows == NULL)
 		return;
-	bag_version(bag, &major, &minor);
 	add_row(rows, &nrows, "path", "%s", term_str(&sc, bag_path(bag)));
-	add_row(rows, &nrows, "version", "%d.%d", major, minor);
+	add_row(rows, &nrows, "version", "%s", bag_format(bag));
 	human_size(a, sizeof a, (double)bag_file_size(bag));
 	if (f->nchunks == 0) {
 		add_row(rows, &nrows, "size", "%s", a);
@@ -404,10 +402,17 @@ static void print_text(const struct bag_facts *f)
 		add_row(rows, &nrows, "duration", "%d:%02ds (%ds)", (int)(dur / 60), (int)fmod(dur, 60), (int)dur);
 	else
 		add_row(rows, &nrows, "duration", "%.1fs", dur);
-	human_time(b, sizeof b, start);
-	add_row(rows, &nrows, "start", "%s", b);
-	human_time(b, sizeof b, end);
-	add_row(rows, &nrows, "end", "%s", b);
+	if (bag_relative_times(bag)) {
+		/* an old recorder's durations since it started, not dates */
+		add_row(rows, &nrows, "start", "+%.2fs (times are durations since the recording started)",
+		        (double)start / 1e9);
+		add_row(rows, &nrows, "end", "+%.2fs", (double)end / 1e9);
+	} else {
+		human_time(b, sizeof b, start);
+		add_row(rows, &nrows, "start", "%s", b);
+		human_time(b, sizeof b, end);
+		add_row(rows, &nrows, "end", "%s", b);
+	}
 	add_row(rows, &nrows, "size", "%s", a);
 	add_row(rows, &nrows, "messages", "%llu", (unsigned long long)bag_message_count(bag));
 	{
@@ -423,7 +428,8 @@ static void print_text(const struct bag_facts *f)
 				                       k ? ", " : "", bag_compression_name(c->kind), c->chunks,
 				                       f->nchunks, c->size ? 100.0 * (double)c->compressed / (double)c->size : 0);
 		}
-		add_row(rows, &nrows, "compression", "%s", comp);
+		/* a bag older than 2.0 has no chunks: rosbag says "none" */
+		add_row(rows, &nrows, "compression", "%s", strcmp(bag_format(bag), "2.0") ? "none" : comp);
 	}
 	if (!(f->ncomp == 1 && f->comp[0].kind == BAG_COMPRESSION_NONE)) {
 		int w;
@@ -505,8 +511,10 @@ static void print_json(const struct bag_facts *f)
 	bag_version(bag, &major, &minor);
 	fputs("{\"path\":", stdout);
 	cli_json_string(stdout, bag_path(bag), strlen(bag_path(bag)));
-	printf(",\"version\":%d.%d,\"size\":%llu,\"messages\":%llu,\"indexed\":true", major, minor,
-	       (unsigned long long)bag_file_size(bag), (unsigned long long)bag_message_count(bag));
+	printf(",\"version\":%d.%d,\"format\":\"%s\",\"size\":%llu,\"messages\":%llu,\"indexed\":%s,"
+	       "\"relative_times\":%s", major, minor, bag_format(bag), (unsigned long long)bag_file_size(bag),
+	       (unsigned long long)bag_message_count(bag), strstr(bag_format(bag), "unindexed") ? "false" : "true",
+	       bag_relative_times(bag) ? "true" : "false");
 	if (bag_message_count(bag) > 0)
 		printf(",\"duration\":%.9f,\"start\":%.9f,\"end\":%.9f,\"start_ns\":%lld,\"end_ns\":%lld",
 		       (double)(end - start) / 1e9, (double)start / 1e9, (double)end / 1e9,
@@ -576,7 +584,8 @@ int cmd_info(int argc, char **argv)
 			status = EXIT_BAD_INPUT;
 			continue;
 		}
-		if (gather(&f, bag, freq) == BAG_OK) {
+		/* rosbag reads an indexed 1.2 bag's whole index, and prints its rates */
+		if (gather(&f, bag, freq || strcmp(bag_format(bag), "1.2") == 0) == BAG_OK) {
 			if (!json && i > optind)
 				puts("---");
 			json ? print_json(&f) : print_text(&f);

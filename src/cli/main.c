@@ -34,7 +34,9 @@ static void usage(FILE *out)
 {
 	fputs("usage: bagscope BAG...             browse bags in the terminal\n"
 	      "       bagscope COMMAND [ARGS]...\n"
-	      "       bagscope --version\n\ncommands:\n", out);
+	      "       bagscope --version\n"
+	      "  --msg-path DIR (anywhere, repeatable): .msg files for bags without definitions (1.1 and older)\n"
+	      "\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
 }
@@ -48,6 +50,9 @@ int main(int argc, char **argv)
 	 */
 	setlocale(LC_CTYPE, "");
 	opterr = 0;   /* getopt would echo a bad argument raw: cli_bad_option() escapes it */
+	/* --msg-path DIR, anywhere: .msg directories for bags without definitions */
+	if (bagset_msg_path_args(&argc, argv) != 0)
+		return EXIT_USAGE;
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

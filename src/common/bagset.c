@@ -1,4 +1,5 @@
 /* bagset.c - opening bags with progress and notes (see bagset.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,84 @@ static int show_progress(void *arg, uint64_t done, uint64_t total)
 	return 0;
 }
 
+/* --msg-path directories, then those of the environment (msg_path_env()). */
+static const char **msg_dirs;
+static size_t msg_ndirs, msg_cap;
+static char *msg_env[2];          /* copies of the variables, cut at ':' */
+
+int bagset_msg_path_add(const char *dir)
+{
+	if (msg_ndirs == msg_cap) {
+		size_t n = msg_cap ? msg_cap * 2 : 8;
+		const char **d = realloc(msg_dirs, n * sizeof *d);
+		if (d == NULL)
+			return BAG_ENOMEM;
+		msg_dirs = d;
+		msg_cap = n;
+	}
+	msg_dirs[msg_ndirs++] = dir;
+	return BAG_OK;
+}
+
+int bagset_msg_path_args(int *argc, char **argv)
+{
+	int out = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *dir = NULL;
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < *argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (strncmp(argv[i], "--msg-path=", 11) == 0) {
+			dir = argv[i] + 11;
+		} else if (strcmp(argv[i], "--msg-path") == 0) {
+			if (i + 1 >= *argc) {
+				term_error("--msg-path needs a directory");
+				return -1;
+			}
+			dir = argv[++i];
+		} else {
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (bagset_msg_path_add(dir) != BAG_OK) {
+			term_error("out of memory");
+			return -1;
+		}
+	}
+	argv[out] = NULL;
+	*argc = out;
+	return 0;
+}
+
+/* The directories of BAGSCOPE_MSG_PATH, ROS_PACKAGE_PATH and /usr/share, once. */
+static void msg_path_env(void)
+{
+	static const char *const vars[] = { "BAGSCOPE_MSG_PATH", "ROS_PACKAGE_PATH" };
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	for (size_t v = 0; v < 2; v++) {
+		const char *e = getenv(vars[v]);
+		if (e == NULL || (msg_env[v] = strdup(e)) == NULL)
+			continue;
+		for (char *save = NULL, *d = strtok_r(msg_env[v], ":", &save); d; d = strtok_r(NULL, ":", &save))
+			bagset_msg_path_add(d);
+	}
+	bagset_msg_path_add("/usr/share");
+}
+
+void bagset_open_opts(struct bag_open_opts *o)
+{
+	msg_path_env();
+	o->msg_path = msg_dirs;
+	o->msg_path_n = msg_ndirs;
+}
+
 int bagset_open_one(bag_t **bag, const char *path)
 {
 	struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
@@ -27,6 +106,7 @@ int bagset_open_one(bag_t **bag, const char *path)
 	struct bag_recovery r;
 	int rc;
 
+	bagset_open_opts(&opts);
 	if (isatty(STDERR_FILENO)) {
 		opts.progress = show_progress;
 		opts.progress_arg = (void *)term_str(&sc, path);

@@ -37,6 +37,23 @@ int bagset_open_one(bag_t **bag, const char *path);
  */
 int bagset_open_skip(struct bagset *bs, char *const *paths, size_t n, struct bag_text *skipped);
 
+/*
+ * Add a directory of .msg files (--msg-path DIR), searched first. The bags
+ * opened after it look definitions up in these, then in BAGSCOPE_MSG_PATH,
+ * ROS_PACKAGE_PATH (both ':'-separated) and Debian's /usr/share. dir is
+ * borrowed (argv). Returns 0 or BAG_ENOMEM.
+ */
+int bagset_msg_path_add(const char *dir);
+
+/*
+ * Take every --msg-path DIR / --msg-path=DIR out of argv (up to a "--"),
+ * adding each; *argc shrinks. Returns 0, or -1 (printed) for one without DIR.
+ */
+int bagset_msg_path_args(int *argc, char **argv);
+
+/* Set o's .msg directories (those above) for a caller that opens bags itself. */
+void bagset_open_opts(struct bag_open_opts *o);
+
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
 

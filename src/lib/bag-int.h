@@ -47,6 +47,8 @@ struct chunk {
 	uint32_t lru_next;
 };
 
+struct oldfmt;
+
 struct bag {
 	char *path;
 	int fd;                   /* read-only */
@@ -82,8 +84,10 @@ struct bag {
 	size_t nlosses;
 	char **warnings;          /* at most BAG_WARNINGS_MAX */
 	size_t nwarnings;         /* all warnings, kept or not */
-	int *shared;              /* handles sharing path, conns, chunk_conns, losses
-	                             and warnings (bag_dup); NULL while alone */
+	int *shared;              /* handles sharing path, conns, chunk_conns, losses,
+	                             warnings and old (bag_dup); NULL while alone */
+	struct oldfmt *old;       /* a bag older than 2.0: its reader's facts
+	                             (format-int.h); NULL for 2.0 */
 	char errmsg[BAG_ERRMSG_MAX];
 };
 

@@ -12,6 +12,10 @@
  * When the header's index_pos is unusable or the index section does not
  * parse or link up, everything read from it is dropped and recover.c
  * rebuilds the same structures by scanning (unless opts->no_recover).
+ *
+ * Bags older than 2.0 (1.2, 1.1, 1.0, 0) are told apart by their first
+ * bytes and read by their own readers (format-int.h), which fill the same
+ * structures; bag_open() tries them first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +28,7 @@
 
 #include <bagscope/record.h>
 #include "lib/bag-int.h"
+#include "lib/format-int.h"
 #include "lib/util-int.h"
 
 #define VERSION_LINE "#ROSBAG V"
@@ -285,7 +290,7 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 		return rc;
 	nl = memchr(buf, '\n', got < 32 ? got : 32);
 	if (got < vlen || memcmp(buf, VERSION_LINE, vlen) != 0 || nl == NULL)
-		return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line: not a bag file");
+		return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line (nor an older bag's): not a bag file");
 	if (sscanf((const char *)buf + vlen, "%d.%d", &bag->major, &bag->minor) != 2)
 		return bag_fail(bag, BAG_ENOTBAG, 0, "unreadable version line");
 	if (bag->major != 2 || bag->minor != 0)
@@ -360,6 +365,10 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		goto fail;
 	}
 	bag->file_size = (uint64_t)st.st_size;
+	/* a bag older than 2.0 is read by its format's reader (format-old.c) */
+	rc = bag_old_open(bag, o.msg_path, o.msg_path_n, o.no_recover);
+	if (rc != BAG_ENOTBAG)
+		goto fail;
 	rc = read_bag_header(bag, &body);
 	if (rc == BAG_OK) {
 		rc = read_index_section(bag);
@@ -464,6 +473,7 @@ BAG_API void bag_close(bag_t *bag)
 		free(bag->warnings[i]);
 	free(bag->warnings);
 	free(bag->recovery_reason);
+	bag_old_free(bag->old);
 	if (bag->fd >= 0)
 		close(bag->fd);
 	free(bag->path);
@@ -489,6 +499,16 @@ BAG_API void bag_version(const bag_t *bag, int *major, int *minor)
 {
 	*major = bag->major;
 	*minor = bag->minor;
+}
+
+BAG_API const char *bag_format(const bag_t *bag)
+{
+	return bag->old != NULL ? bag->old->name : "2.0";
+}
+
+BAG_API bool bag_relative_times(const bag_t *bag)
+{
+	return bag->old != NULL && bag->old->relative;
 }
 
 BAG_API size_t bag_conn_count(const bag_t *bag)

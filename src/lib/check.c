@@ -4,7 +4,9 @@
  *   1. what the open already knew: a recovery (reason, losses) and warnings;
  *   2. the file, record by record from the end of the bag header: every
  *      record fits and has an op, every chunk record is one the index knows,
- *      index-data records follow chunks (full check only);
+ *      index-data records follow chunks (full check only; a bag older than
+ *      2.0 has had its records walked by its reader, whose warnings pass 1
+ *      reports);
  *   3. each chunk: its header (quick), then decompressed to its stated size
  *      and walked: every record whole, only ops 2 and 7, per-connection
  *      message counts equal to the chunk info's (full only);
@@ -454,6 +456,11 @@ static int check_defs(struct checker *c, bag_msgdef_t **defs, bag_msgdef_t **par
 			continue;
 		}
 		own[i] = true;
+		/* no definition at all (a bag older than 1.2 without its .msg file): not decoded */
+		if (!bag_conn_has_definition(conn)) {
+			prc[i] = BAG_EDEFINITION;
+			continue;
+		}
 		prc[i] = bag_msgdef_parse(&parsed[i], conn->type, conn->definition, strlen(conn->definition));
 		if (prc[i] == BAG_ENOMEM) {
 			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
@@ -463,6 +470,11 @@ static int check_defs(struct checker *c, bag_msgdef_t **defs, bag_msgdef_t **par
 	}
 	for (size_t i = 0; i < bag->nconns && rc == BAG_OK; i++) {
 		const struct bag_connection *conn = &bag->conns[i];
+		if (defs[i] == NULL && parsed[i] == NULL) {
+			rc = finding(c, UINT64_MAX, prc[i], "connection %u (%s, %s): no message definition; its "
+			             "messages are not decoded", conn->id, conn->topic, conn->type);
+			continue;
+		}
 		if (defs[i] == NULL) {
 			rc = finding(c, UINT64_MAX, prc[i], "connection %u (%s, %s): definition does not parse: %s",
 			             conn->id, conn->topic, conn->type, bag_msgdef_errmsg(parsed[i]));
@@ -653,7 +665,8 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 	}
 	if ((rc = check_open(&c)) != BAG_OK)
 		goto fail;
-	if (!quick && (rc = check_records(&c)) != BAG_OK)
+	/* pass 2 is of 2.0's record layout; an older bag's reader walked its records at open */
+	if (!quick && bag->old == NULL && (rc = check_records(&c)) != BAG_OK)
 		goto fail;
 	if ((rc = check_chunks(&c, quick)) != BAG_OK)
 		goto fail;

@@ -15,6 +15,7 @@
 
 #include <bagscope/record.h>
 #include "lib/bag-int.h"
+#include "lib/format-int.h"
 #include "lib/util-int.h"
 
 #define STAT_READ 512
@@ -166,7 +167,8 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 	if ((rc = chunk_load_stat(bag, i)) != BAG_OK)
 		return rc;
 	info->compression = ch->compression;
-	info->size = ch->size;
+	/* an older bag's span: its bytes in the file, whatever its translation holds */
+	info->size = bag->old != NULL ? ch->data_len : ch->size;
 	info->compressed_size = ch->data_len;
 	return BAG_OK;
 }
@@ -277,6 +279,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 {
 	struct chunk *ch;
 	uint8_t *raw = NULL, *out = NULL;
+	size_t cap = 0;               /* stays 0 for an old span: its buffer is never reused */
 	int rc;
 
 	if (i >= bag->nchunks)
@@ -288,6 +291,13 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		lru_push_head(bag, (uint32_t)i);
 		goto done;
 	}
+	if (bag->old != NULL) {
+		/* an older bag's span: its records translated to 2.0 ones (format-old.c) */
+		if ((rc = bag_old_span_read(bag, i, &out)) != BAG_OK)
+			goto fail;
+		cache_make_room(bag, ch->size);
+		goto cache;
+	}
 	if ((rc = chunk_load_stat(bag, i)) != BAG_OK)
 		return rc;
 	if (ch->compression == BAG_COMPRESSION_NONE && ch->size != ch->data_len)
@@ -298,7 +308,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		                "chunk claims %u uncompressed bytes from %u compressed: implausible",
 		                ch->size, ch->data_len);
 	cache_make_room(bag, ch->size);
-	size_t cap = (size_t)ch->size + 1;
+	cap = (size_t)ch->size + 1;
 	if (bag->spare != NULL && bag->spare_cap >= cap && bag->spare_cap <= 2 * cap) {
 		out = bag->spare;
 		cap = bag->spare_cap;
@@ -322,6 +332,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 	}
 	if (rc != BAG_OK)
 		goto fail;
+cache:
 	ch->buf = out;
 	ch->buf_cap = cap;
 	bag->cache_bytes += ch->size;

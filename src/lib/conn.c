@@ -101,6 +101,14 @@ int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
 	return BAG_OK;
 }
 
+BAG_API bool bag_conn_has_definition(const struct bag_connection *c)
+{
+	for (size_t i = 0; i < c->nfields; i++)
+		if (strcmp(c->fields[i].name, "message_definition") == 0)
+			return true;
+	return false;
+}
+
 static int cmp_conn_id(const void *a, const void *b)
 {
 	const struct bag_connection *x = a, *y = b;

@@ -272,7 +272,8 @@ static int prepare(struct scan *s, bag_view_t *v)
 		goto fail;
 	for (size_t i = 0; i < s->nconns; i++) {
 		const struct bag_connection *c = s->conns[i];
-		if (!bag_view_selects(v, i))
+		/* a connection without a definition (bags older than 1.2) gets NULL */
+		if (!bag_view_selects(v, i) || !bag_conn_has_definition(c))
 			continue;
 		rc = bag_msgdef_parse(&s->defs[i], c->type, c->definition, strlen(c->definition));
 		if (rc == BAG_ENOMEM)

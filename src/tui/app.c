@@ -287,7 +287,8 @@ static void update_detail(struct app *app)
 		}
 		detail_note(&app->detail, s && s->rc != BAG_OK ? s->text : "loading\xE2\x80\xA6");
 		return;
-	} else if (m->detail == DETAIL_HEX) {
+	} else if (m->detail == DETAIL_HEX || !bag_conn_has_definition(msg.conn)) {
+		/* no definition (a bag older than 1.2 without its .msg file): the bytes */
 		detail_hex_width(&app->detail, app->detail_bytes, app->detail_size, app_hex_width(app));
 	} else {
 		bag_msgdef_t *def = app_def(app, msg.conn_index);

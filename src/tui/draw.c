@@ -305,7 +305,11 @@ static void draw_status(struct app *app, struct rect r)
 		move(r.y, wdt < r.w ? wdt : r.w - 1);
 		return;
 	}
-	if (model_count(m) > 0)
+	if (model_count(m) > 0 && bag_relative_times(app->bags[0]))
+		/* an old recorder's durations since it started (bag_relative_times), not dates */
+		snprintf(when, sizeof when, "+%lld.%03llds since the recording started", (long long)(t / 1000000000),
+		         (long long)(t % 1000000000 / 1000000));
+	else if (model_count(m) > 0)
 		draw_fmt_date(app, t, when, sizeof when);
 	worker_stats(app->worker, &done, &pending);
 	snprintf(sizes, sizeof sizes, pending ? "decoding (%zu queued)" : "ready", pending);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Seed the fuzz corpora from the fixture bags (run from the source tree).
 
-corpus/open:   small fixture bags whole, plus truncated and unindexed variants
+corpus/open:   small fixture bags whole, plus truncated and unindexed variants, and the
+               bags older than 2.0 of tests/data/oldbags, whole and cut
 corpus/header: single records and record runs cut from them
 corpus/msgdef: every connection's message_definition
 corpus/decode: <u16 len><definition><message> for a few messages per connection
@@ -109,6 +110,17 @@ for b in bags:
                             samples.append((dd, d2))
     for d in defs.values():
         save('msgdef', d)
+
+# bags older than 2.0 (tests/data/oldbags): whole, cut in the middle and 3 bytes into
+# their last record, and the first 64 KiB of the real 1.0 recording
+OLD = os.path.join(HERE, '..', 'data', 'oldbags')
+for name in sorted(os.listdir(OLD)):
+    if name.endswith('.bag'):
+        b = open(os.path.join(OLD, name), 'rb').read()
+        save('open', b[:LIMIT])
+        if len(b) <= LIMIT:
+            save('open', b[:len(b) // 2])
+            save('open', b[:len(b) - 3])
 
 # damaged bags: two mutants of each kind from the mutation test (tests/mutate.py)
 sys.path.insert(0, os.path.join(HERE, '..'))
