@@ -262,7 +262,8 @@ static int group_conns(struct bag_facts *f)
 	}
 	for (size_t i = 0; i < nconns; i++)
 		by[i] = bag_conn(f->bag, i);
-	qsort(by, nconns, sizeof *by, cmp_conn_topic);
+	if (nconns > 1)
+		qsort(by, nconns, sizeof *by, cmp_conn_topic);
 	for (size_t i = 0; i < nconns; i++) {
 		const struct bag_connection *c = by[i];
 		if (i == 0 || strcmp(c->topic, by[i - 1]->topic) != 0)
@@ -271,7 +272,8 @@ static int group_conns(struct bag_facts *f)
 		f->topics[f->ntopics - 1].connections++;
 		f->conn_topic[c->index] = f->ntopics - 1;
 	}
-	qsort(by, nconns, sizeof *by, cmp_conn_type);
+	if (nconns > 1)
+		qsort(by, nconns, sizeof *by, cmp_conn_type);
 	for (size_t i = 0; i < nconns; i++)
 		if (i == 0 || strcmp(by[i]->type, by[i - 1]->type) != 0)
 			f->types[f->ntypes++] = (struct type_facts){ by[i]->type, by[i]->md5sum };
@@ -311,7 +313,8 @@ static int gather(struct bag_facts *f, bag_t *bag, bool freq)
 		f->size += ci.size;
 		f->compressed += ci.compressed_size;
 	}
-	qsort(f->comp, f->ncomp, sizeof *f->comp, cmp_comp);
+	if (f->ncomp > 1)
+		qsort(f->comp, f->ncomp, sizeof *f->comp, cmp_comp);
 	return freq ? gather_freq(f) : BAG_OK;
 }
 

@@ -108,7 +108,8 @@ static int list_topics(struct stats *s)
 			                                                .has_header = true };
 		s->topics[t].has_header &= starts_with_header(c);
 	}
-	qsort(s->topics, s->ntopics, sizeof *s->topics, cmp_name);
+	if (s->ntopics > 1)
+		qsort(s->topics, s->ntopics, sizeof *s->topics, cmp_name);
 	for (size_t i = 0; i < n; i++) {
 		struct topic_stats key = { .topic = bag_timeline_conn(s->cb.tl, i, NULL)->topic };
 		struct topic_stats *t = bsearch(&key, s->topics, s->ntopics, sizeof *s->topics, cmp_name);
@@ -176,7 +177,8 @@ static int topic_times(struct stats *s, struct topic_stats *t)
 		goto fail;
 	for (uint64_t r = 1; r < n; r++)
 		periods[r - 1] = times[r] - times[r - 1];
-	qsort(periods, n - 1, sizeof *periods, cmp_i64);
+	if (n - 1 > 1)
+		qsort(periods, n - 1, sizeof *periods, cmp_i64);
 	t->p50 = nearest_rank(periods, n - 1, 50);
 	t->p99 = nearest_rank(periods, n - 1, 99);
 	t->max = periods[n - 2];
@@ -256,7 +258,8 @@ static int scan_sizes(struct stats *s)
 	bag_view_free(v);
 	for (size_t i = 0; i < s->ntopics; i++)
 		if (s->topics[i].nlatency > 0)
-			qsort(s->topics[i].latency, s->topics[i].nlatency, sizeof *s->topics[i].latency, cmp_i64);
+			if (s->topics[i].nlatency > 1)
+				qsort(s->topics[i].latency, s->topics[i].nlatency, sizeof *s->topics[i].latency, cmp_i64);
 	s->scanned = rc == BAG_OK;
 	return rc;
 }

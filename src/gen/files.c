@@ -277,7 +277,8 @@ int gen_run(const struct gen_conn *conns, size_t n, enum gen_lang lang, const ch
 	for (size_t i = 0; i < nout; i++)
 		if (out[i].name == NULL || out[i].text.failed)
 			goto fail;
-	qsort(out, nout, sizeof *out, file_cmp);
+	if (nout > 1)
+		qsort(out, nout, sizeof *out, file_cmp);
 	*files = out;
 	*nfiles = nout;
 	out = NULL;

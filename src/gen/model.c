@@ -557,7 +557,8 @@ static int add_topics(struct gen_model *m, const struct gen_conn *conns, const s
 		if (v == m->nroots)
 			m->roots[m->nroots++] = r;
 	}
-	qsort(m->topics, m->ntopics, sizeof *m->topics, topic_cmp);
+	if (m->ntopics > 1)
+		qsort(m->topics, m->ntopics, sizeof *m->topics, topic_cmp);
 	for (size_t k = 0; k < sizeof taken / sizeof *taken; k++)
 		if (!set_add(&files, taken[k]))
 			m->failed = true;

@@ -229,7 +229,7 @@ static int link_index(bag_t *bag)
 			                "connection %u is defined twice in the index section", bag->conns[i].id);
 	}
 	if (bag->nchunks > 1)
-		qsort(bag->chunks, bag->nchunks, sizeof *bag->chunks, cmp_chunk_pos);
+		bag_sort(bag->chunks, bag->nchunks, sizeof *bag->chunks, cmp_chunk_pos);
 	for (size_t i = 0; i < bag->nchunks; i++) {
 		struct chunk *ch = &bag->chunks[i];
 
@@ -258,7 +258,7 @@ static int link_index(bag_t *bag)
 		}
 		/* in connection order, so that a lookup in a chunk's counts is a binary search */
 		if (ch->conn_n > 1)
-			qsort(ccs, ch->conn_n, sizeof *ccs, cmp_chunk_conn);
+			bag_sort(ccs, ch->conn_n, sizeof *ccs, cmp_chunk_conn);
 		for (uint32_t k = 1; k < ch->conn_n; k++)
 			if (ccs[k].conn == ccs[k - 1].conn)
 				return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,

@@ -337,7 +337,7 @@ static void chunk_findings(void *arg, const bag_t *bag, size_t bag_index, size_t
 		put_finding(out, ch->pos, BAG_ECORRUPT, "the chunk's last %zu bytes (from offset %zu) are "
 		            "not a whole record", len - used, used);
 	if (t.n > 1)
-		qsort(t.conns, t.n, sizeof *t.conns, cmp_u32);
+		bag_sort(t.conns, t.n, sizeof *t.conns, cmp_u32);
 	/* chunk infos' connections are sorted: merge the two, in connection order */
 	for (uint32_t c = 0; c < ch->conn_n || k < t.n;) {
 		const struct chunk_conn *cc = c < ch->conn_n ? &bag->chunk_conns[ch->conn_first + c] : NULL;

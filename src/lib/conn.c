@@ -9,6 +9,7 @@
 
 #include <bagscope/record.h>
 #include "lib/bag-int.h"
+#include "lib/util-int.h"
 
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id)
 {
@@ -118,7 +119,7 @@ static int cmp_conn_id(const void *a, const void *b)
 void bag_conns_sort(bag_t *bag)
 {
 	if (bag->nconns > 1)
-		qsort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
+		bag_sort(bag->conns, bag->nconns, sizeof *bag->conns, cmp_conn_id);
 	for (size_t i = 0; i < bag->nconns; i++)
 		bag->conns[i].index = (uint32_t)i;
 }

@@ -270,7 +270,7 @@ static int write_latched(struct export *e, bag_view_t *view)
 			goto fail;
 		n += l[n].data != NULL;
 	}
-	qsort(l, n, sizeof *l, cmp_latched);
+	bag_sort(l, n, sizeof *l, cmp_latched);
 	for (size_t k = 0; k < n && rc == BAG_OK; k++)
 		rc = sink_write(e, l[k].conn, l[k].time_ns, l[k].data, l[k].size);
 	if (rc == BAG_OK)

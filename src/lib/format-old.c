@@ -244,7 +244,7 @@ int spans_cut(struct spans *s, uint64_t end)
 	int rc = BAG_OK;
 
 	if (s->count > 0) {
-		qsort(s->cur, s->ncur, sizeof *s->cur, cmp_cc);
+		bag_sort(s->cur, s->ncur, sizeof *s->cur, cmp_cc);
 		rc = old_chunk_add(s->bag, &s->chunk_cap, &s->cc_cap, s->pos, end, s->t0, s->t1, s->cur, s->ncur);
 	}
 	s->nspan++;

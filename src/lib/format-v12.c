@@ -423,7 +423,7 @@ static int read_index(bag_t *bag, uint64_t index_pos, char *why, size_t whylen)
 	if ((rc = borrow_defs(bag)) != BAG_OK)
 		goto fail;
 	if (x.nt > 1)
-		qsort(x.t, x.nt, sizeof *x.t, cmp_triple);
+		bag_sort(x.t, x.nt, sizeof *x.t, cmp_triple);
 	struct chunk_conn *cc = malloc((x.nt ? x.nt : 1) * sizeof *cc);
 	if (cc == NULL) {
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");

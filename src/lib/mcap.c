@@ -328,7 +328,7 @@ static int job_index(bag_mcap_writer_t *w, struct cjob *j, uint32_t k)
 	uint64_t off = j->index.len;
 
 	if (c->unsorted)
-		qsort(c->entries, c->nentries, sizeof *c->entries, cmp_entry);
+		bag_sort(c->entries, c->nentries, sizeof *c->entries, cmp_entry);
 	if (rec_start(&j->index, OP_MESSAGE_INDEX, 2 + 4 + 16 * c->nentries) != 0 ||
 	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
 		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", c->nentries);
@@ -357,7 +357,7 @@ static int flush_chunk(bag_mcap_writer_t *w)
 		rc = m_error(w, BAG_ENOMEM, "out of memory for chunk %llu", (unsigned long long)w->chunks_cut);
 		goto fail;
 	}
-	qsort(w->touched, w->ntouched, sizeof *w->touched, cmp_u32);
+	bag_sort(w->touched, w->ntouched, sizeof *w->touched, cmp_u32);
 	for (size_t k = 0; k < w->ntouched; k++)
 		if ((rc = job_index(w, j, w->touched[k])) != BAG_OK) {
 			cpool_recycle(w->pool, j);

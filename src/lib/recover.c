@@ -816,7 +816,7 @@ static int link_scan(struct scan *s)
 	}
 	bag->nchunk_conns = out;
 	if (nundef > 1)
-		qsort(undef, nundef, sizeof *undef, cmp_undefined);
+		bag_sort(undef, nundef, sizeof *undef, cmp_undefined);
 	for (size_t i = 0, j; i < nundef; i = j) {
 		uint64_t n = 0;
 		for (j = i; j < nundef && undef[j].conn == undef[i].conn; j++)

@@ -535,7 +535,7 @@ static int go_back(struct cutter *c, uint64_t r)
 	if ((rc = view_recheck(c->v, r)) != 1)
 		goto fail;
 	leave_group(c);
-	qsort(done, n, sizeof *done, cmp_place);
+	bag_sort(done, n, sizeof *done, cmp_place);
 	free(c->done);
 	c->done = done;
 	c->ndone = n;

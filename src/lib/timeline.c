@@ -390,7 +390,7 @@ static int walk_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct builder 
 	if ((rc = walk_chunk(tl, bag, tc->chunk, &c)) != BAG_OK)
 		goto fail;
 	if (c.n > 1)
-		qsort(c.w, c.n, sizeof *c.w, cmp_walked);
+		bag_sort(c.w, c.n, sizeof *c.w, cmp_walked);
 	for (size_t i = 0, j; i < c.n; i = j) {
 		for (j = i; j < c.n && c.w[j].conn == c.w[i].conn; j++)
 			;
@@ -536,7 +536,7 @@ int tl_group_load(bag_timeline_t *tl, size_t gi)
 		goto fail;
 	}
 	if (b.nruns > 1) {
-		qsort(b.runs, b.nruns, sizeof *b.runs, cmp_run);
+		bag_sort(b.runs, b.nruns, sizeof *b.runs, cmp_run);
 		merged = malloc(b.n * sizeof *merged);
 		bounds = malloc((b.nruns + 1) * sizeof *bounds);
 		if (merged == NULL || bounds == NULL) {

@@ -3,6 +3,7 @@
 #define BAGSCOPE_UTIL_INT_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /*
  * Make room in the array *p (capacity *cap elements of elem bytes) for need
@@ -19,5 +20,12 @@ int bag_grow(void **p, size_t *cap, size_t need, size_t elem);
  * (size smaller than the size member, or unknown non-zero fields).
  */
 int bag_opts_read(void *dst, size_t dst_size, const void *src);
+
+/* qsort for arrays that may be empty (and NULL): nothing to do below two elements. */
+static inline void bag_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 #endif

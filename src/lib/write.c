@@ -390,7 +390,7 @@ static int job_index(bag_writer_t *w, struct cjob *j, struct conn *c)
 	struct cbuf h = { hbuf, 0, sizeof hbuf };
 
 	if (c->unsorted)
-		qsort(c->entries, c->nentries, sizeof *c->entries, cmp_entry);
+		bag_sort(c->entries, c->nentries, sizeof *c->entries, cmp_entry);
 	put_field_u32(&h, "conn", c->id);
 	put_field_u32(&h, "count", (uint32_t)c->nentries);
 	put_field_u8(&h, "op", BAG_OP_INDEX_DATA);
@@ -424,7 +424,7 @@ static int flush_chunk(bag_writer_t *w)
 		rc = w_error(w, BAG_ENOMEM, "out of memory for chunk %llu", (unsigned long long)w->chunks_cut);
 		goto fail;
 	}
-	qsort(w->touched, w->ntouched, sizeof *w->touched, cmp_u32);
+	bag_sort(w->touched, w->ntouched, sizeof *w->touched, cmp_u32);
 	for (size_t k = 0; k < w->ntouched; k++)
 		if ((rc = job_index(w, j, &w->conns[w->touched[k]])) != BAG_OK) {
 			cpool_recycle(w->pool, j);

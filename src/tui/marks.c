@@ -148,7 +148,8 @@ void app_marks_load(struct app *app)
 		}
 		fclose(f);
 	}
-	qsort(app->marks, app->nmarks, 2 * sizeof *app->marks, cmp_pair);
+	if (app->nmarks > 1)
+		qsort(app->marks, app->nmarks, 2 * sizeof *app->marks, cmp_pair);
 }
 
 bool app_marked(const struct app *app, uint64_t key)
@@ -198,7 +199,8 @@ void app_mark_act(struct app *app, enum action a)
 		app->marks[2 * app->nmarks] = t;
 		app->marks[2 * app->nmarks + 1] = key;
 		app->nmarks++;
-		qsort(app->marks, app->nmarks, 2 * sizeof *app->marks, cmp_pair);
+		if (app->nmarks > 1)
+			qsort(app->marks, app->nmarks, 2 * sizeof *app->marks, cmp_pair);
 		snprintf(m->note, sizeof m->note, "marked (%zu marks; u and U move between them)", app->nmarks);
 		marks_save(app);
 		return;

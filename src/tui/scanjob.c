@@ -473,7 +473,8 @@ static void *rates_main(void *arg)
 		uint64_t k = n[t] > 1 ? n[t] - 1 : 0;
 		if (k == 0)
 			continue;
-		qsort(per + at[t], k, sizeof *per, cmp_double);
+		if (k > 1)
+			qsort(per + at[t], k, sizeof *per, cmp_double);
 		double med = k % 2 ? per[at[t] + k / 2] : (per[at[t] + k / 2 - 1] + per[at[t] + k / 2]) / 2;
 		rates[t] = med > 0 ? 1.0 / med : 0;
 	}

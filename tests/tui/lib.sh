@@ -7,7 +7,7 @@ bin=${BAGSCOPE:-$top/src/bagscope}
 tmp=$(mktemp -d)
 sock=bagscope-test-$$
 T="tmux -L $sock"
-passed=0 failed=0
+passed=0 failed=0 starts=0
 trap '$T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 
 screen() { $T capture-pane -p -t main; }
@@ -17,9 +17,13 @@ keys() { $T send-keys -t main "$@"; }
 wait_for() {
 	i=0
 	while [ $i -lt 600 ]; do
-		if screen | grep -Eq -- "$2"; then
+		shot=$(screen)
+		if printf '%s\n' "$shot" | grep -Eq -- "$2"; then
 			passed=$((passed + 1)); printf 'ok    %s\n' "$1"; return 0
 		fi
+		# the browser has gone (a crash, a sanitizer's report): no use waiting
+		printf '%s\n' "$shot" | grep -q "BROWSER-EXITED" && break
+		[ -n "$shot" ] || $T has-session -t main 2>/dev/null || break
 		i=$((i + 1)); sleep 0.05
 	done
 	failed=$((failed + 1)); printf 'FAIL  %s: /%s/ never appeared; the screen was:\n' "$1" "$2"
@@ -37,7 +41,10 @@ check() {
 # start W H BAG...: the browser in a new session (ended first if one runs).
 start() {
 	w=$1 h=$2; shift 2
-	$T kill-session -t main 2>/dev/null
+	# a new server each time: a new session on a server still exiting races it
+	$T kill-server 2>/dev/null
+	starts=$((starts + 1))
+	T="tmux -L $sock-$starts"
 	args=
 	for a in "$@"; do args="$args '$a'"; done
 	$T -f /dev/null new-session -d -s main -x "$w" -y "$h" \

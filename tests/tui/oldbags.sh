@@ -16,10 +16,13 @@ screen() { $T capture-pane -p -t main; }
 # wait_for NAME PATTERN: poll the screen up to 10 s for an extended regex.
 wait_for() {
 	i=0
-	while [ $i -lt 200 ]; do
-		if screen | grep -Eq -- "$2"; then
+	while [ $i -lt 600 ]; do
+		shot=$(screen)
+		if printf '%s\n' "$shot" | grep -Eq -- "$2"; then
 			passed=$((passed + 1)); echo "ok    $1"; return 0
 		fi
+		# the browser has gone (a crash, a sanitizer's report): no use waiting
+		printf '%s\n' "$shot" | grep -q "BROWSER-EXITED" && break
 		i=$((i + 1)); sleep 0.05
 	done
 	failed=$((failed + 1)); echo "FAIL  $1: /$2/ never appeared; the screen was:"; screen | sed 's/^/      | /'
