@@ -46,6 +46,13 @@ compilers="gcc"
 command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 && compilers="gcc clang"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -g -O1"
 WARN="-Wall -Wextra -Werror -pedantic"
+# a sanitized library (./configure --enable-asan): what links it is built with
+# the same sanitizers, by the same compiler, so that its runtime comes first
+LIBSAN=
+if ldd "$BUILDDIR/.libs/libbagscope.so" 2>/dev/null | grep -q libasan; then
+	LIBSAN="-fsanitize=address,undefined"
+	compilers=gcc
+fi
 
 for bag in "$FIX"/bags/*.bag "$FIX"/foreign/rosbag.js/example.bag "$tmp/bags/hostile.bag" "$tmp/bags/versions.bag"; do
 	name=$(basename "$bag" .bag)
@@ -64,8 +71,8 @@ for bag in "$FIX"/bags/*.bag "$FIX"/foreign/rosbag.js/example.bag "$tmp/bags/hos
 			[ $cc = clang ] && cxx=clang++
 			rm -rf "$out.$cc"
 			cp -r "$out" "$out.$cc"
-			if ! make -s -C "$out.$cc" CC=$cc CXX=$cxx CFLAGS="-std=c11 $WARN -O1" \
-			     CXXFLAGS="-std=c++17 $WARN -O1" > "$tmp/build" 2>&1; then
+			if ! make -s -C "$out.$cc" CC=$cc CXX=$cxx CFLAGS="-std=c11 $WARN -O1 $LIBSAN" \
+			     CXXFLAGS="-std=c++17 $WARN -O1 $LIBSAN" LDFLAGS="$LIBSAN" > "$tmp/build" 2>&1; then
 				fail "$t: build with $cc"
 				head -n 20 "$tmp/build"
 				continue
@@ -130,7 +137,8 @@ expect "$tmp/nested_bz2-c/msgs.h" '/\* variable uint8\[\] -> array of integers \
 if command -v cmake >/dev/null 2>&1; then
 	for lang in c cpp; do
 		src=$tmp/nested_bz2-$lang
-		if cmake -S "$src" -B "$src.cmake" > "$tmp/cmake" 2>&1 && cmake --build "$src.cmake" >> "$tmp/cmake" 2>&1 &&
+		if cmake -S "$src" -B "$src.cmake" -DCMAKE_C_FLAGS="$LIBSAN" -DCMAKE_CXX_FLAGS="$LIBSAN" \
+		         -DCMAKE_EXE_LINKER_FLAGS="$LIBSAN" > "$tmp/cmake" 2>&1 && cmake --build "$src.cmake" >> "$tmp/cmake" 2>&1 &&
 		   "$src.cmake/dump" "$FIX/bags/nested_bz2.bag" > "$tmp/got" 2>/dev/null; then
 			"$B" cat --format json "$FIX/bags/nested_bz2.bag" | cmp -s - "$tmp/got" ||
 				fail "cmake $lang: dump differs from cat"

@@ -981,7 +981,7 @@ static void close_all(struct app *app)
 	bag_expr_free(app->filter);
 	if (app->hl_on)
 		match_free(&app->hl);
-	for (int k = 0; k < 4; k++)
+	for (size_t k = 0; k < sizeof app->hist / sizeof *app->hist; k++)
 		for (int i = 0; i < app->hist[k].n; i++)
 			free(app->hist[k].items[i]);
 	free(app->marks);
