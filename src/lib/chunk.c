@@ -5,8 +5,9 @@
  *
  * The cache is an LRU list threaded through the chunks array (lru_prev /
  * lru_next, head = most recent). A chunk with buf != NULL is on the list and
- * counted in cache_bytes; pinned chunks are never evicted, so the bound can be
- * exceeded only while more than the bound is pinned at once.
+ * counted in cache_bytes; pinned chunks are never evicted, and neither is the
+ * most recent one for want of room alone, so the bound can be exceeded while
+ * more than the bound is pinned at once, or by one chunk larger than it.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -256,7 +257,12 @@ static void cache_make_room(bag_t *bag, size_t need)
 
 	while (i != NO_CHUNK && bag->cache_bytes + need > bag->cache_limit) {
 		uint32_t prev = bag->chunks[i].lru_prev;
-		if (bag->chunks[i].pins == 0)
+		/*
+		 * The most recent chunk stays when only its own size is over the
+		 * bound (need 0): a chunk larger than the cache is read message by
+		 * message, and must not be read again for each of them.
+		 */
+		if (bag->chunks[i].pins == 0 && (need > 0 || i != bag->lru_head))
 			cache_drop(bag, i);
 		i = prev;
 	}

@@ -360,6 +360,28 @@ static void test_stop_and_release(void **state)
 	unlink(path);
 }
 
+/* A chunk larger than a worker's cache is read once, not once per message. */
+static void test_cache_smaller_than_chunk(void **state)
+{
+	char tmp[128];
+	const char *path = write_many(BAG_COMPRESSION_LZ4, 20000, tmp, sizeof tmp);
+	bag_t *bag;
+	bag_timeline_t *tl;
+	bag_view_t *v;
+	struct bag_scan_opts o = { .size = sizeof o, .threads = 1, .cache_bytes = 1024 };
+	struct bag_scan_stats st;
+	(void)state;
+
+	open_tl(&path, 1, &bag, &tl);
+	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
+	assert_int_equal(bag_scan(v, &o, &st), BAG_OK);
+	assert_int_equal(st.rows, 20000);
+	assert_true(st.chunks_read <= bag_chunk_count(bag) + 16);   /* overlapping chunks alternate a little */
+	bag_view_free(v);
+	close_tl(&bag, 1, tl);
+	unlink(path);
+}
+
 static void test_dup(void **state)
 {
 	bag_t *bag, *d1, *d2;
@@ -497,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_two_bags_merged),
 		cmocka_unit_test(test_stop_and_release),
 		cmocka_unit_test(test_dup),
+		cmocka_unit_test(test_cache_smaller_than_chunk),
 		cmocka_unit_test(test_chunk_hook),
 		cmocka_unit_test(test_query_predicate),
 		cmocka_unit_test(test_bad_chunk_once),
