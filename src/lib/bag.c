@@ -291,7 +291,11 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 	nl = memchr(buf, '\n', got < 32 ? got : 32);
 	if (got < vlen || memcmp(buf, VERSION_LINE, vlen) != 0 || nl == NULL)
 		return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line (nor an older bag's): not a bag file");
-	if (sscanf((const char *)buf + vlen, "%d.%d", &bag->major, &bag->minor) != 2)
+	/* the version line alone, NUL-terminated: sscanf reads to a NUL */
+	char line[32];
+	memcpy(line, buf + vlen, (size_t)(nl - buf) - vlen);
+	line[(size_t)(nl - buf) - vlen] = '\0';
+	if (sscanf(line, "%d.%d", &bag->major, &bag->minor) != 2)
 		return bag_fail(bag, BAG_ENOTBAG, 0, "unreadable version line");
 	if (bag->major != 2 || bag->minor != 0)
 		return bag_fail(bag, BAG_EVERSION, 0, "bag format version %d.%d is not supported (only 2.0)",
