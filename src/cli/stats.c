@@ -4,8 +4,8 @@
  * anything.
  *
  * Two passes. The first reads only the index: each topic's record times (all
- * its connections, in time order, one topic at a time so memory is one
- * topic's), whose consecutive differences are the periods: nearest-rank p50
+ * its connections, in time order; one pass over the timeline, 8 bytes a
+ * message), whose consecutive differences are the periods: nearest-rank p50
  * and p99, max, rate = 1 / p50, mean rate = (n - 1) / (last - first), and
  * gaps (periods over 5 x p50). The second is a scan over the messages that
  * reads no more of each than its size and, for types whose first field is a
@@ -39,6 +39,7 @@ struct topic_stats {
 	struct gap gaps[NGAPS];      /* largest first */
 	uint64_t bytes;
 	int64_t *latency;            /* header topics: one per message (pass 2) */
+	int64_t lat_p50, lat_p99, lat_max;
 	uint64_t nlatency;
 	uint64_t seq_drops;
 	uint64_t stamps_backwards;
@@ -55,22 +56,9 @@ struct stats {
 	bool scanned;
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(((const struct topic_stats *)a)->topic, ((const struct topic_stats *)b)->topic);
-}
-
-/* The nearest-rank p-th percentile (0 < p <= 100) of sorted v[0..n). */
-static int64_t nearest_rank(const int64_t *v, uint64_t n, unsigned p)
-{
-	uint64_t rank = (n * p + 99) / 100;
-	return v[rank ? rank - 1 : 0];
 }
 
 /* Whether a definition's first field is a std_msgs/Header. */
@@ -135,60 +123,125 @@ static void note_gap(struct topic_stats *t, int64_t start, int64_t len)
 	t->gaps[k] = (struct gap){ start, len };
 }
 
-/* Pass 1 for one topic: its times from the index. */
-static int topic_times(struct stats *s, struct topic_stats *t)
+/*
+ * The k-th smallest (0-based) of v[0..n), reordering v: a quickselect with
+ * a three-way partition (periods repeat a lot), linear on average.
+ */
+static int64_t select_kth(int64_t *v, uint64_t n, uint64_t k)
 {
-	struct bag_query q;
-	bag_view_t *v = NULL;
-	int64_t *times = NULL, *periods = NULL;
-	struct bag_message m;
-	uint64_t n;
-	int rc;
+	uint64_t lo = 0, hi = n;
 
-	bag_query_init(&q);
-	q.topics = &t->topic;
-	q.ntopics = 1;
-	if ((rc = bag_view_open(&v, s->cb.tl, &q)) != BAG_OK) {
-		cli_error("%s", bag_view_errmsg(v));
-		goto fail;
-	}
-	n = bag_view_count(v);
-	t->messages = n;
-	rc = BAG_ENOMEM;
-	times = malloc((n ? n : 1) * sizeof *times);
-	periods = malloc((n ? n : 1) * sizeof *periods);
-	if (times == NULL || periods == NULL) {
-		cli_error("out of memory for %llu message times", (unsigned long long)n);
-		goto fail;
-	}
-	for (uint64_t r = 0; r < n; r++) {
-		if ((rc = bag_view_entry(v, r, &m)) != BAG_OK) {
-			cli_error("%s", bag_view_errmsg(v));
-			goto fail;
+	while (hi - lo > 1) {
+		int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		uint64_t lt = lo, i = lo, gt = hi;
+		while (i < gt) {
+			int64_t x = v[i];
+			if (x < pivot) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > pivot) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
 		}
-		times[r] = m.time_ns;
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
 	}
-	rc = BAG_OK;
-	if (n == 0)
-		goto fail;
+	return v[lo];
+}
+
+/* The nearest-rank p-th percentile (0 < p <= 100) of v[0..n), reordering v. */
+static int64_t rank_select(int64_t *v, uint64_t n, unsigned p)
+{
+	uint64_t rank = (n * p + 99) / 100;
+	return select_kth(v, n, rank ? rank - 1 : 0);
+}
+
+/* One topic's figures from its record times (time order), n > 0. */
+static void topic_figures(struct topic_stats *t, const int64_t *times, uint64_t n, int64_t *periods)
+{
+	t->messages = n;
 	t->first_ns = times[0];
 	t->last_ns = times[n - 1];
 	if (n < 2)
-		goto fail;
-	for (uint64_t r = 1; r < n; r++)
+		return;
+	t->max = INT64_MIN;
+	for (uint64_t r = 1; r < n; r++) {
 		periods[r - 1] = times[r] - times[r - 1];
-	if (n - 1 > 1)
-		qsort(periods, n - 1, sizeof *periods, cmp_i64);
-	t->p50 = nearest_rank(periods, n - 1, 50);
-	t->p99 = nearest_rank(periods, n - 1, 99);
-	t->max = periods[n - 2];
+		if (periods[r - 1] > t->max)
+			t->max = periods[r - 1];
+	}
+	t->p99 = rank_select(periods, n - 1, 99);
+	t->p50 = rank_select(periods, n - 1, 50);
 	for (uint64_t r = 1; r < n; r++) {
 		int64_t d = times[r] - times[r - 1];
 		if (d / 5 > t->p50 || (d / 5 == t->p50 && d % 5 != 0))
 			note_gap(t, times[r - 1], d);
 	}
+}
+
+/*
+ * Pass 1: every topic's record times from the index, in one pass over the
+ * timeline (each topic's times kept apart, 8 bytes a message), then each
+ * topic's figures.
+ */
+static int all_times(struct stats *s)
+{
+	bag_view_t *v = NULL;
+	struct bag_message m;
+	int64_t **times = calloc(s->ntopics ? s->ntopics : 1, sizeof *times);
+	uint64_t *n = calloc(s->ntopics ? s->ntopics : 1, sizeof *n);
+	uint64_t *cap = calloc(s->ntopics ? s->ntopics : 1, sizeof *cap);
+	int64_t *periods = NULL;
+	uint64_t most = 0;
+	int rc = BAG_ENOMEM;
+
+	if (times == NULL || n == NULL || cap == NULL)
+		goto nomem;
+	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) != BAG_OK) {
+		cli_error("%s", bag_view_errmsg(v));
+		goto fail;
+	}
+	for (uint64_t r = 0; r < bag_view_count(v); r++) {
+		if ((rc = bag_view_entry(v, r, &m)) != BAG_OK) {
+			cli_error("%s", bag_view_errmsg(v));
+			goto fail;
+		}
+		size_t t = s->conn_topic[m.conn_index];
+		if (n[t] == cap[t]) {
+			uint64_t nc = cap[t] ? 2 * cap[t] : 1024;
+			int64_t *g = realloc(times[t], nc * sizeof *g);
+			if (g == NULL)
+				goto nomem;
+			times[t] = g;
+			cap[t] = nc;
+		}
+		times[t][n[t]++] = m.time_ns;
+		most = n[t] > most ? n[t] : most;
+	}
+	if ((periods = malloc((most ? most : 1) * sizeof *periods)) == NULL)
+		goto nomem;
+	for (size_t t = 0; t < s->ntopics; t++)
+		if (n[t] > 0)
+			topic_figures(&s->topics[t], times[t], n[t], periods);
+	rc = BAG_OK;
+	goto fail;
+nomem:
+	rc = BAG_ENOMEM;
+	cli_error("out of memory for the message times");
 fail:
+	for (size_t t = 0; times != NULL && t < s->ntopics; t++)
+		free(times[t]);
 	free(times);
+	free(n);
+	free(cap);
 	free(periods);
 	bag_view_free(v);
 	return rc;
@@ -256,10 +309,16 @@ static int scan_sizes(struct stats *s)
 	if (rc != BAG_OK)
 		cli_error("%s", bag_view_errmsg(v));
 	bag_view_free(v);
-	for (size_t i = 0; i < s->ntopics; i++)
-		if (s->topics[i].nlatency > 0)
-			if (s->topics[i].nlatency > 1)
-				qsort(s->topics[i].latency, s->topics[i].nlatency, sizeof *s->topics[i].latency, cmp_i64);
+	for (size_t i = 0; i < s->ntopics; i++) {
+		struct topic_stats *t = &s->topics[i];
+		if (t->nlatency == 0)
+			continue;
+		t->lat_max = INT64_MIN;
+		for (uint64_t k = 0; k < t->nlatency; k++)
+			t->lat_max = t->latency[k] > t->lat_max ? t->latency[k] : t->lat_max;
+		t->lat_p99 = rank_select(t->latency, t->nlatency, 99);
+		t->lat_p50 = rank_select(t->latency, t->nlatency, 50);
+	}
 	s->scanned = rc == BAG_OK;
 	return rc;
 }
@@ -313,9 +372,8 @@ static void print_json(const struct stats *s)
 		}
 		if (s->scanned && t->has_header && t->nlatency > 0)
 			printf(",\"latency_ns\":{\"p50\":%lld,\"p99\":%lld,\"max\":%lld},\"seq_drops\":%llu,"
-			       "\"stamps_backwards\":%llu", (long long)nearest_rank(t->latency, t->nlatency, 50),
-			       (long long)nearest_rank(t->latency, t->nlatency, 99),
-			       (long long)t->latency[t->nlatency - 1], (unsigned long long)t->seq_drops,
+			       "\"stamps_backwards\":%llu", (long long)t->lat_p50,
+			       (long long)t->lat_p99, (long long)t->lat_max, (unsigned long long)t->seq_drops,
 			       (unsigned long long)t->stamps_backwards);
 		putchar('}');
 	}
@@ -376,9 +434,9 @@ static void print_text(const struct stats *s)
 			printf("  bytes      %llu (%s kB/s)\n", (unsigned long long)t->bytes, a);
 		}
 		if (s->scanned && t->has_header && t->nlatency > 0) {
-			human_ns(a, sizeof a, nearest_rank(t->latency, t->nlatency, 50));
-			human_ns(b, sizeof b, nearest_rank(t->latency, t->nlatency, 99));
-			human_ns(c, sizeof c, t->latency[t->nlatency - 1]);
+			human_ns(a, sizeof a, t->lat_p50);
+			human_ns(b, sizeof b, t->lat_p99);
+			human_ns(c, sizeof c, t->lat_max);
 			snprintf(d, sizeof d, "%llu", (unsigned long long)t->seq_drops);
 			printf("  latency    p50 %s, p99 %s, max %s (record time - header.stamp)\n", a, b, c);
 			printf("  header     %s seq numbers missing, %llu stamps going backwards\n", d,
@@ -425,9 +483,8 @@ int cmd_stats(int argc, char **argv)
 		cli_error("out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < s.ntopics; i++)
-		if (topic_times(&s, &s.topics[i]) != BAG_OK)
-			goto done;
+	if (all_times(&s) != BAG_OK)
+		goto done;
 	if (!index_only && scan_sizes(&s) != BAG_OK)
 		goto done;
 	if (json)
