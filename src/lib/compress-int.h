@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <bagscope/common.h>
 
@@ -29,6 +30,41 @@ struct cbuf {
 
 /* Make room for more bytes after b->len; 0 or BAG_ENOMEM. */
 int cbuf_reserve(struct cbuf *b, size_t more);
+
+/*
+ * Append to room reserved beforehand (cbuf_reserve), little-endian: the bag
+ * writer's and the MCAP writer's one set. n may be 0 with p NULL.
+ */
+static inline void cbuf_put(struct cbuf *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static inline void cbuf_put8(struct cbuf *b, uint8_t v)
+{
+	b->p[b->len++] = v;
+}
+
+static inline void cbuf_put16(struct cbuf *b, uint16_t v)
+{
+	cbuf_put8(b, (uint8_t)v);
+	cbuf_put8(b, (uint8_t)(v >> 8));
+}
+
+static inline void cbuf_put32(struct cbuf *b, uint32_t v)
+{
+	cbuf_put16(b, (uint16_t)v);
+	cbuf_put16(b, (uint16_t)(v >> 16));
+}
+
+static inline void cbuf_put64(struct cbuf *b, uint64_t v)
+{
+	cbuf_put32(b, (uint32_t)v);
+	cbuf_put32(b, (uint32_t)(v >> 32));
+}
 
 /* One connection's share of a job: its id, message count, a writer's offset. */
 struct cjob_conn {

@@ -148,43 +148,11 @@ static int m_error(bag_mcap_writer_t *w, int code, const char *fmt, ...)
 	return code;
 }
 
-/* The put functions append to room reserved beforehand. */
-static void put(struct cbuf *b, const void *p, size_t n)
-{
-	if (n == 0)
-		return;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void put8(struct cbuf *b, uint8_t v)
-{
-	b->p[b->len++] = v;
-}
-
-static void put16(struct cbuf *b, uint16_t v)
-{
-	put8(b, (uint8_t)v);
-	put8(b, (uint8_t)(v >> 8));
-}
-
-static void put32(struct cbuf *b, uint32_t v)
-{
-	put16(b, (uint16_t)v);
-	put16(b, (uint16_t)(v >> 16));
-}
-
-static void put64(struct cbuf *b, uint64_t v)
-{
-	put32(b, (uint32_t)v);
-	put32(b, (uint32_t)(v >> 32));
-}
-
 /* A String: uint32 length, bytes. */
 static void put_str(struct cbuf *b, const void *s, size_t n)
 {
-	put32(b, (uint32_t)n);
-	put(b, s, n);
+	cbuf_put32(b, (uint32_t)n);
+	cbuf_put(b, s, n);
 }
 
 /* Start a record of content length len in b (room for all of it reserved). */
@@ -192,8 +160,8 @@ static int rec_start(struct cbuf *b, uint8_t op, size_t len)
 {
 	if (cbuf_reserve(b, 9 + len) != 0)
 		return -1;
-	put8(b, op);
-	put64(b, len);
+	cbuf_put8(b, op);
+	cbuf_put64(b, len);
 	return 0;
 }
 
@@ -222,7 +190,7 @@ static int put_schema(struct cbuf *b, const struct schema *s, size_t k)
 
 	if (rec_start(b, OP_SCHEMA, 2 + 4 + name + 4 + 7 + 4 + s->len) != 0)
 		return -1;
-	put16(b, (uint16_t)(k + 1));
+	cbuf_put16(b, (uint16_t)(k + 1));
 	put_str(b, s->name, name);
 	put_str(b, "ros1msg", 7);
 	put_str(b, s->data, s->len);
@@ -236,11 +204,11 @@ static int put_channel(struct cbuf *b, const struct channel *c, size_t k)
 
 	if (rec_start(b, OP_CHANNEL, 2 + 2 + 4 + topic + 4 + 4 + c->meta_len) != 0)
 		return -1;
-	put16(b, (uint16_t)(k + 1));
-	put16(b, (uint16_t)(c->schema + 1));
+	cbuf_put16(b, (uint16_t)(k + 1));
+	cbuf_put16(b, (uint16_t)(c->schema + 1));
 	put_str(b, c->topic, topic);
 	put_str(b, "ros1", 4);
-	put(b, c->meta, c->meta_len);
+	cbuf_put(b, c->meta, c->meta_len);
 	return 0;
 }
 
@@ -284,12 +252,12 @@ static int write_job(bag_mcap_writer_t *w, struct cjob *j)
 		rc = m_error(w, BAG_ENOMEM, "out of memory for chunk %zu", w->nchunks);
 		goto fail;
 	}
-	put64(&w->rec, (uint64_t)j->start_ns);
-	put64(&w->rec, (uint64_t)j->end_ns);
-	put64(&w->rec, j->in.len);
-	put32(&w->rec, j->crc);
+	cbuf_put64(&w->rec, (uint64_t)j->start_ns);
+	cbuf_put64(&w->rec, (uint64_t)j->end_ns);
+	cbuf_put64(&w->rec, j->in.len);
+	cbuf_put32(&w->rec, j->crc);
 	put_str(&w->rec, comp, clen);
-	put64(&w->rec, j->data_len);
+	cbuf_put64(&w->rec, j->data_len);
 	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK || (rc = out_write(w, j->data, j->data_len)) != BAG_OK)
 		goto fail;
 	mi_pos = w->out.pos;
@@ -332,11 +300,11 @@ static int job_index(bag_mcap_writer_t *w, struct cjob *j, uint32_t k)
 	if (rec_start(&j->index, OP_MESSAGE_INDEX, 2 + 4 + 16 * c->nentries) != 0 ||
 	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
 		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", c->nentries);
-	put16(&j->index, (uint16_t)(k + 1));
-	put32(&j->index, (uint32_t)(16 * c->nentries));
+	cbuf_put16(&j->index, (uint16_t)(k + 1));
+	cbuf_put32(&j->index, (uint32_t)(16 * c->nentries));
 	for (size_t i = 0; i < c->nentries; i++) {
-		put64(&j->index, c->entries[i].time_ns);
-		put64(&j->index, c->entries[i].offset);
+		cbuf_put64(&j->index, c->entries[i].time_ns);
+		cbuf_put64(&j->index, c->entries[i].offset);
 	}
 	j->conns[j->nconns++] = (struct cjob_conn){ k + 1, (uint32_t)c->nentries, off };
 	c->nentries = 0;
@@ -618,13 +586,13 @@ BAG_API int bag_mcap_writer_write(bag_mcap_writer_t *w, uint32_t conn, int64_t t
 	else if ((uint64_t)time_ns < c->entries[c->nentries - 1].time_ns)
 		c->unsorted = true;
 	c->entries[c->nentries++] = (struct entry){ (uint64_t)time_ns, w->chunk.len };
-	put8(&w->chunk, OP_MESSAGE);
-	put64(&w->chunk, MSG_FIXED + len);
-	put16(&w->chunk, (uint16_t)(conn + 1));
-	put32(&w->chunk, c->seq++);
-	put64(&w->chunk, (uint64_t)time_ns);
-	put64(&w->chunk, (uint64_t)time_ns);
-	put(&w->chunk, data, len);
+	cbuf_put8(&w->chunk, OP_MESSAGE);
+	cbuf_put64(&w->chunk, MSG_FIXED + len);
+	cbuf_put16(&w->chunk, (uint16_t)(conn + 1));
+	cbuf_put32(&w->chunk, c->seq++);
+	cbuf_put64(&w->chunk, (uint64_t)time_ns);
+	cbuf_put64(&w->chunk, (uint64_t)time_ns);
+	cbuf_put(&w->chunk, data, len);
 	c->count++;
 	if (!w->chunk_has_msgs) {
 		w->chunk_start = w->chunk_end = (uint64_t)time_ns;
@@ -673,19 +641,19 @@ static int put_statistics(bag_mcap_writer_t *w)
 	w->rec.len = 0;
 	if (rec_start(&w->rec, OP_STATISTICS, 8 + 2 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 10 * n) != 0)
 		return -1;
-	put64(&w->rec, w->messages);
-	put16(&w->rec, (uint16_t)w->nschemas);
-	put32(&w->rec, (uint32_t)w->nchannels);
-	put32(&w->rec, 0);   /* attachments */
-	put32(&w->rec, 0);   /* metadata */
-	put32(&w->rec, (uint32_t)w->nchunks);
-	put64(&w->rec, w->messages ? w->start_ns : 0);
-	put64(&w->rec, w->messages ? w->end_ns : 0);
-	put32(&w->rec, (uint32_t)(10 * n));
+	cbuf_put64(&w->rec, w->messages);
+	cbuf_put16(&w->rec, (uint16_t)w->nschemas);
+	cbuf_put32(&w->rec, (uint32_t)w->nchannels);
+	cbuf_put32(&w->rec, 0);   /* attachments */
+	cbuf_put32(&w->rec, 0);   /* metadata */
+	cbuf_put32(&w->rec, (uint32_t)w->nchunks);
+	cbuf_put64(&w->rec, w->messages ? w->start_ns : 0);
+	cbuf_put64(&w->rec, w->messages ? w->end_ns : 0);
+	cbuf_put32(&w->rec, (uint32_t)(10 * n));
 	for (size_t i = 0; i < w->nchannels; i++)
 		if (w->channels[i].count > 0) {
-			put16(&w->rec, (uint16_t)(i + 1));
-			put64(&w->rec, w->channels[i].count);
+			cbuf_put16(&w->rec, (uint16_t)(i + 1));
+			cbuf_put64(&w->rec, w->channels[i].count);
 		}
 	return 0;
 }
@@ -700,19 +668,19 @@ static int put_chunk_index(bag_mcap_writer_t *w, size_t i)
 	w->rec.len = 0;
 	if (rec_start(&w->rec, OP_CHUNK_INDEX, 8 * 4 + 4 + 10 * ci->nmi + 8 + 4 + clen + 8 + 8) != 0)
 		return -1;
-	put64(&w->rec, ci->start_ns);
-	put64(&w->rec, ci->end_ns);
-	put64(&w->rec, ci->pos);
-	put64(&w->rec, ci->length);
-	put32(&w->rec, (uint32_t)(10 * ci->nmi));
+	cbuf_put64(&w->rec, ci->start_ns);
+	cbuf_put64(&w->rec, ci->end_ns);
+	cbuf_put64(&w->rec, ci->pos);
+	cbuf_put64(&w->rec, ci->length);
+	cbuf_put32(&w->rec, (uint32_t)(10 * ci->nmi));
 	for (size_t k = 0; k < ci->nmi; k++) {
-		put16(&w->rec, w->mi[ci->first_mi + k].channel);
-		put64(&w->rec, w->mi[ci->first_mi + k].pos);
+		cbuf_put16(&w->rec, w->mi[ci->first_mi + k].channel);
+		cbuf_put64(&w->rec, w->mi[ci->first_mi + k].pos);
 	}
-	put64(&w->rec, ci->mi_length);
+	cbuf_put64(&w->rec, ci->mi_length);
 	put_str(&w->rec, comp, clen);
-	put64(&w->rec, ci->compressed);
-	put64(&w->rec, ci->uncompressed);
+	cbuf_put64(&w->rec, ci->compressed);
+	cbuf_put64(&w->rec, ci->uncompressed);
 	return 0;
 }
 
@@ -754,7 +722,7 @@ static int out_end(bag_mcap_writer_t *w)
 	w->rec.len = 0;
 	if (rec_start(&w->rec, OP_DATA_END, 4) != 0)
 		return m_error(w, BAG_ENOMEM, "out of memory");
-	put32(&w->rec, w->out.crc);
+	cbuf_put32(&w->rec, w->out.crc);
 	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
 		return rc;
 	w->out.crc = 0;
@@ -766,21 +734,21 @@ static int out_end(bag_mcap_writer_t *w)
 		w->rec.len = 0;
 		if (rec_start(&w->rec, OP_SUMMARY_OFFSET, 17) != 0)
 			return m_error(w, BAG_ENOMEM, "out of memory");
-		put8(&w->rec, g[i].op);
-		put64(&w->rec, g[i].start);
-		put64(&w->rec, g[i].length);
+		cbuf_put8(&w->rec, g[i].op);
+		cbuf_put64(&w->rec, g[i].start);
+		cbuf_put64(&w->rec, g[i].length);
 		if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
 			return rc;
 	}
 	w->rec.len = 0;
 	if (rec_start(&w->rec, OP_FOOTER, 20) != 0)
 		return m_error(w, BAG_ENOMEM, "out of memory");
-	put64(&w->rec, summary_start);
-	put64(&w->rec, offsets_start);
+	cbuf_put64(&w->rec, summary_start);
+	cbuf_put64(&w->rec, offsets_start);
 	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
 		return rc;
 	w->rec.len = 0;
-	put32(&w->rec, w->out.crc);
+	cbuf_put32(&w->rec, w->out.crc);
 	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
 		return rc;
 	return out_write(w, MAGIC, MAGIC_LEN);

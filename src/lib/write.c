@@ -160,33 +160,12 @@ static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
 	return code;
 }
 
-/* The put functions append to room reserved beforehand. */
-static void put(struct cbuf *b, const void *p, size_t n)
-{
-	if (n == 0)
-		return;   /* an empty message may come with data NULL */
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
 static void le32(uint8_t *out, uint32_t v)
 {
 	out[0] = (uint8_t)v;
 	out[1] = (uint8_t)(v >> 8);
 	out[2] = (uint8_t)(v >> 16);
 	out[3] = (uint8_t)(v >> 24);
-}
-
-static void put32(struct cbuf *b, uint32_t v)
-{
-	le32(b->p + b->len, v);
-	b->len += 4;
-}
-
-static void put64(struct cbuf *b, uint64_t v)
-{
-	put32(b, (uint32_t)v);
-	put32(b, (uint32_t)(v >> 32));
 }
 
 /* A ROS time (secs, nsecs) as one little-endian 8-byte value. */
@@ -205,10 +184,10 @@ static void put_field(struct cbuf *b, const char *name, const void *value, size_
 {
 	size_t n = strlen(name);
 
-	put32(b, (uint32_t)(n + 1 + len));
-	put(b, name, n);
-	put(b, "=", 1);
-	put(b, value, len);
+	cbuf_put32(b, (uint32_t)(n + 1 + len));
+	cbuf_put(b, name, n);
+	cbuf_put(b, "=", 1);
+	cbuf_put(b, value, len);
 }
 
 static void put_field_u8(struct cbuf *b, const char *name, uint8_t v)
@@ -276,12 +255,12 @@ static int put_conn_record(struct cbuf *b, const struct conn *c)
 {
 	if (cbuf_reserve(b, conn_record_size(c)) != 0)
 		return -1;
-	put32(b, (uint32_t)(field_size("conn", 4) + field_size("op", 1) + field_size("topic", strlen(c->topic))));
+	cbuf_put32(b, (uint32_t)(field_size("conn", 4) + field_size("op", 1) + field_size("topic", strlen(c->topic))));
 	put_field_u32(b, "conn", c->id);
 	put_field_u8(b, "op", BAG_OP_CONNECTION);
 	put_field_str(b, "topic", c->topic);
-	put32(b, c->header_len);
-	put(b, c->header, c->header_len);
+	cbuf_put32(b, c->header_len);
+	cbuf_put(b, c->header, c->header_len);
 	return 0;
 }
 
@@ -298,9 +277,9 @@ static int bag_header_record(bag_writer_t *w, uint64_t index_pos, struct cbuf *b
 	b->len = 0;
 	if (cbuf_reserve(b, w->header_size) != 0)
 		return w_error(w, BAG_ENOMEM, "out of memory");
-	put32(b, (uint32_t)h.len);
-	put(b, h.p, h.len);
-	put32(b, w->header_size - 8 - (uint32_t)h.len);
+	cbuf_put32(b, (uint32_t)h.len);
+	cbuf_put(b, h.p, h.len);
+	cbuf_put32(b, w->header_size - 8 - (uint32_t)h.len);
 	memset(b->p + b->len, ' ', w->header_size - 8 - h.len);
 	b->len = w->header_size;
 	return BAG_OK;
@@ -398,12 +377,12 @@ static int job_index(bag_writer_t *w, struct cjob *j, struct conn *c)
 	if (cbuf_reserve(&j->index, 8 + h.len + c->nentries * 12) != 0 ||
 	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
 		return w_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", c->nentries);
-	put32(&j->index, (uint32_t)h.len);
-	put(&j->index, h.p, h.len);
-	put32(&j->index, (uint32_t)(c->nentries * 12));
+	cbuf_put32(&j->index, (uint32_t)h.len);
+	cbuf_put(&j->index, h.p, h.len);
+	cbuf_put32(&j->index, (uint32_t)(c->nentries * 12));
 	for (size_t k = 0; k < c->nentries; k++) {
-		put64(&j->index, ros_time(c->entries[k].time_ns));
-		put32(&j->index, c->entries[k].offset);
+		cbuf_put64(&j->index, ros_time(c->entries[k].time_ns));
+		cbuf_put32(&j->index, c->entries[k].offset);
 	}
 	j->conns[j->nconns++] = (struct cjob_conn){ c->id, (uint32_t)c->nentries, 0 };
 	c->nentries = 0;
@@ -816,17 +795,17 @@ static void put_message(bag_writer_t *w, uint32_t id, int64_t time_ns, const voi
 {
 	struct cbuf *b = &w->chunk;
 
-	put32(b, MSG_HEADER_LEN);
-	put32(b, 9);
-	put(b, "conn=", 5);
-	put32(b, id);
-	put32(b, 4);
-	put(b, "op=\x02", 4);
-	put32(b, 13);
-	put(b, "time=", 5);
-	put64(b, ros_time(time_ns));
-	put32(b, (uint32_t)len);
-	put(b, data, len);
+	cbuf_put32(b, MSG_HEADER_LEN);
+	cbuf_put32(b, 9);
+	cbuf_put(b, "conn=", 5);
+	cbuf_put32(b, id);
+	cbuf_put32(b, 4);
+	cbuf_put(b, "op=\x02", 4);
+	cbuf_put32(b, 13);
+	cbuf_put(b, "time=", 5);
+	cbuf_put64(b, ros_time(time_ns));
+	cbuf_put32(b, (uint32_t)len);
+	cbuf_put(b, data, len);
 }
 
 /* Check a message's time and size; 0 or BAG_EINVAL (writer unchanged). */
@@ -1106,8 +1085,8 @@ static int out_index_section(bag_writer_t *w)
 			goto fail;
 		}
 		for (uint32_t k = 0; k < ci->n; k++) {
-			put32(&w->rec, w->counts[ci->first + k].conn);
-			put32(&w->rec, w->counts[ci->first + k].count);
+			cbuf_put32(&w->rec, w->counts[ci->first + k].conn);
+			cbuf_put32(&w->rec, w->counts[ci->first + k].count);
 		}
 		if ((rc = out_record(w, &h, w->rec.p, w->rec.len)) != BAG_OK)
 			goto fail;
