@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include <bagscope/bagscope.h>
-#include "lib/md5-int.h"
+#include "lib/msg/md5-int.h"
 
 #define FIX TEST_DATA_DIR "/fixtures/"
 

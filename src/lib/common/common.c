@@ -1,0 +1,91 @@
+/*
+ * common.c - the library's version, error texts and compression names (fixed
+ * tables, no state), and the helpers the modules share (util-int.h): growing
+ * an array, reading a caller's option struct.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bagscope/common.h>
+#include "lib/common/util-int.h"
+
+BAG_API const char *bag_version_string(void)
+{
+	return BAG_VERSION_STRING;
+}
+
+BAG_API unsigned bag_lib_version(void)
+{
+	return BAG_VERSION_NUMBER;
+}
+
+BAG_API const char *bag_strerror(int code)
+{
+	switch (code) {
+#define BAG_X_TEXT(name, value, text) case value: return text;
+	BAG_ERRORS(BAG_X_TEXT)
+#undef BAG_X_TEXT
+	}
+	return "unknown error";
+}
+
+static const char *const compression_names[] = {
+	[BAG_COMPRESSION_NONE] = "none",
+	[BAG_COMPRESSION_BZ2] = "bz2",
+	[BAG_COMPRESSION_LZ4] = "lz4",
+};
+
+BAG_API const char *bag_compression_name(enum bag_compression c)
+{
+	if ((unsigned)c < sizeof compression_names / sizeof *compression_names)
+		return compression_names[c];
+	return "unknown";
+}
+
+BAG_API int bag_compression_parse(const char *name, size_t len,
+                                  enum bag_compression *out)
+{
+	for (size_t i = 0; i < sizeof compression_names / sizeof *compression_names; i++) {
+		if (strlen(compression_names[i]) == len && memcmp(compression_names[i], name, len) == 0) {
+			*out = (enum bag_compression)i;
+			return BAG_OK;
+		}
+	}
+	return BAG_EUNSUPP;
+}
+
+int bag_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return BAG_OK;
+	while (n < need && n <= SIZE_MAX / 2)
+		n *= 2;
+	if (n < need || n > SIZE_MAX / elem || (q = realloc(*p, n * elem)) == NULL)
+		return BAG_ENOMEM;
+	*p = q;
+	*cap = n;
+	return BAG_OK;
+}
+
+int bag_opts_read(void *dst, size_t dst_size, const void *src)
+{
+	size_t size;
+
+	memset(dst, 0, dst_size);
+	if (src == NULL) {
+		memcpy(dst, &dst_size, sizeof dst_size);
+		return BAG_OK;
+	}
+	memcpy(&size, src, sizeof size);
+	if (size < sizeof size)
+		return BAG_EINVAL;
+	for (size_t i = dst_size; i < size; i++)
+		if (((const uint8_t *)src)[i] != 0)
+			return BAG_EINVAL;
+	memcpy(dst, src, size < dst_size ? size : dst_size);
+	return BAG_OK;
+}

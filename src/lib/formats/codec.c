@@ -1,0 +1,303 @@
+/*
+ * codec.c - chunk data decompression: none, bz2 (bzlib's stream API) and the
+ * lz4 frame format (liblz4's frame API), whole or as far as the data goes.
+ *
+ * Output goes to a sink: the caller's fixed buffer, or a buffer grown by
+ * doubling up to a limit. Every decoder stops at the end of its stream, at
+ * corrupt data, when the input runs out or when the sink is full, and says
+ * which; nothing is read or written out of bounds whatever the input.
+ *
+ * liblz4 only hands out a block once all of it is there, and rosbag writes a
+ * chunk as one block (up to 1 MiB), so a cut-off or damaged lz4 frame is
+ * decoded again by the small frame walker and block decoder below, which
+ * stop at the first sequence that is not all there: whole sequences before
+ * the damage come out. bzip2 cannot do this (a block is one Burrows-Wheeler
+ * transform): a damaged bz2 stream yields its whole blocks before the damage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bzlib.h>
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifdef HAVE_LZ4
+#include <lz4frame.h>
+#endif
+
+#include <bagscope/record.h>
+#include "lib/formats/codec-int.h"
+
+#define LZ4_MAGIC 0x184D2204u
+
+/* Where output goes. */
+struct sink {
+	struct bag_inflated *out;
+	size_t cap;               /* bytes allocated at out->buf */
+	size_t max;               /* the most it may hold */
+	bool grow;                /* out->buf is ours to realloc */
+	int rc;                   /* BAG_ENOMEM once growing failed */
+};
+
+uint64_t bag_codec_size_cap(enum bag_compression comp, uint64_t data_len)
+{
+	uint64_t ratio = comp == BAG_COMPRESSION_LZ4 ? 256 : comp == BAG_COMPRESSION_BZ2 ? 2048 : 1;
+	uint64_t cap = data_len > UINT32_MAX ? UINT32_MAX : data_len * ratio;
+
+	if (cap < CODEC_MIN_CAP)
+		cap = CODEC_MIN_CAP;
+	return cap > UINT32_MAX ? UINT32_MAX : cap;
+}
+
+/*
+ * Room for want more bytes if the limit allows (growing by doubling); returns
+ * the room there is. When that is less than want, out->full is set.
+ */
+static size_t sink_room(struct sink *s, size_t want)
+{
+	struct bag_inflated *out = s->out;
+
+	if (s->cap - out->len < want && s->grow && s->cap < s->max && s->rc == BAG_OK) {
+		size_t ncap = s->cap ? s->cap : 4096;
+		while (ncap - out->len < want && ncap < s->max)
+			ncap = ncap > s->max / 2 ? s->max : ncap * 2;
+		if (ncap > s->max)
+			ncap = s->max;
+		uint8_t *n = realloc(out->buf, ncap ? ncap : 1);
+		if (n == NULL) {
+			s->rc = BAG_ENOMEM;
+		} else {
+			out->buf = n;
+			s->cap = ncap;
+		}
+	}
+	if (s->cap - out->len < want && s->rc == BAG_OK) {
+		out->full = true;
+		if (out->err[0] == '\0')
+			snprintf(out->err, sizeof out->err, "decompresses to more than %zu bytes", s->max);
+	}
+	return s->cap - out->len;
+}
+
+static void inflate_bz2(const uint8_t *src, size_t src_len, struct sink *s)
+{
+	struct bag_inflated *out = s->out;
+	unsigned total_in = src_len > UINT32_MAX ? UINT32_MAX : (unsigned)src_len;
+	bz_stream z;
+
+	memset(&z, 0, sizeof z);
+	if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK) {
+		s->rc = BAG_ENOMEM;
+		return;
+	}
+	z.next_in = (char *)src;
+	z.avail_in = total_in;
+	for (;;) {
+		size_t room = sink_room(s, 1);
+		if (room == 0)
+			break;
+		room = room > UINT32_MAX ? UINT32_MAX : room;
+		unsigned in_before = z.avail_in;
+		z.next_out = (char *)out->buf + out->len;
+		z.avail_out = (unsigned)room;
+		int bz = BZ2_bzDecompress(&z);
+		out->len += room - z.avail_out;
+		if (bz == BZ_STREAM_END) {
+			out->ended = true;
+			break;
+		}
+		if (bz != BZ_OK) {
+			snprintf(out->err, sizeof out->err, "bz2 data is corrupt (bzip2 error %d)", bz);
+			break;
+		}
+		if (z.avail_in == 0 && z.avail_out != 0) {
+			snprintf(out->err, sizeof out->err, "bz2 stream is cut off");
+			break;
+		}
+		if (z.avail_in == in_before && room == z.avail_out) {
+			snprintf(out->err, sizeof out->err, "bz2 stream makes no progress");
+			break;
+		}
+	}
+	out->used = total_in - z.avail_in;
+	BZ2_bzDecompressEnd(&z);
+}
+
+#ifdef HAVE_LZ4
+/* An lz4 length continued in 255-valued bytes; false if the input ends. */
+static bool lz4_more_len(const uint8_t *src, size_t n, size_t *i, size_t *len)
+{
+	uint8_t b;
+
+	do {
+		if (*i >= n || *len > SIZE_MAX / 2)
+			return false;
+		b = src[(*i)++];
+		*len += b;
+	} while (b == 255);
+	return true;
+}
+
+/*
+ * Decode one lz4 block (n bytes, maybe cut off) onto the output, whose bytes
+ * so far are the history matches may reach into. Stops at the first sequence
+ * that is not all there or that is corrupt; returns true if the block
+ * decoded to its end.
+ */
+static bool lz4_block(struct sink *s, const uint8_t *src, size_t n)
+{
+	struct bag_inflated *out = s->out;
+	size_t i = 0;
+
+	while (i < n) {
+		uint8_t token = src[i++];
+		size_t lit = token >> 4, mlen = token & 15, off, room;
+
+		if (lit == 15 && !lz4_more_len(src, n, &i, &lit))
+			return false;
+		if (lit > n - i)
+			return false;
+		if ((room = sink_room(s, lit)) < lit)
+			return false;
+		if (lit > 0)
+			memcpy(out->buf + out->len, src + i, lit);
+		out->len += lit;
+		i += lit;
+		if (i == n)
+			return true;              /* the last sequence is literals only */
+		if (n - i < 2)
+			return false;
+		off = (size_t)src[i] | (size_t)src[i + 1] << 8;
+		i += 2;
+		if (mlen == 15 && !lz4_more_len(src, n, &i, &mlen))
+			return false;
+		mlen += 4;
+		if (off == 0 || off > out->len || (room = sink_room(s, mlen)) < mlen)
+			return false;
+		for (size_t k = 0; k < mlen; k++, out->len++)
+			out->buf[out->len] = out->buf[out->len - off];
+	}
+	return true;
+}
+
+/*
+ * Walk an lz4 frame block by block with lz4_block(), from scratch: for a
+ * frame liblz4 stopped in. Checksums are not verified; the records found in
+ * what comes out are checked by their readers.
+ */
+static void lz4_salvage(const uint8_t *src, size_t n, struct sink *s)
+{
+	struct bag_inflated *out = s->out;
+	size_t i = 7;
+	uint8_t flg;
+
+	out->len = 0;
+	out->full = false;
+	if (n < 7 || bag_le32(src) != LZ4_MAGIC)
+		return;
+	flg = src[4];
+	i += (flg & 0x08 ? 8 : 0) + (flg & 0x01 ? 4 : 0);
+	while (i <= n && n - i >= 4) {
+		uint32_t word = bag_le32(src + i), size = word & 0x7fffffffu;
+		size_t avail;
+
+		i += 4;
+		if (word == 0)
+			return;
+		avail = size < n - i ? size : n - i;
+		if (word & 0x80000000u) {
+			size_t room = sink_room(s, avail);
+			size_t take = room < avail ? room : avail;
+			if (take > 0)
+				memcpy(out->buf + out->len, src + i, take);
+			out->len += take;
+			if (take < size)
+				return;
+		} else if (!lz4_block(s, src + i, avail) || avail < size) {
+			return;
+		}
+		i += size + (flg & 0x10 ? 4 : 0);
+	}
+}
+
+static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
+{
+	struct bag_inflated *out = s->out;
+	LZ4F_dctx *dctx;
+	size_t in_at = 0, ret = 1;
+
+	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
+		s->rc = BAG_ENOMEM;
+		return;
+	}
+	for (;;) {
+		size_t room = sink_room(s, 1);
+		if (room == 0)
+			break;
+		size_t in_n = src_len - in_at, out_n = room;
+		ret = LZ4F_decompress(dctx, out->buf + out->len, &out_n, src + in_at, &in_n, NULL);
+		if (LZ4F_isError(ret)) {
+			snprintf(out->err, sizeof out->err, "lz4 data is corrupt (%s)", LZ4F_getErrorName(ret));
+			break;
+		}
+		in_at += in_n;
+		out->len += out_n;
+		if (ret == 0) {
+			out->ended = true;
+			break;
+		}
+		if (in_n == 0 && out_n == 0) {
+			snprintf(out->err, sizeof out->err, "lz4 frame is cut off");
+			break;
+		}
+	}
+	out->used = in_at;
+	LZ4F_freeDecompressionContext(dctx);
+	if (!out->ended && !out->full && s->rc == BAG_OK) {
+		size_t whole = out->len;
+		lz4_salvage(src, src_len, s);
+		if (out->len < whole)     /* cannot happen for a frame liblz4 read this far */
+			out->len = whole;
+	}
+}
+#endif
+
+int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_len,
+                      size_t cap, size_t max_cap, bool grow, struct bag_inflated *out)
+{
+	struct sink s = { out, cap, grow ? max_cap : cap, grow, BAG_OK };
+
+	if (grow)
+		out->buf = NULL;
+	out->len = out->used = 0;
+	out->ended = out->full = false;
+	out->err[0] = '\0';
+	if (grow && s.cap > 0) {
+		s.cap = cap < max_cap ? cap : max_cap;
+		if ((out->buf = malloc(s.cap)) == NULL)
+			return BAG_ENOMEM;
+	}
+	switch (comp) {
+	case BAG_COMPRESSION_NONE: {
+		size_t room = sink_room(&s, src_len);
+		size_t n = room < src_len ? room : src_len;
+		if (n > 0)
+			memcpy(out->buf + out->len, src, n);
+		out->len = out->used = n;
+		out->ended = n == src_len;
+		break;
+	}
+	case BAG_COMPRESSION_BZ2:
+		inflate_bz2(src, src_len, &s);
+		break;
+#ifdef HAVE_LZ4
+	case BAG_COMPRESSION_LZ4:
+		inflate_lz4(src, src_len, &s);
+		break;
+#endif
+	default:
+		return BAG_EUNSUPP;
+	}
+	return s.rc;
+}

@@ -1,0 +1,244 @@
+/*
+ * decode.c - running a compiled definition over message bytes.
+ *
+ * The walk is recursive over the ops (one op per field; a nested message's
+ * fields are the run [sub, sub + nsub)). A frame stack records the field and
+ * array index at each depth; it is read only to name the path in an error.
+ * Array lengths are checked against the bytes left times the element's
+ * minimum size before any element is visited, so a huge count fails at once.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <bagscope/decode.h>
+#include "lib/msg/msgdef-int.h"
+
+/* elements allowed per array when an element may take no bytes at all */
+#define MAX_EMPTY_ELEMS 65536
+
+struct frame {
+	const struct bag_msgdef_field *field;
+	int64_t index;
+};
+
+struct walk {
+	const struct dec_op *ops;
+	const uint8_t *data;
+	size_t len;
+	size_t at;
+	const struct bag_visitor *vis;
+	void *ud;
+	bool quiet;               /* no callbacks: only lengths are checked */
+	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
+	int depth;
+	char *err;
+	size_t errlen;
+};
+
+/* "a.b[3].c" for the current stack, then the message. */
+static int walk_fail(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+
+static int walk_fail(struct walk *w, const char *fmt, ...)
+{
+	size_t n = 0;
+	va_list ap;
+
+	if (w->err == NULL || w->errlen == 0)
+		return BAG_EDECODE;
+	w->err[0] = '\0';
+	for (int i = 0; i < w->depth && n < w->errlen; i++) {
+		const struct frame *f = &w->stack[i];
+		n += (size_t)snprintf(w->err + n, w->errlen - n, "%s%s", i ? "." : "", f->field->name);
+		if (f->index >= 0 && n < w->errlen)
+			n += (size_t)snprintf(w->err + n, w->errlen - n, "[%lld]", (long long)f->index);
+	}
+	if (n < w->errlen)
+		n += (size_t)snprintf(w->err + n, w->errlen - n, "%sat byte %zu: ", w->depth ? " " : "", w->at);
+	if (n < w->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(w->err + n, w->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return BAG_EDECODE;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static const uint8_t sizes[] = {
+	[BAG_PRIM_BOOL] = 1, [BAG_PRIM_INT8] = 1, [BAG_PRIM_UINT8] = 1, [BAG_PRIM_INT16] = 2,
+	[BAG_PRIM_UINT16] = 2, [BAG_PRIM_INT32] = 4, [BAG_PRIM_UINT32] = 4, [BAG_PRIM_INT64] = 8,
+	[BAG_PRIM_UINT64] = 8, [BAG_PRIM_FLOAT32] = 4, [BAG_PRIM_FLOAT64] = 8, [BAG_PRIM_STRING] = 4,
+	[BAG_PRIM_TIME] = 8, [BAG_PRIM_DURATION] = 8,
+};
+
+/* Read one primitive at w->at into *v. */
+static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
+{
+	const uint8_t *p = w->data + w->at;
+	size_t left = w->len - w->at;
+
+	if (left < sizes[prim])
+		return walk_fail(w, "needs %u bytes for a %s, %zu remain", sizes[prim], bag_prim_name(prim), left);
+	v->prim = prim;
+	switch (prim) {
+	case BAG_PRIM_BOOL: v->v.b = p[0] != 0; break;
+	case BAG_PRIM_INT8: v->v.i = (int8_t)p[0]; break;
+	case BAG_PRIM_UINT8: v->v.u = p[0]; break;
+	case BAG_PRIM_INT16: v->v.i = (int16_t)(p[0] | p[1] << 8); break;
+	case BAG_PRIM_UINT16: v->v.u = (uint16_t)(p[0] | p[1] << 8); break;
+	case BAG_PRIM_INT32: v->v.i = (int32_t)le32(p); break;
+	case BAG_PRIM_UINT32: v->v.u = le32(p); break;
+	case BAG_PRIM_INT64: v->v.i = (int64_t)le64(p); break;
+	case BAG_PRIM_UINT64: v->v.u = le64(p); break;
+	case BAG_PRIM_FLOAT32: {
+		uint32_t u = le32(p);
+		float f;
+		memcpy(&f, &u, 4);
+		v->v.f = f;
+		break;
+	}
+	case BAG_PRIM_FLOAT64: {
+		uint64_t u = le64(p);
+		memcpy(&v->v.f, &u, 8);
+		break;
+	}
+	case BAG_PRIM_STRING: {
+		uint32_t n = le32(p);
+		if (n > left - 4)
+			return walk_fail(w, "string of %u bytes, %zu remain", n, left - 4);
+		v->v.s.p = (const char *)p + 4;
+		v->v.s.len = n;
+		w->at += 4 + (size_t)n;
+		return BAG_OK;
+	}
+	case BAG_PRIM_TIME:
+		v->v.t.secs = le32(p);
+		v->v.t.nsecs = le32(p + 4);
+		break;
+	case BAG_PRIM_DURATION:
+		v->v.t.secs = (int32_t)le32(p);
+		v->v.t.nsecs = le32(p + 4);
+		break;
+	default:
+		return walk_fail(w, "not a primitive");
+	}
+	w->at += sizes[prim];
+	return BAG_OK;
+}
+
+static int walk_message(struct walk *w, uint32_t first, uint32_t n);
+
+/* One element (index -1 when not in an array) of op's type. */
+static int walk_element(struct walk *w, const struct dec_op *op, int64_t index)
+{
+	struct bag_value v;
+	int rc;
+
+	w->stack[w->depth - 1].index = index;
+	if (op->prim == BAG_PRIM_MESSAGE) {
+		if (w->vis->begin_message)
+			w->vis->begin_message(w->ud, op->field, index, op->field->msg);
+		if ((rc = walk_message(w, op->sub, op->nsub)) != BAG_OK)
+			return rc;
+		if (w->vis->end_message)
+			w->vis->end_message(w->ud, op->field, index);
+		return BAG_OK;
+	}
+	if ((rc = read_prim(w, (enum bag_prim)op->prim, &v)) != BAG_OK)
+		return rc;
+	if (w->vis->value)
+		w->vis->value(w->ud, op->field, index, &v);
+	return BAG_OK;
+}
+
+static int walk_field(struct walk *w, const struct dec_op *op)
+{
+	uint32_t count;
+	int rc;
+
+	if (op->array == BAG_ARRAY_NONE) {
+		if (w->quiet && op->fixed && op->prim == BAG_PRIM_MESSAGE && op->elem_min <= w->len - w->at) {
+			w->at += op->elem_min;
+			return BAG_OK;
+		}
+		return walk_element(w, op, -1);
+	}
+	if (op->array == BAG_ARRAY_FIXED) {
+		count = op->fixed_len;
+	} else {
+		if (w->len - w->at < 4)
+			return walk_fail(w, "needs 4 bytes for an array length, %zu remain", w->len - w->at);
+		count = le32(w->data + w->at);
+		w->at += 4;
+	}
+	size_t left = w->len - w->at;
+	/* checking only: elements of a fixed size are skipped in one step */
+	if (w->quiet && op->fixed && op->elem_min > 0 && count <= left / op->elem_min) {
+		w->at += (size_t)count * op->elem_min;
+		return BAG_OK;
+	}
+	if ((op->elem_min > 0 && count > left / op->elem_min) ||
+	    (op->elem_min == 0 && count > MAX_EMPTY_ELEMS && count > left))
+		return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, left);
+	if (w->vis->begin_array)
+		w->vis->begin_array(w->ud, op->field, count);
+	for (uint32_t i = 0; i < count; i++)
+		if ((rc = walk_element(w, op, i)) != BAG_OK)
+			return rc;
+	w->stack[w->depth - 1].index = -1;
+	if (w->vis->end_array)
+		w->vis->end_array(w->ud, op->field, count);
+	return BAG_OK;
+}
+
+static int walk_message(struct walk *w, uint32_t first, uint32_t n)
+{
+	int rc;
+
+	if (w->depth >= BAG_MSGDEF_MAX_DEPTH)
+		return walk_fail(w, "messages nested too deeply");
+	w->depth++;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct dec_op *op = &w->ops[first + k];
+		w->stack[w->depth - 1] = (struct frame){ op->field, -1 };
+		if ((rc = walk_field(w, op)) != BAG_OK)
+			return rc;
+	}
+	w->depth--;
+	return BAG_OK;
+}
+
+BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
+                       const struct bag_visitor *vis, void *ud, size_t *used,
+                       char *err, size_t errlen)
+{
+	static const struct bag_visitor none = { 0 };
+	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &none, .ud = ud,
+	                  .err = err, .errlen = errlen };
+	uint32_t nroot;
+	int rc;
+
+	w.ops = msgdef_ops(def, &nroot);
+	w.quiet = !w.vis->begin_message && !w.vis->end_message && !w.vis->begin_array && !w.vis->end_array &&
+	          !w.vis->value;
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (w.vis->begin_message)
+		w.vis->begin_message(ud, NULL, -1, bag_msgdef_root(def));
+	rc = walk_message(&w, 0, nroot);
+	if (rc == BAG_OK && w.vis->end_message)
+		w.vis->end_message(ud, NULL, -1);
+	if (used != NULL)
+		*used = w.at;
+	return rc;
+}

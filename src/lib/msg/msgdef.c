@@ -1,0 +1,670 @@
+/*
+ * msgdef.c - parsing message definitions, the ROS md5 rule, and compiling
+ * a definition into the flat ops the decoder runs.
+ *
+ * Parsing follows genmsg: the text splits into sections (the top type, then
+ * `MSG: pkg/Type` after each line of '='); in a section each non-blank line
+ * with its comment removed is a constant (it holds '=') or a field
+ * `TYPE NAME`. A string constant's value is the rest of the original line.
+ * Nested type names resolve as genmsg does (Header -> std_msgs/Header, a
+ * bare name -> the section's package), falling back to a section named
+ * exactly so, then to any section with that short name. Recursive types are refused.
+ *
+ * All strings and arrays of one definition come from its arena and are
+ * freed with it.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/msg/md5-int.h"
+#include "lib/msg/msgdef-int.h"
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+struct type_state {
+	uint32_t base;        /* first op */
+	uint8_t mark;         /* 0 new, 1 visiting, 2 done (cycle check, md5) */
+	uint32_t levels;      /* message levels from it down, itself included */
+	uint32_t min_size;
+	bool fixed;           /* every message of it takes exactly min_size bytes */
+};
+
+struct bag_msgdef {
+	struct arena_block *arena;
+	struct bag_msgdef_type *types;
+	size_t ntypes;
+	struct type_state *state;
+	struct dec_op *ops;
+	uint32_t nops;
+	char *scratch;        /* comment lines being gathered while parsing */
+	size_t scratch_len, scratch_cap;
+	char errmsg[256];
+};
+
+static const char *const prim_names[] = {
+	[BAG_PRIM_BOOL] = "bool", [BAG_PRIM_INT8] = "int8", [BAG_PRIM_UINT8] = "uint8",
+	[BAG_PRIM_INT16] = "int16", [BAG_PRIM_UINT16] = "uint16", [BAG_PRIM_INT32] = "int32",
+	[BAG_PRIM_UINT32] = "uint32", [BAG_PRIM_INT64] = "int64", [BAG_PRIM_UINT64] = "uint64",
+	[BAG_PRIM_FLOAT32] = "float32", [BAG_PRIM_FLOAT64] = "float64", [BAG_PRIM_STRING] = "string",
+	[BAG_PRIM_TIME] = "time", [BAG_PRIM_DURATION] = "duration",
+};
+
+static const uint8_t prim_sizes[] = {
+	[BAG_PRIM_BOOL] = 1, [BAG_PRIM_INT8] = 1, [BAG_PRIM_UINT8] = 1, [BAG_PRIM_INT16] = 2,
+	[BAG_PRIM_UINT16] = 2, [BAG_PRIM_INT32] = 4, [BAG_PRIM_UINT32] = 4, [BAG_PRIM_INT64] = 8,
+	[BAG_PRIM_UINT64] = 8, [BAG_PRIM_FLOAT32] = 4, [BAG_PRIM_FLOAT64] = 8, [BAG_PRIM_STRING] = 4,
+	[BAG_PRIM_TIME] = 8, [BAG_PRIM_DURATION] = 8,
+};
+
+BAG_API const char *bag_prim_name(enum bag_prim prim)
+{
+	return (unsigned)prim < sizeof prim_names / sizeof *prim_names ? prim_names[prim] : "message";
+}
+
+/* A primitive named name[0..len), with the byte/char aliases; -1 if none. */
+static int prim_lookup(const char *name, size_t len)
+{
+	if (len == 4 && memcmp(name, "byte", 4) == 0)
+		return BAG_PRIM_INT8;
+	if (len == 4 && memcmp(name, "char", 4) == 0)
+		return BAG_PRIM_UINT8;
+	for (size_t i = 0; i < sizeof prim_names / sizeof *prim_names; i++)
+		if (strlen(prim_names[i]) == len && memcmp(prim_names[i], name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void *arena_alloc(bag_msgdef_t *def, size_t n)
+{
+	struct arena_block *b = def->arena;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (b == NULL || b->cap - b->used < n) {
+		size_t cap = n > 8192 ? n : 8192;
+		b = malloc(sizeof *b + cap);
+		if (b == NULL)
+			return NULL;
+		b->next = def->arena;
+		b->used = 0;
+		b->cap = cap;
+		def->arena = b;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+static char *arena_strndup(bag_msgdef_t *def, const char *s, size_t n)
+{
+	char *p = arena_alloc(def, n + 1);
+
+	if (p != NULL && n > 0)
+		memcpy(p, s, n);
+	return p;
+}
+
+static int def_fail(bag_msgdef_t *def, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int def_fail(bag_msgdef_t *def, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(def->errmsg, sizeof def->errmsg, fmt, ap);
+	va_end(ap);
+	return BAG_EDEFINITION;
+}
+
+/* The failure for nesting past BAG_MSGDEF_MAX_DEPTH, met at type t. */
+static int too_deep(bag_msgdef_t *def, const struct bag_msgdef_type *t)
+{
+	return def_fail(def, "type %s: messages nested too deep (more than %d levels)",
+	                t->name, BAG_MSGDEF_MAX_DEPTH);
+}
+
+/* A line without its comment and surrounding white space: [*b, *e). */
+static void clean_line(const char *s, const char *end, const char **b, const char **e)
+{
+	const char *hash = memchr(s, '#', (size_t)(end - s));
+
+	if (hash != NULL)
+		end = hash;
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	*b = s;
+	*e = end;
+}
+
+static bool is_separator(const char *s, const char *e)
+{
+	while (s < e && isspace((unsigned char)e[-1]))
+		e--;
+	if (e - s < 3)
+		return false;
+	for (; s < e; s++)
+		if (*s != '=')
+			return false;
+	return true;
+}
+
+/* Split off the next white-space-delimited token of [*s, e). */
+static bool next_token(const char **s, const char *e, const char **tb, const char **te)
+{
+	const char *p = *s;
+
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	if (p == e)
+		return false;
+	*tb = p;
+	while (p < e && !isspace((unsigned char)*p))
+		p++;
+	*te = p;
+	*s = p;
+	return true;
+}
+
+/*
+ * genmsg's names (names.py): a field name is a letter, then letters, digits
+ * or '_' (is_legal_resource_base_name; genmsg's \w also takes non-ASCII
+ * letters, which we refuse); a type name may also hold '/', but not "//"
+ * (is_legal_resource_name). So no name can carry a control character.
+ */
+static bool legal_name(const char *s, const char *e, bool slash)
+{
+	for (const char *p = s; p < e; p++) {
+		bool letter = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+		bool more = (*p >= '0' && *p <= '9') || *p == '_' || (slash && *p == '/' && p > s && p[-1] != '/');
+		if (!letter && (p == s || !more))
+			return false;
+	}
+	return s < e;
+}
+
+/* Scratch lists while a section is parsed. */
+struct section {
+	const char *name;
+	size_t name_len;
+	const char *text, *end;
+	unsigned line0;           /* line number of the section's first line */
+};
+
+/*
+ * Parse a TYPE token: element name and array shape. The element name is
+ * left unresolved in [eb, ee).
+ */
+static int parse_type_token(bag_msgdef_t *def, unsigned line, const char *tb, const char *te,
+                            enum bag_array *array, uint32_t *fixed, const char **eb, const char **ee)
+{
+	const char *br = memchr(tb, '[', (size_t)(te - tb));
+
+	*array = BAG_ARRAY_NONE;
+	*fixed = 0;
+	*eb = tb;
+	*ee = br ? br : te;
+	if (br == NULL)
+		return BAG_OK;
+	if (te[-1] != ']')
+		return def_fail(def, "line %u: malformed array type '%.*s'", line, (int)(te - tb), tb);
+	if (te - br == 2) {
+		*array = BAG_ARRAY_VARIABLE;
+		return BAG_OK;
+	}
+	uint64_t n = 0;
+	for (const char *p = br + 1; p < te - 1; p++) {
+		if (!isdigit((unsigned char)*p) || n > UINT32_MAX / 10)
+			return def_fail(def, "line %u: bad array size in '%.*s'", line, (int)(te - tb), tb);
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	*array = BAG_ARRAY_FIXED;
+	*fixed = (uint32_t)n;
+	return BAG_OK;
+}
+
+/*
+ * Append the comment that starts at hash (its '#' and one space dropped,
+ * trailing space trimmed; line end nl) to the scratch text as one more line.
+ */
+static bool scratch_comment(bag_msgdef_t *def, const char *hash, const char *nl)
+{
+	const char *b = hash + 1, *e = nl;
+	size_t need;
+
+	b += b < e && *b == ' ';
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	need = def->scratch_len + (size_t)(e - b) + 2;
+	if (need > def->scratch_cap) {
+		size_t cap = need > 2 * def->scratch_cap ? need : 2 * def->scratch_cap;
+		char *p = realloc(def->scratch, cap);
+		if (p == NULL)
+			return false;
+		def->scratch = p;
+		def->scratch_cap = cap;
+	}
+	if (def->scratch_len > 0)
+		def->scratch[def->scratch_len++] = '\n';
+	memcpy(def->scratch + def->scratch_len, b, (size_t)(e - b));
+	def->scratch_len += (size_t)(e - b);
+	return true;
+}
+
+/* The scratch lines from byte from on as an arena string (NULL: no memory); cut there. */
+static const char *scratch_take(bag_msgdef_t *def, size_t from)
+{
+	size_t at = from + (from > 0 && from < def->scratch_len);   /* the '\n' before them */
+	const char *s = arena_strndup(def, def->scratch ? def->scratch + at : "", def->scratch ? def->scratch_len - at : 0);
+
+	def->scratch_len = from;
+	return s;
+}
+
+/*
+ * Parse one section into type t (names stay unresolved in type_name). The
+ * comment lines gathered since the last member go to the next member with
+ * its own line's comment; those a blank line separates from the first
+ * member, and those after the last, to the type.
+ */
+static int parse_section(bag_msgdef_t *def, const struct section *sec, struct bag_msgdef_type *t)
+{
+	size_t nfields = 0, nconsts = 0, head = 0;
+	unsigned line = sec->line0;
+	struct bag_msgdef_field *fields;
+	struct bag_msgdef_const *consts;
+
+	/* count first, so the arrays are allocated once */
+	for (const char *s = sec->text; s < sec->end;) {
+		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e;
+		nl = nl ? nl : sec->end;
+		clean_line(s, nl, &b, &e);
+		if (b < e)
+			memchr(b, '=', (size_t)(e - b)) ? nconsts++ : nfields++;
+		s = nl + 1;
+	}
+	fields = arena_alloc(def, (nfields + 1) * sizeof *fields);
+	consts = arena_alloc(def, (nconsts + 1) * sizeof *consts);
+	t->name = arena_strndup(def, sec->name, sec->name_len);
+	if (fields == NULL || consts == NULL || t->name == NULL)
+		return BAG_ENOMEM;
+	t->fields = fields;
+	t->consts = consts;
+	def->scratch_len = 0;
+	for (const char *s = sec->text; s < sec->end; line++) {
+		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e, *tb, *te, *nb, *ne, *eb, *ee;
+		const char *hash;
+		enum bag_array array;
+		uint32_t fixed;
+		int rc;
+
+		nl = nl ? nl : sec->end;
+		clean_line(s, nl, &b, &e);
+		hash = memchr(s, '#', (size_t)(nl - s));
+		s = nl + 1;
+		if (b == e) {
+			if (hash != NULL && !scratch_comment(def, hash, nl))
+				return BAG_ENOMEM;
+			if (hash == NULL && t->nfields + t->nconsts == 0)
+				head = def->scratch_len;
+			continue;
+		}
+		const char *p = b;
+		next_token(&p, e, &tb, &te);
+		if ((rc = parse_type_token(def, line, tb, te, &array, &fixed, &eb, &ee)) != BAG_OK)
+			return rc;
+		const char *eq = memchr(b, '=', (size_t)(e - b));
+		if (eq != NULL) {
+			struct bag_msgdef_const *c = &consts[t->nconsts++];
+			int prim = prim_lookup(eb, (size_t)(ee - eb));
+			const char *vb, *ve;
+			if (prim < 0 || prim == BAG_PRIM_TIME || prim == BAG_PRIM_DURATION || array != BAG_ARRAY_NONE)
+				return def_fail(def, "line %u: '%.*s' is not a constant type", line, (int)(te - tb), tb);
+			nb = te;
+			while (nb < eq && isspace((unsigned char)*nb))
+				nb++;
+			ne = eq;
+			while (ne > nb && isspace((unsigned char)ne[-1]))
+				ne--;
+			if (prim == BAG_PRIM_STRING) {
+				/* the value is the rest of the original line, '#' and all */
+				const char *oeq = memchr(tb, '=', (size_t)(nl - tb));
+				vb = oeq + 1;
+				ve = nl;
+			} else {
+				vb = eq + 1;
+				ve = e;
+			}
+			while (vb < ve && isspace((unsigned char)*vb))
+				vb++;
+			while (ve > vb && isspace((unsigned char)ve[-1]))
+				ve--;
+			if (nb == ne)
+				return def_fail(def, "line %u: constant without a name", line);
+			c->name = arena_strndup(def, nb, (size_t)(ne - nb));
+			c->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
+			c->prim = (enum bag_prim)prim;
+			c->value = arena_strndup(def, vb, (size_t)(ve - vb));
+			if (prim != BAG_PRIM_STRING && hash != NULL && !scratch_comment(def, hash, nl))
+				return BAG_ENOMEM;
+			c->comment = scratch_take(def, head);
+			if (c->name == NULL || c->value == NULL || c->type_name == NULL || c->comment == NULL)
+				return BAG_ENOMEM;
+			continue;
+		}
+		struct bag_msgdef_field *f = &fields[t->nfields++];
+		if (!next_token(&p, e, &nb, &ne) || next_token(&p, e, &tb, &te))
+			return def_fail(def, "line %u: expected 'TYPE NAME'", line);
+		if (!legal_name(nb, ne, false))
+			return def_fail(def, "line %u: '%.*s' is not a legal field name (a letter, then letters, digits, '_')",
+			                line, (int)(ne - nb), nb);
+		if (!legal_name(eb, ee, true))
+			return def_fail(def, "line %u: '%.*s' is not a legal field type", line, (int)(ee - eb), eb);
+		f->name = arena_strndup(def, nb, (size_t)(ne - nb));
+		f->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
+		f->array = array;
+		f->fixed_len = fixed;
+		if (hash != NULL && !scratch_comment(def, hash, nl))
+			return BAG_ENOMEM;
+		f->comment = scratch_take(def, head);
+		if (f->name == NULL || f->type_name == NULL || f->comment == NULL)
+			return BAG_ENOMEM;
+	}
+	t->comment = scratch_take(def, 0);
+	return t->comment != NULL ? BAG_OK : BAG_ENOMEM;
+}
+
+/* The type called name[0..len), or NULL. */
+static struct bag_msgdef_type *find_type(bag_msgdef_t *def, const char *name, size_t len)
+{
+	for (size_t i = 0; i < def->ntypes; i++)
+		if (strlen(def->types[i].name) == len && memcmp(def->types[i].name, name, len) == 0)
+			return &def->types[i];
+	return NULL;
+}
+
+/* Resolve every field's type: a primitive, or a type of this definition. */
+static int resolve(bag_msgdef_t *def)
+{
+	char full[512];
+
+	for (size_t i = 0; i < def->ntypes; i++) {
+		struct bag_msgdef_type *t = &def->types[i];
+		const char *slash = strchr(t->name, '/');
+		size_t pkg_len = slash ? (size_t)(slash - t->name) : 0;
+
+		for (size_t k = 0; k < t->nfields; k++) {
+			struct bag_msgdef_field *f = (struct bag_msgdef_field *)&t->fields[k];
+			int prim = prim_lookup(f->type_name, strlen(f->type_name));
+			struct bag_msgdef_type *m = NULL;
+
+			if (prim >= 0) {
+				f->prim = (enum bag_prim)prim;
+				continue;
+			}
+			f->prim = BAG_PRIM_MESSAGE;
+			if (strcmp(f->type_name, "Header") == 0)
+				m = find_type(def, "std_msgs/Header", 15);
+			else if (strchr(f->type_name, '/') != NULL)
+				m = find_type(def, f->type_name, strlen(f->type_name));
+			else if (snprintf(full, sizeof full, "%.*s/%s", (int)pkg_len, t->name, f->type_name) <
+			         (int)sizeof full)
+				m = find_type(def, full, strlen(full));
+			if (m == NULL)
+				m = find_type(def, f->type_name, strlen(f->type_name));
+			for (size_t j = 0; m == NULL && j < def->ntypes; j++) {
+				const char *s = strrchr(def->types[j].name, '/');
+				if (s != NULL && strcmp(s + 1, f->type_name) == 0 && strchr(f->type_name, '/') == NULL)
+					m = &def->types[j];
+			}
+			if (m == NULL)
+				return def_fail(def, "type %s: field '%s' has type '%s', which the definition does not define",
+				                t->name, f->name, f->type_name);
+			f->msg = m;
+			f->type_name = m->name;
+		}
+	}
+	return BAG_OK;
+}
+
+/*
+ * Depth-first: refuse cycles and nesting deeper than BAG_MSGDEF_MAX_DEPTH
+ * (depth is ti's level below the root, 0 for the root; the walk never goes
+ * deeper than the limit), compute levels, min sizes and md5s bottom-up.
+ */
+static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
+{
+	struct bag_msgdef_type *t = &def->types[ti];
+	struct type_state *st = &def->state[ti];
+	char *text, *p;
+	size_t cap = 64, len = 0;
+	int rc = BAG_OK;
+
+	if (st->mark == 2)
+		return (uint64_t)depth + st->levels <= BAG_MSGDEF_MAX_DEPTH ? BAG_OK : too_deep(def, t);
+	if (st->mark == 1)
+		return def_fail(def, "type %s contains itself", t->name);
+	if (depth >= BAG_MSGDEF_MAX_DEPTH)
+		return too_deep(def, t);
+	st->mark = 1;
+	st->levels = 1;
+	for (size_t k = 0; k < t->nconsts; k++)
+		cap += strlen(t->consts[k].type_name) + strlen(t->consts[k].name) + strlen(t->consts[k].value) + 4;
+	for (size_t k = 0; k < t->nfields; k++)
+		cap += strlen(t->fields[k].type_name) + strlen(t->fields[k].name) + 48;
+	text = p = malloc(cap);
+	if (text == NULL)
+		return BAG_ENOMEM;
+	for (size_t k = 0; k < t->nconsts; k++)
+		len += (size_t)sprintf(text + len, "%s %s=%s\n", t->consts[k].type_name, t->consts[k].name,
+		                       t->consts[k].value);
+	uint64_t min = 0;
+	bool fixed = true;
+	for (size_t k = 0; k < t->nfields; k++) {
+		const struct bag_msgdef_field *f = &t->fields[k];
+		uint64_t elem;
+		if (f->prim == BAG_PRIM_MESSAGE) {
+			size_t sub = (size_t)(f->msg - def->types);
+			if ((rc = finish_type(def, sub, depth + 1)) != BAG_OK)
+				goto fail;
+			len += (size_t)sprintf(text + len, "%s %s\n", f->msg->md5, f->name);
+			elem = def->state[sub].min_size;
+			fixed &= def->state[sub].fixed;
+			if (def->state[sub].levels + 1 > st->levels)
+				st->levels = def->state[sub].levels + 1;
+		} else {
+			/* the type as written in ROS terms: aliases keep their names */
+			const char *tn = f->type_name;
+			if (f->array == BAG_ARRAY_FIXED)
+				len += (size_t)sprintf(text + len, "%s[%u] %s\n", tn, f->fixed_len, f->name);
+			else if (f->array == BAG_ARRAY_VARIABLE)
+				len += (size_t)sprintf(text + len, "%s[] %s\n", tn, f->name);
+			else
+				len += (size_t)sprintf(text + len, "%s %s\n", tn, f->name);
+			elem = prim_sizes[f->prim];
+			fixed &= f->prim != BAG_PRIM_STRING;
+		}
+		fixed &= f->array != BAG_ARRAY_VARIABLE;
+		min += f->array == BAG_ARRAY_VARIABLE ? 4 : f->array == BAG_ARRAY_FIXED ? elem * f->fixed_len : elem;
+		if (min > UINT32_MAX)
+			min = UINT32_MAX;
+	}
+	while (len > 0 && text[len - 1] == '\n')
+		len--;
+	md5_hex(text, len, t->md5);
+	st->min_size = (uint32_t)min;
+	st->fixed = fixed && min < UINT32_MAX;
+	st->mark = 2;
+fail:
+	free(p);
+	return rc;
+}
+
+/* Lay every type's fields out as ops. */
+static int compile(bag_msgdef_t *def)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < def->ntypes; i++) {
+		def->state[i].base = n;
+		n += (uint32_t)def->types[i].nfields;
+	}
+	def->ops = arena_alloc(def, (n + 1) * sizeof *def->ops);
+	if (def->ops == NULL)
+		return BAG_ENOMEM;
+	def->nops = n;
+	for (size_t i = 0; i < def->ntypes; i++) {
+		const struct bag_msgdef_type *t = &def->types[i];
+		for (size_t k = 0; k < t->nfields; k++) {
+			const struct bag_msgdef_field *f = &t->fields[k];
+			struct dec_op *op = &def->ops[def->state[i].base + k];
+			op->prim = (uint8_t)f->prim;
+			op->array = (uint8_t)f->array;
+			op->fixed_len = f->fixed_len;
+			op->field = f;
+			if (f->prim == BAG_PRIM_MESSAGE) {
+				size_t sub = (size_t)(f->msg - def->types);
+				op->sub = def->state[sub].base;
+				op->nsub = (uint32_t)f->msg->nfields;
+				op->elem_min = def->state[sub].min_size;
+				op->fixed = def->state[sub].fixed;
+			} else {
+				op->elem_min = prim_sizes[f->prim];
+				op->fixed = f->prim != BAG_PRIM_STRING;
+			}
+		}
+	}
+	return BAG_OK;
+}
+
+BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *text, size_t len)
+{
+	bag_msgdef_t *def;
+	struct section *secs = NULL;
+	size_t nsecs = 0, cap = 8;
+	unsigned line = 1;
+	const char *end = text + len, *s = text;
+	int rc = BAG_ENOMEM;
+
+	*out = def = calloc(1, sizeof *def);
+	if (def == NULL)
+		return BAG_ENOMEM;
+	secs = malloc(cap * sizeof *secs);
+	if (secs == NULL)
+		goto fail;
+	secs[nsecs++] = (struct section){ type, strlen(type), text, end, 1 };
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		nl = nl ? nl : end;
+		if (is_separator(s, nl)) {
+			const char *b = NULL, *e = NULL, *next = nl < end ? nl + 1 : end;
+			secs[nsecs - 1].end = s;
+			line++;
+			/* the type's name on the next non-blank line: "MSG: pkg/Type" */
+			while (next < end) {
+				const char *nl2 = memchr(next, '\n', (size_t)(end - next));
+				nl2 = nl2 ? nl2 : end;
+				clean_line(next, nl2, &b, &e);
+				next = nl2 < end ? nl2 + 1 : end;
+				if (b < e)
+					break;
+				line++;
+			}
+			if (b >= e || e - b < 5 || memcmp(b, "MSG:", 4) != 0) {
+				rc = def_fail(def, "line %u: expected 'MSG: pkg/Type' after a line of '='", line);
+				goto fail;
+			}
+			b += 4;
+			while (b < e && isspace((unsigned char)*b))
+				b++;
+			if (nsecs == cap) {
+				void *n2 = realloc(secs, (cap *= 2) * sizeof *secs);
+				if (n2 == NULL)
+					goto fail;
+				secs = n2;
+			}
+			secs[nsecs++] = (struct section){ b, (size_t)(e - b), next, end, line + 1 };
+			s = next;
+			line++;
+			continue;
+		}
+		s = nl + 1;
+		line++;
+	}
+	def->types = arena_alloc(def, nsecs * sizeof *def->types);
+	def->state = calloc(nsecs, sizeof *def->state);
+	if (def->types == NULL || def->state == NULL)
+		goto fail;
+	def->ntypes = nsecs;
+	for (size_t i = 0; i < nsecs; i++)
+		if ((rc = parse_section(def, &secs[i], &def->types[i])) != BAG_OK)
+			goto fail;
+	if ((rc = resolve(def)) != BAG_OK)
+		goto fail;
+	for (size_t i = 0; i < nsecs; i++)
+		if ((rc = finish_type(def, i, 0)) != BAG_OK)
+			goto fail;
+	rc = compile(def);
+fail:
+	if (rc == BAG_ENOMEM)
+		snprintf(def->errmsg, sizeof def->errmsg, "out of memory");
+	if (rc != BAG_OK)
+		def->ntypes = 0;
+	free(secs);
+	return rc;
+}
+
+BAG_API void bag_msgdef_free(bag_msgdef_t *def)
+{
+	if (def == NULL)
+		return;
+	while (def->arena != NULL) {
+		struct arena_block *next = def->arena->next;
+		free(def->arena);
+		def->arena = next;
+	}
+	free(def->state);
+	free(def->scratch);
+	free(def);
+}
+
+BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def)
+{
+	return def ? def->errmsg : "out of memory";
+}
+
+BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def)
+{
+	return def != NULL && def->ntypes ? &def->types[0] : NULL;
+}
+
+BAG_API const char *bag_msgdef_md5(const bag_msgdef_t *def)
+{
+	const struct bag_msgdef_type *root = bag_msgdef_root(def);
+
+	return root != NULL ? root->md5 : NULL;
+}
+
+BAG_API size_t bag_msgdef_type_count(const bag_msgdef_t *def)
+{
+	return def != NULL ? def->ntypes : 0;
+}
+
+BAG_API const struct bag_msgdef_type *bag_msgdef_type_at(const bag_msgdef_t *def, size_t i)
+{
+	return def != NULL && i < def->ntypes ? &def->types[i] : NULL;
+}
+
+const struct dec_op *msgdef_ops(const bag_msgdef_t *def, uint32_t *nroot)
+{
+	*nroot = def->ntypes ? (uint32_t)def->types[0].nfields : 0;
+	return def->ops;
+}

@@ -1,0 +1,403 @@
+/*
+ * export.c - bag_export(): a view's messages through the scan engine into
+ * the bag or MCAP writer (see export.h).
+ *
+ * The order of the job: check the target (not an input, not an existing
+ * file unless forced), choose the compression (counting the inputs' chunk
+ * records when none is given), open the writer (a temporary file), write
+ * the latched messages kept from before the view's start, then scan the
+ * view with keep_data and write each message from emit, on the calling
+ * thread, in order. A sink hides which writer is behind; ids maps each
+ * timeline connection to its writer handle + 1 (0: not added yet), so a
+ * connection is added at its first message and connections without one
+ * never appear. Anything that goes wrong before the writer's close leaves
+ * only its temporary file, which freeing the writer removes.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <bagscope/export.h>
+#include <bagscope/mcap.h>
+#include <bagscope/write.h>
+#include "lib/formats/bag-int.h"
+#include "lib/common/util-int.h"
+#include "lib/index/view-int.h"
+
+/* The writer behind an export. */
+struct sink {
+	enum bag_export_format format;
+	bag_writer_t *bag;
+	bag_mcap_writer_t *mcap;
+};
+
+struct export {
+	const struct bag_export_opts *o;
+	struct bag_export_result *res;
+	struct sink sink;
+	bag_timeline_t *tl;
+	uint32_t *ids;            /* per timeline connection: handle + 1, 0 = none yet */
+};
+
+/* A latched message kept from before the view's start. */
+struct latched {
+	int64_t time_ns;
+	size_t conn;              /* timeline connection index */
+	uint8_t *data;
+	uint32_t size;
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static const char *sink_errmsg(const struct sink *s)
+{
+	return s->format == BAG_EXPORT_MCAP ? bag_mcap_writer_errmsg(s->mcap) : bag_writer_errmsg(s->bag);
+}
+
+static int sink_write(struct export *e, size_t conn, int64_t time_ns, const void *data, uint32_t size)
+{
+	struct sink *s = &e->sink;
+	const struct bag_connection *c;
+	uint32_t id;
+	int rc;
+
+	if (e->ids[conn] == 0) {
+		c = bag_timeline_conn(e->tl, conn, NULL);
+		rc = s->format == BAG_EXPORT_MCAP ? bag_mcap_writer_add_conn(s->mcap, c->topic, c->fields, c->nfields, &id)
+		                                  : bag_writer_add_conn(s->bag, c->topic, c->fields, c->nfields, &id);
+		if (rc != BAG_OK)
+			return rc;
+		e->ids[conn] = id + 1;
+	}
+	id = e->ids[conn] - 1;
+	rc = s->format == BAG_EXPORT_MCAP ? bag_mcap_writer_write(s->mcap, id, time_ns, data, size)
+	                                  : bag_writer_write_conn(s->bag, id, time_ns, data, size);
+	if (rc == BAG_OK) {
+		if (e->res->messages++ == 0 || time_ns < e->res->start_ns)
+			e->res->start_ns = time_ns;
+		if (time_ns > e->res->end_ns)
+			e->res->end_ns = time_ns;
+	}
+	return rc;
+}
+
+/* Say what was lost through the caller's callback: len bytes of text. */
+static void say_lost(struct export *e, const char *text, size_t len)
+{
+	char line[1024];
+
+	if (e->o->lost == NULL)
+		return;
+	if (len >= sizeof line)
+		len = sizeof line - 1;
+	memcpy(line, text, len);
+	line[len] = '\0';
+	e->o->lost(e->o->lost_arg, line);
+}
+
+/* Scan emit: write the message, or count and tell what was lost. */
+static int emit(void *arg, const struct bag_scan_item *it)
+{
+	struct export *e = arg;
+
+	if (it->rc != BAG_OK) {
+		say_lost(e, it->text, it->len);
+		return 0;
+	}
+	return sink_write(e, it->m->conn_index, it->m->time_ns, it->m->data, it->m->size);
+}
+
+/* Refuse out when it is one of the inputs, a directory, or exists unforced. */
+static int check_target(bag_timeline_t *tl, const char *out, bool force, char *err, size_t errlen)
+{
+	struct stat so, si;
+
+	if (stat(out, &so) != 0)
+		return BAG_OK;
+	if (S_ISDIR(so.st_mode)) {
+		set_err(err, errlen, "%s: is a directory", out);
+		return BAG_EINVAL;
+	}
+	for (size_t b = 0; b < bag_timeline_bag_count(tl); b++) {
+		bag_t *bag = bag_timeline_bag(tl, b);
+		if (fstat(bag->fd, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			set_err(err, errlen, "%s: is the input %s: an export never writes over its input", out,
+			        bag_path(bag));
+			return BAG_EINVAL;
+		}
+	}
+	if (!force) {
+		set_err(err, errlen, "%s: exists (not replaced unless forced)", out);
+		return BAG_EINVAL;
+	}
+	return BAG_OK;
+}
+
+/* The compression asked for, or the most common among the inputs' chunks. */
+static int choose_compression(bag_timeline_t *tl, const struct bag_export_opts *o, enum bag_compression *c,
+                              char *err, size_t errlen)
+{
+	uint64_t n[3] = { 0 };
+
+	if (o->compression != NULL) {
+		if (bag_compression_parse(o->compression, strlen(o->compression), c) != BAG_OK) {
+			set_err(err, errlen, "unknown compression '%s' (none, bz2 or lz4)", o->compression);
+			return BAG_EINVAL;
+		}
+		if (o->format == BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_BZ2) {
+			set_err(err, errlen, "MCAP chunks are lz4 or uncompressed: bz2 is not an MCAP compression");
+			return BAG_EINVAL;
+		}
+		return BAG_OK;
+	}
+	for (size_t b = 0; b < bag_timeline_bag_count(tl); b++) {
+		bag_t *bag = bag_timeline_bag(tl, b);
+		for (size_t i = 0; i < bag_chunk_count(bag); i++) {
+			struct bag_chunk_info ci;
+			if (bag_chunk_stat(bag, i, &ci) == BAG_OK && (unsigned)ci.compression < 3)
+				n[ci.compression]++;
+		}
+	}
+	*c = BAG_COMPRESSION_NONE;
+	for (int k = 1; k < 3; k++)
+		if (n[k] > n[*c])
+			*c = (enum bag_compression)k;
+	if (o->format == BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_BZ2)
+		*c = BAG_COMPRESSION_LZ4;
+#ifndef HAVE_LZ4
+	if (*c == BAG_COMPRESSION_LZ4 && o->format == BAG_EXPORT_MCAP)
+		*c = BAG_COMPRESSION_NONE;
+#endif
+	return BAG_OK;
+}
+
+static int cmp_latched(const void *a, const void *b)
+{
+	const struct latched *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return (x->conn > y->conn) - (x->conn < y->conn);
+}
+
+/* The last message of connection i before start, into *l (l->data NULL: none). */
+static int last_before(struct export *e, size_t i, int64_t start, struct latched *l)
+{
+	size_t nconns = bag_timeline_conn_count(e->tl);
+	bool *mask = calloc(nconns, sizeof *mask);
+	bag_view_t *lv = NULL;
+	struct bag_query q;
+	struct bag_message m;
+	uint64_t n;
+	int rc = BAG_ENOMEM;
+
+	if (mask == NULL)
+		goto fail;
+	mask[i] = true;
+	bag_query_init(&q);
+	q.end_ns = start - 1;
+	q.conn_mask = mask;
+	if ((rc = bag_view_open(&lv, e->tl, &q)) != BAG_OK)
+		goto lost;
+	/* reading the last row's index may correct the count: ask again */
+	for (int tries = 0; tries < 4 && (n = bag_view_count(lv)) > 0; tries++)
+		if ((rc = bag_view_entry(lv, n - 1, &m)) != BAG_OK || bag_view_count(lv) == n)
+			break;
+	if (rc != BAG_OK)
+		goto lost;
+	if ((n = bag_view_count(lv)) == 0)
+		goto fail;
+	if ((rc = bag_view_read(lv, n - 1, &m)) != BAG_OK)
+		goto lost;
+	rc = BAG_ENOMEM;
+	if ((l->data = malloc(m.size ? m.size : 1)) == NULL)
+		goto fail;
+	memcpy(l->data, m.data, m.size);
+	l->size = m.size;
+	l->time_ns = m.time_ns;
+	l->conn = i;
+	rc = BAG_OK;
+	goto fail;
+lost:
+	if (rc == BAG_ENOMEM)
+		goto fail;
+	e->res->lost++;
+	say_lost(e, bag_view_errmsg(lv), strlen(bag_view_errmsg(lv)));
+	rc = BAG_OK;
+fail:
+	bag_view_free(lv);
+	free(mask);
+	return rc;
+}
+
+/* Write each selected latched connection's last message before the view's start. */
+static int write_latched(struct export *e, bag_view_t *view)
+{
+	size_t nconns = bag_timeline_conn_count(e->tl), n = 0;
+	struct latched *l = calloc(nconns ? nconns : 1, sizeof *l);
+	int64_t start, end;
+	int rc = BAG_ENOMEM;
+
+	if (l == NULL)
+		goto fail;
+	view_mask(view, &start, &end);
+	rc = BAG_OK;
+	if (start == BAG_TIME_MIN)
+		goto fail;
+	for (size_t i = 0; i < nconns; i++) {
+		if (!bag_view_selects(view, i) || !bag_timeline_conn(e->tl, i, NULL)->latching)
+			continue;
+		if ((rc = last_before(e, i, start, &l[n])) != BAG_OK)
+			goto fail;
+		n += l[n].data != NULL;
+	}
+	bag_sort(l, n, sizeof *l, cmp_latched);
+	for (size_t k = 0; k < n && rc == BAG_OK; k++)
+		rc = sink_write(e, l[k].conn, l[k].time_ns, l[k].data, l[k].size);
+	if (rc == BAG_OK)
+		e->res->latched = n;
+fail:
+	for (size_t k = 0; l != NULL && k < nconns; k++)
+		free(l[k].data);
+	free(l);
+	return rc;
+}
+
+/*
+ * Readers for the scan: every core when nothing is compressed; otherwise
+ * half of them, since the compressors (as many as the cores, the writing
+ * thread one of them) do the heavier half of the work, and more busy
+ * threads than cores slow bz2 and lz4 down through cache refills.
+ */
+static unsigned scan_threads(const struct bag_export_opts *o, enum bag_compression c)
+{
+	unsigned n = o->threads;
+
+	if (n == 0) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cores < 1 ? 1 : (unsigned)cores;
+	}
+	return c == BAG_COMPRESSION_NONE ? n : (n + 1) / 2;
+}
+
+static int sink_open(struct export *e, const char *out, enum bag_compression c)
+{
+	const struct bag_export_opts *o = e->o;
+
+	e->sink.format = o->format;
+	if (o->format == BAG_EXPORT_MCAP) {
+		struct bag_mcap_opts mo = BAG_MCAP_OPTS_INIT;
+		mo.compression = c;
+		mo.chunk_size = o->chunk_size;
+		mo.threads = o->threads;
+		mo.no_replace = !o->force;
+		return bag_mcap_writer_open(&e->sink.mcap, out, &mo);
+	}
+	struct bag_writer_opts wo = BAG_WRITER_OPTS_INIT;
+	wo.compression = c;
+	wo.chunk_threshold = o->chunk_size;
+	wo.threads = o->threads;
+	wo.no_replace = !o->force;
+	return bag_writer_open(&e->sink.bag, out, &wo);
+}
+
+BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_export_opts *opts,
+                       struct bag_export_result *res, char *err, size_t errlen)
+{
+	struct bag_export_opts o;
+	struct bag_export_result r = { 0 };
+	struct export e = { .o = &o, .res = &r };
+	struct bag_scan_opts so = { .size = sizeof so };
+	struct bag_scan_stats st = { 0 };
+	struct stat sb;
+	int rc;
+
+	set_err(err, errlen, "%s", "");
+	if (view == NULL || out == NULL || *out == '\0' || bag_opts_read(&o, sizeof o, opts) != BAG_OK ||
+	    (o.format != BAG_EXPORT_BAG && o.format != BAG_EXPORT_MCAP)) {
+		set_err(err, errlen, "bag_export: a view, an output path and options from BAG_EXPORT_OPTS_INIT "
+		        "are needed");
+		rc = BAG_EINVAL;
+		goto done;
+	}
+	e.tl = view_timeline(view);
+	for (size_t b = 0; b < bag_timeline_bag_count(e.tl); b++) {
+		struct bag_recovery rep;
+		bag_recovery_report(bag_timeline_bag(e.tl, b), &rep);
+		r.input_losses += rep.nlosses;
+	}
+	if ((rc = check_target(e.tl, out, o.force, err, errlen)) != BAG_OK ||
+	    (rc = choose_compression(e.tl, &o, &r.compression, err, errlen)) != BAG_OK)
+		goto done;
+	if ((e.ids = calloc(bag_timeline_conn_count(e.tl) + 1, sizeof *e.ids)) == NULL) {
+		set_err(err, errlen, "out of memory");
+		rc = BAG_ENOMEM;
+		goto done;
+	}
+	if ((rc = sink_open(&e, out, r.compression)) != BAG_OK)
+		goto sink_failed;
+	if (o.keep_latched && (rc = write_latched(&e, view)) != BAG_OK)
+		goto sink_failed;
+	so.threads = scan_threads(&o, r.compression);
+	so.filter = o.filter;
+	so.keep_data = true;
+	so.emit = emit;
+	so.arg = &e;
+	so.progress = o.progress;
+	so.progress_arg = o.progress_arg;
+	rc = bag_scan(view, &so, &st);
+	r.filtered = st.filtered;
+	r.lost += st.failed + st.lost;
+	if (rc == BAG_EEXPR) {
+		set_err(err, errlen, "%s", bag_expr_errmsg(o.filter));
+		goto done;
+	}
+	if (rc == BAG_ECANCELED) {
+		set_err(err, errlen, "%s: cancelled: not written", out);
+		goto done;
+	}
+	if (rc != BAG_OK && *sink_errmsg(&e.sink) != '\0')
+		goto sink_failed;
+	if (rc != BAG_OK) {
+		set_err(err, errlen, "%s", rc == BAG_ENOMEM ? "out of memory" : bag_view_errmsg(view));
+		goto done;
+	}
+	rc = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_close(e.sink.mcap) : bag_writer_close(e.sink.bag);
+	if (rc != BAG_OK)
+		goto sink_failed;
+	r.connections = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_channel_count(e.sink.mcap)
+	                                            : bag_writer_conn_count(e.sink.bag);
+	r.chunks = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_chunk_count(e.sink.mcap)
+	                                       : bag_writer_chunk_count(e.sink.bag);
+	if (stat(out, &sb) == 0)
+		r.bytes = (uint64_t)sb.st_size;
+	goto done;
+sink_failed:
+	set_err(err, errlen, "%s", sink_errmsg(&e.sink));
+done:
+	bag_writer_free(e.sink.bag);
+	bag_mcap_writer_free(e.sink.mcap);
+	free(e.ids);
+	if (res != NULL)
+		*res = r;
+	return rc;
+}

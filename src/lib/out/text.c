@@ -1,0 +1,271 @@
+/*
+ * text.c - the growable text buffer every printer appends to, and the
+ * formatting it shares: integers, doubles as Python's repr (never the
+ * locale's decimal point), JSON strings with invalid UTF-8 replaced; and
+ * print_run(), which drives the decoder with a printer's visitor.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bagscope/print.h>
+#include "lib/out/print-int.h"
+
+BAG_API void bag_text_free(struct bag_text *t)
+{
+	free(t->p);
+	memset(t, 0, sizeof *t);
+}
+
+bool text_reserve(struct bag_text *t, size_t more)
+{
+	size_t cap = t->cap ? t->cap : 256;
+	char *p;
+
+	if (t->failed)
+		return false;
+	if (t->len + more + 1 <= t->cap)
+		return true;
+	while (cap < t->len + more + 1)
+		cap *= 2;
+	p = realloc(t->p, cap);
+	if (p == NULL) {
+		t->failed = true;
+		return false;
+	}
+	t->p = p;
+	t->cap = cap;
+	return true;
+}
+
+BAG_API void bag_text_append(struct bag_text *t, const char *s, size_t len)
+{
+	if (!text_reserve(t, len))
+		return;
+	memcpy(t->p + t->len, s, len);
+	t->len += len;
+	t->p[t->len] = '\0';
+}
+
+void text_char(struct bag_text *t, char c)
+{
+	if (t->len + 2 <= t->cap) {
+		t->p[t->len++] = c;
+		t->p[t->len] = '\0';
+		return;
+	}
+	bag_text_append(t, &c, 1);
+}
+
+void text_str(struct bag_text *t, const char *s)
+{
+	bag_text_append(t, s, strlen(s));
+}
+
+BAG_API void bag_text_printf(struct bag_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !text_reserve(t, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->p + t->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+void text_i64(struct bag_text *t, int64_t v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	bag_text_append(t, p, (size_t)(buf + sizeof buf - p));
+}
+
+void text_u64(struct bag_text *t, uint64_t u)
+{
+	char buf[24], *p = buf + sizeof buf;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	bag_text_append(t, p, (size_t)(buf + sizeof buf - p));
+}
+
+/*
+ * Python's float repr: the shortest digits that read back (the first of
+ * %.15e, %.16e, %.17e that does; from %.0e for subnormals, whose shorter
+ * precision 15 digits can exceed), laid out fixed when the decimal exponent
+ * is in [-4, 16) ("0.0001", "1000000000000000.0") and as "1e+16", "1.5e-05"
+ * otherwise. Only the digits and the exponent of %e's text are taken, so the
+ * locale's decimal point (printf and strtod agree on it) never shows.
+ */
+BAG_API void bag_text_double(struct bag_text *t, double d)
+{
+	char buf[40], digits[20], out[48];
+	int exp10, ndig = 0, n = 0;
+	const char *p;
+
+	if (isnan(d)) {
+		text_str(t, "nan");
+		return;
+	}
+	if (isinf(d)) {
+		text_str(t, d < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (fabs(d) < 1e16 && d == (double)(int64_t)d) {
+		if (d == 0 && signbit(d))
+			text_char(t, '-');
+		text_i64(t, (int64_t)d);
+		text_str(t, ".0");
+		return;
+	}
+	for (int prec = fabs(d) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
+		if (prec == 17 || strtod(buf, NULL) == d)
+			break;
+	}
+	p = buf;
+	if (*p == '-')
+		out[n++] = *p++;
+	for (; *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[ndig++] = *p;
+	exp10 = atoi(p + 1);
+	while (ndig > 1 && digits[ndig - 1] == '0')
+		ndig--;
+	if (exp10 >= -4 && exp10 < 16) {
+		if (exp10 < 0) {
+			out[n++] = '0';
+			out[n++] = '.';
+			for (int i = -1; i > exp10; i--)
+				out[n++] = '0';
+			memcpy(out + n, digits, (size_t)ndig);
+			n += ndig;
+		} else {
+			for (int i = 0; i <= exp10 || i < ndig; i++) {
+				if (i == exp10 + 1)
+					out[n++] = '.';
+				out[n++] = i < ndig ? digits[i] : '0';
+			}
+			if (ndig <= exp10 + 1) {
+				out[n++] = '.';
+				out[n++] = '0';
+			}
+		}
+	} else {
+		out[n++] = digits[0];
+		if (ndig > 1) {
+			out[n++] = '.';
+			memcpy(out + n, digits + 1, (size_t)ndig - 1);
+			n += ndig - 1;
+		}
+		n += snprintf(out + n, sizeof out - (size_t)n, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+	}
+	bag_text_append(t, out, (size_t)n);
+}
+
+/* Length of the well-formed UTF-8 sequence at s (n bytes left), or of its
+ * maximal invalid prefix negated (at least 1). */
+int utf8_seq(const uint8_t *s, size_t n)
+{
+	uint8_t c = s[0];
+	int need;
+	uint8_t lo = 0x80, hi = 0xBF;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		need = 1;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		need = 2;
+		if (c == 0xE0)
+			lo = 0xA0;
+		if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		need = 3;
+		if (c == 0xF0)
+			lo = 0x90;
+		if (c == 0xF4)
+			hi = 0x8F;
+	} else
+		return -1;
+	for (int i = 1; i <= need; i++) {
+		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
+			return -i;
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return need + 1;
+}
+
+BAG_API void bag_text_json_string(struct bag_text *t, const char *str, size_t len)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	size_t i = 0, run = 0;
+
+	text_char(t, '"');
+	while (i < len) {
+		uint8_t c = s[i];
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		bag_text_append(t, str + run, i - run);
+		if (c == '"' || c == '\\') {
+			char esc[2] = { '\\', (char)c };
+			bag_text_append(t, esc, 2);
+			i++;
+		} else if (c < 0x20) {
+			static const char *const short_esc[32] = {
+				['\b'] = "\\b", ['\f'] = "\\f", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+			};
+			if (short_esc[c])
+				text_str(t, short_esc[c]);
+			else
+				bag_text_printf(t, "\\u%04x", c);
+			i++;
+		} else {
+			int n = utf8_seq(s + i, len - i);
+			if (n > 0) {
+				bag_text_append(t, str + i, (size_t)n);
+				i += (size_t)n;
+			} else {
+				text_str(t, "\xEF\xBF\xBD");
+				i += (size_t)-n;
+			}
+		}
+		run = i;
+	}
+	bag_text_append(t, str + run, i - run);
+	text_char(t, '"');
+}
+
+
+/* Run the decoder with a visitor; map a failed buffer to BAG_ENOMEM. */
+int print_run(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data, size_t len,
+               const struct bag_visitor *vis, void *ud, char *err, size_t errlen)
+{
+	int rc = bag_decode(def, data, len, vis, ud, NULL, err, errlen);
+
+	if (rc == BAG_OK && t->failed) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "out of memory");
+		rc = BAG_ENOMEM;
+	}
+	return rc;
+}
