@@ -106,12 +106,12 @@ struct bag_scan_stats {
  * Pass over every row of v (see above). The filter is compiled for each
  * selected connection first; one that compiles on none of them is refused
  * before anything is read: BAG_EEXPR, with the reason and position in
- * bag_expr_errmsg(filter) / bag_expr_errpos(filter). Connections for which
+ * bag_expr_error(filter). Connections for which
  * the filter is false whatever the message, and rows whose time alone decides
  * it, are settled from the index. stats (may be NULL) is filled in any case.
  * v must not be used by another thread meanwhile; its index groups loaded by
  * the scan are given back as it goes. Returns 0, BAG_EEXPR, BAG_ENOMEM, an
- * index load error (message in bag_view_errmsg(v)), or what emit returned.
+ * index load error (in bag_view_error(v)), or what emit returned.
  */
 BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag_scan_stats *stats);
 

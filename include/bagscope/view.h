@@ -94,7 +94,7 @@ BAG_API int bag_timeline_open(bag_timeline_t **out, bag_t *const *bags, size_t n
 BAG_API void bag_timeline_free(bag_timeline_t *tl);
 
 /* The last failure's message (""): names the bag, byte offset and problem. */
-BAG_API const char *bag_timeline_errmsg(const bag_timeline_t *tl);
+BAG_API const struct bag_error *bag_timeline_error(const bag_timeline_t *tl);
 
 /*
  * Index damage worked around so far, one line each ("PATH: at byte N:
@@ -132,7 +132,7 @@ BAG_API size_t bag_timeline_memory(const bag_timeline_t *tl);
 /*
  * A view of tl selecting q (NULL: everything). May read the index of the
  * groups at the ends of a time range. Returns 0, BAG_ENOMEM, or a load
- * error; on failure *out may be set for bag_view_errmsg(); free it.
+ * error; on failure *out may be set for bag_view_error(); free it.
  */
 BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag_query *q);
 
@@ -140,7 +140,7 @@ BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag
 BAG_API void bag_view_free(bag_view_t *v);
 
 /* The last failure's message. */
-BAG_API const char *bag_view_errmsg(const bag_view_t *v);
+BAG_API const struct bag_error *bag_view_error(const bag_view_t *v);
 
 /* Rows in the view. */
 BAG_API uint64_t bag_view_count(const bag_view_t *v);

@@ -178,7 +178,7 @@ static int gather_freq(struct bag_facts *f)
 	if ((rc = bag_timeline_open(&tl, &f->bag, 1)) != BAG_OK ||
 	    (rc = bag_timeline_load(tl, 0)) < 0 ||
 	    (rc = bag_view_open(&view, tl, NULL)) != BAG_OK) {
-		cli_error("%s", view ? bag_view_errmsg(view) : bag_timeline_errmsg(tl));
+		cli_error("%s", view ? bag_view_error(view)->message : bag_timeline_error(tl)->message);
 		goto fail;
 	}
 	rows = bag_view_count(view);
@@ -197,7 +197,7 @@ static int gather_freq(struct bag_facts *f)
 			continue;
 		for (uint64_t row = 0; row < rows; row++) {
 			if ((rc = bag_view_entry(view, row, &m)) != BAG_OK) {
-				cli_error("%s", bag_view_errmsg(view));
+				cli_error("%s", bag_view_error(view)->message);
 				goto fail;
 			}
 			size_t t = f->conn_topic[m.conn->index];
@@ -295,12 +295,12 @@ static int gather(struct bag_facts *f, bag_t *bag, bool freq)
 	for (size_t i = 0; i < f->nchunks; i++) {
 		size_t k;
 		if ((rc = bag_chunk_stat(bag, i, &ci)) == BAG_ENOMEM || rc == BAG_EIO) {
-			cli_error("%s", bag_errmsg(bag));
+			cli_error("%s", bag_last_error(bag)->message);
 			return rc;
 		}
 		if (rc != BAG_OK) {
 			/* the rest comes from the index: say what is wrong with this chunk, go on */
-			cli_error("warning: %s", bag_errmsg(bag));
+			cli_error("warning: %s", bag_last_error(bag)->message);
 			continue;
 		}
 		for (k = 0; k < f->ncomp && f->comp[k].kind != ci.compression; k++)

@@ -206,12 +206,12 @@ static int all_times(struct stats *s)
 	if (times == NULL || n == NULL || cap == NULL)
 		goto nomem;
 	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) != BAG_OK) {
-		cli_error("%s", bag_view_errmsg(v));
+		cli_error("%s", bag_view_error(v)->message);
 		goto fail;
 	}
 	for (uint64_t r = 0; r < bag_view_count(v); r++) {
 		if ((rc = bag_view_entry(v, r, &m)) != BAG_OK) {
-			cli_error("%s", bag_view_errmsg(v));
+			cli_error("%s", bag_view_error(v)->message);
 			goto fail;
 		}
 		size_t t = s->conn_topic[m.conn_index];
@@ -307,7 +307,7 @@ static int scan_sizes(struct stats *s)
 	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) == BAG_OK)
 		rc = bag_scan(v, &o, NULL);
 	if (rc != BAG_OK)
-		cli_error("%s", bag_view_errmsg(v));
+		cli_error("%s", bag_view_error(v)->message);
 	bag_view_free(v);
 	for (size_t i = 0; i < s->ntopics; i++) {
 		struct topic_stats *t = &s->topics[i];

@@ -12,7 +12,6 @@
 #include "lib/formats/codec-int.h"
 #include "lib/formats/record-int.h"
 
-#define BAG_ERRMSG_MAX 512
 #define NO_CHUNK UINT32_MAX
 #define INDEX_ENTRY_BYTES 12          /* one index-data entry: time, offset */
 
@@ -88,7 +87,7 @@ struct bag {
 	                             warnings and old (bag_dup); NULL while alone */
 	struct oldfmt *old;       /* a bag older than 2.0: its reader's facts
 	                             (format-int.h); NULL for 2.0 */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (bag_fail) */
 };
 
 /*

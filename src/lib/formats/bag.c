@@ -342,6 +342,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	if (bag == NULL)
 		return BAG_ENOMEM;
 	*out = bag;
+	bag_error_clear(&bag->err);
 	bag->fd = -1;
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
 	bag->path = strdup(path);
@@ -389,7 +390,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	if (rc != BAG_ENOINDEX || o.no_recover)
 		goto fail;
 	bag_reset_index(bag);
-	rc = bag_recover(bag, body, bag->errmsg);
+	rc = bag_recover(bag, body, bag->err.message);
 fail:
 	return rc;
 }
@@ -433,7 +434,7 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 	d->spare_cap = d->raw_cap = 0;
 	d->cache_loads = d->cache_hits = 0;
 	d->lru_head = d->lru_tail = NO_CHUNK;
-	d->errmsg[0] = '\0';
+	bag_error_clear(&d->err);
 	__atomic_add_fetch(d->shared, 1, __ATOMIC_SEQ_CST);
 	d->chunks = malloc((bag->nchunks ? bag->nchunks : 1) * sizeof *d->chunks);
 	if (d->chunks == NULL)
@@ -484,9 +485,9 @@ BAG_API void bag_close(bag_t *bag)
 	free(bag);
 }
 
-BAG_API const char *bag_errmsg(const bag_t *bag)
+BAG_API const struct bag_error *bag_last_error(const bag_t *bag)
 {
-	return bag ? bag->errmsg : "out of memory";
+	return bag ? &bag->err : &bag_error_nomem;
 }
 
 BAG_API const char *bag_path(const bag_t *bag)

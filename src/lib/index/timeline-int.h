@@ -58,7 +58,7 @@ struct bag_timeline {
 	size_t scratch_cap;
 	char **warnings;          /* index damage worked around, at most BAG_WARNINGS_MAX */
 	size_t nwarnings;         /* all of them, kept or not */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 /* One message found while a chunk's data is walked. */

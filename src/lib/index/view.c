@@ -41,7 +41,7 @@ struct bag_view {
 	size_t pin_bag;
 	size_t pin_chunk;
 	size_t last_group;        /* the group of the last row asked for: rows come in order */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 /* ---- views ---------------------------------------------------------------- */
@@ -63,7 +63,7 @@ static bool name_in(const char *name, const char *const *list, size_t n)
 
 static int view_fail_tl(bag_view_t *v, int rc)
 {
-	snprintf(v->errmsg, sizeof v->errmsg, "%s", v->tl->errmsg);
+	bag_error_copy(&v->err, &v->tl->err);
 	return rc;
 }
 
@@ -185,8 +185,8 @@ BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag
 	v->count = v->base[v->ng];
 	rc = BAG_OK;
 fail:
-	if (rc == BAG_ENOMEM && v->errmsg[0] == '\0')
-		snprintf(v->errmsg, sizeof v->errmsg, "out of memory");
+	if (rc == BAG_ENOMEM && v->err.message[0] == '\0')
+		bag_error_say(&v->err, rc, "out of memory");
 	return rc;
 }
 
@@ -212,9 +212,9 @@ BAG_API void bag_view_free(bag_view_t *v)
 	free(v);
 }
 
-BAG_API const char *bag_view_errmsg(const bag_view_t *v)
+BAG_API const struct bag_error *bag_view_error(const bag_view_t *v)
 {
-	return v ? v->errmsg : "out of memory";
+	return v != NULL ? &v->err : &bag_error_nomem;
 }
 
 BAG_API uint64_t bag_view_count(const bag_view_t *v)
@@ -289,9 +289,8 @@ static int view_entry(bag_view_t *v, uint64_t row, struct bag_message *m, uint32
 	/* loading a group can correct its row count and move the rows after it */
 	for (;;) {
 		if (row >= v->count) {
-			snprintf(v->errmsg, sizeof v->errmsg, "row %llu is past the last row (%llu)",
-			         (unsigned long long)row, (unsigned long long)v->count);
-			return BAG_EINVAL;
+			return bag_error_say(&v->err, BAG_EINVAL, "row %llu is past the last row (%llu)",
+			                     (unsigned long long)row, (unsigned long long)v->count);
 		}
 		k = view_group_of(v, row);
 		if ((rc = view_ready(v, k)) != BAG_OK)
@@ -413,7 +412,7 @@ BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m)
 	bag = v->tl->bags[m->bag_index];
 	rc = bag_message_read(bag, m->chunk, m->offset, m->conn->id, m->time_ns, &m->data, &m->size);
 	if (rc != BAG_OK) {
-		snprintf(v->errmsg, sizeof v->errmsg, "%s", bag->errmsg);
+		bag_error_copy(&v->err, &bag->err);
 		return rc;
 	}
 	view_unpin(v);

@@ -159,14 +159,14 @@ static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *f
 		*fail_key = key;
 		r->state = ROW_RECHECK;
 		r->rc = rc;
-		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
+		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
 		goto out;
 	}
 	if (rc != BAG_OK) {
 		*fail_key = key;
 		r->state = ROW_BADCHUNK;
 		r->rc = rc;
-		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
+		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
 		goto out;
 	}
 	if (r->chunk_first && o->chunk != NULL) {
@@ -402,7 +402,7 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 			}
 		}
 		if ((rc = bag_view_entry(c->v, c->row, &m)) != BAG_OK) {
-			const char *msg = bag_view_errmsg(c->v);
+			const char *msg = bag_view_error(c->v)->message;
 			struct row *r;
 			if (rc == BAG_ENOMEM || rc == BAG_EINVAL)
 				return rc;
