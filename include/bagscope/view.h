@@ -43,6 +43,7 @@ typedef struct bag_view bag_view_t;
  * replaces both: conn_mask[i] for timeline connection i.
  */
 struct bag_query {
+	size_t size;                  /* sizeof(struct bag_query): the growth rule, common.h */
 	int64_t start_ns;             /* first time included (BAG_TIME_MIN: none) */
 	int64_t end_ns;               /* last time included (BAG_TIME_MAX: none) */
 	const char *const *topics;    /* TopicQuery */
@@ -60,9 +61,12 @@ struct bag_query {
 	void *conn_arg;
 };
 
+/* The query that selects everything, for `struct bag_query q = BAG_QUERY_INIT;`. */
+#define BAG_QUERY_INIT { sizeof(struct bag_query), BAG_TIME_MIN, BAG_TIME_MAX, NULL, 0, NULL, 0, NULL, NULL, NULL }
+
 /*
- * Fill q with the query that selects everything. Always start from it: the
- * struct may grow fields, which init sets to their defaults.
+ * Fill q with the query that selects everything (BAG_QUERY_INIT). Always
+ * start from one of them: the struct may grow fields (common.h's rule).
  */
 BAG_API void bag_query_init(struct bag_query *q);
 
@@ -131,7 +135,8 @@ BAG_API size_t bag_timeline_memory(const bag_timeline_t *tl);
 
 /*
  * A view of tl selecting q (NULL: everything). May read the index of the
- * groups at the ends of a time range. Returns 0, BAG_ENOMEM, or a load
+ * groups at the ends of a time range. Returns 0, BAG_ENOMEM, BAG_EINVAL (q
+ * of a size this library cannot read: common.h's growth rule), or a load
  * error; on failure *out may be set for bag_view_error(); free it.
  */
 BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag_query *q);

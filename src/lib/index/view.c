@@ -48,9 +48,9 @@ struct bag_view {
 
 BAG_API void bag_query_init(struct bag_query *q)
 {
-	memset(q, 0, sizeof *q);
-	q->start_ns = BAG_TIME_MIN;
-	q->end_ns = BAG_TIME_MAX;
+	static const struct bag_query all = BAG_QUERY_INIT;
+
+	*q = all;
 }
 
 static bool name_in(const char *name, const char *const *list, size_t n)
@@ -122,17 +122,18 @@ static int view_build_sel(bag_view_t *v, size_t k, uint64_t *n_out)
 
 BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag_query *q)
 {
-	struct bag_query all;
+	struct bag_query all = BAG_QUERY_INIT;
 	bag_view_t *v;
 	int rc = BAG_ENOMEM;
 
-	if (q == NULL) {
-		bag_query_init(&all);
-		q = &all;
-	}
 	*out = v = calloc(1, sizeof *v);
 	if (v == NULL)
 		return BAG_ENOMEM;
+	bag_error_clear(&v->err);
+	if (q != NULL && bag_opts_read(&all, sizeof all, q) != BAG_OK)
+		return bag_error_say(&v->err, BAG_EINVAL, "bag_view_open: a query of an unknown size (%zu, "
+		                     "this library's is %zu) or with unknown fields set", q->size, sizeof all);
+	q = &all;
 	v->tl = tl;
 	v->start_ns = q->start_ns;
 	v->end_ns = q->end_ns;

@@ -622,17 +622,17 @@ static void stop_workers(struct scan *s)
 BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag_scan_stats *stats)
 {
 	struct bag_scan_stats st = { 0 };
-	struct scan s = { .o = opts };
+	struct bag_scan_opts o;    /* opts as this library reads it (common.h's growth rule) */
+	struct scan s = { .o = &o };
 	struct cutter c = { .v = v };
 	struct task *head = NULL, *tail = NULL, *spare = NULL;
 	unsigned inflight = 0, max_inflight;
 	uint32_t from = 0;
 	int rc;
 
-	if (opts == NULL || opts->size < sizeof *opts) {
-		rc = BAG_EINVAL;
+	if ((rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK)
 		goto done;
-	}
+	opts = &o;
 	s.tl = view_timeline(v);
 	s.nbags = bag_timeline_bag_count(s.tl);
 	s.nconns = bag_timeline_conn_count(s.tl);
