@@ -13,6 +13,7 @@
 #include <bagscope/bagscope.h>
 
 #include "common/bagset.h"
+#include "common/select.h"
 #include "common/termtext.h"
 
 /* Documented exit statuses (bagscope.1). */
@@ -30,15 +31,6 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * message off: it would echo the argument raw). argv starts at the subcommand.
  */
 void cli_bad_option(char **argv);
-
-/*
- * Parse a time argument: epoch seconds with up to 9 decimals
- * ("1500000003.0000003"), an offset from the bag start ("+12.5", "1m30s"),
- * a date ("2017-07-14 02:40:02Z") or a percentage ("50%"), as the browser's
- * jump does; times beyond int64 nanoseconds are clamped (timeparse.h).
- * Returns 0 and sets *ns, or -1.
- */
-int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns);
 
 /* Write s as a JSON string (quotes included), safe for a terminal (term_json()). */
 void cli_json_string(FILE *out, const char *s, size_t len);

@@ -28,7 +28,7 @@
 #define MAX_HEIGHT 1000
 
 struct plot_opts {
-	const char *start, *end;
+	struct select sel;        /* --start, --end */
 	size_t width;             /* columns; 0: from the terminal */
 	int height;               /* chart rows; 0: default */
 	bool csv;
@@ -67,8 +67,7 @@ static bool is_bag_arg(const char *s)
 static int parse_args(int argc, char **argv, struct plot_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "start", required_argument, NULL, 's' },
-		{ "end", required_argument, NULL, 'e' },
+		SELECT_OPT_START, SELECT_OPT_END,
 		{ "width", required_argument, NULL, 'w' },
 		{ "height", required_argument, NULL, 'H' },
 		{ "csv", no_argument, NULL, 'c' },
@@ -79,10 +78,12 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	int opt;
 
 	memset(o, 0, sizeof *o);
+	if (select_init(&o->sel, "plot", argc) != BAG_OK)
+		return -1;
 	while ((opt = getopt_long(argc, argv, "s:e:w:H:ch", longopts, NULL)) != -1) {
+		if (select_option(&o->sel, opt, optarg))
+			continue;
 		switch (opt) {
-		case 's': o->start = optarg; break;
-		case 'e': o->end = optarg; break;
 		case 'c': o->csv = true; break;
 		case 'w':
 			if (parse_count(optarg, MAX_COLUMNS, &n) != 0) {
@@ -263,6 +264,8 @@ int cmd_plot(int argc, char **argv)
 	bag_reduce_t *r = NULL;
 	struct bag_reduce_col **cols = NULL;
 	struct bag_reduce_opts ro = BAG_REDUCE_OPTS_INIT;
+	struct bag_query q;
+	struct bag_error err;
 	struct bag_text line = { 0 };
 	size_t warnings = 0;
 	int status = EXIT_USAGE, rc;
@@ -273,16 +276,16 @@ int cmd_plot(int argc, char **argv)
 	if (bagset_open(&bs, o.bags, o.nbags) != BAG_OK)
 		goto done;
 	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	bool bad_start = o.start && cli_parse_time(o.start, t0, t1, &ro.start_ns) != 0;
-	if (bad_start || (o.end && cli_parse_time(o.end, t0, t1, &ro.end_ns) != 0)) {
-		cli_error("plot: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? o.start : o.end);
-		status = EXIT_USAGE;
+	if ((rc = select_query(&o.sel, bs.tl, &q, &err)) != BAG_OK) {
+		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : err.message);
+		status = rc == BAG_ENOMEM ? status : EXIT_USAGE;
 		goto done;
 	}
-	if (o.start)
+	ro.start_ns = q.start_ns;
+	ro.end_ns = q.end_ns;
+	if (o.sel.start)
 		t0 = ro.start_ns;
-	if (o.end)
+	if (o.sel.end)
 		t1 = ro.end_ns;
 	if (t0 > t1) {
 		cli_error("plot: the start is after the end");
@@ -338,5 +341,6 @@ done:
 	bagset_close(&bs);
 	free(o.paths);
 	free(o.bags);
+	select_free(&o.sel);
 	return status;
 }

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "common/timeparse.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -21,17 +20,6 @@ void cli_bad_option(char **argv)
 		cli_error("%s: unknown option or missing argument: -%c", argv[0], optopt);
 	else
 		cli_error("%s: unknown option or missing argument: %s", argv[0], argv[optind - 1]);
-}
-
-int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns)
-{
-	struct jump j;
-	const char *why;
-
-	if (jump_parse(s, start_ns, end_ns, start_ns, &j, &why) != 0 || j.kind != JUMP_TIME)
-		return -1;
-	*ns = j.time_ns;
-	return 0;
 }
 
 void cli_json_string(FILE *out, const char *s, size_t len)
