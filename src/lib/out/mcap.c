@@ -365,75 +365,66 @@ static int meta_put(struct cbuf *b, const char *key, const void *value, size_t l
 	return 0;
 }
 
-BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, const struct bag_kv *fields,
-                                     size_t nfields, uint32_t *conn)
+/*
+ * The metadata map of a connection header into w->rec (length prefix
+ * included), type and message_definition taken out; the first of
+ * duplicate names wins, topic is left out. Returns 0, BAG_EINVAL (said) or
+ * BAG_ENOMEM (not said).
+ */
+static int channel_meta(bag_mcap_writer_t *w, const char *topic, const struct bag_kv *fields, size_t nfields,
+                        const char **type, const char **def, size_t *def_len)
 {
-	const char *type = "", *def = "";
-	size_t def_len = 0;
-	struct channel c = { 0 };
-	uint32_t schema = 0;
-	int rc;
-
-	assert(w != NULL && conn != NULL);
-	if (w->failed || w->closed) {
-		rc = w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is closed");
-		goto out;
-	}
-	if (topic == NULL || (fields == NULL && nfields > 0)) {
-		rc = m_error(w, BAG_EINVAL, "a connection needs a topic and its header fields");
-		goto out;
-	}
 	w->rec.len = 0;
 	if (cbuf_reserve(&w->rec, 4) != 0)
-		goto nomem;
+		return BAG_ENOMEM;
 	w->rec.len = 4;
 	for (size_t i = 0; i < nfields; i++) {
 		const struct bag_kv *f = &fields[i];
 		bool dup = false;
-		if (f->name == NULL || (f->value == NULL && f->value_len > 0)) {
-			rc = m_error(w, BAG_EINVAL, "connection %s: header field %zu has no name or no value", topic, i);
-			goto out;
-		}
+		if (f->name == NULL || (f->value == NULL && f->value_len > 0))
+			return m_error(w, BAG_EINVAL, "connection %s: header field %zu has no name or no value", topic, i);
 		for (size_t k = 0; k < i && !dup; k++)
 			dup = strcmp(fields[k].name, f->name) == 0;
 		if (dup || strcmp(f->name, "topic") == 0)
 			continue;
 		if (strcmp(f->name, "type") == 0) {
-			type = f->value;
+			*type = f->value;
 		} else if (strcmp(f->name, "message_definition") == 0) {
-			def = f->value;
-			def_len = f->value_len;
+			*def = f->value;
+			*def_len = f->value_len;
 		} else if (strcmp(f->name, "latching") == 0 && (strcmp(f->value, "1") == 0 || strcmp(f->value, "0") == 0)) {
 			const char *b = f->value[0] == '1' ? "true" : "false";
 			if (meta_put(&w->rec, "latching", b, strlen(b)) != 0)
-				goto nomem;
+				return BAG_ENOMEM;
 		} else if (meta_put(&w->rec, f->name, f->value, f->value_len) != 0) {
-			goto nomem;
+			return BAG_ENOMEM;
 		}
 	}
-	if (w->rec.len - 4 > UINT32_MAX / 2) {
-		rc = m_error(w, BAG_EINVAL, "connection %s: header too large", topic);
-		goto out;
-	}
+	if (w->rec.len - 4 > UINT32_MAX / 2)
+		return m_error(w, BAG_EINVAL, "connection %s: header too large", topic);
 	w->rec.p[0] = (uint8_t)(w->rec.len - 4);
 	w->rec.p[1] = (uint8_t)((w->rec.len - 4) >> 8);
 	w->rec.p[2] = (uint8_t)((w->rec.len - 4) >> 16);
 	w->rec.p[3] = (uint8_t)((w->rec.len - 4) >> 24);
-	if ((rc = find_schema(w, type, def, def_len, &schema)) != BAG_OK)
-		goto out;
+	return BAG_OK;
+}
+
+/* The channel of topic, schema and the metadata in w->rec: found, or added. BAG_ENOMEM not said. */
+static int find_channel(bag_mcap_writer_t *w, const char *topic, uint32_t schema, uint32_t *conn)
+{
+	struct channel c = { 0 };
+
 	c.hash = fnv(fnv(fnv(2166136261u, topic, strlen(topic) + 1), &schema, sizeof schema), w->rec.p, w->rec.len);
 	for (size_t i = 0; i < w->nchannels; i++) {
 		const struct channel *t = &w->channels[i];
 		if (t->hash == c.hash && t->schema == schema && t->meta_len == w->rec.len &&
 		    memcmp(t->meta, w->rec.p, w->rec.len) == 0 && strcmp(t->topic, topic) == 0) {
 			*conn = (uint32_t)i;
-			goto out;
+			return BAG_OK;
 		}
 	}
-	if (w->nchannels >= MAX_IDS) {
-		rc = m_error(w, BAG_EINVAL, "more than %d channels", MAX_IDS);
-		goto out;
-	}
+	if (w->nchannels >= MAX_IDS)
+		return m_error(w, BAG_EINVAL, "more than %d channels", MAX_IDS);
 	c.topic = strdup(topic);
 	c.schema = schema;
 	c.meta = malloc(w->rec.len);
@@ -442,16 +433,32 @@ BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, co
 	    bag_grow((void **)&w->channels, &w->channels_cap, w->nchannels + 1, sizeof *w->channels) != 0) {
 		free(c.topic);
 		free(c.meta);
-		goto nomem;
+		return BAG_ENOMEM;
 	}
 	memcpy(c.meta, w->rec.p, w->rec.len);
 	*conn = (uint32_t)w->nchannels;
 	w->channels[w->nchannels++] = c;
-	rc = BAG_OK;
-	goto out;
-nomem:
-	rc = w->failed = m_error(w, BAG_ENOMEM, "out of memory");
-out:
+	return BAG_OK;
+}
+
+BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, const struct bag_kv *fields,
+                                     size_t nfields, uint32_t *conn)
+{
+	const char *type = "", *def = "";
+	size_t def_len = 0;
+	uint32_t schema = 0;
+	int rc;
+
+	assert(w != NULL && conn != NULL);
+	if (w->failed || w->closed)
+		return w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is closed");
+	if (topic == NULL || (fields == NULL && nfields > 0))
+		return m_error(w, BAG_EINVAL, "a connection needs a topic and its header fields");
+	if ((rc = channel_meta(w, topic, fields, nfields, &type, &def, &def_len)) == BAG_OK &&
+	    (rc = find_schema(w, type, def, def_len, &schema)) == BAG_OK)
+		rc = find_channel(w, topic, schema, conn);
+	if (rc == BAG_ENOMEM)
+		rc = w->failed = m_error(w, BAG_ENOMEM, "out of memory");
 	return rc;
 }
 
