@@ -518,32 +518,21 @@ int cmd_cat(int argc, char **argv)
 {
 	struct cat c = { .decode_key = UINT64_MAX };
 	struct bagset cb = { 0 };
-	struct bag_query q;
-	struct bag_error err;
 	bag_view_t *view = NULL;
 	struct bag_scan_opts so = { .size = sizeof so, .emit = emit, .arg = &c };
 	int status = EXIT_USAGE, rc;
 
 	if (parse_args(argc, argv, &c.o) != 0)
 		goto done;
-	if ((rc = select_filter(&c.o.sel)) != BAG_OK) {
-		if (rc == BAG_EEXPR)
-			cli_expr_error("cat", "--filter", c.o.sel.filter, strlen(c.o.sel.filter), c.o.sel.expr);
+	if (cli_select_filter(&c.o.sel) != EXIT_OK)
 		goto done;
-	}
 	status = EXIT_BAD_INPUT;
 	if (bagset_open(&cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
 		goto done;
 	c.tl = cb.tl;
-	if ((rc = select_query(&c.o.sel, cb.tl, &q, &err)) != BAG_OK) {
-		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : err.message);
-		status = rc == BAG_ENOMEM ? status : EXIT_USAGE;
+	if ((status = cli_select_view(&c.o.sel, cb.tl, &view)) != EXIT_OK)
 		goto done;
-	}
-	if (bag_view_open(&view, cb.tl, &q) != BAG_OK) {
-		cli_error("%s", bag_view_error(view)->message);
-		goto done;
-	}
+	status = EXIT_BAD_INPUT;
 	if (!c.o.count && c.o.fields == NULL && c.o.format == FORMAT_CSV && !one_topic(view, cb.tl)) {
 		cli_error("cat: --format csv prints one topic: choose it with --topic, or name --fields");
 		status = EXIT_USAGE;

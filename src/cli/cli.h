@@ -47,6 +47,15 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
  */
 void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e);
 
+/*
+ * The selection options (common/select.h) of a command: parse the filter
+ * (saying where a bad one is wrong), then the query over tl, then the view.
+ * Each prints its error and returns EXIT_OK, EXIT_USAGE or EXIT_BAD_INPUT.
+ */
+int cli_select_filter(struct select *s);
+int cli_select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q);
+int cli_select_view(struct select *s, bag_timeline_t *tl, bag_view_t **view);
+
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);

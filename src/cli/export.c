@@ -189,56 +189,26 @@ static void warn_unmatched(void *arg, const char *what, const char *name)
 	cli_error("warning: export: no connection has %s %s", what, name);
 }
 
-int cmd_export(int argc, char **argv)
+/* bag_export() with progress on a terminal and Ctrl-C as a cancel. */
+static int run_export(const struct export_args *a, bag_view_t *view, struct bag_export_result *r,
+                      struct bag_error *err)
 {
-	struct export_args a;
-	struct bagset bs = { 0 };
-	struct bag_query q;
 	struct bag_export_opts eo = BAG_EXPORT_OPTS_INIT;
-	struct bag_export_result r;
 	struct term_scratch sc = { 0 };
 	struct progress prog = { 0 };
 	struct sigaction sa, old_int, old_term;
-	struct stat st;
-	bag_view_t *view = NULL;
-	size_t warnings = 0;
-	struct bag_error err;
-	int status = EXIT_USAGE, rc;
+	int rc;
 
-	if (parse_args(argc, argv, &a) != 0)
-		goto done;
-	if ((rc = select_filter(&a.sel)) != BAG_OK) {
-		if (rc == BAG_EEXPR)
-			cli_expr_error("export", "--filter", a.sel.filter, strlen(a.sel.filter), a.sel.expr);
-		goto done;
-	}
-	if (!a.force && stat(a.out, &st) == 0) {
-		cli_error("export: %s exists: --force replaces it", a.out);
-		goto done;
-	}
-	status = EXIT_BAD_INPUT;
-	if (bagset_open(&bs, argv + optind, (size_t)(argc - optind)) != BAG_OK)
-		goto done;
-	if ((rc = select_query(&a.sel, bs.tl, &q, &err)) != BAG_OK) {
-		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : err.message);
-		status = rc == BAG_ENOMEM ? status : EXIT_USAGE;
-		goto done;
-	}
-	select_unmatched(&a.sel, bs.tl, warn_unmatched, NULL);
-	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
-		cli_error("%s", bag_view_error(view)->message);
-		goto done;
-	}
-	eo.format = a.format;
-	eo.compression = a.compression;
-	eo.chunk_size = a.chunk_size;
-	eo.filter = a.sel.expr;
-	eo.keep_latched = a.keep_latched;
-	eo.force = a.force;
+	eo.format = a->format;
+	eo.compression = a->compression;
+	eo.chunk_size = a->chunk_size;
+	eo.filter = a->sel.expr;
+	eo.keep_latched = a->keep_latched;
+	eo.force = a->force;
 	eo.progress = on_progress;
 	eo.lost = on_lost;
 	if (isatty(STDERR_FILENO)) {
-		prog.out = term_str(&sc, a.out);
+		prog.out = term_str(&sc, a->out);
 		eo.progress_arg = eo.lost_arg = &prog;
 	}
 	/* Ctrl-C cancels (nothing is left at OUT); a full disk under ulimit -f is an error, not a signal */
@@ -248,39 +218,79 @@ int cmd_export(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGXFSZ, SIG_IGN);
-	rc = bag_export(view, a.out, &eo, &r, &err);
+	rc = bag_export(view, a->out, &eo, r, err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
-	cli_timeline_warnings(bs.tl, &warnings);
+	term_scratch_free(&sc);
+	return rc;
+}
+
+/* Say how the export went; the exit status. */
+static int report(const struct export_args *a, int rc, const struct bag_export_result *r,
+                  const struct bag_error *err)
+{
 	if (rc == BAG_EEXPR) {
-		cli_expr_error("export", "--filter", a.sel.filter, strlen(a.sel.filter), a.sel.expr);
-		status = EXIT_USAGE;
-		goto done;
+		cli_expr_error("export", "--filter", a->sel.filter, strlen(a->sel.filter), a->sel.expr);
+		return EXIT_USAGE;
 	}
 	if (rc == BAG_ECANCELED) {
-		cli_error("export: interrupted: %s not written", a.out);
-		goto done;
+		cli_error("export: interrupted: %s not written", a->out);
+		return EXIT_BAD_INPUT;
 	}
 	if (rc != BAG_OK) {
-		cli_error("export: %s", err.message);
-		status = rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
-		goto done;
+		cli_error("export: %s", err->message);
+		return rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
 	}
-	if (r.lost > 0 || r.input_losses > 0) {
+	if (r->lost > 0 || r->input_losses > 0) {
 		cli_error("export: %s written with %llu messages; data of the input was lost (%llu unreadable "
-		          "messages, %llu stretches the recovery skipped)", a.out, (unsigned long long)r.messages,
-		          (unsigned long long)r.lost, (unsigned long long)r.input_losses);
-		goto done;
+		          "messages, %llu stretches the recovery skipped)", a->out, (unsigned long long)r->messages,
+		          (unsigned long long)r->lost, (unsigned long long)r->input_losses);
+		return EXIT_BAD_INPUT;
 	}
 	if (isatty(STDERR_FILENO))
 		cli_error("export: %s: %llu messages (%llu latched) on %zu connections, %zu %s chunks, %llu bytes",
-		          a.out, (unsigned long long)r.messages, (unsigned long long)r.latched, r.connections, r.chunks,
-		          bag_compression_name(r.compression), (unsigned long long)r.bytes);
-	status = EXIT_OK;
+		          a->out, (unsigned long long)r->messages, (unsigned long long)r->latched, r->connections,
+		          r->chunks, bag_compression_name(r->compression), (unsigned long long)r->bytes);
+	return EXIT_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a;
+	struct bagset bs = { 0 };
+	struct bag_query q;
+	struct bag_export_result r;
+	struct stat st;
+	bag_view_t *view = NULL;
+	size_t warnings = 0;
+	struct bag_error err;
+	int status = EXIT_USAGE, rc;
+
+	if (parse_args(argc, argv, &a) != 0)
+		goto done;
+	if (cli_select_filter(&a.sel) != EXIT_OK)
+		goto done;
+	if (!a.force && stat(a.out, &st) == 0) {
+		cli_error("export: %s exists: --force replaces it", a.out);
+		goto done;
+	}
+	status = EXIT_BAD_INPUT;
+	if (bagset_open(&bs, argv + optind, (size_t)(argc - optind)) != BAG_OK)
+		goto done;
+	if ((status = cli_select_query(&a.sel, bs.tl, &q)) != EXIT_OK)
+		goto done;
+	status = EXIT_BAD_INPUT;
+	select_unmatched(&a.sel, bs.tl, warn_unmatched, NULL);
+	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
+		cli_error("%s", bag_view_error(view)->message);
+		goto done;
+	}
+	rc = run_export(&a, view, &r, &err);
+	cli_timeline_warnings(bs.tl, &warnings);
+	status = report(&a, rc, &r, &err);
 done:
-	term_scratch_free(&sc);
 	bag_view_free(view);
 	bagset_close(&bs);
 	select_free(&a.sel);

@@ -149,7 +149,6 @@ int cmd_frames(int argc, char **argv)
 	struct frames f = { 0 };
 	struct bagset bs = { 0 };
 	struct bag_query q;
-	struct bag_error err;
 	bag_view_t *view = NULL;
 	struct bag_scan_opts so = { .size = sizeof so, .work = work, .emit = emit, .arg = &f, .decode = true };
 	int status = EXIT_USAGE, rc;
@@ -174,11 +173,9 @@ int cmd_frames(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
-	if ((rc = select_query(&f.sel, bs.tl, &q, &err)) != BAG_OK) {
-		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : err.message);
-		status = rc == BAG_ENOMEM ? status : EXIT_USAGE;
+	if ((status = cli_select_query(&f.sel, bs.tl, &q)) != EXIT_OK)
 		goto done;
-	}
+	status = EXIT_BAD_INPUT;
 	q.topics = &f.topic;
 	q.ntopics = 1;
 	q.types = (const char *const[]){ "sensor_msgs/Image", "sensor_msgs/CompressedImage" };

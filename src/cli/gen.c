@@ -105,8 +105,6 @@ int cmd_gen(int argc, char **argv)
 {
 	struct gen_opts o;
 	struct bagset bs = { 0 };
-	struct bag_query q;
-	struct bag_error err;
 	bag_view_t *view = NULL;
 	bag_msgdef_t **defs = NULL;
 	struct gen_conn *conns = NULL;
@@ -122,14 +120,8 @@ int cmd_gen(int argc, char **argv)
 	status = EXIT_BAD_INPUT;
 	if (bagset_open(&bs, argv + optind, 1) != BAG_OK)
 		goto done;
-	if (select_query(&o.sel, bs.tl, &q, &err) != BAG_OK) {
-		cli_error("out of memory");
+	if (cli_select_view(&o.sel, bs.tl, &view) != EXIT_OK)
 		goto done;
-	}
-	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
-		cli_error("%s", view ? bag_view_error(view)->message : "out of memory");
-		goto done;
-	}
 	nall = bag_timeline_conn_count(bs.tl);
 	defs = calloc(nall + 1, sizeof *defs);
 	conns = calloc(nall + 1, sizeof *conns);

@@ -265,7 +265,6 @@ int cmd_plot(int argc, char **argv)
 	struct bag_reduce_col **cols = NULL;
 	struct bag_reduce_opts ro = BAG_REDUCE_OPTS_INIT;
 	struct bag_query q;
-	struct bag_error err;
 	struct bag_text line = { 0 };
 	size_t warnings = 0;
 	int status = EXIT_USAGE, rc;
@@ -276,11 +275,9 @@ int cmd_plot(int argc, char **argv)
 	if (bagset_open(&bs, o.bags, o.nbags) != BAG_OK)
 		goto done;
 	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	if ((rc = select_query(&o.sel, bs.tl, &q, &err)) != BAG_OK) {
-		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : err.message);
-		status = rc == BAG_ENOMEM ? status : EXIT_USAGE;
+	if ((status = cli_select_query(&o.sel, bs.tl, &q)) != EXIT_OK)
 		goto done;
-	}
+	status = EXIT_BAD_INPUT;
 	ro.start_ns = q.start_ns;
 	ro.end_ns = q.end_ns;
 	if (o.sel.start)

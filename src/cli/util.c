@@ -59,3 +59,36 @@ void cli_expr_error(const char *cmd, const char *what, const char *text, size_t 
 	bag_text_free(&before);
 	bag_text_free(&all);
 }
+
+int cli_select_filter(struct select *s)
+{
+	int rc = select_filter(s);
+
+	if (rc == BAG_EEXPR)
+		cli_expr_error(s->cmd, "--filter", s->filter, strlen(s->filter), s->expr);
+	return rc == BAG_OK ? EXIT_OK : EXIT_USAGE;
+}
+
+int cli_select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q)
+{
+	struct bag_error err;
+	int rc = select_query(s, tl, q, &err);
+
+	if (rc != BAG_OK)
+		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : err.message);
+	return rc == BAG_OK ? EXIT_OK : rc == BAG_ENOMEM ? EXIT_BAD_INPUT : EXIT_USAGE;
+}
+
+int cli_select_view(struct select *s, bag_timeline_t *tl, bag_view_t **view)
+{
+	struct bag_query q;
+	int status = cli_select_query(s, tl, &q);
+
+	if (status != EXIT_OK)
+		return status;
+	if (bag_view_open(view, tl, &q) != BAG_OK) {
+		cli_error("%s", *view ? bag_view_error(*view)->message : "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_OK;
+}
