@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Bags older than 2.0 through the CLI (make check: tests/oldbags.sh).
+"""Bags older than 2.0 through the CLI (make check: tests/cli/oldbags.sh).
 
     oldbags.py BIN   -> 'ok    ...' / 'FAIL  ...' lines, then 'N passed, N failed'
 
-1. The checks of shared/oldbags/check_oldbags.py (tests/check_oldbags.py, run on
+1. The checks of shared/oldbags/check_oldbags.py (tests/tools/check_oldbags.py, run on
    the copies in tests/data/oldbags): `info --json` and `cat --format json` of every
    sample against expected/NAME.expect.json (written from the generator's message
    stream, and for monster.bag from a byte walk), definitions of 1.1 and older from
@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, 'data', 'oldbags')
+DATA = os.path.join(HERE, '..', 'data', 'oldbags')
 passed = failed = 0
 
 
