@@ -11,7 +11,7 @@
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR.
 PY=/usr/bin/python3
 B=${BAGSCOPE:-src/bagscope}
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 D=$SRCDIR/tests/data/fixtures
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }

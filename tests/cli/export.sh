@@ -13,7 +13,7 @@
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR. Skipped (77) without the ROS tools.
 PY=/usr/bin/python3
 B=${BAGSCOPE:-src/bagscope}
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 D=$SRCDIR/tests/data/fixtures
 CHECK="$PY $SRCDIR/tests/tools/export-check.py"

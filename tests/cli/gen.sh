@@ -16,7 +16,7 @@
 # does not parse is left out (exit 1); the CMakeLists.txt builds (if cmake
 # is installed).
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR, BAGSCOPE_VERSION.
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$(pwd)}
 B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
 FIX=$SRCDIR/tests/data/fixtures

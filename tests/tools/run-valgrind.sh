@@ -4,7 +4,7 @@
 # Usage (from the build tree): tests/tools/run-valgrind.sh   or   make check-valgrind
 # Environment: BUILDDIR (default .), SRCDIR (default the script's parent).
 BUILDDIR=${BUILDDIR:-.}
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
 LIBTOOL="$BUILDDIR/libtool"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
