@@ -8,7 +8,7 @@
 # it; --every and --start/--end pick frames; damaged frames get one warning
 # line each and are skipped; a topic without images is refused (exit 2).
 B=${BAGSCOPE:-src/bagscope}
-BAG=$(dirname "$0")/data/fixtures/made/images.bag
+BAG=$(dirname "$0")/../data/fixtures/made/images.bag
 PY=/usr/bin/python3
 fail=0
 "$PY" -c 'import rosbag, PIL' 2>/dev/null || { echo "frames.sh: needs python3-rosbag and python3-pil"; exit 1; }

@@ -1,22 +1,22 @@
 #!/bin/sh
 # gen.sh - `bagscope gen` on every fixture bag (tests/data/fixtures/bags/*.bag,
 # rosbag.js's example.bag) and on two bags written here: hostile.bag
-# (tests/write-hostile: names and text a terminal or a compiler would obey)
-# and versions.bag (tests/write-gen: two definitions of one type, keyword
+# (tests/tools/write-hostile: names and text a terminal or a compiler would obey)
+# and versions.bag (tests/tools/write-gen: two definitions of one type, keyword
 # names, constants of every kind). For each bag and each language:
 #  - gen twice gives byte-identical trees;
 #  - the tree builds with its own Makefile (pkg-config finds the build tree
 #    through a bagscope.pc made here) with gcc and clang, C11 / C++17,
 #    -Wall -Wextra -Werror -pedantic; dump prints, line for line, what
 #    `bagscope cat --format json` prints;
-#  - tests/gen-trunc.c, built with the generated code under ASan + UBSan,
+#  - tests/tools/gen-trunc.c, built with the generated code under ASan + UBSan,
 #    finds every message printed as cat prints it and every truncation
 #    refused.
 # Then: the names and comments of versions.bag's code; a definition that
 # does not parse is left out (exit 1); the CMakeLists.txt builds (if cmake
 # is installed).
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR, BAGSCOPE_VERSION.
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$(pwd)}
 B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
 FIX=$SRCDIR/tests/data/fixtures
@@ -39,8 +39,8 @@ Libs: -L$BUILDDIR/.libs -lbagscope -Wl,-rpath,$BUILDDIR/.libs
 EOF
 PKG_CONFIG_PATH=$tmp/pc
 export PKG_CONFIG_PATH
-"$BUILDDIR/tests/write-hostile" "$tmp/bags" || fail "write-hostile"
-"$BUILDDIR/tests/write-gen" "$tmp/bags" || fail "write-gen"
+"$BUILDDIR/tests/tools/write-hostile" "$tmp/bags" || fail "write-hostile"
+"$BUILDDIR/tests/tools/write-gen" "$tmp/bags" || fail "write-gen"
 
 compilers="gcc"
 command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 && compilers="gcc clang"
@@ -91,7 +91,7 @@ for bag in "$FIX"/bags/*.bag "$FIX"/foreign/rosbag.js/example.bag "$tmp/bags/hos
 			link=g++
 		fi
 		if gcc -std=c11 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -I"$out" \
-		       -c "$SRCDIR/tests/gen-trunc.c" -o "$out/trunc.o" &&
+		       -c "$SRCDIR/tests/tools/gen-trunc.c" -o "$out/trunc.o" &&
 		   $link $SAN -o "$out/trunc" "$out/trunc.o" "$out/msgs.o" -L"$BUILDDIR/.libs" -lbagscope \
 		       -Wl,-rpath,"$BUILDDIR/.libs"; then
 			"$out/trunc" "$bag" > "$tmp/trunc" 2>&1 || { fail "$t: truncations"; head -n 8 "$tmp/trunc"; }

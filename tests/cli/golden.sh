@@ -3,7 +3,7 @@
 # in the environment's locale, then under de_DE.UTF-8, whose decimal comma
 # must not reach any number (JSON, YAML, CSV, info's figures).
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
-golden=$(dirname "$0")/golden.py
+golden=$(dirname "$0")/../tools/golden.py
 bin=${BAGSCOPE:-src/bagscope}
 python3 "$golden" "$bin" || exit 1
 if ! locale -a 2>/dev/null | grep -qix 'de_DE\.utf-\?8'; then

@@ -2,7 +2,7 @@
 # make check entry: the CLI on damaged bags made from the fixtures - one fault
 # is one line, and info prints what the index knows around a bad chunk.
 B=${BAGSCOPE:-src/bagscope}
-D=$(dirname "$0")/data/fixtures
+D=$(dirname "$0")/../data/fixtures
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT

@@ -1,7 +1,7 @@
 /*
  * keys-table.c - print the browser's key table (actions.h, through keys.c)
  * as the man page's BROWSER KEYS section writes it: one ".TP" entry per
- * action. tests/keys-man.sh checks that doc/bagscope.1 holds exactly this,
+ * action. tests/cli/keys-man.sh checks that doc/bagscope.1 holds exactly this,
  * so the help screen, the man page and the keys never disagree.
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * gen-trunc.c - generated decoders against the runtime decoder on a bag's
- * messages, for tests/gen.sh, which builds it with the code `bagscope gen`
+ * messages, for tests/cli/gen.sh, which builds it with the code `bagscope gen`
  * wrote (C or C++, through table.h) under AddressSanitizer and UBSan:
  *   gen-trunc BAG
  * For the first messages of each connection on the generated topics, the

@@ -1,6 +1,6 @@
 /*
  * write-hostile.c - bags whose strings hold what a terminal obeys, for
- * tests/hostile.sh: ESC sequences (a window title, clear screen), BEL, C1
+ * tests/cli/hostile.sh: ESC sequences (a window title, clear screen), BEL, C1
  * CSI as UTF-8 (C2 9B) and as a raw byte (9B, invalid UTF-8), newline, tab,
  * DEL.
  *   write-hostile DIR

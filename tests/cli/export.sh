@@ -13,11 +13,11 @@
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR. Skipped (77) without the ROS tools.
 PY=/usr/bin/python3
 B=${BAGSCOPE:-src/bagscope}
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 D=$SRCDIR/tests/data/fixtures
-CHECK="$PY $SRCDIR/tests/export-check.py"
-TOOL=$BUILDDIR/tests/write-tool
+CHECK="$PY $SRCDIR/tests/tools/export-check.py"
+TOOL=$BUILDDIR/tests/tools/write-tool
 command -v rosbag >/dev/null 2>&1 && $PY -c 'import rosbag' 2>/dev/null ||
 	{ echo "ROS tools not installed: skipped"; exit 77; }
 T=$(mktemp -d) || exit 1
@@ -70,7 +70,7 @@ roundtrip "small chunks" "--chunk-size 1K --compression bz2" "" "$D/bags/basic_n
 [ "$(sed -n 's/^compression: *bz2 \[\([0-9]*\)\/.*/\1/p' "$T/info")" -gt 5 ] && ok "small chunks: many chunks" || bad "small chunks: $(grep compression "$T/info")"
 
 # --keep-latched: write-sample's latched /point (every tenth message, 2 s early)
-"$BUILDDIR"/tests/write-sample "$T/sample.bag" lz4 || exit 1
+"$BUILDDIR"/tests/tools/write-sample "$T/sample.bag" lz4 || exit 1
 roundtrip "window without --keep-latched" "--start 1500000003 --end 1500000004" \
 	"--start 1500000003000000000 --end 1500000004000000000" "$T/sample.bag"
 roundtrip "--keep-latched" "--keep-latched --start 1500000003 --end 1500000004" \

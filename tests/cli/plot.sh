@@ -5,7 +5,7 @@
 # several series and topics of two connections; the chart's axes, labels
 # and legend; refused paths (exit 2, the problem and a caret) and options.
 B=${BAGSCOPE:-src/bagscope}
-D=$(dirname "$0")/data/fixtures
+D=$(dirname "$0")/../data/fixtures
 PY=/usr/bin/python3
 fail=0
 [ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "plot.sh: needs python3-rosbag"; exit 1; }

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Run the unit tests, the fuzz replays and every subcommand on every fixture
-# (tests/every-fixture.sh --list) under valgrind: any memory error or definite/indirect leak fails the run.
-# Usage (from the build tree): tests/run-valgrind.sh   or   make check-valgrind
+# (tests/cli/every-fixture.sh --list) under valgrind: any memory error or definite/indirect leak fails the run.
+# Usage (from the build tree): tests/tools/run-valgrind.sh   or   make check-valgrind
 # Environment: BUILDDIR (default .), SRCDIR (default the script's parent).
 BUILDDIR=${BUILDDIR:-.}
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
 LIBTOOL="$BUILDDIR/libtool"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
@@ -33,9 +33,9 @@ for t in header open msgdef decode expr media; do
 	[ -x "$BUILDDIR/tests/fuzz/replay-$t" ] && vg "$BUILDDIR/tests/fuzz/replay-$t"
 done
 B="$BUILDDIR/src/bagscope"
-# every subcommand over every fixture: the list tests/every-fixture.sh runs
+# every subcommand over every fixture: the list tests/cli/every-fixture.sh runs
 list=$(mktemp)
-BAGSCOPE=$B sh "$SRCDIR/tests/every-fixture.sh" --list > "$list"
+BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list > "$list"
 while read -r line; do
 	# shellcheck disable=SC2086
 	vg "$B" $line

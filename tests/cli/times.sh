@@ -4,7 +4,7 @@
 # (times beyond int64 nanoseconds are clamped, never overflowed; see
 # common/timeparse.h); `-n` takes a positive count only ("-1" is refused like 0).
 B=${BAGSCOPE:-src/bagscope}
-bag=$(dirname "$0")/data/fixtures/bags/basic_none.bag
+bag=$(dirname "$0")/../data/fixtures/bags/basic_none.bag
 passed=0 failed=0
 # count NAME WANT ARGS...: cat's lines (one JSON message each) and exit 0
 count() {

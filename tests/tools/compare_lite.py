@@ -1,4 +1,4 @@
-"""The parts of shared/fixtures/tools/compare.py that tests/check_oldbags.py uses (copied)."""
+"""The parts of shared/fixtures/tools/compare.py that tests/tools/check_oldbags.py uses (copied)."""
 import argparse
 import gzip
 import json

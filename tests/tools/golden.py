@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, 'data', 'fixtures')
+DATA = os.path.join(HERE, '..', 'data', 'fixtures')
 EXP = os.path.join(DATA, 'expected')
 FLOAT_TOL = 1e-6
 TIME_TOL = 2e-6

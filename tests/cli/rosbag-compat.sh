@@ -3,10 +3,10 @@
 # all three compressions: `rosbag info` (counts, topics, types, md5s, times,
 # compression and chunk count), rosbag's Python reader (every value, time
 # order, connection headers, a time-range query) and `rostopic echo -b`.
-# The bags come from tests/write-sample (see write-sample.c for what it
+# The bags come from tests/tools/write-sample (see write-sample.c for what it
 # writes). Skipped (77) when the ROS tools are not installed.
 PY=/usr/bin/python3
-SAMPLE=${WRITE_SAMPLE:-tests/write-sample}
+SAMPLE=${WRITE_SAMPLE:-tests/tools/write-sample}
 command -v rosbag >/dev/null 2>&1 && command -v rostopic >/dev/null 2>&1 &&
 	$PY -c 'import rosbag' 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
 dir=$(mktemp -d)

@@ -6,7 +6,7 @@
 # but '\n', no DEL, no C1 control and no invalid UTF-8; and the escapes
 # show where the strings were (the scheme is in bagscope.1, ESCAPED TEXT).
 B=${BAGSCOPE:-src/bagscope}
-W=${WRITE_HOSTILE:-tests/write-hostile}
+W=${WRITE_HOSTILE:-tests/tools/write-hostile}
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -11,9 +11,9 @@ import os
 import sys
 
 # bagscope's copy: the samples are in tests/data/oldbags, compare.py's helpers in compare_lite.py
-TESTS = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(TESTS, 'data', 'oldbags')
-sys.path.insert(0, TESTS)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_lite as compare                   # noqa: E402
 
 os.environ['ROS_PACKAGE_PATH'] = '/usr/share'

@@ -1,5 +1,5 @@
 /*
- * write-gen.c - a bag for tests/gen.sh with what the code generator must
+ * write-gen.c - a bag for tests/cli/gen.sh with what the code generator must
  * name and lay out carefully, written with bagscope's writer:
  *   write-gen DIR   writes DIR/versions.bag
  * Topic /thing has two connections carrying two definitions of

@@ -23,8 +23,8 @@ import hashlib, json, os, random, shutil, struct, subprocess, sys, tempfile
 from collections import Counter, defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(HERE, 'data', 'fixtures')
-CACHE = os.path.join(HERE, 'data', 'mutants', 'reindex.json')
+FIX = os.path.join(HERE, '..', 'data', 'fixtures')
+CACHE = os.path.join(HERE, '..', 'data', 'mutants', 'reindex.json')
 SEED = 20240611
 BAGS = ['bags/basic_none.bag', 'bags/large_lz4.bag', 'bags/nested_bz2.bag', 'bags/tf_lz4.bag',
         'broken/crashed_none.bag', 'broken/truncated_bz2.bag',

@@ -4,7 +4,7 @@
 # library exports exactly the functions the public headers declare (BAG_API),
 # no internal one.
 # Environment: BAGSCOPE, BUILDDIR (for .libs), SRCDIR, BAGSCOPE_VERSION.
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 B=${BAGSCOPE:-src/bagscope}
 fails=0

@@ -11,7 +11,7 @@
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR.
 PY=/usr/bin/python3
 B=${BAGSCOPE:-src/bagscope}
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 D=$SRCDIR/tests/data/fixtures
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }
@@ -41,11 +41,11 @@ mcap() {
 	if [ -n "$args" ]; then
 		# shellcheck disable=SC2086
 		"$B" export $args -o "$T/out.bag" "$@" 2>"$T/err" || { bad "$name: bag export"; return; }
-		$PY "$SRCDIR/tests/bag-dump.py" "$T/out.bag" > "$T/want.jsonl"
+		$PY "$SRCDIR/tests/tools/bag-dump.py" "$T/out.bag" > "$T/want.jsonl"
 	else
-		$PY "$SRCDIR/tests/bag-dump.py" "$@" > "$T/want.jsonl"
+		$PY "$SRCDIR/tests/tools/bag-dump.py" "$@" > "$T/want.jsonl"
 	fi
-	if node "$SRCDIR/tests/mcap-check.cjs" "$T/out.mcap" "$T/want.jsonl" $comp >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+	if node "$SRCDIR/tests/tools/mcap-check.cjs" "$T/out.mcap" "$T/want.jsonl" $comp >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
 }
 
 for f in "$D"/bags/*.bag "$D"/made/freq_times.bag; do
@@ -59,7 +59,7 @@ mcap "three inputs merged" lz4 "" "$D/bags/basic_none.bag" "$D/bags/nested_bz2.b
 mcap "small chunks" lz4 "--chunk-size 1K --compression lz4" "$D/bags/nested_bz2.bag" "$D/bags/tf_lz4.bag"
 mcap "window and topics" none "--start 1500000001.000000100 --end 1500000005.000000500 --topic /greeting --type std_msgs/Float64" "$D/bags/basic_none.bag"
 mcap "filter" none "--filter data>3 --topic /counter" "$D/bags/basic_none.bag"
-"$BUILDDIR"/tests/write-sample "$T/sample.bag" bz2 || exit 1
+"$BUILDDIR"/tests/tools/write-sample "$T/sample.bag" bz2 || exit 1
 mcap "--keep-latched" lz4 "--keep-latched --start 1500000003" "$T/sample.bag"
 "$B" export --format mcap --compression bz2 -o "$T/bz2.mcap" "$D/bags/basic_none.bag" 2>"$T/err"
 rc=$?

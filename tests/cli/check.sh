@@ -1,7 +1,7 @@
 #!/bin/sh
 # make check entry: `bagscope check` exit statuses and finding lines on the fixtures.
 B=${BAGSCOPE:-src/bagscope}
-D=$(dirname "$0")/data/fixtures
+D=$(dirname "$0")/../data/fixtures
 fail=0
 for f in "$D"/bags/*.bag "$D"/foreign/rosbag.js/example*.bag; do
 	out=$("$B" check "$f") || { echo "FAIL clean bag $f: $out"; fail=1; }

@@ -5,7 +5,7 @@
 # three largest), bytes, and for Header types the latency percentiles, seq
 # drops and stamps going backwards. Also `--index` (no bytes or header keys).
 B=${BAGSCOPE:-src/bagscope}
-D=$(dirname "$0")/data/fixtures
+D=$(dirname "$0")/../data/fixtures
 PY=/usr/bin/python3
 fail=0
 [ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "stats.sh: needs python3-rosbag"; exit 1; }

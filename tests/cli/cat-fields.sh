@@ -4,7 +4,7 @@
 # json, over several topics at once; counts of filtered messages equal the
 # manifest's reference counts.
 B=${BAGSCOPE:-src/bagscope}
-D=$(dirname "$0")/data/fixtures
+D=$(dirname "$0")/../data/fixtures
 PY=/usr/bin/python3
 fail=0
 [ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "cat-fields.sh: needs python3-rosbag"; exit 1; }

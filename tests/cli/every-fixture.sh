@@ -1,12 +1,12 @@
 #!/bin/sh
 # Every subcommand over every fixture bag: a crash (a signal, or a sanitizer's
 # report in an --enable-asan build) fails the run; exit statuses 0 and 1 (a
-# bag that cannot be read) are both fine. tests/run-valgrind.sh runs the same
+# bag that cannot be read) are both fine. tests/tools/run-valgrind.sh runs the same
 # list under valgrind.
 #   every-fixture.sh            run them with $BAGSCOPE (make check)
 #   every-fixture.sh --list     print one command line per line (arguments only)
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIX=$HERE/data/fixtures
+FIX=$HERE/../data/fixtures
 B=${BAGSCOPE:-src/bagscope}
 
 list() {
