@@ -17,14 +17,10 @@
  * bytes and read by their own readers (format-int.h), which fill the same
  * structures; bag_open() tries them first.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <bagscope/record.h>
 #include "lib/formats/bag-int.h"
@@ -332,7 +328,8 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
 {
 	struct bag_open_opts o;
-	struct stat st;
+	struct bag_source_opts so = { 0 };
+	char cause[BAG_ERRMSG_MAX / 2];
 	uint64_t body = 0;
 	bag_t *bag;
 	int rc;
@@ -342,7 +339,6 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	if (bag == NULL)
 		return BAG_ENOMEM;
 	*out = bag;
-	bag->fd = -1;
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
 	bag->path = strdup(path);
 	if (bag->path == NULL) {
@@ -358,17 +354,12 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	bag->cache_limit = o.cache_bytes ? o.cache_bytes : (size_t)64 << 20;
 	bag->progress = o.progress;
 	bag->progress_arg = o.progress_arg;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below) */
-	bag->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (bag->fd < 0) {
-		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "%s", strerror(errno));
+	rc = bag_source_open(&bag->src, path, &so, cause, sizeof cause);
+	if (rc != BAG_OK) {
+		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause);
 		goto fail;
 	}
-	if (fstat(bag->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "not a regular file");
-		goto fail;
-	}
-	bag->file_size = (uint64_t)st.st_size;
+	bag->file_size = bag->src->size;
 	/* a bag older than 2.0 is read by its format's reader (format-old.c) */
 	rc = bag_old_open(bag, o.msg_path, o.msg_path_n, o.no_recover);
 	if (rc != BAG_ENOTBAG)
@@ -412,6 +403,7 @@ void bag_reset_index(bag_t *bag)
 
 BAG_API int bag_dup(bag_t **out, bag_t *bag)
 {
+	char cause[BAG_ERRMSG_MAX / 2];
 	bag_t *d;
 	int rc = BAG_ENOMEM;
 
@@ -426,7 +418,7 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 	if (d == NULL)
 		return BAG_ENOMEM;
 	*d = *bag;
-	d->fd = -1;
+	d->src = NULL;
 	d->chunks = NULL;
 	d->cache_bytes = 0;
 	d->spare = d->raw = NULL;
@@ -445,9 +437,9 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 		d->chunks[i].pins = 0;
 		d->chunks[i].lru_prev = d->chunks[i].lru_next = NO_CHUNK;
 	}
-	d->fd = fcntl(bag->fd, F_DUPFD_CLOEXEC, 0);
-	if (d->fd < 0) {
-		rc = bag_fail(d, BAG_EIO, UINT64_MAX, "cannot duplicate the file descriptor: %s", strerror(errno));
+	rc = bag->src->ops->dup(bag->src, &d->src, cause, sizeof cause);
+	if (rc != BAG_OK) {
+		rc = bag_fail(d, rc, UINT64_MAX, "%s", cause);
 		goto fail;
 	}
 	rc = BAG_OK;
@@ -463,8 +455,8 @@ BAG_API void bag_close(bag_t *bag)
 		if (bag->chunks != NULL)
 			chunk_cache_clear(bag);
 		free(bag->chunks);
-		if (bag->fd >= 0)
-			close(bag->fd);
+		if (bag->src != NULL)
+			bag->src->ops->close(bag->src);
 		free(bag);
 		return;
 	}
@@ -478,8 +470,8 @@ BAG_API void bag_close(bag_t *bag)
 	free(bag->warnings);
 	free(bag->recovery_reason);
 	bag_old_free(bag->old);
-	if (bag->fd >= 0)
-		close(bag->fd);
+	if (bag->src != NULL)
+		bag->src->ops->close(bag->src);
 	free(bag->path);
 	free(bag);
 }
