@@ -129,7 +129,7 @@ static int emit(void *arg, const struct bag_scan_item *it)
 /* Refuse out when it is one of the inputs, a directory, or exists unforced. */
 static int check_target(bag_timeline_t *tl, const char *out, bool force, char *err, size_t errlen)
 {
-	struct stat so, si;
+	struct stat so;
 
 	if (stat(out, &so) != 0)
 		return BAG_OK;
@@ -139,7 +139,7 @@ static int check_target(bag_timeline_t *tl, const char *out, bool force, char *e
 	}
 	for (size_t b = 0; b < bag_timeline_bag_count(tl); b++) {
 		bag_t *bag = bag_timeline_bag(tl, b);
-		if (fstat(bag->fd, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+		if (bag_is_file(bag, &so)) {
 			set_err(err, errlen, "%s: is the input %s: an export never writes over its input", out,
 			        bag_path(bag));
 			return BAG_EINVAL;
