@@ -163,7 +163,7 @@ static int gather_freq(struct bag_facts *f)
 	}
 	if ((rc = bag_timeline_open(&tl, &f->bag, 1)) != BAG_OK ||
 	    (rc = bag_timeline_times(tl, f->conn_topic, nt, times, n)) != BAG_OK) {
-		cli_error("%s", bag_timeline_errmsg(tl));
+		cli_error("%s", bag_timeline_error(tl)->message);
 		goto fail;
 	}
 	for (size_t t = 0; t < nt; t++) {
@@ -252,12 +252,12 @@ static int gather(struct bag_facts *f, bag_t *bag, bool freq)
 	for (size_t i = 0; i < f->nchunks; i++) {
 		size_t k;
 		if ((rc = bag_chunk_stat(bag, i, &ci)) == BAG_ENOMEM || rc == BAG_EIO) {
-			cli_error("%s", bag_errmsg(bag));
+			cli_error("%s", bag_last_error(bag)->message);
 			return rc;
 		}
 		if (rc != BAG_OK) {
 			/* the rest comes from the index: say what is wrong with this chunk, go on */
-			cli_error("warning: %s", bag_errmsg(bag));
+			cli_error("warning: %s", bag_last_error(bag)->message);
 			continue;
 		}
 		for (k = 0; k < f->ncomp && f->comp[k].kind != ci.compression; k++)

@@ -203,7 +203,7 @@ static int all_times(struct stats *s)
 	if (times == NULL || n == NULL)
 		goto nomem;
 	if ((rc = bag_timeline_times(s->cb.tl, s->conn_topic, s->ntopics, times, n)) != BAG_OK) {
-		cli_error("%s", bag_timeline_errmsg(s->cb.tl));
+		cli_error("%s", bag_timeline_error(s->cb.tl)->message);
 		goto fail;
 	}
 	for (size_t t = 0; t < s->ntopics; t++)
@@ -287,7 +287,7 @@ static int scan_sizes(struct stats *s)
 	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) == BAG_OK)
 		rc = bag_scan(v, &o, NULL);
 	if (rc != BAG_OK)
-		cli_error("%s", bag_view_errmsg(v));
+		cli_error("%s", bag_view_error(v)->message);
 	bag_view_free(v);
 	for (size_t i = 0; i < s->ntopics; i++) {
 		struct topic_stats *t = &s->topics[i];

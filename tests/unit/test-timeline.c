@@ -57,10 +57,10 @@ static void fx_open(struct fixture *fx, const char *path, const struct bag_query
 {
 	memset(fx, 0, sizeof *fx);
 	if (bag_open(&fx->bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(fx->bag));
+		fail_msg("%s", bag_last_error(fx->bag)->message);
 	assert_int_equal(bag_timeline_open(&fx->tl, &fx->bag, 1), BAG_OK);
 	if (bag_view_open(&fx->view, fx->tl, q) != BAG_OK)
-		fail_msg("%s", bag_view_errmsg(fx->view));
+		fail_msg("%s", bag_view_error(fx->view)->message);
 }
 
 static void fx_close(struct fixture *fx)

@@ -13,7 +13,6 @@
 #include "lib/formats/record-int.h"
 #include "lib/io/source-int.h"
 
-#define BAG_ERRMSG_MAX 512
 #define NO_CHUNK UINT32_MAX
 #define INDEX_ENTRY_BYTES 12          /* one index-data entry: time, offset */
 
@@ -91,7 +90,7 @@ struct bag {
 	void *fmt_state;          /* that reader's own facts, shared by dups */
 	char format_name[32];     /* "2.0", "1.2 (unindexed)", ... */
 	bool relative;            /* times are durations since the recording started */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (bag_fail) */
 };
 
 /*

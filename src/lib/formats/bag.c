@@ -53,7 +53,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 {
 	struct bag_open_opts o;
 	struct bag_source_opts so = { 0 };
-	char cause[BAG_ERRMSG_MAX / 2];
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
 	const struct bag_reader *reader;
 	bag_t *bag;
 	int rc;
@@ -63,6 +63,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	if (bag == NULL)
 		return BAG_ENOMEM;
 	*out = bag;
+	bag_error_clear(&bag->err);
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
 	bag->path = strdup(path);
 	if (bag->path == NULL) {
@@ -94,7 +95,7 @@ fail:
 
 BAG_API int bag_dup(bag_t **out, bag_t *bag)
 {
-	char cause[BAG_ERRMSG_MAX / 2];
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
 	bag_t *d;
 	int rc = BAG_ENOMEM;
 
@@ -116,7 +117,7 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 	d->spare_cap = d->raw_cap = 0;
 	d->cache_loads = d->cache_hits = 0;
 	d->lru_head = d->lru_tail = NO_CHUNK;
-	d->errmsg[0] = '\0';
+	bag_error_clear(&d->err);
 	__atomic_add_fetch(d->shared, 1, __ATOMIC_SEQ_CST);
 	d->chunks = malloc((bag->nchunks ? bag->nchunks : 1) * sizeof *d->chunks);
 	if (d->chunks == NULL)
@@ -169,9 +170,9 @@ BAG_API void bag_close(bag_t *bag)
 	free(bag);
 }
 
-BAG_API const char *bag_errmsg(const bag_t *bag)
+BAG_API const struct bag_error *bag_last_error(const bag_t *bag)
 {
-	return bag ? bag->errmsg : "out of memory";
+	return bag ? &bag->err : &bag_error_nomem;
 }
 
 BAG_API const char *bag_path(const bag_t *bag)

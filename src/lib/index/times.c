@@ -75,7 +75,7 @@ static int chunk_times(bag_timeline_t *tl, uint32_t tchunk, const size_t *group,
 			return rc;
 		if (rc != BAG_OK) {
 			tc->walk = true;
-			if (tl_warn(tl, "%s; the chunk is indexed from its data", bag->errmsg) != BAG_OK)
+			if (tl_warn(tl, "%s; the chunk is indexed from its data", bag->err.message) != BAG_OK)
 				return BAG_ENOMEM;
 		}
 	}
@@ -117,7 +117,7 @@ BAG_API int bag_timeline_times(bag_timeline_t *tl, const size_t *group, size_t n
 	for (uint32_t i = 0; i < tl->nchunks; i++) {
 		if ((rc = chunk_times(tl, i, group, ngroups, &o)) != BAG_OK) {
 			if (rc != BAG_ENOMEM)
-				snprintf(tl->errmsg, sizeof tl->errmsg, "%s", tl->bags[tl->chunks[i].bag]->errmsg);
+				bag_error_copy(&tl->err, &tl->bags[tl->chunks[i].bag]->err);
 			goto fail;
 		}
 	}
@@ -125,7 +125,7 @@ BAG_API int bag_timeline_times(bag_timeline_t *tl, const size_t *group, size_t n
 	rc = BAG_OK;
 fail:
 	if (rc == BAG_ENOMEM)
-		snprintf(tl->errmsg, sizeof tl->errmsg, "out of memory for the message times");
+		bag_error_say(&tl->err, BAG_ENOMEM, "out of memory for the message times");
 	if (rc != BAG_OK) {
 		for (size_t g = 0; g < ngroups; g++) {
 			free(times[g]);
