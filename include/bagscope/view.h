@@ -130,6 +130,19 @@ BAG_API int64_t bag_timeline_end(const bag_timeline_t *tl);
 BAG_API int bag_timeline_load(bag_timeline_t *tl, uint64_t max_rows);
 
 /* Rows loaded so far, and bytes their entries use. */
+/*
+ * Every message's record time, from the index alone, gathered per group of
+ * connections: group[c] is the group (< ngroups) of timeline connection c
+ * for c < bag_timeline_conn_count(tl), or SIZE_MAX to leave it out. On
+ * success times[g] is a malloc'd array (free it; NULL when empty) of group
+ * g's n[g] times in ascending order. One pass over the chunks' index data
+ * (chunks without usable index data are walked, as the timeline does),
+ * holding 8 bytes a message and one chunk's entries; the timeline's groups
+ * are not loaded. Returns 0 or a BAG_E* code (bag_timeline_error()).
+ */
+BAG_API int bag_timeline_times(bag_timeline_t *tl, const size_t *group, size_t ngroups, int64_t **times,
+                               uint64_t *n);
+
 BAG_API uint64_t bag_timeline_loaded_rows(const bag_timeline_t *tl);
 BAG_API size_t bag_timeline_memory(const bag_timeline_t *tl);
 

@@ -3,14 +3,13 @@
  * failure message and the warnings kept on the handle, and the running
  * totals (messages, start, end) as chunks are linked. The bottom of the
  * library's reading side: every module that reads a bag goes through it,
- * and it calls none of them.
+ * and it calls none of them. The bytes themselves come from bag->src, a
+ * byte source (source-int.h): a local file or a remote one.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <bagscope/record.h>
 #include "lib/common/util-int.h"
@@ -53,23 +52,31 @@ nomem:
 
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 {
-	size_t done = 0;
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
+	uint64_t at = off;
+	int rc;
 
 	if (off > bag->file_size || len > bag->file_size - off)
 		return bag_fail(bag, BAG_ETRUNCATED, off,
 		                "%zu bytes needed but the file ends at byte %llu",
 		                len, (unsigned long long)bag->file_size);
-	while (done < len) {
-		ssize_t n = pread(bag->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return bag_fail(bag, BAG_EIO, off + done, "read failed: %s", strerror(errno));
-		if (n == 0)
-			return bag_fail(bag, BAG_ETRUNCATED, off + done, "unexpected end of file");
-		done += (size_t)n;
-	}
+	if (len == 0)
+		return BAG_OK;
+	rc = bag->src->ops->read_at(bag->src, off, buf, len, &at, cause, sizeof cause);
+	if (rc != BAG_OK)
+		return bag_fail(bag, rc, at, "%s", cause);
 	return BAG_OK;
+}
+
+void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n)
+{
+	if (bag->src->ops->prefetch != NULL && n > 0)
+		bag->src->ops->prefetch(bag->src, spans, n);
+}
+
+bool bag_is_file(const bag_t *bag, const struct stat *st)
+{
+	return bag->src != NULL && bag->src->ops->same_file(bag->src, st);
 }
 
 void bag_count_chunk(bag_t *bag, const struct chunk *ch)

@@ -116,7 +116,7 @@ static int emit(void *arg, const struct bag_scan_item *it)
 /* Refuse out when it is one of the inputs, a directory, or exists unforced. */
 static int check_target(bag_timeline_t *tl, const char *out, bool force, struct bag_error *err)
 {
-	struct stat so, si;
+	struct stat so;
 
 	if (stat(out, &so) != 0)
 		return BAG_OK;
@@ -125,7 +125,7 @@ static int check_target(bag_timeline_t *tl, const char *out, bool force, struct 
 	}
 	for (size_t b = 0; b < bag_timeline_bag_count(tl); b++) {
 		bag_t *bag = bag_timeline_bag(tl, b);
-		if (fstat(bag->fd, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+		if (bag_is_file(bag, &so)) {
 			return bag_error_say(err, BAG_EINVAL, "%s: is the input %s: an export never writes over its input", out,
 			        bag_path(bag));
 		}
