@@ -6,8 +6,8 @@
 #include "lib/io/source-int.h"
 
 int bag_source_open(struct bag_source **out, const char *path, const struct bag_source_opts *o,
-                    char *err, size_t errlen)
+                    struct bag_error *err)
 {
 	(void)o;
-	return bag_file_open(out, path, err, errlen);
+	return bag_file_open(out, path, err);
 }
