@@ -151,10 +151,7 @@ static int rec_start(struct cbuf *b, uint8_t op, size_t len)
 
 static int out_write(bag_mcap_writer_t *w, const void *p, size_t n)
 {
-	struct bag_error err;
-	int rc = outfile_write(&w->out, p, n, &err);
-
-	return rc == BAG_OK ? rc : m_error(w, rc, "%s", err.message);
+	return outfile_write(&w->out, p, n, &w->err);
 }
 
 /* FNV-1a over n bytes, continuing h. */
@@ -260,7 +257,6 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 {
 	struct bag_mcap_opts o;
 	bag_mcap_writer_t *w;
-	struct bag_error err;
 	char library[64];
 	int rc = BAG_OK;
 
@@ -301,10 +297,8 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 	/* the records' CRC is computed on the pool, so it runs with none too */
 	if ((rc = chunker_init(&w->ck, &mcap_chunker, w, &w->err, &w->failed, w->path, o.threads)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_create(&w->out, w->path, &err)) != BAG_OK) {
-		m_error(w, rc, "%s", err.message);
+	if ((rc = outfile_create(&w->out, w->path, &w->err)) != BAG_OK)
 		goto fail;
-	}
 	w->out.crc_on = true;
 	snprintf(library, sizeof library, "bagscope %s", bag_version_string());
 	w->rec.len = 0;
@@ -656,7 +650,6 @@ static int out_end(bag_mcap_writer_t *w)
 
 BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w)
 {
-	struct bag_error err;
 	int rc;
 
 	assert(w != NULL);
@@ -666,8 +659,7 @@ BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w)
 	}
 	if ((rc = chunker_cut(&w->ck)) != BAG_OK || (rc = chunker_drain(&w->ck, true)) != BAG_OK || (rc = out_end(w)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_place(&w->out, w->no_replace, &err)) != BAG_OK)
-		m_error(w, rc, "%s", err.message);
+	rc = outfile_place(&w->out, w->no_replace, &w->err);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;

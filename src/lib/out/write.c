@@ -203,10 +203,7 @@ static void put_field_str(struct cbuf *b, const char *name, const char *s)
 /* Append n bytes to the file. */
 static int out_write(bag_writer_t *w, const void *p, size_t n)
 {
-	struct bag_error err;
-	int rc = outfile_write(&w->out, p, n, &err);
-
-	return rc == BAG_OK ? rc : w_error(w, rc, "%s", err.message);
+	return outfile_write(&w->out, p, n, &w->err);
 }
 
 /* Append a record: the header fields in hdr, then data[0..len). */
@@ -682,13 +679,8 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		rc = open_append(w);
 		goto fail;
 	}
-	{
-		struct bag_error err;
-		if ((rc = outfile_create(&w->out, w->path, &err)) != BAG_OK) {
-			w_error(w, rc, "%s", err.message);
-			goto fail;
-		}
-	}
+	if ((rc = outfile_create(&w->out, w->path, &w->err)) != BAG_OK)
+		goto fail;
 	if ((rc = out_write(w, VERSION_LINE, strlen(VERSION_LINE))) != BAG_OK ||
 	    (rc = out_bag_header(w, 0)) != BAG_OK)
 		goto fail;
@@ -1014,7 +1006,6 @@ fail:
 
 BAG_API int bag_writer_close(bag_writer_t *w)
 {
-	struct bag_error err;
 	uint64_t index_pos;
 	int rc = BAG_OK;
 
@@ -1038,8 +1029,7 @@ BAG_API int bag_writer_close(bag_writer_t *w)
 	}
 	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_place(&w->out, w->no_replace, &err)) != BAG_OK)
-		w_error(w, rc, "%s", err.message);
+	rc = outfile_place(&w->out, w->no_replace, &w->err);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
