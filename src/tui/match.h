@@ -45,6 +45,14 @@ void match_free(struct matcher *m);
 bool match_find(const struct matcher *m, const char *s, size_t len, size_t *start, size_t *end);
 
 /*
+ * The longest literal every match of the regex holds (outside groups,
+ * bracket expressions and optional parts), in out[0..cap) folded when the
+ * case is ignored; its length, 0 when there is none (an alternation at the
+ * top, say). A plain pattern is its own literal.
+ */
+size_t match_literal(const struct matcher *m, char *out, size_t cap);
+
+/*
  * Whether a message of a connection whose definition is def (NULL: did not
  * parse) can match only where its bytes contain the pattern: false means
  * "skip the message when match_in_bytes() says no".
