@@ -34,6 +34,23 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* BAGSCOPE_TIMING: a search's end, its time and the CPU time the process spent meanwhile (ms). */
+static void timing_search(struct app *app, const char *what)
+{
+	if (app->timing == NULL)
+		return;
+	fprintf(app->timing, "%s %.3f cpu %.3f\n", what, (double)(now_ns() - app->job_t0) / 1e6,
+	        (double)(cpu_ns() - app->job_cpu0) / 1e6);
+	fflush(app->timing);
+}
+
 static struct summary *cache_slot(struct app *app, uint64_t key)
 {
 	uint64_t k = key | KEY_FLAG;
@@ -457,6 +474,7 @@ static void search_start(struct app *app, int dir)
 	app->js.running = true;
 	app->js.kind = JOB_SEARCH;
 	app->job_t0 = now_ns();
+	app->job_cpu0 = cpu_ns();
 	free(mask);
 	m->note[0] = '\0';
 }
@@ -538,15 +556,13 @@ static void take_job(struct app *app)
 			snprintf(m->note, sizeof m->note, "search cancelled");
 		else if (app->js.rc != BAG_OK)
 			snprintf(m->note, sizeof m->note, "search: %s", app->js.err);
-		else if (!app->js.found)
+		else if (!app->js.found) {
+			timing_search(app, "search-missed");
 			snprintf(m->note, sizeof m->note, "'%s' not found", app->search);
-		else {
+		} else {
 			model_goto_view_row(m, app->js.found_row);
 			app->detail_to_match = true;
-			if (app->timing != NULL) {
-				fprintf(app->timing, "search-found %.3f\n", (double)(now_ns() - app->job_t0) / 1e6);
-				fflush(app->timing);
-			}
+			timing_search(app, "search-found");
 			snprintf(m->note, sizeof m->note, "found '%s' at row %llu%s", app->search,
 			         (unsigned long long)m->row + 1,
 			         !app->js.wrapped ? "" : app->js.found_row == before_row ? " (the only match)" :

@@ -70,6 +70,7 @@ struct pass {
 	bool *needs_text;            /* per connection: see match_needs_text() */
 	bool *name_match;            /* per connection: its topic or type matches */
 	bool *never;                 /* per connection: no message can show the pattern */
+	bag_finder_t **finders;      /* per connection: the pattern's (a regex's required) literal, or NULL */
 	uint64_t base;               /* full-view row of this view's row 0 */
 	uint64_t lo, hi;             /* accept full-view rows in [lo, hi) */
 	bool last;                   /* keep the last match, not the first */
@@ -144,6 +145,9 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 	if (def == NULL || p->never[m->conn_index])
 		return 1;
 	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
+		return 1;
+	if (p->finders[m->conn_index] != NULL &&
+	    !bag_finder_maybe(p->finders[m->conn_index], def, m->data, m->size, out))
 		return 1;
 	out->len = 0;
 	bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, err, sizeof err);
@@ -290,10 +294,14 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 	int64_t t = r->time_ns, first = bag_timeline_start(j->tl), lastt = bag_timeline_end(j->tl);
 	int rc;
 
+	char lit[256];
+	size_t nlit;
+
 	if (match_init(&p->mt, j->pattern) != 0) {
 		snprintf(j->st.err, sizeof j->st.err, "bad regex '%s': %s", j->pattern, p->mt.err);
 		return BAG_EINVAL;
 	}
+	nlit = match_literal(&p->mt, lit, sizeof lit);
 	for (size_t i = 0; i < j->nconns; i++) {
 		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
 		size_t a, b;
@@ -304,6 +312,11 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		p->needs_text[i] = match_needs_text(&p->mt, job_def(j, i));
 		/* no strings and nothing else that could show the pattern: no message can match */
 		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(job_def(j, i));
+		if (nlit > 0 && bag_msgdef_root(job_def(j, i)) != NULL &&
+		    bag_finder_new(&p->finders[i], job_def(j, i), lit, nlit, p->mt.icase, WORK_SUMMARY_MAX - 1) != BAG_OK) {
+			bag_finder_free(p->finders[i]);
+			p->finders[i] = NULL;
+		}
 	}
 	if (r->dir > 0) {
 		rc = search_pass(p, full, t, BAG_TIME_MAX, r->row + 1, count, false);
@@ -327,6 +340,8 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		}
 	}
 	match_free(&p->mt);
+	for (size_t i = 0; i < j->nconns; i++)
+		bag_finder_free(p->finders[i]);
 	j->st.found = p->found;
 	j->st.found_row = p->row;
 	return rc;
@@ -365,7 +380,8 @@ static void run_job(struct scanjob *j)
 	p.needs_text = calloc(j->nconns + 1, sizeof *p.needs_text);
 	p.name_match = calloc(j->nconns + 1, sizeof *p.name_match);
 	p.never = calloc(j->nconns + 1, sizeof *p.never);
-	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL)
+	p.finders = calloc(j->nconns + 1, sizeof *p.finders);
+	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL || p.finders == NULL)
 		goto done;
 	bag_query_init(&q);
 	q.conn_mask = j->mask;
@@ -379,6 +395,7 @@ done:
 	free(p.needs_text);
 	free(p.name_match);
 	free(p.never);
+	free(p.finders);
 	pthread_mutex_lock(&j->lock);
 	j->st.rc = rc;
 	if (rc != BAG_OK && j->st.err[0] == '\0')

@@ -32,20 +32,6 @@ struct json_state {
 	bool array[DEPTH];          /* an array: items have no keys */
 };
 
-/*
- * The summary printer's state (print-summary.c). keep_float, when set,
- * decides for each float whether to write it (t: the text so far); when it
- * says no, one '\n' stands in for the number (bag_finder, find.c).
- */
-struct summary_state {
-	struct json_state j;      /* separators and nesting as JSON, keys bare */
-	size_t max;
-	uint32_t array_len[DEPTH];
-	bool (*keep_float)(void *ctx, const struct bag_text *t);
-	void *ctx;
-};
-extern const struct bag_visitor summary_visitor;
-
 /* A scalar as JSON (print-json.c). */
 void print_json_value(struct bag_text *t, const struct bag_value *v);
 

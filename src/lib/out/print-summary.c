@@ -16,6 +16,12 @@
 
 #define SUMMARY_ARRAY_SHOWN 4
 
+struct summary_state {
+	struct json_state j;      /* separators and nesting as JSON, keys bare */
+	size_t max;
+	uint32_t array_len[DEPTH];
+};
+
 static bool summary_full(struct summary_state *s)
 {
 	return s->j.t->len >= s->max;
@@ -117,10 +123,7 @@ static void summary_value(void *ud, const struct bag_msgdef_field *f, int64_t in
 	if (summary_skip(s, index) || summary_muted(s))
 		return;
 	summary_item(s, f);
-	if ((v->prim == BAG_PRIM_FLOAT32 || v->prim == BAG_PRIM_FLOAT64) && s->keep_float != NULL &&
-	    !s->keep_float(s->ctx, s->j.t))
-		text_char(s->j.t, '\n');
-	else if (v->prim == BAG_PRIM_TIME || v->prim == BAG_PRIM_DURATION)
+	if (v->prim == BAG_PRIM_TIME || v->prim == BAG_PRIM_DURATION)
 		bag_text_printf(s->j.t, "%lld.%09u", (long long)v->v.t.secs, v->v.t.nsecs);
 	else if (v->prim == BAG_PRIM_STRING)
 		bag_text_json_string(s->j.t, v->v.s.p, v->v.s.len > 64 ? 64 : v->v.s.len);
@@ -128,7 +131,7 @@ static void summary_value(void *ud, const struct bag_msgdef_field *f, int64_t in
 		yaml_scalar_text(s->j.t, v);
 }
 
-const struct bag_visitor summary_visitor = {
+static const struct bag_visitor summary_visitor = {
 	summary_begin_message, summary_end_message, summary_begin_array, summary_end_array,
 	summary_value,
 };
