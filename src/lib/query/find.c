@@ -23,8 +23,9 @@
  * bag. The summary is fed only when it can show the needle where no detail
  * line does (need_summary): its numbers, names, strings (cut at 64 bytes)
  * and array lengths are the detail's, so a needle without its punctuation
- * ("={}[](), \"", a byte >= 0x80) or, matching case, "True"/"False" is in a
- * detail line whenever it is in the summary.
+ * ("={}[](),\"", a byte >= 0x80, a space at either end or two together)
+ * or, matching case, "True"/"False" is in a detail line whenever it is in
+ * the summary (a space between two other bytes is inside a string there).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -102,14 +103,26 @@ static bool in(char c, const char *set)
 	return c != '\0' && strchr(set, c) != NULL;
 }
 
-/* Feed s[0..n) from *q; true when the needle is met. */
+/*
+ * Feed s[0..n) from *q; true when the needle is met. In state 0 the bytes
+ * that cannot start the needle are passed over without the automaton's
+ * chain of lookups.
+ */
 static bool feed(const bag_finder_t *f, unsigned *q, const char *s, size_t n)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	unsigned st = *q;
 
-	for (size_t i = 0; i < n; i++)
-		if ((st = f->dfa[st * 256 + (unsigned char)s[i]]) == f->len)
+	for (size_t i = 0; i < n; i++) {
+		if (st == 0) {
+			while (i < n && f->dfa[p[i]] == 0)
+				i++;
+			if (i == n)
+				break;
+		}
+		if ((st = f->dfa[st * 256 + p[i]]) == f->len)
 			return true;
+	}
 	*q = st;
 	return false;
 }
@@ -155,9 +168,11 @@ static void analyse(bag_finder_t *f)
 	f->bool0 = in(n[0], "truefalsTF");
 	for (size_t i = 0; i < f->len; i++) {
 		unsigned char c = (unsigned char)n[i];
-		if (in((char)c, "={}[](), \"") || c >= 0x80 || (!f->icase && (c == 'T' || c == 'F')))
+		if (in((char)c, "={}[](),\"") || c >= 0x80 || (!f->icase && (c == 'T' || c == 'F')))
 			f->need_summary = true;
 	}
+	if (n[0] == ' ' || n[f->len - 1] == ' ' || strstr(n, "  ") != NULL)
+		f->need_summary = true;
 }
 
 /* The state after a piece s1 s2 s3 from state 0; *hit when the needle is in it. */
