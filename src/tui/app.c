@@ -441,7 +441,8 @@ static bool *shown_mask(struct app *app)
 static void search_start(struct app *app, int dir)
 {
 	struct model *m = &app->m;
-	struct job_req r = { .kind = JOB_SEARCH, .pattern = app->search, .dir = dir };
+	struct job_req r = { .kind = JOB_SEARCH, .dir = dir };
+	char scope[256];
 	bool *mask;
 
 	if (app->search[0] == '\0') {
@@ -454,7 +455,9 @@ static void search_start(struct app *app, int dir)
 	}
 	if (app->hl_on)
 		match_free(&app->hl);
-	app->hl_on = match_init(&app->hl, app->search) == 0;
+	r.pattern = match_scope(app->search, scope, sizeof scope);
+	r.scope = scope;
+	app->hl_on = match_init(&app->hl, r.pattern) == 0;
 	if (!app->hl_on) {
 		snprintf(m->note, sizeof m->note, "bad regex '%s': %s", app->search, app->hl.err);
 		return;
@@ -525,6 +528,7 @@ static void filter_start(struct app *app, const char *text)
 	job_start(app->job, &r);
 	app->js.running = true;
 	app->js.kind = JOB_FILTER;
+	app->job_t0 = now_ns();
 	free(mask);
 	m->note[0] = '\0';
 }

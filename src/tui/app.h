@@ -138,7 +138,7 @@ struct app {
 	int ncols;
 	pthread_mutex_t cols_lock;    /* cols, read by the worker */
 	FILE *timing;                 /* BAGSCOPE_TIMING's file, or NULL */
-	int64_t t0, job_t0;           /* start, and the last search's start (monotonic ns) */
+	int64_t t0, job_t0;           /* start, and the last search's or filter's start (monotonic ns) */
 	int64_t job_cpu0;             /* the process's CPU time then (ns) */
 };
 

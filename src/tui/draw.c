@@ -136,6 +136,26 @@ int draw_width(const char *s)
 	return cols;
 }
 
+/* ", 12 s left": the running job's time to go at its pace so far, once it has run 0.3 s. */
+static void draw_eta(const struct app *app, char *buf, size_t cap)
+{
+	struct timespec ts;
+	uint64_t done = app->js.done, total = app->js.total;
+
+	buf[0] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t el = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - app->job_t0;
+	if (done == 0 || total <= done || el < 300000000)
+		return;
+	double left = (double)el / 1e9 * (double)(total - done) / (double)done;
+	if (left < 10)
+		snprintf(buf, cap, ", %.1f s left", left);
+	else if (left < 120)
+		snprintf(buf, cap, ", %.0f s left", left);
+	else
+		snprintf(buf, cap, ", %.0f min left", left / 60);
+}
+
 /* A pane's title row. */
 void draw_pane_title(struct app *app, struct rect r, const char *title, int pane)
 {
@@ -318,11 +338,13 @@ static void draw_status(struct app *app, struct rect r)
 		         (unsigned long long)app->bad_msgs, app->bad_nchunks);
 	if (app->js.running) {
 		int pct = app->js.total ? (int)(app->js.done * 100 / app->js.total) : 0;
+		char eta[32];
+		draw_eta(app, eta, sizeof eta);
 		if (app->js.kind == JOB_SEARCH)
-			snprintf(extra, sizeof extra, "searching '%.60s'%s: %d%%  (Esc cancels)", app->search,
-			         app->js.wrapped ? " from the start" : "", pct);
+			snprintf(extra, sizeof extra, "searching '%.60s'%s: %d%%%s  (Esc cancels)", app->search,
+			         app->js.wrapped ? " from the start" : "", pct, eta);
 		else
-			snprintf(extra, sizeof extra, "filtering: %zu matches, %d%%  (Esc stops)", m->nfrows, pct);
+			snprintf(extra, sizeof extra, "filtering: %zu matches, %d%%%s  (Esc stops)", m->nfrows, pct, eta);
 	}
 	if (app->count > 0)
 		snprintf(extra, sizeof extra, "count %llu", (unsigned long long)app->count);

@@ -229,3 +229,26 @@ size_t match_literal(const struct matcher *m, char *out, size_t cap)
 	run_end(run, &n, out, &nbest);
 	return nbest;
 }
+
+const char *match_scope(const char *text, char *path, size_t cap)
+{
+	const char *op = strstr(text, "=~");
+	size_t n = op ? (size_t)(op - text) : 0;
+
+	path[0] = '\0';
+	if (op == NULL || n == 0 || n >= cap || !(isalpha((unsigned char)text[0]) || text[0] == '_'))
+		return text;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)text[i]) && strchr("_.[]", text[i]) == NULL)
+			return text;
+	memcpy(path, text, n);
+	path[n] = '\0';
+	return op + 2;
+}
+
+bool match_in_scope(const char *scope, const char *path)
+{
+	size_t n = strlen(scope);
+
+	return strncmp(path, scope, n) == 0 && (path[n] == '\0' || path[n] == '.' || path[n] == '[');
+}

@@ -47,6 +47,7 @@ struct scanjob {
 	struct job_req req;          /* the next job (conn_mask and pattern copied below) */
 	bool *mask;                  /* req's connections */
 	char pattern[256];
+	char scope[256];             /* req's field path, "" for the whole text */
 	struct job_state st;         /* shared; the main thread copies it */
 	uint64_t *rows;              /* filter rows found, not yet taken */
 	size_t nrows, caprows;
@@ -113,9 +114,10 @@ static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
 	return j->defs[i];
 }
 
-/* A detail line to match: stop looking once one did. */
+/* A detail line to match (in the scope, when there is one): stop looking once one did. */
 struct line_match {
 	const struct matcher *mt;
+	const char *scope;
 	bool hit;
 };
 
@@ -124,8 +126,9 @@ static void match_line(void *arg, int depth, bool node, const char *text, size_t
 	struct line_match *lm = arg;
 	size_t a, b;
 
-	(void)depth, (void)node, (void)path;
-	if (!lm->hit && match_find(lm->mt, text, len, &a, &b))
+	(void)depth, (void)node;
+	if (!lm->hit && (lm->scope[0] == '\0' || match_in_scope(lm->scope, path)) &&
+	    match_find(lm->mt, text, len, &a, &b))
 		lm->hit = true;
 }
 
@@ -150,15 +153,17 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 	    !bag_finder_maybe(p->finders[m->conn_index], def, m->data, m->size, out))
 		return 1;
 	out->len = 0;
-	bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, err, sizeof err);
-	for (size_t i = 0; i < out->len; i++)
-		if (out->p[i] == '\n' || out->p[i] == '\t')
-			out->p[i] = ' ';
-	bool hit = out->len > 0 && match_find(&p->mt, out->p, out->len, &a, &b);
-	out->len = 0;
-	if (hit)
-		return 0;
-	struct line_match lm = { &p->mt, false };
+	if (p->j->scope[0] == '\0') {
+		bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, err, sizeof err);
+		for (size_t i = 0; i < out->len; i++)
+			if (out->p[i] == '\n' || out->p[i] == '\t')
+				out->p[i] = ' ';
+		bool hit = out->len > 0 && match_find(&p->mt, out->p, out->len, &a, &b);
+		out->len = 0;
+		if (hit)
+			return 0;
+	}
+	struct line_match lm = { &p->mt, p->j->scope, false };
 	detail_decode_lines(def, m->data, m->size, match_line, &lm, err, sizeof err);
 	return lm.hit ? 0 : 1;
 }
@@ -307,8 +312,8 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		size_t a, b;
 		if (!j->mask[i])
 			continue;
-		p->name_match[i] = match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
-		                   match_find(&p->mt, c->type, strlen(c->type), &a, &b);
+		p->name_match[i] = j->scope[0] == '\0' && (match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
+		                                           match_find(&p->mt, c->type, strlen(c->type), &a, &b));
 		p->needs_text[i] = match_needs_text(&p->mt, job_def(j, i));
 		/* no strings and nothing else that could show the pattern: no message can match */
 		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(job_def(j, i));
@@ -639,7 +644,9 @@ int job_start(struct scanjob *j, const struct job_req *req)
 	j->req.conn_mask = NULL;
 	memcpy(j->mask, req->conn_mask, j->nconns * sizeof *j->mask);
 	snprintf(j->pattern, sizeof j->pattern, "%s", req->pattern ? req->pattern : "");
+	snprintf(j->scope, sizeof j->scope, "%s", req->scope ? req->scope : "");
 	j->req.pattern = j->pattern;
+	j->req.scope = j->scope;
 	memset(&j->st, 0, sizeof j->st);
 	j->st.kind = req->kind;
 	j->st.running = true;

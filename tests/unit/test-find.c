@@ -284,12 +284,32 @@ static void test_literal(void **state)
 	}
 }
 
+/* "PATH=~TEXT" scopes a search to a field; anything else is all pattern. */
+static void test_scope(void **state)
+{
+	char path[64];
+	(void)state;
+	assert_string_equal(match_scope("pose.position.x=~0.5", path, sizeof path), "0.5");
+	assert_string_equal(path, "pose.position.x");
+	assert_string_equal(match_scope("transforms[0].child_frame_id=~base", path, sizeof path), "base");
+	assert_string_equal(path, "transforms[0].child_frame_id");
+	assert_string_equal(match_scope("a b=~c", path, sizeof path), "a b=~c");
+	assert_string_equal(path, "");
+	assert_string_equal(match_scope("=~c", path, sizeof path), "=~c");
+	assert_string_equal(match_scope("x=1", path, sizeof path), "x=1");
+	assert_true(match_in_scope("pose.position", "pose.position.x"));
+	assert_true(match_in_scope("pose.position", "pose.position"));
+	assert_true(match_in_scope("ranges", "ranges[3]"));
+	assert_false(match_in_scope("pose.position", "pose.positions"));
+	assert_false(match_in_scope("pose.position.x", "pose.position"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),  cmocka_unit_test(test_nested), cmocka_unit_test(test_tf),
 		cmocka_unit_test(test_large),  cmocka_unit_test(test_images), cmocka_unit_test(test_freq),
-		cmocka_unit_test(test_regex),  cmocka_unit_test(test_literal),
+		cmocka_unit_test(test_regex),  cmocka_unit_test(test_literal), cmocka_unit_test(test_scope),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
