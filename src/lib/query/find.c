@@ -278,14 +278,33 @@ static const struct fplan *fplan_of(const struct find_state *s, const struct bag
 	return &s->f->fp[s->f->type_off[owner - s->types] + (size_t)(fd - owner->fields)];
 }
 
-static bool feed_u64(const bag_finder_t *f, unsigned *q, uint64_t u)
+#define U64_TEXT 24
+
+/* u in decimal, ending at buf + U64_TEXT; where it starts. */
+static const char *u64_text(char *buf, uint64_t u)
 {
-	char buf[24], *p = buf + sizeof buf;
+	char *p = buf + U64_TEXT;
 
 	do
 		*--p = (char)('0' + u % 10);
 	while ((u /= 10) != 0);
-	return feed(f, q, p, (size_t)(buf + sizeof buf - p));
+	return p;
+}
+
+/* A time's ".nnnnnnnnn" (10 bytes). */
+static void nsecs_text(char *ns, uint32_t x)
+{
+	for (int i = 8; i >= 0; i--, x /= 10)
+		ns[i + 1] = (char)('0' + x % 10);
+	ns[0] = '.';
+}
+
+static bool feed_u64(const bag_finder_t *f, unsigned *q, uint64_t u)
+{
+	char buf[U64_TEXT];
+	const char *p = u64_text(buf, u);
+
+	return feed(f, q, p, (size_t)(buf + U64_TEXT - p));
 }
 
 static bool feed_i64(const bag_finder_t *f, unsigned *q, int64_t v)
@@ -365,10 +384,7 @@ static bool detail_value(struct find_state *s, unsigned q, const struct bag_valu
 		return feed(f, &q, "\"", 1) || feed(f, &q, p, n) || feed(f, &q, "\"", 1);
 	default: {
 		char ns[10];
-		uint32_t x = v->v.t.nsecs;
-		for (int i = 8; i >= 0; i--, x /= 10)
-			ns[i + 1] = (char)('0' + x % 10);
-		ns[0] = '.';
+		nsecs_text(ns, v->v.t.nsecs);
 		return feed_i64(f, &q, v->v.t.secs) || feed(f, &q, ns, sizeof ns);
 	}
 	}
@@ -395,12 +411,10 @@ static void sput(struct find_state *s, const char *p, size_t n)
 
 static void sput_u64(struct find_state *s, uint64_t u)
 {
-	char buf[24], *p = buf + sizeof buf;
+	char buf[U64_TEXT];
+	const char *p = u64_text(buf, u);
 
-	do
-		*--p = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	sput(s, p, (size_t)(buf + sizeof buf - p));
+	sput(s, p, (size_t)(buf + U64_TEXT - p));
 }
 
 static void sput_i64(struct find_state *s, int64_t v)
@@ -484,10 +498,7 @@ static void summary_value(struct find_state *s, const struct bag_msgdef_field *f
 		break;
 	default: {
 		char ns[10];
-		uint32_t x = v->v.t.nsecs;
-		for (int i = 8; i >= 0; i--, x /= 10)
-			ns[i + 1] = (char)('0' + x % 10);
-		ns[0] = '.';
+		nsecs_text(ns, v->v.t.nsecs);
 		sput_i64(s, v->v.t.secs);
 		sput(s, ns, sizeof ns);
 		break;
