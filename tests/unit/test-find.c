@@ -63,7 +63,7 @@ static void load(struct corpus *c, const char *path)
 	bag_timeline_t *tl;
 	bag_view_t *v;
 	struct bag_message bm;
-	char err[256];
+	struct bag_error err;
 
 	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
 	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
@@ -96,11 +96,11 @@ static void load(struct corpus *c, const char *path)
 		m->data = malloc(bm.size + 1);
 		memcpy(m->data, bm.data, bm.size);
 		struct bag_text t = { 0 };
-		bag_print_summary(&t, def, m->data, m->len, SUMMARY_MAX, err, sizeof err);
+		bag_print_summary(&t, def, m->data, m->len, SUMMARY_MAX, &err);
 		m->summary = strndup(t.p ? t.p : "", t.len);
 		m->cut = t.len + 4 >= SUMMARY_MAX;
 		bag_text_free(&t);
-		detail_decode_lines(def, m->data, m->len, keep_line, m, err, sizeof err);
+		detail_decode_lines(def, m->data, m->len, keep_line, m, &err);
 	}
 	bag_view_free(v);
 	bag_timeline_free(tl);

@@ -669,8 +669,6 @@ BAG_API bool bag_finder_maybe(const bag_finder_t *f, const bag_msgdef_t *def, co
 		find_begin_message, find_end_message, find_begin_array, find_end_array, find_value,
 	};
 	struct find_state s;    /* levels are set as they are entered: no need to clear them */
-	char err[8];
-
 	if (f->always || bag_msgdef_type_count(def) != f->ntypes)
 		return true;
 	s.f = f;
@@ -683,7 +681,7 @@ BAG_API bool bag_finder_maybe(const bag_finder_t *f, const bag_msgdef_t *def, co
 	s.pos = 0;
 	s.sdepth = s.nmuted = 0;
 	s.array_len[0] = 0;
-	if (bag_decode_some(def, data, len, &vis, find_elements, &s, err, sizeof err) != BAG_OK || scratch->failed)
+	if (bag_decode_some(def, data, len, &vis, find_elements, &s, NULL) != BAG_OK || scratch->failed)
 		return true;
 	return s.hit;
 }
