@@ -25,7 +25,7 @@ check "the list highlights the matches" [ $i -lt 200 ]
 keys Escape q
 wait_for "q quits" "BROWSER-EXITED 0"
 # progress: 20000 strings of 3000 bytes of control characters, each written escaped to be searched
-"$top/tests/write-tool" big "$tmp/big.bag" 20000 3000 none >/dev/null
+"$top/tests/tools/write-tool" big "$tmp/big.bag" 20000 3000 none >/dev/null
 start 120 30 "$tmp/big.bag"
 wait_for "opens the big bag" "row 1/20000"
 # every letter of "tartan" can be in the text outside the strings: no byte prefilter decides
