@@ -18,9 +18,6 @@
 /* The longest identifier made from one name of the bag (unique() may add "_N"). */
 #define GEN_IDENT_MAX 200
 
-/* Elements allowed in an array of messages that take no bytes (decode.c's rule). */
-#define GEN_MAX_EMPTY_ELEMS 65536
-
 struct gen_field {
 	const struct bag_msgdef_field *f;
 	char *id;                 /* member name */
@@ -44,6 +41,9 @@ struct gen_type {
 	bool fixed;               /* every message takes exactly wire bytes */
 	uint64_t wire;
 	bool heap;                /* holds strings or variable arrays, at any depth */
+	bool same;                /* every message takes the same bytes (msgdef.c's "fixed") */
+	uint64_t nodes;           /* same: its values and messages, itself included (saturating) */
+	uint64_t charge;          /* what its read charges to decode.h's element budget */
 };
 
 /* A topic and the types its connections carry, in connection order. */

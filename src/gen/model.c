@@ -236,6 +236,37 @@ static size_t find_type(const struct gen_model *m, const struct bag_msgdef_type 
 	return m->ntypes;
 }
 
+static uint64_t sat_mul_add(uint64_t acc, uint64_t a, uint64_t b)
+{
+	uint64_t p = b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+
+	return acc > UINT64_MAX - p ? UINT64_MAX : acc + p;
+}
+
+/*
+ * The element budget (decode.h) as the generated code spends it: a read
+ * charges the type's own message, its values, and the nodes of the messages
+ * it loads whole (fixed ones); messages read one by one charge themselves;
+ * a variable array charges its elements when its length is known. So every
+ * element is charged once, as decode.c charges it.
+ */
+static void charge_type(struct gen_model *m, struct gen_type *g)
+{
+	g->same = true;
+	g->nodes = g->charge = 1;
+	for (size_t k = 0; k < g->t->nfields; k++) {
+		const struct bag_msgdef_field *f = g->fields[k].f;
+		const struct gen_type *sub = f->prim == BAG_PRIM_MESSAGE ? &m->types[g->fields[k].type] : NULL;
+		uint64_t n = f->array == BAG_ARRAY_FIXED ? f->fixed_len : 1, each = sub ? sub->nodes : 1;
+		bool same = (sub ? sub->same : f->prim != BAG_PRIM_STRING) || (f->array == BAG_ARRAY_FIXED && n == 0);
+
+		g->same &= same && f->array != BAG_ARRAY_VARIABLE;
+		g->nodes = sat_mul_add(g->nodes, n, each);
+		if (f->array != BAG_ARRAY_VARIABLE && (sub == NULL || sub->fixed))
+			g->charge = sat_mul_add(g->charge, n, each);
+	}
+}
+
 /* Sizes as decode.c and msgdef.c count them (min saturates at UINT32_MAX). */
 static void size_type(struct gen_model *m, struct gen_type *g)
 {
@@ -244,6 +275,7 @@ static void size_type(struct gen_model *m, struct gen_type *g)
 	g->fixed = true;
 	g->wire = 0;
 	g->heap = false;
+	charge_type(m, g);
 	for (size_t k = 0; k < g->t->nfields; k++) {
 		const struct bag_msgdef_field *f = g->fields[k].f;
 		const struct gen_type *sub = f->prim == BAG_PRIM_MESSAGE ? &m->types[g->fields[k].type] : NULL;
@@ -492,11 +524,6 @@ static void name_types(struct gen_model *m, struct nameset *cscope, struct names
 	set_free(&cxxtypes);
 }
 
-static int topic_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct gen_topic *)a)->name, ((const struct gen_topic *)b)->name);
-}
-
 /*
  * The C macros of topic tp's header: ID_TOPIC, ID_TYPE, ID_MD5SUM and the
  * typedef ID_msg (with _1, _2, ... per version when it has several). Check
@@ -522,43 +549,77 @@ static bool topic_macros(struct gen_model *m, struct nameset *cscope, const stru
 }
 
 /* Topics by name with their versions; roots; topic ids and the C++ topic namespace. */
+/* A connection by its topic, then its position. */
+struct conn_ref {
+	const char *topic;
+	size_t i;
+};
+
+static int conn_ref_cmp(const void *a, const void *b)
+{
+	const struct conn_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * The topics (by name) and their versions: the connections sorted by topic
+ * and position, so that each topic is one run; seen[type] is the last topic
+ * (plus one) that took the type, and whether a root has one (the bit).
+ */
+static int group_topics(struct gen_model *m, const struct gen_conn *conns, const size_t *root_of, size_t n)
+{
+	struct conn_ref *refs = malloc((n + 1) * sizeof *refs);
+	size_t *seen = calloc(m->ntypes + 1, sizeof *seen);
+	bool *is_root = calloc(m->ntypes + 1, sizeof *is_root);
+	int rc = BAG_ENOMEM;
+
+	m->topics = calloc(n + 1, sizeof *m->topics);
+	m->roots = calloc(n + 1, sizeof *m->roots);
+	if (refs == NULL || seen == NULL || is_root == NULL || m->topics == NULL || m->roots == NULL)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		refs[i] = (struct conn_ref){ conns[i].topic, i };
+		if (!is_root[root_of[i]])
+			m->roots[m->nroots++] = root_of[i];
+		is_root[root_of[i]] = true;
+	}
+	qsort(refs, n, sizeof *refs, conn_ref_cmp);
+	for (size_t a = 0, b; a < n; a = b) {
+		struct gen_topic *tp = &m->topics[m->ntopics++];
+		for (b = a; b < n && strcmp(refs[b].topic, refs[a].topic) == 0; b++)
+			;
+		tp->name = refs[a].topic;
+		tp->types = calloc(b - a, sizeof *tp->types);
+		tp->md5sums = calloc(b - a, sizeof *tp->md5sums);
+		if (tp->types == NULL || tp->md5sums == NULL)
+			goto done;
+		for (size_t k = a; k < b; k++) {
+			size_t r = root_of[refs[k].i];
+			if (seen[r] == m->ntopics)
+				continue;
+			seen[r] = m->ntopics;
+			tp->types[tp->nversions] = r;
+			tp->md5sums[tp->nversions++] = conns[refs[k].i].md5sum;
+		}
+	}
+	rc = BAG_OK;
+done:
+	free(refs);
+	free(seen);
+	free(is_root);
+	return rc;
+}
+
 static int add_topics(struct gen_model *m, const struct gen_conn *conns, const size_t *root_of, size_t n,
                       struct nameset *cscope, struct nameset *cxxglobal)
 {
 	struct nameset files = { .nocase = true };
 	static const char *const taken[] = { "msgs", "dump", "table", "Makefile", "CMakeLists" };
 
-	m->topics = calloc(n + 1, sizeof *m->topics);
-	m->roots = calloc(n + 1, sizeof *m->roots);
-	if (m->topics == NULL || m->roots == NULL)
+	if (group_topics(m, conns, root_of, n) != BAG_OK)
 		return BAG_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct gen_topic *tp = NULL;
-		size_t r = root_of[i], v;
-		for (size_t k = 0; k < m->ntopics && tp == NULL; k++)
-			if (strcmp(m->topics[k].name, conns[i].topic) == 0)
-				tp = &m->topics[k];
-		if (tp == NULL) {
-			tp = &m->topics[m->ntopics++];
-			tp->name = conns[i].topic;
-			tp->types = calloc(n + 1, sizeof *tp->types);
-			tp->md5sums = calloc(n + 1, sizeof *tp->md5sums);
-			if (tp->types == NULL || tp->md5sums == NULL)
-				return BAG_ENOMEM;
-		}
-		for (v = 0; v < tp->nversions && tp->types[v] != r; v++)
-			;
-		if (v == tp->nversions) {
-			tp->types[tp->nversions] = r;
-			tp->md5sums[tp->nversions++] = conns[i].md5sum;
-		}
-		for (v = 0; v < m->nroots && m->roots[v] != r; v++)
-			;
-		if (v == m->nroots)
-			m->roots[m->nroots++] = r;
-	}
-	if (m->ntopics > 1)
-		qsort(m->topics, m->ntopics, sizeof *m->topics, topic_cmp);
 	for (size_t k = 0; k < sizeof taken / sizeof *taken; k++)
 		if (!set_add(&files, taken[k]))
 			m->failed = true;
