@@ -50,8 +50,8 @@ struct bag_value {
 			uint32_t len;
 		} s;
 		struct {
-			int64_t secs;   /* uint32 for time, int32 for duration */
-			uint32_t nsecs;
+			int64_t secs;   /* as stored: uint32 for time, int32 for duration */
+			int64_t nsecs;  /* likewise (a duration's -5 is -5, not 4294967291) */
 		} t;
 	} v;
 };

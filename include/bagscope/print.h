@@ -44,6 +44,12 @@ BAG_API void bag_text_json_string(struct bag_text *t, const char *s, size_t len)
 BAG_API void bag_text_double(struct bag_text *t, double d);
 
 /*
+ * Append secs + nsecs / 10^9 (a time's or a duration's fields as stored;
+ * either may be negative in a duration) exactly, as "-1.000000005".
+ */
+BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs);
+
+/*
  * The printers: decode data[0..len) by def and append its text. Return 0,
  * BAG_EDECODE (with a message in err, see bag_decode(); the text appended so
  * far is left in place) or BAG_ENOMEM.

@@ -845,10 +845,10 @@ static void emit_support(const struct emitter *e, struct bag_text *t)
 		              "\tbag_text_append(t, \",\\\"nsecs\\\":\", 9);\n\tbag_gen_json_u64(t, nsecs);\n"
 		              "\tbag_text_append(t, \"}\", 1);\n}\n\n");
 	if (need & NEED_JDUR)
-		GEN_APPEND(t, "/* nsecs as bagscope cat prints it: the stored 32 bits, unsigned */\n"
+		GEN_APPEND(t, "/* as bagscope cat prints it: both fields signed, as stored */\n"
 		              "static void bag_gen_json_duration(struct bag_text *t, int32_t secs, int32_t nsecs)\n{\n"
 		              "\tbag_text_append(t, \"{\\\"secs\\\":\", 8);\n\tbag_gen_json_i64(t, secs);\n"
-		              "\tbag_text_append(t, \",\\\"nsecs\\\":\", 9);\n\tbag_gen_json_u64(t, (uint32_t)nsecs);\n"
+		              "\tbag_text_append(t, \",\\\"nsecs\\\":\", 9);\n\tbag_gen_json_i64(t, nsecs);\n"
 		              "\tbag_text_append(t, \"}\", 1);\n}\n\n");
 }
 

@@ -133,7 +133,7 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 		break;
 	case BAG_PRIM_DURATION:
 		v->v.t.secs = (int32_t)le32(p);
-		v->v.t.nsecs = le32(p + 4);
+		v->v.t.nsecs = (int32_t)le32(p + 4);
 		break;
 	default:
 		return walk_fail(w, "not a primitive");

@@ -124,7 +124,7 @@ static void summary_value(void *ud, const struct bag_msgdef_field *f, int64_t in
 		return;
 	summary_item(s, f);
 	if (v->prim == BAG_PRIM_TIME || v->prim == BAG_PRIM_DURATION)
-		bag_text_printf(s->j.t, "%lld.%09u", (long long)v->v.t.secs, v->v.t.nsecs);
+		bag_text_seconds(s->j.t, v->v.t.secs, v->v.t.nsecs);
 	else if (v->prim == BAG_PRIM_STRING)
 		bag_text_json_string(s->j.t, v->v.s.p, v->v.s.len > 64 ? 64 : v->v.s.len);
 	else

@@ -208,12 +208,12 @@ static int lex_number(struct parser *P)
 			over |= __builtin_mul_overflow(u, 10, &u);
 			over |= __builtin_add_overflow(u, (uint64_t)(s[k] - '0'), &u);
 		}
-		if (!over) {
-			t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
-			t->num.v.u = u;
-			return BAG_OK;
-		}
-		t->is_int = false;  /* beyond uint64: a float */
+		if (over)
+			return perr(P, b, "integer '%.*s%s' is out of range (integers have 64 bits)",
+			            (int)(i - b > 40 ? 40 : i - b), s + b, i - b > 40 ? "..." : "");
+		t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
+		t->num.v.u = u;
+		return BAG_OK;
 	}
 	char buf[128];
 	if (i - b >= sizeof buf)
@@ -772,38 +772,50 @@ static int parse_not(struct parser *P, uint32_t *out)
 	return add_node(P, N_NOT, pos, a, EXPR_NONE, out);
 }
 
-static int parse_and(struct parser *P, uint32_t *out)
+/*
+ * A flat chain `t0 OP t1 OP ... tk` (OP && or ||) as the right-leaning tree
+ * t0 OP (t1 OP (... tk)): the evaluator runs down its right edge in a loop,
+ * so the chain is not nesting and any length of it is allowed (the depth
+ * bound counts the terms' own depth, plus one).
+ */
+static int parse_chain(struct parser *P, int tok, uint8_t op, int (*term)(struct parser *, uint32_t *), uint32_t *out)
 {
-	uint32_t a, b;
+	struct link { uint32_t node; size_t pos; } *v = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t a;
 	int rc;
 
-	if ((rc = parse_not(P, &a)) != BAG_OK)
+	if ((rc = term(P, &a)) != BAG_OK)
 		return rc;
-	while (P->tok.kind == T_AND) {
+	while (P->tok.kind == tok) {
 		size_t pos = P->tok.pos;
-		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = lex(P)) != BAG_OK || (rc = parse_not(P, &b)) != BAG_OK ||
-		    (rc = as_test(P, b, &b)) != BAG_OK || (rc = add_node(P, N_AND, pos, a, b, &a)) != BAG_OK)
-			return rc;
+		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = bag_grow((void **)&v, &cap, n + 1, sizeof *v)) != BAG_OK)
+			goto done;
+		v[n++] = (struct link){ a, pos };
+		if ((rc = lex(P)) != BAG_OK || (rc = term(P, &a)) != BAG_OK || (rc = as_test(P, a, &a)) != BAG_OK)
+			goto done;
+	}
+	for (size_t k = n; k-- > 0;) {
+		uint16_t tail = P->e->nodes[a].depth;
+		if ((rc = add_node(P, op, v[k].pos, v[k].node, a, &a)) != BAG_OK)
+			goto done;
+		if (k + 1 < n)   /* a link of the chain: as deep as its deepest term, plus one */
+			P->e->nodes[a].depth = P->e->nodes[v[k].node].depth + 1 > tail ? P->e->nodes[v[k].node].depth + 1 : tail;
 	}
 	*out = a;
-	return BAG_OK;
+done:
+	free(v);
+	return rc;
+}
+
+static int parse_and(struct parser *P, uint32_t *out)
+{
+	return parse_chain(P, T_AND, N_AND, parse_not, out);
 }
 
 static int parse_or(struct parser *P, uint32_t *out)
 {
-	uint32_t a, b;
-	int rc;
-
-	if ((rc = parse_and(P, &a)) != BAG_OK)
-		return rc;
-	while (P->tok.kind == T_OR) {
-		size_t pos = P->tok.pos;
-		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = lex(P)) != BAG_OK || (rc = parse_and(P, &b)) != BAG_OK ||
-		    (rc = as_test(P, b, &b)) != BAG_OK || (rc = add_node(P, N_OR, pos, a, b, &a)) != BAG_OK)
-			return rc;
-	}
-	*out = a;
-	return BAG_OK;
+	return parse_chain(P, T_OR, N_OR, parse_and, out);
 }
 
 static int parse(bag_expr_t **out, const char *text, size_t len, bool is_filter)
