@@ -466,6 +466,11 @@ static void test_parse_errors(void **state)
 		strcat(chain, "+1");
 	strcat(chain, " > 0");
 	parse_fails(chain, true, 399, "nested too deeply");
+	/* a regex whose repetitions glibc would write out past the bounds (issue 18) */
+	parse_fails("$topic =~ \"(.*){1,32000}[bc]\"", true, 10, "a repetition count over 255");
+	parse_fails("$topic =~ \"((a{1,200}){1,200})\"", true, 10, "exceed 1000 atoms");
+	parse_fails("$topic =~ \"((.*){1,100}){1,99}x\"", true, 10, "exceed 1000 atoms");
+	bag_expr_free(parse_ok("$topic =~ \"^/(a|b)[]x[:alpha:]]{2,5}(.*){1,255}$\""));
 	/* integers past 64 bits are refused at the literal (issue 18), not rounded to a double */
 	parse_fails("u == 18446744073709551616", true, 5, "out of range");
 	parse_fails("u == 99999999999999999999999999999999999999999999999999", true, 5, "out of range");

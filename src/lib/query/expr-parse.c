@@ -703,6 +703,120 @@ static bool is_cmp_tok(int k)
 	return k >= T_EQ && k <= T_NOMATCH;
 }
 
+/*
+ * Bounds on a regex before glibc compiles it: glibc's regcomp copies a
+ * group once per count of a repetition, so `(.*){1,32000}` or nested
+ * counts take memory in the product of the counts. The pattern may be
+ * REGEX_MAX_LEN bytes, a count at most REGEX_MAX_COUNT, and the pattern
+ * with every repetition written out (a group's size times its largest
+ * count; *, + and ? double it) at most REGEX_MAX_EXPANDED atoms. Then
+ * compiling and matching stay small: glibc matches without backtracking,
+ * in time linear in the text for a compiled pattern.
+ */
+#define REGEX_MAX_LEN 1000
+#define REGEX_MAX_COUNT 255
+#define REGEX_MAX_EXPANDED 1000
+#define REGEX_MAX_GROUPS 64
+#define RE_STR2(x) #x
+#define RE_STR(x) RE_STR2(x)
+
+/* The end of the bracket expression that starts at s ('['), or NULL. */
+static const char *bracket_end(const char *s)
+{
+	const char *p = s + 1;
+
+	p += *p == '^';
+	p += *p == ']';
+	for (; *p && *p != ']'; p++)
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *e = strchr(p + 2, p[1]);
+			if (e == NULL || e[1] != ']')
+				return NULL;
+			p = e + 1;
+		}
+	return *p ? p : NULL;
+}
+
+/* A count {m}, {m,} or {m,n} at s: its largest count (m when open), end in *end; -1 if not one. */
+static long brace_count(const char *s, const char **end)
+{
+	long m = 0, n = -1;
+	const char *p = s + 1;
+
+	if (!is_digit(*p))
+		return -1;
+	for (; is_digit(*p); p++)
+		m = m > 100000 ? m : m * 10 + (*p - '0');
+	if (*p == ',')
+		for (n = 0, p++; is_digit(*p); p++)
+			n = n > 100000 ? n : n * 10 + (*p - '0');
+	if (*p != '}')
+		return -1;
+	*end = p + 1;
+	return n > m ? n : m;
+}
+
+/* NULL if pat is within the bounds above, else why not. */
+static const char *regex_bounded(const char *pat)
+{
+	uint64_t sum[REGEX_MAX_GROUPS + 1] = { 0 }, last = 0;
+	int depth = 0;
+
+	if (strlen(pat) > REGEX_MAX_LEN)
+		return "longer than " RE_STR(REGEX_MAX_LEN) " bytes";
+	for (const char *p = pat; *p; ) {
+		const char *end = p + 1;
+		long count;
+		switch (*p) {
+		case '(':
+			if (depth == REGEX_MAX_GROUPS)
+				return "more than " RE_STR(REGEX_MAX_GROUPS) " nested groups";
+			sum[++depth] = 0;
+			last = 0;
+			break;
+		case ')':
+			last = depth > 0 ? sum[depth--] : 1;
+			sum[depth] += last;
+			break;
+		case '|':
+			last = 0;
+			break;
+		case '*': case '+': case '?':
+			sum[depth] += last;
+			last *= 2;
+			break;
+		case '{':
+			if ((count = brace_count(p, &end)) < 0) {
+				sum[depth] += last = 1;
+				end = p + 1;
+				break;
+			}
+			if (count > REGEX_MAX_COUNT)
+				return "a repetition count over " RE_STR(REGEX_MAX_COUNT);
+			sum[depth] += last * (uint64_t)(count > 1 ? count - 1 : 0);
+			last *= (uint64_t)(count > 1 ? count : 1);
+			break;
+		case '[':
+			if ((end = bracket_end(p)) == NULL)
+				return NULL;   /* regcomp says what is wrong */
+			end++;
+			sum[depth] += last = 1;
+			break;
+		case '\\':
+			end = p[1] ? p + 2 : p + 1;
+			sum[depth] += last = 1;
+			break;
+		default:
+			sum[depth] += last = 1;
+			break;
+		}
+		if (sum[depth] > REGEX_MAX_EXPANDED || last > REGEX_MAX_EXPANDED)
+			return "its repetitions written out exceed " RE_STR(REGEX_MAX_EXPANDED) " atoms";
+		p = end;
+	}
+	return NULL;
+}
+
 /* value [CMP value | =~ STRING] */
 static int parse_cmp(struct parser *P, uint32_t *out)
 {
@@ -730,6 +844,9 @@ static int parse_cmp(struct parser *P, uint32_t *out)
 		regex_t re;
 		if (strlen(pat) != P->tok.len)
 			return perr(P, P->tok.pos, "a regex cannot hold a NUL byte");
+		const char *why = regex_bounded(pat);
+		if (why != NULL)
+			return perr(P, P->tok.pos, "regex refused: %s", why);
 		int err = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
 		if (err != 0) {
 			char msg[128];
