@@ -12,7 +12,8 @@
  *   write-bounds bigdef OUT N   /d: one message of N bytes whose definition has N types
  *                               (d/T0 holds one of each other, each a uint8)
  *   write-bounds duration OUT   /dur: a duration of secs -1, nsecs -5
- *   write-bounds bidi OUT       /bidi: a string holding U+202E, U+2066 and U+200F
+ *   write-bounds bidi OUT       /bidi U+202E txt.exe: a string holding U+202E, U+2066
+ *                               and U+200F
  *   write-bounds bigarray OUT S /big: a type with a fixed uint8[S] array, one
  *                               message of S bytes (S = 0: the message is empty)
  */
@@ -115,7 +116,7 @@ static int write_kind(bag_writer_t *w, const char *kind, long n)
 		uint32_t len = (uint32_t)strlen(s);
 		memcpy(buf, &len, 4);
 		memcpy(buf + 4, s, len);
-		return put(w, "/bidi", "std_msgs/String", "string data\n", buf, 4 + len, T0);
+		return put(w, "/bidi\xe2\x80\xae" "txt.exe", "std_msgs/String", "string data\n", buf, 4 + len, T0);
 	}
 	if (strcmp(kind, "bigarray") == 0) {
 		char def[64];
