@@ -85,7 +85,9 @@ BAG_API void bag_print_hex(struct bag_text *t, const uint8_t *data, size_t len);
  * The definition as an indented tree, one line per field: "type[size] name"
  * ("uint8[] data", "geometry_msgs/Point position" with its fields indented
  * two more spaces below), constants as "type NAME=value". Each line starts
- * with indent spaces and ends with a newline.
+ * with indent spaces and ends with a newline. Past 20000 lines nested types
+ * are no longer expanded (a few types can nest into 2^24 lines), and a last
+ * line "# (cut: ...)" says so.
  */
 BAG_API void bag_print_msgdef_tree(struct bag_text *t, const bag_msgdef_t *def, int indent);
 
