@@ -35,6 +35,7 @@ struct gen_type {
 	char *cid;                /* C: struct tag and function prefix, "pkg__Name" */
 	char *ns, *name;          /* C++: namespace ("" for none) and struct name */
 	bool versioned;           /* another definition shares its name */
+	int digits;               /* versioned: md5 digits in its name (8, or 32 if 8 do not tell) */
 	struct gen_field *fields;
 	struct gen_const *consts;
 	uint32_t min;             /* fewest bytes a message takes, as the runtime decoder counts */
@@ -60,6 +61,8 @@ struct gen_model {
 	const char *source;       /* the bag's file name */
 	struct gen_type *types;   /* dependency order: a type after the types it holds */
 	size_t ntypes;
+	size_t *type_slots;       /* hash index of types by (name, md5): index + 1, 0 empty */
+	size_t type_cap;          /* its size, a power of two over twice ntypes */
 	struct gen_topic *topics; /* by name */
 	size_t ntopics;
 	size_t *roots;            /* the topics' types, each once, in connection order */

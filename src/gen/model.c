@@ -227,13 +227,53 @@ unsigned gen_prim_size(enum bag_prim p)
 	return (unsigned)p < sizeof sizes / sizeof *sizes ? sizes[p] : 0;
 }
 
+static uint64_t type_hash(const struct bag_msgdef_type *t)
+{
+	return hash(t->name, false) ^ (hash(t->md5, false) * 31);
+}
+
+static bool same_type(const struct bag_msgdef_type *a, const struct bag_msgdef_type *b)
+{
+	return strcmp(a->md5, b->md5) == 0 && strcmp(a->name, b->name) == 0;
+}
+
+/* The slot of the type with t's name and md5 in the index (or the empty one where it goes). */
+static size_t *type_slot(const struct gen_model *m, const struct bag_msgdef_type *t)
+{
+	size_t mask = m->type_cap - 1;
+
+	for (size_t i = type_hash(t) & mask;; i = (i + 1) & mask)
+		if (m->type_slots[i] == 0 || same_type(m->types[m->type_slots[i] - 1].t, t))
+			return &m->type_slots[i];
+}
+
+/* Make room in the index for one more type. */
+static int index_grow(struct gen_model *m)
+{
+	size_t cap = m->type_cap ? m->type_cap : 64, *old = m->type_slots, oldcap = m->type_cap;
+
+	while (2 * (m->ntypes + 1) > cap)
+		cap *= 2;
+	if (cap == m->type_cap)
+		return BAG_OK;
+	if ((m->type_slots = calloc(cap, sizeof *m->type_slots)) == NULL) {
+		m->type_slots = old;
+		return BAG_ENOMEM;
+	}
+	m->type_cap = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i] != 0)
+			*type_slot(m, m->types[old[i] - 1].t) = old[i];
+	free(old);
+	return BAG_OK;
+}
+
 /* The type with t's name and md5, or m->ntypes. */
 static size_t find_type(const struct gen_model *m, const struct bag_msgdef_type *t)
 {
-	for (size_t i = 0; i < m->ntypes; i++)
-		if (strcmp(m->types[i].t->md5, t->md5) == 0 && strcmp(m->types[i].t->name, t->name) == 0)
-			return i;
-	return m->ntypes;
+	size_t at = m->type_cap ? *type_slot(m, t) : 0;
+
+	return at ? at - 1 : m->ntypes;
 }
 
 static uint64_t sat_mul_add(uint64_t acc, uint64_t a, uint64_t b)
@@ -330,13 +370,16 @@ static int add_type(struct gen_model *m, const struct bag_msgdef_type *t, size_t
 			return BAG_ENOMEM;
 		}
 	}
-	struct gen_type *types = realloc(m->types, (m->ntypes + 1) * sizeof *types);
+	size_t cap = m->ntypes < 16 ? 16 : m->ntypes & (m->ntypes - 1) ? 0 : 2 * m->ntypes;
+	struct gen_type *types = index_grow(m) != BAG_OK ? NULL : cap ? realloc(m->types, cap * sizeof *types) : m->types;
 	if (types == NULL) {
 		free(fields);
 		return BAG_ENOMEM;
 	}
 	m->types = types;
 	*at = m->ntypes++;
+	types[*at].t = t;
+	*type_slot(m, t) = m->ntypes;
 	memset(&types[*at], 0, sizeof *types);
 	types[*at].t = t;
 	types[*at].fields = fields;
@@ -450,11 +493,48 @@ static char *const_value(struct gen_model *m, const struct gen_type *g, const st
 /* ---- naming ------------------------------------------------------------------ */
 
 /* Name every type, its members and constants. */
+static int by_name_md5(const void *a, const void *b)
+{
+	const struct bag_msgdef_type *x = *(const struct bag_msgdef_type *const *)a;
+	const struct bag_msgdef_type *y = *(const struct bag_msgdef_type *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : strcmp(x->md5, y->md5);
+}
+
+/*
+ * Which types share their name with another (versioned), and how many md5
+ * digits tell them apart (8, or 32 when another shares the first 8): by one
+ * sort on (name, md5), where such neighbours are adjacent.
+ */
+static void mark_versions(struct gen_model *m)
+{
+	const struct bag_msgdef_type **v = malloc((m->ntypes + 1) * sizeof *v);
+
+	if (v == NULL) {
+		m->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < m->ntypes; i++)
+		v[i] = m->types[i].t;
+	qsort(v, m->ntypes, sizeof *v, by_name_md5);
+	for (size_t i = 0; i < m->ntypes; i++) {
+		bool prev = i > 0 && strcmp(v[i - 1]->name, v[i]->name) == 0;
+		bool next = i + 1 < m->ntypes && strcmp(v[i + 1]->name, v[i]->name) == 0;
+		struct gen_type *g = &m->types[find_type(m, v[i])];
+		g->versioned = prev || next;
+		g->digits = (prev && strncmp(v[i - 1]->md5, v[i]->md5, 8) == 0) ||
+		            (next && strncmp(v[i + 1]->md5, v[i]->md5, 8) == 0) ? 32 : 8;
+	}
+	free(v);
+}
+
 static void name_types(struct gen_model *m, struct nameset *cscope, struct nameset *cxxglobal)
 {
 	bool cpp = m->lang == GEN_CPP;
 	struct nameset cxxtypes = { 0 };
 
+	mark_versions(m);
 	/* package namespaces first: a type without a package may not take their names */
 	for (size_t i = 0; i < m->ntypes && !m->failed; i++) {
 		const char *slash = strchr(m->types[i].t->name, '/');
@@ -467,17 +547,9 @@ static void name_types(struct gen_model *m, struct nameset *cscope, struct names
 		struct gen_type *g = &m->types[i];
 		const char *full = g->t->name, *slash = strchr(full, '/');
 		const char *base = slash ? slash + 1 : full;
-		int digits = 0;
+		int digits = g->versioned ? g->digits : 0;
 		struct nameset members = { 0 };
 
-		for (size_t j = 0; j < m->ntypes; j++) {
-			if (j == i || strcmp(m->types[j].t->name, full) != 0)
-				continue;
-			g->versioned = true;
-			digits = digits ? digits : 8;
-			if (strncmp(m->types[j].t->md5, g->t->md5, 8) == 0)
-				digits = 32;
-		}
 		char *pkg = slash ? ident(m, full, (size_t)(slash - full)) : NULL;
 		char *name = mprintf(m, "%s%s%.*s", base, digits ? "_" : "", digits, g->t->md5);
 		if (name == NULL || (slash && pkg == NULL))
@@ -674,6 +746,7 @@ void gen_model_free(struct gen_model *m)
 		free(m->strs[i]);
 	free(m->strs);
 	free(m->types);
+	free(m->type_slots);
 	free(m->topics);
 	free(m->roots);
 }
