@@ -665,7 +665,8 @@ static void emit_public(struct emitter *e, const struct gen_type *g)
 			"\tc.end = c.p + size;\n\tc.budget = BAG_DECODE_BUDGET(size);\n"
 			"\ttry {\n\t\trc = bag_gen_read(&c, &out);\n\t} catch (const std::bad_alloc &) {\n"
 			"\t\trc = BAG_ENOMEM;\n\t}\n"
-			"\tif (rc != BAG_OK)\n\t\tout = %s();\n\treturn rc;\n}\n\n", g->name, g->name);
+			"\tif (rc != BAG_OK) {\n\t\t/* in place: no temporary the size of the message on the stack */\n"
+			"\t\tout.~%s();\n\t\tnew (&out) %s();\n\t}\n\treturn rc;\n}\n\n", g->name, g->name, g->name);
 		bag_text_printf(b,
 			"int print_json(struct bag_text *t, const %s &msg)\n{\n"
 			"\tbag_gen_json(t, &msg);\n\treturn t->failed ? BAG_ENOMEM : BAG_OK;\n}\n\n", g->name);
@@ -889,7 +890,7 @@ static const char cpp_api[] =
 	" *   int pkg::decode(Name &out, const uint8_t *data, size_t size);\n"
 	" *       Read a serialized message. Returns BAG_OK, BAG_EDECODE (the bytes do not\n"
 	" *       hold such a message: every length is checked against what is left) or\n"
-	" *       BAG_ENOMEM. On failure out is reset to Name(). Bytes after the message\n"
+	" *       BAG_ENOMEM. On failure out is reset to Name() (in place). Bytes after the message\n"
 	" *       are not an error.\n"
 	" *   int pkg::print_json(struct bag_text *t, const Name &msg);\n"
 	" *       Append the message as `bagscope cat --format json` prints its \"msg\";\n"

@@ -387,6 +387,46 @@ static int add_type(struct gen_model *m, const struct bag_msgdef_type *t, size_t
 	return BAG_OK;
 }
 
+/* ---- memory of a message --------------------------------------------------------- */
+
+/* Bytes of one t in memory; memo[i] (index of the type in def, plus one) caches them. */
+static uint64_t type_bytes(const bag_msgdef_t *def, const struct bag_msgdef_type *t, uint64_t *memo)
+{
+	static const uint8_t prim_bytes[] = {
+		[BAG_PRIM_BOOL] = 1, [BAG_PRIM_INT8] = 1, [BAG_PRIM_UINT8] = 1, [BAG_PRIM_INT16] = 2,
+		[BAG_PRIM_UINT16] = 2, [BAG_PRIM_INT32] = 4, [BAG_PRIM_UINT32] = 4, [BAG_PRIM_INT64] = 8,
+		[BAG_PRIM_UINT64] = 8, [BAG_PRIM_FLOAT32] = 4, [BAG_PRIM_FLOAT64] = 8, [BAG_PRIM_STRING] = 32,
+		[BAG_PRIM_TIME] = 8, [BAG_PRIM_DURATION] = 8,
+	};
+	size_t i = (size_t)(t - bag_msgdef_type_at(def, 0));
+	uint64_t sum = 1;
+
+	if (memo[i] != 0)
+		return memo[i] - 1;
+	for (size_t k = 0; k < t->nfields; k++) {
+		const struct bag_msgdef_field *f = &t->fields[k];
+		uint64_t each = f->msg ? type_bytes(def, f->msg, memo) : prim_bytes[f->prim];
+		if (f->array == BAG_ARRAY_VARIABLE)
+			each = 24;
+		sum = sat_mul_add(sum, each, f->array == BAG_ARRAY_FIXED ? f->fixed_len : 1);
+	}
+	memo[i] = sum == UINT64_MAX ? sum : sum + 1;
+	return sum;
+}
+
+uint64_t gen_message_bytes(const bag_msgdef_t *def)
+{
+	uint64_t *memo = calloc(bag_msgdef_type_count(def) + 1, sizeof *memo), n;
+
+	if (memo == NULL || bag_msgdef_root(def) == NULL) {
+		free(memo);
+		return UINT64_MAX;
+	}
+	n = type_bytes(def, bag_msgdef_root(def), memo);
+	free(memo);
+	return n;
+}
+
 /* ---- constants ------------------------------------------------------------- */
 
 static const char *const c_types[] = {

@@ -56,6 +56,24 @@ if command -v cc >/dev/null 2>&1; then
 		"$("$B" cat --format json "$dir/dur.bag")"
 fi
 
+# ---- fixed arrays: a 16 MiB one works at -O0 (no temporary of its size on the
+# stack), a 4 GiB one is refused by gen (GEN_MAX_MESSAGE_BYTES), not built into 4 GiB structs
+"$W" bigarray "$dir/big16m.bag" 16777216 && "$W" bigarray "$dir/big4g.bag" 4294967295 || fail "write-bounds bigarray"
+if command -v c++ >/dev/null 2>&1; then
+	g=$dir/gen16
+	"$B" gen --lang cpp -o "$g" "$dir/big16m.bag" &&
+		c++ -std=c++17 -O0 -I"$SRCDIR/include" -I"$BUILDDIR/include" -o "$g/dump" "$g/dump.cpp" "$g/msgs.cpp" \
+		    -L"$BUILDDIR/.libs" -lbagscope -Wl,-rpath,"$BUILDDIR/.libs" 2>"$dir/err" ||
+		{ fail "gen cpp 16 MiB: build"; head "$dir/err"; }
+	[ -x "$g/dump" ] && same "gen cpp -O0: a 16 MiB fixed array dumps as cat prints it" \
+		"$("$g/dump" "$dir/big16m.bag" | cksum)" "$("$B" cat --format json "$dir/big16m.bag" | cksum)"
+fi
+"$B" gen --lang c -o "$dir/gen4g" "$dir/big4g.bag" 2>"$dir/err"
+same "gen: a 4 GiB fixed array is left out (exit 1)" "$?" 1
+grep -q "would take 4294967296 bytes in memory (fixed arrays), more than gen's 268435456: left out" "$dir/err" &&
+	ok "  saying why" || fail "  message: $(cat "$dir/err")"
+grep -q "b__Big" "$dir/gen4g/msgs.h" && fail "  yet it was generated" || ok "  not in msgs.h"
+
 # ---- bidirectional controls ------------------------------------------------------------
 # raw FILE: the bidirectional controls in FILE, as code points ("" when none)
 raw() {

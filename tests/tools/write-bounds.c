@@ -15,7 +15,7 @@
  *   write-bounds bidi OUT       /bidi U+202E txt.exe: a string holding U+202E, U+2066
  *                               and U+200F
  *   write-bounds bigarray OUT S /big: a type with a fixed uint8[S] array, one
- *                               message of S bytes (S = 0: the message is empty)
+ *                               message of S bytes (empty when S > 2^26)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,9 +120,10 @@ static int write_kind(bag_writer_t *w, const char *kind, long n)
 	}
 	if (strcmp(kind, "bigarray") == 0) {
 		char def[64];
-		uint8_t *msg = calloc((size_t)n + 1, 1);
+		size_t len = n <= (1L << 26) ? (size_t)n : 0;
+		uint8_t *msg = calloc(len + 1, 1);
 		snprintf(def, sizeof def, "uint8[%ld] data\n", n);
-		rc = msg ? put(w, "/big", "b/Big", def, msg, (size_t)n, T0) : BAG_ENOMEM;
+		rc = msg ? put(w, "/big", "b/Big", def, msg, len, T0) : BAG_ENOMEM;
 		free(msg);
 		return rc;
 	}
