@@ -133,7 +133,11 @@ static void set_free(struct nameset *s)
 
 /* ---- identifiers ------------------------------------------------------------- */
 
-/* C11 and C++20 keywords, and names the headers the code includes define as macros. */
+/*
+ * C11 and C++20 keywords, lower-case names the headers the code includes
+ * take (macros, functions a member or namespace would hide), and the names
+ * the generated code declares itself in a package's namespace (C++).
+ */
 static const char *const reserved_words[] = {
 	"_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
 	"_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
@@ -147,38 +151,49 @@ static const char *const reserved_words[] = {
 	"static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw",
 	"true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
 	"volatile", "wchar_t", "while", "xor", "xor_eq",
-	"NULL", "EOF", "errno", "stdin", "stdout", "stderr", "linux", "unix", "i386", "BUFSIZ",
-	"EXIT_SUCCESS", "EXIT_FAILURE", "RAND_MAX", "MB_CUR_MAX", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX",
-	"WCHAR_MIN", "WCHAR_MAX", "WINT_MIN", "WINT_MAX", "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "NAN",
-	"INFINITY", "HUGE_VAL", "HUGE_VALF", "EDOM", "ERANGE", "EILSEQ",
+	"errno", "stdin", "stdout", "stderr", "linux", "unix", "i386", "assert", "offsetof", "alloca",
+	"setjmp", "va_arg", "va_start", "va_end", "va_copy", "std", "main", "decode", "print_json",
 };
-
-/* INT8_MAX, UINT_LEAST16_MIN, INTPTR_MAX, INTMAX_MIN, ...: <stdint.h>'s macros. */
-static bool stdint_macro(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (*s == 'U')
-		s++, n--;
-	return strncmp(s, "INT", 3) == 0 && n > 7 &&
-	       (strcmp(s + n - 4, "_MAX") == 0 || strcmp(s + n - 4, "_MIN") == 0);
-}
 
 static bool is_reserved(const char *s)
 {
 	for (size_t i = 0; i < sizeof reserved_words / sizeof *reserved_words; i++)
 		if (strcmp(s, reserved_words[i]) == 0)
 			return true;
-	return stdint_macro(s);
+	return false;
+}
+
+/* Whether a name of n bytes could be a macro's: two or more bytes, no lower-case letter, or X_... */
+static bool macro_like(const char *s, size_t n)
+{
+	if (n < 2)
+		return false;
+	if (s[0] >= 'A' && s[0] <= 'Z' && s[1] == '_')
+		return true;
+	for (; *s; s++)
+		if (*s >= 'a' && *s <= 'z')
+			return false;
+	return true;
 }
 
 /*
- * An identifier from name[0..len): bytes other than letters, digits and '_'
- * become '_'; "x" before a leading digit or a name of the library's or the
- * generated support's ("bag_", "BAG"); '_' after a keyword or macro name; at
- * most GEN_IDENT_MAX bytes of the name.
+ * An identifier from name[0..len) (the rule is in bagscope(1), gen, NAMES):
+ *  1. a byte other than an ASCII letter, digit or '_' becomes '_', and a run
+ *     of '_' one '_' (only the code's own pkg__Name holds "__", which C++
+ *     reserves);
+ *  2. 'x' goes before a name that starts with a digit or '_' (C reserves
+ *     _X and __x), or with "bag" then '_' or its end, or with "BAG" (the
+ *     prefixes of libbagscope and of the generated support);
+ *  3. '_' goes after a name that could be a macro (two or more bytes, no
+ *     lower-case letter: SEEK_SET, EINVAL, FILE, INT8_WIDTH; or an upper-case
+ *     letter then '_': L_tmpnam, P_tmpdir), a typedef's
+ *     (ending in "_t": uint8_t, size_t), a keyword, or a reserved word above;
+ *  4. of the name, at most GEN_IDENT_MAX bytes are used.
+ * A name so changed gets a warning where it is named (note_rename()). A
+ * part (alone false: a C constant's name after its type's pkg__Name_) takes
+ * rules 1 and 4 only: with that prefix it can meet no other name.
  */
-static char *ident(struct gen_model *m, const char *name, size_t len)
+static char *ident_as(struct gen_model *m, const char *name, size_t len, bool alone)
 {
 	char *s, *p;
 
@@ -187,17 +202,36 @@ static char *ident(struct gen_model *m, const char *name, size_t len)
 
 	if (s == NULL)
 		return keep(m, NULL);
-	if (len == 0 || isdigit((unsigned char)name[0]) || (len >= 4 && strncmp(name, "bag_", 4) == 0) ||
+	if (!alone) {
+		/* rule 1 only */
+	} else if (len == 0 || isdigit((unsigned char)name[0]) || !isalnum((unsigned char)name[0]) ||
+	    (len >= 4 && strncmp(name, "bag_", 4) == 0) || (len == 3 && strncmp(name, "bag", 3) == 0) ||
 	    (len >= 3 && strncmp(name, "BAG", 3) == 0))
 		*p++ = 'x';
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
-		*p++ = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+		c = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+		if (c != '_' || p == s || p[-1] != '_')
+			*p++ = c;
 	}
 	*p = '\0';
-	if (is_reserved(s))
+	if (alone && (is_reserved(s) || macro_like(s, (size_t)(p - s)) || (p - s >= 2 && p[-2] == '_' && p[-1] == 't')))
 		strcpy(p, "_");
 	return keep(m, s);
+}
+
+static char *ident(struct gen_model *m, const char *name, size_t len)
+{
+	return ident_as(m, name, len, true);
+}
+
+/* A warning when the code names a bag's name otherwise (what: "field", "type", ...). */
+static void note_rename(struct gen_model *m, const char *type, const char *what, const char *name, size_t len,
+                        const char *id)
+{
+	if (id != NULL && (strlen(id) != len || memcmp(id, name, len) != 0))
+		bag_text_printf(m->warnings, "%s: %s %.*s is %s in the code (gen's naming rule)\n", type, what,
+		                (int)len, name, id);
 }
 
 /* base, or base_2, base_3, ... : the first not in set; added to it. */
@@ -569,10 +603,32 @@ static void mark_versions(struct gen_model *m)
 	free(v);
 }
 
+/*
+ * C: each constant is a macro pkg__Name_NAME, named after every type's
+ * members are, so that no macro takes a member's name (which it would
+ * expand wherever the member is named).
+ */
+static void name_c_consts(struct gen_model *m, struct nameset *cscope, const struct nameset *fields)
+{
+	for (size_t i = 0; i < m->ntypes && !m->failed; i++) {
+		struct gen_type *g = &m->types[i];
+		for (size_t k = 0; k < g->t->nconsts; k++) {
+			const struct bag_msgdef_const *c = &g->t->consts[k];
+			char *base = mprintf(m, "%s_%s", g->cid, ident_as(m, c->name, strlen(c->name), false));
+			char *id = base;
+			for (unsigned n = 2; id != NULL && set_has(fields, id); n++)
+				id = mprintf(m, "%s_%u", base, n);
+			g->consts[k].c = c;
+			g->consts[k].value = const_value(m, g, c);
+			g->consts[k].id = id ? unique(m, cscope, id) : NULL;
+		}
+	}
+}
+
 static void name_types(struct gen_model *m, struct nameset *cscope, struct nameset *cxxglobal)
 {
 	bool cpp = m->lang == GEN_CPP;
-	struct nameset cxxtypes = { 0 };
+	struct nameset cxxtypes = { 0 }, fieldset = { 0 }, *fields = &fieldset;
 
 	mark_versions(m);
 	/* package namespaces first: a type without a package may not take their names */
@@ -597,6 +653,10 @@ static void name_types(struct gen_model *m, struct nameset *cscope, struct names
 		name = ident(m, name, strlen(name));
 		if (name == NULL)
 			break;
+		if (slash)
+			note_rename(m, full, "package", full, (size_t)(slash - full), pkg);
+		if (!digits)
+			note_rename(m, full, "type", base, strlen(base), name);
 		/* C: pkg__Name and the functions named after it */
 		g->cid = unique(m, cscope, slash ? mprintf(m, "%s__%s", pkg, name) : name);
 		if (g->cid == NULL)
@@ -621,19 +681,26 @@ static void name_types(struct gen_model *m, struct nameset *cscope, struct names
 			set_free(&members);
 			break;
 		}
-		for (size_t k = 0; k < g->t->nfields; k++)
-			g->fields[k].id = unique(m, &members, ident(m, g->fields[k].f->name, strlen(g->fields[k].f->name)));
-		for (size_t k = 0; k < g->t->nconsts; k++) {
+		for (size_t k = 0; k < g->t->nfields; k++) {
+			const char *fn = g->fields[k].f->name;
+			g->fields[k].id = unique(m, &members, ident(m, fn, strlen(fn)));
+			note_rename(m, full, "field", fn, strlen(fn), g->fields[k].id);
+			if (!cpp && g->fields[k].id != NULL && !set_has(fields, g->fields[k].id) && !set_add(fields, g->fields[k].id))
+				m->failed = true;
+		}
+		for (size_t k = 0; k < g->t->nconsts && cpp; k++) {
 			const struct bag_msgdef_const *c = &g->t->consts[k];
-			char *cn = ident(m, c->name, strlen(c->name));
 			g->consts[k].c = c;
 			g->consts[k].value = const_value(m, g, c);
-			if (cn != NULL)
-				g->consts[k].id = cpp ? unique(m, &members, cn) : unique(m, cscope, mprintf(m, "%s_%s", g->cid, cn));
+			g->consts[k].id = unique(m, &members, ident(m, c->name, strlen(c->name)));
+			note_rename(m, full, "constant", c->name, strlen(c->name), g->consts[k].id);
 		}
 		set_free(&members);
 	}
+	if (!cpp)
+		name_c_consts(m, cscope, fields);
 	set_free(&cxxtypes);
+	set_free(&fieldset);
 }
 
 /*

@@ -14,6 +14,15 @@
  *   write-bounds duration OUT   /dur: a duration of secs -1, nsecs -5
  *   write-bounds bidi OUT       /bidi U+202E txt.exe: a string holding U+202E, U+2066
  *                               and U+200F
+ *   write-bounds names OUT LIST legal ROS names that C or C++ would take for
+ *                               their own (issue 18): /fields, type names/Fields, a
+ *                               uint8 constant per word of LIST (one a line) and a
+ *                               field per word that is a legal field name, and the
+ *                               same for the issue's list, with nested types
+ *                               named FILE, size_t, uint8_t, std/string, pkg/decode,
+ *                               Name (whose constant X is also a field Name_X);
+ *                               and topics whose root types are __linux__/T,
+ *                               main/T, _IO_FILE, __FILE__, bag
  *   write-bounds bigarray OUT S /big: a type with a fixed uint8[S] array, one
  *                               message of S bytes (empty when S > 2^26)
  */
@@ -71,6 +80,73 @@ static char *big_def(long ntypes)
 		n += (size_t)snprintf(s + n, cap - n, "================================================================================\n"
 		                      "MSG: d/T%ld\nuint8 v%ld\n", k, k);
 	return s;
+}
+
+static const char *const issue_names[] = {
+	"SEEK_SET", "FILENAME_MAX", "EINVAL", "INT8_WIDTH", "LC_ALL", "uint8_t", "int32_t", "errno", "stdin",
+	"linux", "unix", "i386", "main", "std", "decode", "print_json", "bag", "bag_decode", "BAG_OK", "NULL",
+	"EOF", "assert", "offsetof", "true", "bool", "FILE", "size_t", "Name_X", "x__y", "a_", "K",
+};
+
+static bool legal_field(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* The definition of names/Fields: a field per name, a constant per name in names/Consts, the types. */
+static int names_def(struct bag_text *d, FILE *list)
+{
+	struct bag_text consts = { 0 };
+	char line[512];
+
+	for (size_t i = 0; i < sizeof issue_names / sizeof *issue_names; i++) {
+		bag_text_printf(d, "uint8 %s\n", issue_names[i]);
+		bag_text_printf(&consts, "uint8 %s=1\n", issue_names[i]);
+	}
+	while (list != NULL && fgets(line, sizeof line, list) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '\0' || line[strcspn(line, " \t=#")] != '\0')
+			continue;
+		if (legal_field(line))
+			bag_text_printf(d, "uint8 %s\n", line);
+		bag_text_printf(&consts, "uint8 %s=1\n", line);   /* a constant's name may be any word */
+	}
+	bag_text_printf(d, "Consts consts\nFILE t1\nsize_t t2\nuint8_t t3\nstd/string t4\npkg/decode t5\nName t6\n"
+	                "Name[2] t7\n");
+	bag_text_printf(d, "================\nMSG: names/Consts\n%s", consts.p ? consts.p : "");
+	for (int i = 0; i < 6; i++)
+		bag_text_printf(d, "================\nMSG: %s\nuint8 a\n",
+		                (const char *[]){ "FILE", "size_t", "uint8_t", "std/string", "pkg/decode", "Name" }[i]);
+	bag_text_printf(d, "uint8 X=7\n");
+	bag_text_free(&consts);
+	return d->failed ? BAG_ENOMEM : BAG_OK;
+}
+
+static int write_names(bag_writer_t *w, const char *path)
+{
+	static const char *const roots[][2] = {
+		{ "/_IO_FILE", "_IO_FILE" }, { "/__FILE__", "__FILE__" }, { "/main", "main/T" },
+		{ "/linux", "__linux__/T" }, { "/bag", "bag" }, { "/SEEK_SET", "std/vector" },
+	};
+	FILE *list = path != NULL ? fopen(path, "r") : NULL;
+	struct bag_text d = { 0 };
+	uint8_t *msg = calloc(1, 1 << 20);
+	int rc = msg != NULL && (path == NULL || list != NULL) ? names_def(&d, list) : BAG_ENOMEM;
+
+	if (rc == BAG_OK)
+		rc = put(w, "/fields", "names/Fields", d.p, msg, 1 << 20, T0);
+	for (size_t i = 0; rc == BAG_OK && i < sizeof roots / sizeof *roots; i++)
+		rc = put(w, roots[i][0], roots[i][1], "uint8 a\nuint8 _IO_FILE=1\nuint8 __FILE__=2\n", msg, 1, T0 + 1);
+	if (list != NULL)
+		fclose(list);
+	bag_text_free(&d);
+	free(msg);
+	return rc;
 }
 
 static int write_kind(bag_writer_t *w, const char *kind, long n)
@@ -138,12 +214,12 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: write-bounds nested|tree|conns|bigdef|duration|bidi|bigarray OUT [N]\n");
+		fprintf(stderr, "usage: write-bounds nested|tree|conns|bigdef|duration|bidi|bigarray|names OUT [N|LIST]\n");
 		return 2;
 	}
 	rc = bag_writer_open(&w, argv[2], NULL);
 	if (rc == BAG_OK)
-		rc = write_kind(w, argv[1], n);
+		rc = strcmp(argv[1], "names") == 0 ? write_names(w, argc > 3 ? argv[3] : NULL) : write_kind(w, argv[1], n);
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
