@@ -42,7 +42,7 @@ static int put(bag_writer_t *w, const char *topic, const char *type, const char 
 	int rc = bag_msgdef_parse(&md, type, def, strlen(def));
 
 	if (rc != BAG_OK) {
-		fprintf(stderr, "write-bounds: %s: %s\n", type, bag_msgdef_errmsg(md));
+		fprintf(stderr, "write-bounds: %s: %s\n", type, bag_msgdef_error(md)->message);
 	} else {
 		struct bag_conn_spec c = { topic, type, bag_msgdef_root(md)->md5, def, "/bounds", false };
 		rc = bag_writer_write(w, &c, t, data, len);
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
-		fprintf(stderr, "write-bounds: %s: %s\n", argv[2], w ? bag_writer_errmsg(w) : "cannot open");
+		fprintf(stderr, "write-bounds: %s: %s\n", argv[2], w ? bag_writer_error(w)->message : "cannot open");
 	bag_writer_free(w);
 	return rc == BAG_OK ? 0 : 1;
 }
