@@ -9,7 +9,8 @@
 # A run passes when it ends by itself (exit 0, 1 or 2, no signal) inside
 # its bound. The bounds are wide (the machine may be loaded): what they
 # catch is the quadratic or exponential path (minutes, or the 2 GB limit),
-# not a slow machine. On the hostile messages, cat, check and the generated
+# not a slow machine; each line gives the run's time and peak memory (with
+# /usr/bin/time). On the hostile messages, cat, check and the generated
 # dump must also say the message does not decode.
 # Environment: BAGSCOPE, BUILDDIR (write-bounds), SRCDIR.
 BUILDDIR=${BUILDDIR:-$(pwd)}
@@ -30,10 +31,16 @@ fail() { failed=$((failed + 1)); printf 'FAIL  %s\n' "$1"; }
 bounded() {
 	secs=$1 what=$2
 	shift 2
-	(ulimit -v 2000000 && exec timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
+	: >"$dir/time"
+	if [ -x /usr/bin/time ]; then
+		(ulimit -v 2000000 && exec /usr/bin/time -o "$dir/time" -f ', %e s, %U s user, %M KB' \
+			timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
+	else
+		(ulimit -v 2000000 && exec timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
+	fi
 	rc=$?
 	if [ $rc -le 2 ]; then
-		ok "$what (exit $rc)"
+		ok "$what (exit $rc$(tail -n 1 "$dir/time"))"
 	else
 		fail "$what: exit $rc (124/137: over ${secs}s; else a signal or no memory)"
 		head -c 600 "$dir/err" | sed 's/^/      | /'
