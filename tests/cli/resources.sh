@@ -3,6 +3,7 @@
 # inputs of issue 18 (made by tests/tools/write-bounds) under `ulimit -v
 # 2000000` (2 GB of address space) and a time bound each:
 #   nested.bag    `Mid[] m`, Mid = `Empty[65536] e`: 2^32 elements in 4 bytes
+#                 (nestedz.bag: the same with `uint8[0] z` in Empty, for a [*] path)
 #   tree.bag      24 levels of two empty-ish fields each: 2^24 messages in 0 bytes
 #   bigdef.bag    one message whose definition has 40,000 types
 #   conns.bag     100,000 connections, each on its own topic (50 MB)
@@ -66,6 +67,11 @@ done
 "$B" cat "$dir/nested.bag" >"$dir/out" 2>"$dir/err"
 grep -q "expands to more than 65600 elements" "$dir/err" && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
 	ok "cat: nested does not decode, in one line" || { fail "cat: nested"; cat "$dir/err"; }
+# a [*] path through them binds each element once, within the same budget
+"$W" nestedz "$dir/nestedz.bag" || fail "write-bounds nestedz"
+bounded 20 "nestedz: cat --filter 'm[*].e[*].z[*] == 1'" "$B" cat --count --filter 'm[*].e[*].z[*] == 1' "$dir/nestedz.bag"
+grep -q "so the filter cannot test it" "$dir/err" && ok "  the filter cannot test it, saying so" ||
+	{ fail "  nestedz filter: $(cat "$dir/err")"; }
 "$B" check "$dir/tree.bag" >"$dir/out" 2>&1
 grep -q "expands to more than 65536 elements" "$dir/out" && ok "check: tree does not decode" ||
 	{ fail "check: tree"; cat "$dir/out"; }

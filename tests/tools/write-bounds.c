@@ -5,6 +5,7 @@
  *
  *   write-bounds nested OUT     /n: `Mid[] m`, Mid is `Empty[65536] e`: the
  *                               4-byte message 00 00 01 00 holds 2^32 elements
+ *   write-bounds nestedz OUT    the same, Empty holding `uint8[0] z` (a path can name it)
  *   write-bounds tree OUT       /t: 24 levels of types with two fields of the
  *                               next each, the last empty: 2^24 messages in 0 bytes
  *   write-bounds conns OUT N    N connections, each on a topic of its own
@@ -157,6 +158,9 @@ static int write_kind(bag_writer_t *w, const char *kind, long n)
 	if (strcmp(kind, "nested") == 0)
 		return put(w, "/n", "b/Nested", "Mid[] m\n================\nMSG: b/Mid\nEmpty[65536] e\n"
 		           "================\nMSG: b/Empty\n", four, 4, T0);
+	if (strcmp(kind, "nestedz") == 0)   /* the same, an Empty holding uint8[0] z: paths can reach into it */
+		return put(w, "/n", "b/Nested", "Mid[] m\n================\nMSG: b/Mid\nEmpty[65536] e\n"
+		           "================\nMSG: b/Empty\nuint8[0] z\n", four, 4, T0);
 	if (strcmp(kind, "tree") == 0) {
 		char *d = tree_def(24);
 		rc = d ? put(w, "/t", "t/L0", d, "", 0, T0) : BAG_ENOMEM;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bagscope/decode.h>
 #include "lib/query/expr-int.h"
 
 struct ctx {
@@ -24,6 +25,7 @@ struct ctx {
 	const uint8_t *data;
 	size_t len;
 	int64_t time_ns;
+	uint64_t budget;                   /* [*] bindings left: the message's element budget (decode.h) */
 	struct val star[EXPR_MAX_STARS];   /* the element each [*] path is bound to */
 };
 
@@ -540,6 +542,11 @@ static int bind_path(struct ctx *x, uint32_t i, uint32_t k, const struct step *s
 	if ((rc = array_count(x, s->op, &at, &count)) != BAG_OK)
 		return rc;
 	for (uint32_t j = 0; j < count; j++) {
+		/* each element bound costs one: nested [*] over empty messages, or a cross
+		 * product of two paths, cannot take more than decoding the message would */
+		if (x->budget == 0)
+			return BAG_EDECODE;
+		x->budget--;
 		if ((rc = bind_path(x, i, k, s + 1, end, at)) != 0)
 			return rc;
 		if (j + 1 < count && (rc = skip_elem(x, s->op, &at)) != BAG_OK)
@@ -658,6 +665,7 @@ int expr_eval_fixed(const bag_expr_prog_t *p, uint32_t i, struct val *out)
 	x.p = p;
 	x.data = NULL;
 	x.len = 0;
+	x.budget = BAG_DECODE_BUDGET(0);
 	x.time_ns = 0;
 	return eval_node(&x, i, out);
 }
@@ -673,6 +681,7 @@ BAG_API int bag_expr_eval(const bag_expr_prog_t *p, const uint8_t *data, size_t 
 	x.p = p;
 	x.data = data;
 	x.len = data != NULL ? len : 0;
+	x.budget = BAG_DECODE_BUDGET(x.len);
 	x.time_ns = time_ns;
 	return test(&x, p->e->root);
 }
@@ -706,6 +715,7 @@ BAG_API int bag_expr_eval_index(const bag_expr_prog_t *p, int64_t time_ns)
 	x.p = p;
 	x.data = NULL;
 	x.len = 0;
+	x.budget = BAG_DECODE_BUDGET(0);
 	x.time_ns = time_ns;
 	return test_index(&x, p->e->root);
 }
@@ -721,6 +731,7 @@ BAG_API int bag_expr_eval_value(const bag_expr_prog_t *p, const uint8_t *data, s
 	x.p = p;
 	x.data = data;
 	x.len = data != NULL ? len : 0;
+	x.budget = BAG_DECODE_BUDGET(x.len);
 	x.time_ns = time_ns;
 	memset(out, 0, sizeof *out);
 	out->num = NAN;
