@@ -36,6 +36,9 @@ static void usage(FILE *out)
 	      "       bagscope COMMAND [ARGS]...\n"
 	      "       bagscope --version\n"
 	      "  --msg-path DIR (anywhere, repeatable): .msg files for bags without definitions (1.1 and older)\n"
+	      "  BAG may be a URL: http(s)://HOST/PATH, s3://BUCKET/KEY, s3://BUCKET/PREFIX/GLOB\n"
+	      "  --cache-size SIZE (anywhere): bytes of a URL bag kept in memory (default 256M)\n"
+	      "  --no-sign-request (anywhere): read s3:// anonymously (public buckets)\n"
 	      "\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
@@ -52,6 +55,9 @@ int main(int argc, char **argv)
 	opterr = 0;   /* getopt would echo a bad argument raw: cli_bad_option() escapes it */
 	/* --msg-path DIR, anywhere: .msg directories for bags without definitions */
 	if (bagset_msg_path_args(&argc, argv) != 0)
+		return EXIT_USAGE;
+	/* --cache-size, --no-sign-request, anywhere; s3://bucket/prefix/ *.bag expanded */
+	if (bagset_remote_args(&argc, &argv) != 0)
 		return EXIT_USAGE;
 	if (argc < 2) {
 		usage(stderr);

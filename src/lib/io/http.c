@@ -643,8 +643,8 @@ static int first_fetch(struct http_source *s, char *err, size_t errlen)
 			break;
 		v = judge_status(s, perform(s, range, &x), &x, &code, why, sizeof why);
 	}
-	if (v == FAIL && x.status == 416) {
-		v = GOOD;           /* an empty object */
+	if (v == FAIL && (x.status == 416 || (x.status == 200 && !x.full))) {
+		v = GOOD;           /* an empty object (a 200 without a body byte) */
 	} else if (v == GOOD && (!x.has_cr || x.cr_lo != 0 || x.len != x.cr_hi + 1)) {
 		snprintf(why, sizeof why, "a 206 answer without a usable Content-Range");
 		v = FAIL;
@@ -654,7 +654,7 @@ static int first_fetch(struct http_source *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%s%s", why, v == RETRY ? ", after retries" : "");
 		return s->cancel != NULL && *s->cancel ? BAG_ECANCELED : code != BAG_OK ? code : BAG_EIO;
 	}
-	s->base.size = x.status == 416 ? 0 : x.cr_total;
+	s->base.size = x.status == 206 ? x.cr_total : 0;
 	memcpy(s->etag, x.etag, sizeof s->etag);
 	memcpy(s->lastmod, x.lastmod, sizeof s->lastmod);
 	if (x.len > 0)
