@@ -67,6 +67,12 @@ static int view_fail_tl(bag_view_t *v, int rc)
 	return rc;
 }
 
+int view_fail(bag_view_t *v, int rc, const char *text, size_t len)
+{
+	snprintf(v->errmsg, sizeof v->errmsg, "%.*s", (int)len, text);
+	return rc;
+}
+
 /* Selected rows of group gi: from its entries once loaded, else its chunk infos. */
 static uint64_t group_selected(const bag_view_t *v, size_t gi)
 {

@@ -2,11 +2,20 @@
  * blockcache.c - the bytes a remote source has fetched: a bounded LRU of
  * ranges, shared (under a mutex) by a handle and every bag_dup of it.
  *
- * Entries are ranges [off, off + len) kept in an array sorted by off; most
- * are aligned blocks of REMOTE_BLOCK bytes, some are small spans (chunk
- * headers fetched by a multi-range request). Ranges may overlap; a lookup
- * finds the entry that starts last at or before off and looks back a few.
+ * Entries are ranges [off, off + len) kept in an array sorted by off: the
+ * fetches of misses (MIN_FETCH up to MAX_WINDOW bytes) and small spans
+ * (chunk headers fetched by a multi-range request). No entry lies within
+ * another (a put drops those inside it, and is dropped when inside one),
+ * so ends are sorted too and the entry holding off, if any, is the last
+ * one starting at or before it.
  * bytes <= limit after every put: the least recently used entries go.
+ *
+ * Fetches are planned here, under the same lock, so that the handles of a
+ * scan's workers act as one reader: a range being fetched is registered
+ * (flight[]), a handle that needs bytes in it waits for it rather than
+ * fetching them again, and read-ahead follows the misses of all handles
+ * together: a miss within MIN_FETCH after the last fetch's end doubles the
+ * window (up to MAX_WINDOW, and a quarter of the limit).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,8 +30,15 @@ struct entry {
 	uint64_t used;            /* clock value of the last use */
 };
 
+#define FLIGHTS 64
+
 struct blockcache {
 	pthread_mutex_t lock;
+	pthread_cond_t landed;    /* a fetch in flight ended */
+	struct { uint64_t lo, end; } flight[FLIGHTS];
+	size_t nflight;
+	uint64_t seq_end;         /* end of the last fetch planned */
+	uint64_t window;          /* bytes of the next sequential fetch */
 	int refs;
 	struct entry *e;          /* sorted by off */
 	size_t n, cap;
@@ -38,7 +54,9 @@ struct blockcache *blockcache_new(size_t limit)
 	if (c == NULL)
 		return NULL;
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->landed, NULL);
 	c->refs = 1;
+	c->window = MIN_FETCH;
 	c->limit = limit;
 	return c;
 }
@@ -65,6 +83,7 @@ void blockcache_unref(struct blockcache *c)
 		free(c->e[i].data);
 	free(c->e);
 	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->landed);
 	free(c);
 }
 
@@ -83,18 +102,21 @@ static size_t upper(const struct blockcache *c, uint64_t off)
 	return lo;
 }
 
-/* The entry holding off (the one reaching furthest), or NULL; lock held. */
+/* The entry holding off, or NULL; lock held. */
 static struct entry *find(struct blockcache *c, uint64_t off)
 {
-	struct entry *best = NULL;
 	size_t i = upper(c, off);
 
-	for (size_t k = 0; k < 4 && i > 0; k++, i--) {
-		struct entry *e = &c->e[i - 1];
-		if (off < e->off + e->len && (best == NULL || e->off + e->len > best->off + best->len))
-			best = e;
-	}
-	return best;
+	return i > 0 && off < c->e[i - 1].off + c->e[i - 1].len ? &c->e[i - 1] : NULL;
+}
+
+/* Drop entry i; lock held. */
+static void drop(struct blockcache *c, size_t i)
+{
+	c->bytes -= c->e[i].len;
+	free(c->e[i].data);
+	memmove(&c->e[i], &c->e[i + 1], (c->n - i - 1) * sizeof *c->e);
+	c->n--;
 }
 
 size_t blockcache_get(struct blockcache *c, uint64_t off, void *buf, size_t len)
@@ -115,24 +137,14 @@ size_t blockcache_get(struct blockcache *c, uint64_t off, void *buf, size_t len)
 	return n;
 }
 
+static bool has_locked(struct blockcache *c, uint64_t off, uint64_t len);
+
 bool blockcache_has(struct blockcache *c, uint64_t off, uint64_t len)
 {
-	bool has = true;
+	bool has;
 
 	pthread_mutex_lock(&c->lock);
-	while (len > 0 && has) {
-		struct entry *e = find(c, off);
-		uint64_t n;
-		if (e == NULL) {
-			has = false;
-			break;
-		}
-		n = e->off + e->len - off;
-		if (n >= len)
-			break;
-		off += n;
-		len -= n;
-	}
+	has = has_locked(c, off, len);
 	pthread_mutex_unlock(&c->lock);
 	return has;
 }
@@ -145,10 +157,7 @@ static void evict_one(struct blockcache *c)
 	for (size_t i = 1; i < c->n; i++)
 		if (c->e[i].used < c->e[lru].used)
 			lru = i;
-	c->bytes -= c->e[lru].len;
-	free(c->e[lru].data);
-	memmove(&c->e[lru], &c->e[lru + 1], (c->n - lru - 1) * sizeof *c->e);
-	c->n--;
+	drop(c, lru);
 }
 
 void blockcache_put(struct blockcache *c, uint64_t off, uint8_t *data, size_t len)
@@ -156,9 +165,17 @@ void blockcache_put(struct blockcache *c, uint64_t off, uint8_t *data, size_t le
 	size_t i;
 
 	pthread_mutex_lock(&c->lock);
+	if (len > c->limit || len == 0 || has_locked(c, off, len)) {
+		free(data);
+		goto done;
+	}
+	for (i = upper(c, off); i > 0 && c->e[i - 1].off >= off; i--)
+		;
+	while (i < c->n && c->e[i].off + c->e[i].len <= off + len)
+		drop(c, i);   /* inside the new range */
 	while (c->n > 0 && c->bytes + len > c->limit)
 		evict_one(c);
-	if (len > c->limit || (c->n == c->cap && c->cap > 0 && 0)) {
+	if (len > c->limit) {
 		free(data);
 		goto done;
 	}
@@ -200,4 +217,100 @@ void blockcache_totals(struct blockcache *c, uint64_t *bytes, uint64_t *requests
 size_t blockcache_limit(const struct blockcache *c)
 {
 	return c->limit;
+}
+
+/* Whether [off, off + len) is wholly cached; lock held. */
+static bool has_locked(struct blockcache *c, uint64_t off, uint64_t len)
+{
+	while (len > 0) {
+		struct entry *e = find(c, off);
+		uint64_t n;
+		if (e == NULL)
+			return false;
+		n = e->off + e->len - off;
+		if (n >= len)
+			return true;
+		off += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* The flight holding off, or -1; lock held. */
+static long in_flight(const struct blockcache *c, uint64_t off)
+{
+	for (size_t i = 0; i < c->nflight; i++)
+		if (off >= c->flight[i].lo && off < c->flight[i].end)
+			return (long)i;
+	return -1;
+}
+
+/* The fetch for a miss at off: rounded, grown when sequential, clipped; lock held. */
+static void plan(struct blockcache *c, uint64_t off, size_t len, uint64_t size, uint64_t *lo, uint64_t *end)
+{
+	uint64_t cap = c->limit / 4 > MIN_FETCH ? c->limit / 4 : MIN_FETCH;
+
+	*lo = off / MIN_FETCH * MIN_FETCH;
+	if (*lo < off && (has_locked(c, *lo, off - *lo) || in_flight(c, off - 1) >= 0))
+		*lo = off;
+	*end = (off + len + MIN_FETCH - 1) / MIN_FETCH * MIN_FETCH;
+	if (c->seq_end > 0 && off >= c->seq_end && off < c->seq_end + MIN_FETCH) {
+		c->window = c->window * 2 < MAX_WINDOW ? c->window * 2 : MAX_WINDOW;
+		c->window = c->window < cap ? c->window : cap;
+		if (*lo + c->window > *end)
+			*end = *lo + c->window;
+	} else if (off < c->seq_end || off >= c->seq_end + MIN_FETCH) {
+		c->window = MIN_FETCH;
+	}
+	if (*end > size)
+		*end = size;
+	for (size_t i = 0; i < c->nflight; i++)
+		if (c->flight[i].lo > off && c->flight[i].lo < *end)
+			*end = c->flight[i].lo;
+	for (uint64_t p = off + len; p < *end; p += MIN_FETCH / 4)
+		if (has_locked(c, p, *end - p < MIN_FETCH ? *end - p : MIN_FETCH)) {
+			*end = p;
+			break;
+		}
+	if (*end < off + len)
+		*end = off + len;   /* a flight or cached range inside the read: fetch through */
+	c->seq_end = *end;
+}
+
+int blockcache_claim(struct blockcache *c, uint64_t off, size_t len, uint64_t size, uint64_t *lo, uint64_t *n)
+{
+	int rc = 0;
+	uint64_t end;
+
+	pthread_mutex_lock(&c->lock);
+	if (find(c, off) != NULL) {
+		rc = 0;
+	} else if (in_flight(c, off) >= 0) {
+		while (in_flight(c, off) >= 0)
+			pthread_cond_wait(&c->landed, &c->lock);
+		rc = 0;
+	} else {
+		plan(c, off, len, size, lo, &end);
+		*n = end - *lo;
+		if (c->nflight < FLIGHTS) {
+			c->flight[c->nflight].lo = *lo;
+			c->flight[c->nflight].end = end;
+			c->nflight++;
+		}
+		rc = 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+void blockcache_landed(struct blockcache *c, uint64_t lo)
+{
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nflight; i++)
+		if (c->flight[i].lo == lo) {
+			c->flight[i] = c->flight[--c->nflight];
+			break;
+		}
+	pthread_cond_broadcast(&c->landed);
+	pthread_mutex_unlock(&c->lock);
 }

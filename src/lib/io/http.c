@@ -29,8 +29,6 @@
 #include <bagscope/common.h>
 #include "lib/io/remote-int.h"
 
-#define MIN_FETCH ((uint64_t)256 << 10)
-#define MAX_WINDOW ((uint64_t)16 << 20)
 #define TRIES 6
 #define RANGE_HDR_MAX 60000      /* a first try; halved while the server finds it too long */
 #define RANGE_HDR_MIN 3000
@@ -44,8 +42,6 @@ struct http_source {
 	struct curl_slist *hdrs;
 	struct blockcache *cache;
 	char etag[128], lastmod[64];  /* validators of the first answer */
-	uint64_t seq_end;             /* end of the last fetch */
-	uint64_t window;              /* read-ahead: bytes of the next sequential fetch */
 	bool no_multi;                /* the server takes one range per request */
 	size_t range_max;             /* longest Range header the server took or is tried */
 	volatile int *cancel;
@@ -303,33 +299,6 @@ static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t 
 	return BAG_OK;
 }
 
-/* The range a miss at off (len bytes wanted) fetches: rounded out, grown when sequential. */
-static void plan_fetch(struct http_source *s, uint64_t off, size_t len, uint64_t *lo, uint64_t *n)
-{
-	uint64_t end = off + len, cap = blockcache_limit(s->cache) / 4;
-
-	*lo = off / MIN_FETCH * MIN_FETCH;
-	end = (end + MIN_FETCH - 1) / MIN_FETCH * MIN_FETCH;
-	if (off >= s->seq_end && off < s->seq_end + MIN_FETCH && s->seq_end > 0) {
-		s->window = s->window < MAX_WINDOW / 2 ? s->window * 2 : MAX_WINDOW;
-		if (s->window > cap)
-			s->window = cap > MIN_FETCH ? cap : MIN_FETCH;
-		if (*lo + s->window > end)
-			end = *lo + s->window;
-	} else {
-		s->window = MIN_FETCH;
-	}
-	if (end > s->base.size)
-		end = s->base.size;
-	/* stop at the first byte already cached */
-	for (uint64_t p = off + len; p < end; p += MIN_FETCH / 4)
-		if (blockcache_has(s->cache, p, 1)) {
-			end = p;
-			break;
-		}
-	*n = end - *lo;
-}
-
 static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t len,
                         uint64_t *at, char *err, size_t errlen)
 {
@@ -342,23 +311,20 @@ static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t 
 		uint8_t *fetched;
 		int rc;
 
-		if (n == 0) {
-			plan_fetch(s, off, len, &lo, &flen);
+		if (n == 0 && blockcache_claim(s->cache, off, len, s->base.size, &lo, &flen)) {
 			fetched = malloc(flen ? flen : 1);
-			if (fetched == NULL) {
-				*at = off;
-				snprintf(err, errlen, "out of memory for %llu bytes", (unsigned long long)flen);
-				return BAG_ENOMEM;
-			}
-			rc = fetch_range(s, lo, (size_t)flen, fetched, at, err, errlen);
+			rc = fetched != NULL ? fetch_range(s, lo, (size_t)flen, fetched, at, err, errlen) : BAG_ENOMEM;
 			if (rc != BAG_OK) {
+				if (rc == BAG_ENOMEM)
+					*at = off, snprintf(err, errlen, "out of memory for %llu bytes", (unsigned long long)flen);
 				free(fetched);
+				blockcache_landed(s->cache, lo);
 				return rc;
 			}
-			s->seq_end = lo + flen;
 			n = (size_t)(lo + flen - off) < len ? (size_t)(lo + flen - off) : len;
 			memcpy(out, fetched + (off - lo), n);
 			blockcache_put(s->cache, lo, fetched, (size_t)flen);
+			blockcache_landed(s->cache, lo);
 		}
 		off += n;
 		out += n;
@@ -577,7 +543,6 @@ static struct http_source *http_new(const struct remote_target *t, struct blockc
 	s->t.userpwd = dupstr(t->userpwd);
 	s->t.token = dupstr(t->token);
 	s->cache = cache;
-	s->window = MIN_FETCH;
 	s->range_max = RANGE_HDR_MAX;
 	s->h = easy_for(&s->t, &s->hdrs, s->curlerr);
 	if (s->h == NULL || s->t.url == NULL) {

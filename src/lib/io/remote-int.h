@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include "lib/io/source-int.h"
 
-#define REMOTE_BLOCK ((uint64_t)4 << 20)             /* cache block */
+#define MIN_FETCH ((uint64_t)256 << 10)              /* a random miss's fetch */
+#define MAX_WINDOW ((uint64_t)16 << 20)              /* a sequential pass's fetch */
 #define REMOTE_CACHE_DEFAULT ((size_t)256 << 20)     /* --cache-size default */
 
 /* ---- blockcache.c: byte ranges fetched, LRU, shared by a handle and its dups ---- */
@@ -31,6 +32,14 @@ size_t blockcache_get(struct blockcache *c, uint64_t off, void *buf, size_t len)
 bool blockcache_has(struct blockcache *c, uint64_t off, uint64_t len);
 /* Keep data (taken over, malloc'd) as the bytes at off; evicts LRU beyond the limit. */
 void blockcache_put(struct blockcache *c, uint64_t off, uint8_t *data, size_t len);
+/*
+ * A miss at off (len bytes wanted, the object size bytes): 1 with the range
+ * [*lo, *lo + *n) to fetch now (registered in flight: call
+ * blockcache_landed(lo) after putting it), or 0 when off is cached or has
+ * just landed from another handle's fetch (look again).
+ */
+int blockcache_claim(struct blockcache *c, uint64_t off, size_t len, uint64_t size, uint64_t *lo, uint64_t *n);
+void blockcache_landed(struct blockcache *c, uint64_t lo);
 /* Running totals of the transfer, kept with the cache (all dups add up). */
 void blockcache_count(struct blockcache *c, uint64_t bytes, uint64_t requests);
 void blockcache_totals(struct blockcache *c, uint64_t *bytes, uint64_t *requests);
