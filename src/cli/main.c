@@ -57,8 +57,14 @@ int main(int argc, char **argv)
 	if (bagset_msg_path_args(&argc, argv) != 0)
 		return EXIT_USAGE;
 	/* --cache-size, --no-sign-request, anywhere; s3://bucket/prefix/ *.bag expanded */
-	if (bagset_remote_args(&argc, &argv) != 0)
+	switch (bagset_remote_args(&argc, &argv)) {
+	case 0:
+		break;
+	case -1:
 		return EXIT_USAGE;
+	default:
+		return EXIT_BAD_INPUT;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -132,7 +132,7 @@ static size_t parse_cache_size(const char *s)
 	return (size_t)(v << shift);
 }
 
-/* Append path to *out (n, cap), or the URLs an s3:// glob lists; -1 printed on failure. */
+/* Append path to *out (n, cap), or the URLs an s3:// glob lists; -2 printed on failure. */
 static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 {
 	char **urls = NULL, err[512];
@@ -141,7 +141,7 @@ static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 
 	if (glob && bag_url_expand(path, no_sign_request, &urls, &nurls, err, sizeof err) != BAG_OK) {
 		term_error("%s", err);
-		return -1;
+		return -2;
 	}
 	if (*n + nurls + 1 > *cap) {
 		size_t c = (*n + nurls + 1) * 2;
@@ -149,7 +149,7 @@ static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 		if (a == NULL) {
 			bag_url_list_free(urls, nurls);
 			term_error("out of memory");
-			return -1;
+			return -2;
 		}
 		*out = a;
 		*cap = c;
@@ -178,11 +178,13 @@ int bagset_remote_args(int *argc, char ***argv)
 		} else {
 			rest = rest || strcmp(in[i], "--") == 0;
 			if (add_input(&out, &n, &cap, in[i]) != 0)
-				return -1;
+				return -2;
 		}
 	}
-	if (out == NULL && add_input(&out, &n, &cap, NULL) != 0)
-		return -1;
+	if (out == NULL && (out = malloc(sizeof *out)) == NULL) {
+		term_error("out of memory");
+		return -2;
+	}
 	out[n] = NULL;
 	*argc = (int)n;
 	*argv = out;

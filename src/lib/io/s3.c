@@ -284,6 +284,8 @@ static void list_url(const struct aws_conf *c, const char *bucket, const char *p
                      char *url, size_t cap)
 {
 	bucket_url(c, bucket, url, cap);
+	if (c->endpoint[0] || strchr(bucket, '.') != NULL)
+		url[strlen(url) - 1] = '\0';   /* path-style: /bucket?..., as servers canonicalise it */
 	strncat(url, "?", cap - strlen(url) - 1);
 	if (token != NULL) {
 		strncat(url, "continuation-token=", cap - strlen(url) - 1);
