@@ -30,7 +30,7 @@ nginx_start "$T/www" "$T/nginx" 'location /denied/ { return 403; }
 URL=http://127.0.0.1:$NGINX_PORT
 
 # the golden tests, every bag through its URL
-if GOLDEN_BASE_URL=$URL/ python3 "$SRCDIR/tests/golden.py" "$B" >"$T/why" 2>&1 && tail -1 "$T/why" | grep -q ' 0 failed'; then
+if GOLDEN_BASE_URL=$URL/ python3 "$SRCDIR/tests/tools/golden.py" "$B" >"$T/why" 2>&1 && tail -1 "$T/why" | grep -q ' 0 failed'; then
 	ok "golden tests through HTTP ($(tail -1 "$T/why"))"
 else
 	grep FAIL "$T/why" >"$T/why2"; mv "$T/why2" "$T/why"; bad "golden tests through HTTP"

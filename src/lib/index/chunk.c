@@ -16,7 +16,7 @@
 
 #include <bagscope/record.h>
 #include "lib/formats/bag-int.h"
-#include "lib/formats/format-int.h"
+#include "lib/formats/reader-int.h"
 #include "lib/common/util-int.h"
 
 #define STAT_READ 512
@@ -58,7 +58,7 @@ int chunk_load_stat(bag_t *bag, size_t i)
 {
 	struct chunk *ch = &bag->chunks[i];
 	uint64_t lo = i > 0 ? bag->chunks[i - 1].pos : bag->body_pos - 1, found, old = ch->pos;
-	char err[BAG_ERRMSG_MAX];
+	char err[BAG_ERROR_MESSAGE_MAX];
 	int rc;
 
 	if (!ch->stat_loaded)
@@ -67,7 +67,7 @@ int chunk_load_stat(bag_t *bag, size_t i)
 
 	if ((rc != BAG_ECORRUPT && rc != BAG_ETRUNCATED) || ch->no_index)
 		return rc;
-	snprintf(err, sizeof err, "%s", bag->errmsg);
+	snprintf(err, sizeof err, "%s", bag->err.message);
 	if (bag_find_chunk(bag, lo, ch->index_end, &found) != BAG_OK || found == ch->index_end || found == old)
 		return bag_fail(bag, rc, UINT64_MAX, "%s", err + strlen(bag->path) + 2);
 	ch->pos = found;
@@ -198,7 +198,7 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 		return rc;
 	info->compression = ch->compression;
 	/* an older bag's span: its bytes in the file, whatever its translation holds */
-	info->size = bag->old != NULL ? ch->data_len : ch->size;
+	info->size = bag->fmt->read_span != NULL ? ch->data_len : ch->size;
 	info->compressed_size = ch->data_len;
 	return BAG_OK;
 }
@@ -226,7 +226,7 @@ static int decompress(bag_t *bag, const struct chunk *ch, const uint8_t *src, ui
 		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to more than its stated %u bytes",
 		                name, ch->size);
 	if (!out.ended)
-		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err);
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err.message);
 	if (out.len != ch->size)
 		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to %zu bytes, header says %u",
 		                name, out.len, ch->size);
@@ -326,9 +326,9 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		lru_push_head(bag, (uint32_t)i);
 		goto done;
 	}
-	if (bag->old != NULL) {
-		/* an older bag's span: its records translated to 2.0 ones (format-old.c) */
-		if ((rc = bag_old_span_read(bag, i, &out)) != BAG_OK)
+	if (bag->fmt->read_span != NULL) {
+		/* a span of another format's records, translated to 2.0 ones by its reader */
+		if ((rc = bag->fmt->read_span(bag, i, &out)) != BAG_OK)
 			goto fail;
 		cache_make_room(bag, ch->size);
 		goto cache;

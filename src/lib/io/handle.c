@@ -12,31 +12,23 @@
 #include <string.h>
 
 #include <bagscope/record.h>
+#include "lib/common/util-int.h"
 #include "lib/formats/bag-int.h"
 
 int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (off == UINT64_MAX)
-		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: ", bag->path);
-	else
-		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: at byte %llu: ",
-		             bag->path, (unsigned long long)off);
-	if (n < 0 || (size_t)n >= sizeof bag->errmsg)
-		return code;
 	va_start(ap, fmt);
-	vsnprintf(bag->errmsg + n, sizeof bag->errmsg - (size_t)n, fmt, ap);
+	bag_error_vset(&bag->err, code, bag->path, off, fmt, ap);
 	va_end(ap);
 	return code;
 }
 
 int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 {
-	char line[BAG_ERRMSG_MAX];
+	struct bag_error line;
 	va_list ap;
-	int n;
 
 	bag->nwarnings++;
 	if (bag->nwarnings > BAG_WARNINGS_MAX)
@@ -46,16 +38,10 @@ int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 		if (bag->warnings == NULL)
 			goto nomem;
 	}
-	if (off == UINT64_MAX)
-		n = snprintf(line, sizeof line, "%s: ", bag->path);
-	else
-		n = snprintf(line, sizeof line, "%s: at byte %llu: ", bag->path, (unsigned long long)off);
-	if (n >= 0 && (size_t)n < sizeof line) {
-		va_start(ap, fmt);
-		vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	bag->warnings[bag->nwarnings - 1] = strdup(line);
+	va_start(ap, fmt);
+	bag_error_vset(&line, BAG_OK, bag->path, off, fmt, ap);
+	va_end(ap);
+	bag->warnings[bag->nwarnings - 1] = strdup(line.message);
 	if (bag->warnings[bag->nwarnings - 1] == NULL)
 		goto nomem;
 	return BAG_OK;
@@ -66,7 +52,7 @@ nomem:
 
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 {
-	char cause[BAG_ERRMSG_MAX / 2];
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
 	uint64_t at = off;
 	int rc;
 
