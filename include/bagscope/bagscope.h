@@ -18,6 +18,7 @@
 #include <bagscope/cloud.h>
 #include <bagscope/export.h>
 #include <bagscope/mcap.h>
+#include <bagscope/tf.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -65,5 +65,6 @@ int cmd_gen(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_tf(int argc, char **argv);
 
 #endif

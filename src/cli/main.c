@@ -28,6 +28,7 @@ static const struct subcommand subcommands[] = {
 	{ "frames", cmd_frames, "write the images of a camera topic as PNG files" },
 	{ "plot", cmd_plot, "plot message paths over time: braille chart, or min/max columns (--csv)" },
 	{ "export", cmd_export, "write a subset, merge, repair or recompress to a new bag or MCAP file" },
+	{ "tf", cmd_tf, "the TF frame tree, and transform lookups as tf2 gives them (--lookup)" },
 };
 
 static void usage(FILE *out)
