@@ -123,39 +123,53 @@ static void text_frame(const bag_tf_t *tf, size_t i, size_t depth, struct bag_te
 	bag_text_free(&e);
 }
 
-/* Children lists of the latest-parent graph: first[p], next[c]. */
-static int children(const bag_tf_t *tf, size_t n, long **first, long **next)
+static int cmp_name(const void *a, const void *b, void *tf)
 {
-	*first = malloc((n + 1) * sizeof **first);
-	*next = malloc((n + 1) * sizeof **next);
-	if (*first == NULL || *next == NULL)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		(*first)[i] = (*next)[i] = -1;
-	for (size_t i = n; i-- > 0;) {
+	struct bag_tf_frame x, y;
+	bag_tf_frame(tf, *(const size_t *)a, &x);
+	bag_tf_frame(tf, *(const size_t *)b, &y);
+	return strcmp(x.name, y.name);
+}
+
+/*
+ * Frames by name in ord[], and children lists of the latest-parent graph
+ * (first[p], next[c]) in descending name order, so that a stack pops them
+ * in ascending order.
+ */
+static int children(const bag_tf_t *tf, size_t n, size_t *ord, long *first, long *next)
+{
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = i;
+		first[i] = next[i] = -1;
+	}
+	qsort_r(ord, n, sizeof *ord, cmp_name, (void *)tf);
+	for (size_t k = 0; k < n; k++) {
 		struct bag_tf_frame f;
-		bag_tf_frame(tf, i, &f);
+		bag_tf_frame(tf, ord[k], &f);
 		if (f.parent >= 0) {
-			(*next)[i] = (*first)[f.parent];
-			(*first)[f.parent] = (long)i;
+			next[ord[k]] = first[f.parent];
+			first[f.parent] = (long)ord[k];
 		}
 	}
 	return 0;
 }
 
-/* The tree from each root, depth first; then frames no root reaches. */
+/* The tree from each root, depth first, by name; then frames no root reaches. */
 static int print_text(const bag_tf_t *tf)
 {
-	size_t n = bag_tf_frame_count(tf), sp = 0;
-	long *first = NULL, *next = NULL, (*stack)[2] = malloc((n + 1) * sizeof *stack);
+	size_t n = bag_tf_frame_count(tf), sp = 0, *ord = malloc((n + 1) * sizeof *ord);
+	long *first = malloc((n + 1) * sizeof *first), *next = malloc((n + 1) * sizeof *next);
+	long (*stack)[2] = malloc((n + 1) * sizeof *stack);
 	bool *seen = calloc(n + 1, 1), cyc = false;
 	struct bag_text t = { 0 };
 	int rc = -1;
 
-	if (stack == NULL || seen == NULL || children(tf, n, &first, &next) != 0)
+	if (ord == NULL || first == NULL || next == NULL || stack == NULL || seen == NULL)
 		goto fail;
+	children(tf, n, ord, first, next);
 	for (size_t pass = 0; pass < 2; pass++)
-		for (size_t r = 0; r < n; r++) {
+		for (size_t k = 0; k < n; k++) {
+			size_t r = ord[k];
 			struct bag_tf_frame f;
 			bag_tf_frame(tf, r, &f);
 			if (seen[r] || (pass == 0 && f.parent >= 0))
@@ -163,9 +177,9 @@ static int print_text(const bag_tf_t *tf)
 			if (pass == 1 && !cyc && (cyc = true))
 				fputs("frames in a cycle of parents:\n", stdout);
 			stack[sp][0] = (long)r, stack[sp++][1] = 0;
+			seen[r] = true;
 			while (sp > 0) {
 				long i = stack[--sp][0], d = stack[sp][1];
-				seen[i] = true;
 				text_frame(tf, (size_t)i, (size_t)d, &t);
 				for (long c = first[i]; c >= 0; c = next[c])
 					if (!seen[c])
@@ -174,7 +188,7 @@ static int print_text(const bag_tf_t *tf)
 		}
 	rc = 0;
 fail:
-	free(first), free(next), free(stack), free(seen);
+	free(ord), free(first), free(next), free(stack), free(seen);
 	bag_text_free(&t);
 	return rc;
 }
@@ -360,7 +374,7 @@ int cmd_tf(int argc, char **argv)
 {
 	struct tf_opts o;
 	struct bagset bs = { 0 };
-	struct bag_tf_opts to = { sizeof to };
+	struct bag_tf_opts to = { .size = sizeof to };
 	bag_tf_t *tf = NULL;
 	size_t wdone = 0;
 	int rc, ret = EXIT_BAD_INPUT;

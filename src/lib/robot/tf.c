@@ -421,7 +421,7 @@ static int select_conns(bag_tf_t *tf, const struct bag_tf_opts *o, bool **mask)
 
 BAG_API int bag_tf_build(bag_tf_t **out, bag_timeline_t *tl, const struct bag_tf_opts *opts)
 {
-	struct bag_tf_opts o = { sizeof o };
+	struct bag_tf_opts o = { .size = sizeof o };
 	struct bag_scan_opts so = { .size = sizeof so, .work = work, .emit = emit };
 	struct bag_query q;
 	bag_view_t *v = NULL;
