@@ -23,6 +23,7 @@
 #include <bagscope/scan.h>
 #include "lib/common/util-int.h"
 #include "lib/robot/tf-int.h"
+#include "lib/robot/wire-int.h"
 
 #define DEFAULT_FAR_NS (5 * BAG_NSEC_PER_SEC)
 
@@ -233,49 +234,26 @@ static int insert(bag_tf_t *tf, struct tf_in *t)
 	return store(f, &s, (uint32_t)p);
 }
 
-static int rd32(const uint8_t *d, size_t len, size_t *off, uint32_t *v)
-{
-	if (len - *off < 4)
-		return -1;
-	memcpy(v, d + *off, 4);
-	*off += 4;
-	return 0;
-}
-
-/* A string field: its bytes at *s, length *n. */
-static int rdstr(const uint8_t *d, size_t len, size_t *off, const uint8_t **s, uint32_t *n)
-{
-	if (rd32(d, len, off, n) != 0 || len - *off < *n)
-		return -1;
-	*s = d + *off;
-	*off += *n;
-	return 0;
-}
-
 /* On a worker: a TFMessage cut into packed records. */
 static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
-	size_t off = 0, len = m->size;
-	uint32_t count, seq, sec, nsec;
+	struct wire w = { m->data, m->size, 0 };
+	uint32_t count;
 
 	(void)arg, (void)def;
-	if (rd32(m->data, len, &off, &count) != 0)
+	if (wire_u32(&w, &count) != 0)
 		goto bad;
 	for (uint32_t k = 0; k < count; k++) {
-		const uint8_t *ps, *cs;
+		const char *ps, *cs;
 		struct packed pk;
-		if (rd32(m->data, len, &off, &seq) || rd32(m->data, len, &off, &sec) || rd32(m->data, len, &off, &nsec) ||
-		    rdstr(m->data, len, &off, &ps, &pk.plen) || rdstr(m->data, len, &off, &cs, &pk.clen) ||
-		    len - off < sizeof pk.v)
+		if (wire_header(&w, &pk.stamp_ns, &ps, &pk.plen) || wire_str(&w, &cs, &pk.clen) ||
+		    wire_bytes(&w, pk.v, sizeof pk.v))
 			goto bad;
-		memcpy(pk.v, m->data + off, sizeof pk.v);
-		off += sizeof pk.v;
-		pk.stamp_ns = (int64_t)sec * BAG_NSEC_PER_SEC + nsec;
 		bag_text_append(out, (const char *)&pk, sizeof pk);
-		bag_text_append(out, (const char *)ps, pk.plen);
-		bag_text_append(out, (const char *)cs, pk.clen);
+		bag_text_append(out, ps, pk.plen);
+		bag_text_append(out, cs, pk.clen);
 	}
-	if (off != len)
+	if (w.off != w.len)
 		goto bad;
 	return out->failed ? BAG_ENOMEM : 0;
 bad:
