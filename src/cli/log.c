@@ -228,7 +228,7 @@ static int sum_add(struct summary *s, const struct bag_log_entry *e)
 
 struct log_run {
 	const struct log_opts *o;
-	struct bag_text line;
+	struct bag_text line, safe;  /* a line, and its JSON made safe for a terminal */
 	struct summary sum;
 };
 
@@ -245,6 +245,12 @@ static int on_entry(void *arg, const struct bag_log_entry *e)
 		text_line(r->o, e, &r->line);
 	if (r->line.failed)
 		return BAG_ENOMEM;
+	if (r->o->json && !term_json_clean(r->line.p, r->line.len)) {
+		r->safe.len = 0;
+		term_json(&r->safe, r->line.p, r->line.len);
+		fwrite(r->safe.p, 1, r->safe.len, stdout);
+		return r->safe.failed ? BAG_ENOMEM : 0;
+	}
 	fwrite(r->line.p, 1, r->line.len, stdout);
 	return 0;
 }
@@ -322,6 +328,7 @@ out:
 		free(run.sum.rows[i].node);
 	free(run.sum.rows);
 	bag_text_free(&run.line);
+	bag_text_free(&run.safe);
 	bagset_close(&bs);
 	return ret;
 }

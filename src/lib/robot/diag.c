@@ -100,6 +100,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 {
 	const bag_diag_t *d = arg;
 	struct wire w = { m->data, m->size, 0 };
+	size_t start = out->len;   /* out holds the task's earlier messages before this */
 	bool array = strcmp(m->conn->type, "diagnostic_msgs/DiagnosticArray") == 0;
 	uint32_t n = 1, flen;
 	const char *frame;
@@ -115,7 +116,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		goto bad;
 	return out->failed ? BAG_ENOMEM : 0;
 bad:
-	out->len = 0;
+	out->len = start;
 	bag_text_printf(out, "%s at %lld.%09lld: the message does not parse as a %s (%u bytes)", m->conn->topic,
 	                (long long)(m->time_ns / BAG_NSEC_PER_SEC), (long long)(m->time_ns % BAG_NSEC_PER_SEC),
 	                m->conn->type, (unsigned)m->size);

@@ -76,6 +76,7 @@ static void put_str(struct bag_text *t, const char *s, uint32_t n)
 static int parse(const struct bag_message *m, struct pack *pk, struct bag_text *out)
 {
 	struct wire w = { m->data, m->size, 0 };
+	size_t start = out->len;
 	const char *frame, *s[4];
 	uint32_t flen;
 	uint8_t level;
@@ -101,7 +102,7 @@ static int parse(const struct bag_message *m, struct pack *pk, struct bag_text *
 	if (out->failed)
 		return 0;
 	pk->hash = fnv(fnv(fnv(1469598103934665603ull, s[0], pk->len[0]), &pk->stamp_ns, 8), s[1], pk->len[1]);
-	memcpy(out->p, pk, sizeof *pk);
+	memcpy(out->p + start, pk, sizeof *pk);
 	return w.off == w.len ? 0 : -1;
 }
 
@@ -109,11 +110,12 @@ static int parse(const struct bag_message *m, struct pack *pk, struct bag_text *
 static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
 	struct log_scan *ls = arg;
+	size_t start = out->len;   /* out holds the task's earlier messages before this */
 	struct pack pk;
 
 	(void)def;
 	if (parse(m, &pk, out) != 0) {
-		out->len = 0;
+		out->len = start;
 		bag_text_printf(out, "%s at %lld.%09lld: the message does not parse as a rosgraph_msgs/Log (%u bytes)",
 		                m->conn->topic, (long long)(m->time_ns / BAG_NSEC_PER_SEC),
 		                (long long)(m->time_ns % BAG_NSEC_PER_SEC), (unsigned)m->size);
@@ -121,7 +123,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 	}
 	if (out->failed)
 		return BAG_ENOMEM;
-	const char *node = out->p + sizeof pk, *msg = node + pk.len[0] + 1;
+	const char *node = out->p + start + sizeof pk, *msg = node + pk.len[0] + 1;
 	if (pk.level < ls->o->min_level || (ls->has_node_re && regexec(&ls->node_re, node, 0, NULL, 0) != 0) ||
 	    (ls->has_grep_re && regexec(&ls->grep_re, msg, 0, NULL, 0) != 0))
 		return 1;

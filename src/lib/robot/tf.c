@@ -238,6 +238,7 @@ static int insert(bag_tf_t *tf, struct tf_in *t)
 static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
 	struct wire w = { m->data, m->size, 0 };
+	size_t start = out->len;   /* out holds the task's earlier messages before this */
 	uint32_t count;
 
 	(void)arg, (void)def;
@@ -257,7 +258,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		goto bad;
 	return out->failed ? BAG_ENOMEM : 0;
 bad:
-	out->len = 0;
+	out->len = start;
 	bag_text_printf(out, "%s at %lld.%09lld: the message does not parse as a TFMessage (%u bytes)",
 	                m->conn->topic, (long long)(m->time_ns / BAG_NSEC_PER_SEC),
 	                (long long)(m->time_ns % BAG_NSEC_PER_SEC), (unsigned)m->size);
