@@ -223,7 +223,13 @@ static void print_json(const bag_tf_t *tf)
 		json_str(f.topic);
 		fputs("}", stdout);
 	}
-	fputs("], \"warnings\": [", stdout);
+	struct bag_tf_stats st;
+	bag_tf_stats(tf, &st);
+	printf("], \"stats\": {\"messages\": %llu, \"transforms\": %llu, \"stored\": %llu, \"refused\": %llu, "
+	       "\"repeated\": %llu, \"bad_messages\": %llu, \"memory_bytes\": %zu", (unsigned long long)st.messages,
+	       (unsigned long long)st.transforms, (unsigned long long)st.kept, (unsigned long long)st.refused,
+	       (unsigned long long)st.repeated, (unsigned long long)st.bad_messages, st.memory);
+	fputs("}, \"warnings\": [", stdout);
 	for (size_t i = 0; i < bag_tf_warning_count(tf); i++) {
 		fputs(i ? ", " : "", stdout);
 		json_str(bag_tf_warning(tf, i));
