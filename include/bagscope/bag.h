@@ -111,7 +111,7 @@ struct bag_chunk_info {
 
 /*
  * Open path read-only. *out is set even on failure (unless BAG_ENOMEM), so
- * that bag_errmsg(*out) can be read; the caller always calls bag_close().
+ * that bag_last_error(*out) can be read; the caller always calls bag_close().
  * Returns 0, BAG_EINVAL (opts->size not set, or options this library does
  * not know), BAG_EIO (also for a path that is not a regular file, such as a
  * FIFO: refused at once), BAG_ENOTBAG (no version line of a format it
@@ -138,8 +138,11 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag);
  */
 BAG_API void bag_close(bag_t *bag);
 
-/* The last failure's one-line message ("" if none); valid until the next call. */
-BAG_API const char *bag_errmsg(const bag_t *bag);
+/*
+ * The last failure (code 0 and "" if none; common.h); valid until the next
+ * call on bag. For NULL (bag_open() out of memory): BAG_ENOMEM.
+ */
+BAG_API const struct bag_error *bag_last_error(const bag_t *bag);
 
 /* The path given to bag_open(), borrowed. */
 BAG_API const char *bag_path(const bag_t *bag);

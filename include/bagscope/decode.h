@@ -54,14 +54,16 @@ struct bag_visitor {
 
 /*
  * Decode data[0..len) as def's top type, calling vis with ud. Returns 0, or
- * BAG_EDECODE with a one-line message in err[0..errlen) such as
+ * BAG_EDECODE with *err (may be NULL; common.h) filled: offset the byte in
+ * data, message such as
  * "markers[3].pose.position.x at byte 120: needs 8 bytes, 2 remain".
+ * On success *err is cleared (code 0, "").
  * Bytes left over after the message are not an error; *used (if not NULL)
  * tells how many were decoded.
  */
 BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
-                       char *err, size_t errlen);
+                       struct bag_error *err);
 
 #ifdef __cplusplus
 }

@@ -110,7 +110,8 @@ struct bag_expr_val {
 
 /*
  * Parse text[0..len) as a filter (an expr: a test). *out is set even on
- * failure (unless BAG_ENOMEM) so that bag_expr_errmsg()/bag_expr_errpos()
+ * failure (unless BAG_ENOMEM) so that bag_expr_error() (message; offset = the
+ * position in text)
  * can be read; always bag_expr_free() it. Returns 0, BAG_EEXPR (a syntax
  * error, a bad number, a regex that does not compile, a value where a test
  * is needed ...) or BAG_ENOMEM. text need not be NUL-terminated and is not
@@ -133,8 +134,7 @@ BAG_API void bag_expr_free(bag_expr_t *e);
  * the byte offset in the text it concerns (text length for "at the end").
  * Valid until the next call on e.
  */
-BAG_API const char *bag_expr_errmsg(const bag_expr_t *e);
-BAG_API size_t bag_expr_errpos(const bag_expr_t *e);
+BAG_API const struct bag_error *bag_expr_error(const bag_expr_t *e);
 
 /*
  * Compile e for connection conn, whose definition def was parsed from

@@ -59,13 +59,13 @@ BAG_API void bag_text_double(struct bag_text *t, double d);
  *       std_msgs/Header left out.
  */
 BAG_API int bag_print_json(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen);
+                           size_t len, struct bag_error *err);
 BAG_API int bag_print_yaml(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen);
+                           size_t len, struct bag_error *err);
 BAG_API int bag_print_csv(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                          size_t len, bool header, char *err, size_t errlen);
+                          size_t len, bool header, struct bag_error *err);
 BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                              size_t len, size_t max, char *err, size_t errlen);
+                              size_t len, size_t max, struct bag_error *err);
 
 /*
  * A hex dump of data[0..len): per 16 bytes, a line with the offset (8 hex

@@ -188,44 +188,26 @@ static void topic_figures(struct topic_stats *t, const int64_t *times, uint64_t 
 }
 
 /*
- * Pass 1: every topic's record times from the index, in one pass over the
- * timeline (each topic's times kept apart, 8 bytes a message), then each
- * topic's figures.
+ * Pass 1: every topic's record times from the index (bag_timeline_times:
+ * each topic's times kept apart, 8 bytes a message), then each topic's
+ * figures.
  */
 static int all_times(struct stats *s)
 {
-	bag_view_t *v = NULL;
-	struct bag_message m;
 	int64_t **times = calloc(s->ntopics ? s->ntopics : 1, sizeof *times);
 	uint64_t *n = calloc(s->ntopics ? s->ntopics : 1, sizeof *n);
-	uint64_t *cap = calloc(s->ntopics ? s->ntopics : 1, sizeof *cap);
 	int64_t *periods = NULL;
 	uint64_t most = 0;
 	int rc = BAG_ENOMEM;
 
-	if (times == NULL || n == NULL || cap == NULL)
+	if (times == NULL || n == NULL)
 		goto nomem;
-	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) != BAG_OK) {
-		cli_error("%s", bag_view_errmsg(v));
+	if ((rc = bag_timeline_times(s->cb.tl, s->conn_topic, s->ntopics, times, n)) != BAG_OK) {
+		cli_error("%s", bag_timeline_error(s->cb.tl)->message);
 		goto fail;
 	}
-	for (uint64_t r = 0; r < bag_view_count(v); r++) {
-		if ((rc = bag_view_entry(v, r, &m)) != BAG_OK) {
-			cli_error("%s", bag_view_errmsg(v));
-			goto fail;
-		}
-		size_t t = s->conn_topic[m.conn_index];
-		if (n[t] == cap[t]) {
-			uint64_t nc = cap[t] ? 2 * cap[t] : 1024;
-			int64_t *g = realloc(times[t], nc * sizeof *g);
-			if (g == NULL)
-				goto nomem;
-			times[t] = g;
-			cap[t] = nc;
-		}
-		times[t][n[t]++] = m.time_ns;
+	for (size_t t = 0; t < s->ntopics; t++)
 		most = n[t] > most ? n[t] : most;
-	}
 	if ((periods = malloc((most ? most : 1) * sizeof *periods)) == NULL)
 		goto nomem;
 	for (size_t t = 0; t < s->ntopics; t++)
@@ -241,9 +223,7 @@ fail:
 		free(times[t]);
 	free(times);
 	free(n);
-	free(cap);
 	free(periods);
-	bag_view_free(v);
 	return rc;
 }
 
@@ -307,7 +287,7 @@ static int scan_sizes(struct stats *s)
 	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) == BAG_OK)
 		rc = bag_scan(v, &o, NULL);
 	if (rc != BAG_OK)
-		cli_error("%s", bag_view_errmsg(v));
+		cli_error("%s", bag_view_error(v)->message);
 	bag_view_free(v);
 	for (size_t i = 0; i < s->ntopics; i++) {
 		struct topic_stats *t = &s->topics[i];

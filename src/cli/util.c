@@ -62,14 +62,14 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done)
 void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e)
 {
 	struct bag_text before = { 0 }, all = { 0 };
-	size_t pos = bag_expr_errpos(e);
+	size_t pos = bag_expr_error(e)->offset;
 	int lead = (int)(strlen("bagscope: ") + strlen(cmd) + 2 + strlen(what) + 2);
 
 	if (pos > len)
 		pos = len;
 	term_escape(&before, text, pos);
 	term_escape(&all, text, len);
-	cli_error("%s: %s: %.*s: %s", cmd, what, (int)all.len, all.p ? all.p : "", bag_expr_errmsg(e));
+	cli_error("%s: %s: %.*s: %s", cmd, what, (int)all.len, all.p ? all.p : "", bag_expr_error(e)->message);
 	fprintf(stderr, "%*s^\n", lead + (int)before.len, "");
 	bag_text_free(&before);
 	bag_text_free(&all);

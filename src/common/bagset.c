@@ -113,7 +113,7 @@ int bagset_open_one(bag_t **bag, const char *path)
 	}
 	rc = bag_open(bag, path, &opts);
 	if (rc != BAG_OK) {
-		term_error("%s", bag_errmsg(*bag));
+		term_error("%s", bag_last_error(*bag)->message);
 		goto done;
 	}
 	bag_recovery_report(*bag, &r);
@@ -154,7 +154,7 @@ int bagset_open(struct bagset *bs, char *const *paths, size_t n)
 	}
 	rc = bag_timeline_open(&bs->tl, bs->bags, bs->nbags);
 	if (rc != BAG_OK)
-		term_error("%s", bag_timeline_errmsg(bs->tl));
+		term_error("%s", bag_timeline_error(bs->tl)->message);
 done:
 	return rc;
 }
@@ -178,14 +178,14 @@ int bagset_open_skip(struct bagset *bs, char *const *paths, size_t n, struct bag
 		}
 		if (first == BAG_OK)
 			first = rc;
-		bag_text_printf(skipped, "%s\n", bag_errmsg(bag));
+		bag_text_printf(skipped, "%s\n", bag_last_error(bag)->message);
 		bag_close(bag);
 	}
 	if (bs->nbags == 0)
 		return first != BAG_OK ? first : BAG_EINVAL;
 	rc = bag_timeline_open(&bs->tl, bs->bags, bs->nbags);
 	if (rc != BAG_OK)
-		term_error("%s", bag_timeline_errmsg(bs->tl));
+		term_error("%s", bag_timeline_error(bs->tl)->message);
 	return rc;
 }
 

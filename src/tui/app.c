@@ -262,10 +262,10 @@ static void update_detail(struct app *app)
 	if (model_count(m) == 0 || model_entry(m, m->row, &msg) != BAG_OK) {
 		uint64_t shown = model_count(m) > 0 ? UINT64_MAX - 3 - m->row : UINT64_MAX - 3 + 1;
 		if (model_count(m) > 0)
-			note_bad_index(app, bag_view_errmsg(m->view));
+			note_bad_index(app, bag_view_error(m->view)->message);
 		if (app->detail_key != shown) {
 			if (model_count(m) > 0)
-				detail_error(&app->detail, bag_view_errmsg(m->view));
+				detail_error(&app->detail, bag_view_error(m->view)->message);
 			else
 				detail_note(&app->detail, "no message selected");
 		}
@@ -293,7 +293,7 @@ static void update_detail(struct app *app)
 	} else {
 		bag_msgdef_t *def = app_def(app, msg.conn_index);
 		if (bag_msgdef_root(def) == NULL)
-			detail_note(&app->detail, bag_msgdef_errmsg(def));
+			detail_note(&app->detail, bag_msgdef_error(def)->message);
 		else
 			detail_decoded(&app->detail, def, app->detail_bytes, app->detail_size);
 		follow_field(app);
@@ -482,8 +482,8 @@ static void filter_start(struct app *app, const char *text)
 	}
 	rc = bag_expr_parse(&e, text, strlen(text));
 	if (rc != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "filter: %s at column %zu", e ? bag_expr_errmsg(e) : "out of memory",
-		         e ? bag_expr_errpos(e) + 1 : 0);
+		snprintf(m->note, sizeof m->note, "filter: %s at column %zu", e ? bag_expr_error(e)->message : "out of memory",
+		         e ? bag_expr_error(e)->offset + 1 : 0);
 		bag_expr_free(e);
 		return;
 	}

@@ -136,7 +136,7 @@ static void match_line(void *arg, int depth, bool node, const char *text, size_t
 static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
 	const struct pass *p = arg;
-	char err[160];
+	struct bag_error err;
 	size_t a, b;
 
 	if (p->name_match[m->conn_index])
@@ -146,7 +146,7 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
 		return 1;
 	out->len = 0;
-	bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, err, sizeof err);
+	bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, &err);
 	for (size_t i = 0; i < out->len; i++)
 		if (out->p[i] == '\n' || out->p[i] == '\t')
 			out->p[i] = ' ';
@@ -155,7 +155,7 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 	if (hit)
 		return 0;
 	struct line_match lm = { &p->mt, false };
-	detail_decode_lines(def, m->data, m->size, match_line, &lm, err, sizeof err);
+	detail_decode_lines(def, m->data, m->size, match_line, &lm, &err);
 	return lm.hit ? 0 : 1;
 }
 
@@ -275,10 +275,10 @@ static int search_pass(struct pass *p, bag_view_t *full, int64_t start, int64_t 
 		if (rc == BAG_ECANCELED && p->stopped)
 			rc = BAG_OK;
 	} else {
-		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", v ? bag_view_errmsg(v) : bag_timeline_errmsg(p->j->tl));
+		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", v ? bag_view_error(v)->message : bag_timeline_error(p->j->tl)->message);
 	}
 	if (rc != BAG_OK && rc != BAG_ECANCELED && p->j->st.err[0] == '\0')
-		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", bag_view_errmsg(v));
+		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", bag_view_error(v)->message);
 	bag_view_free(v);
 	return rc;
 }
@@ -346,9 +346,9 @@ static int run_filter(struct scanjob *j, struct pass *p, bag_view_t *full)
 	o.progress_arg = p;
 	rc = bag_scan(full, &o, NULL);
 	if (rc == BAG_EEXPR)
-		snprintf(j->st.err, sizeof j->st.err, "%s", bag_expr_errmsg(j->req.filter));
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_expr_error(j->req.filter)->message);
 	else if (rc != BAG_OK && rc != BAG_ECANCELED)
-		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_errmsg(full));
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_error(full)->message);
 	if (p->nbuf > 0)
 		flush_rows(p);
 	free(p->buf);
@@ -370,7 +370,7 @@ static void run_job(struct scanjob *j)
 	bag_query_init(&q);
 	q.conn_mask = j->mask;
 	if ((rc = bag_view_open(&full, j->tl, &q)) != BAG_OK) {
-		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_errmsg(full));
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_error(full)->message);
 		goto done;
 	}
 	rc = j->req.kind == JOB_SEARCH ? run_search(j, &p, full) : run_filter(j, &p, full);

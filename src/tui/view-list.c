@@ -62,7 +62,7 @@ static void draw_list(struct app *app, struct rect r)
 		}
 		if (model_entry(m, i, &msg) != BAG_OK) {
 			char why[600];
-			detail_problem_first(bag_view_errmsg(m->view), why, sizeof why);
+			detail_problem_first(bag_view_error(m->view)->message, why, sizeof why);
 			snprintf(line, sizeof line, "%*llu cannot read the index here: %s", num_w, (unsigned long long)i + 1, why);
 			draw_colour_on(app, C_ERROR, 0);
 			draw_put(y, r.x, r.w, line);

@@ -28,17 +28,17 @@ static bag_msgdef_t *parse_ok(const char *type, const char *text)
 	bag_msgdef_t *def;
 
 	if (bag_msgdef_parse(&def, type, text, strlen(text)) != BAG_OK)
-		fail_msg("%s", bag_msgdef_errmsg(def));
+		fail_msg("%s", bag_msgdef_error(def)->message);
 	return def;
 }
 
 /* Decode to JSON; returns the code, the text in *out (static). */
-static int to_json(const bag_msgdef_t *def, const void *data, size_t len, const char **out, char *err)
+static int to_json(const bag_msgdef_t *def, const void *data, size_t len, const char **out, struct bag_error *err)
 {
 	static struct bag_text t;
 
 	bag_text_free(&t);
-	int rc = bag_print_json(&t, def, data, len, err, 256);
+	int rc = bag_print_json(&t, def, data, len, err);
 	*out = t.len ? t.p : "";
 	return rc;
 }
@@ -56,7 +56,7 @@ static void test_nested_ok(void **state)
 	size_t n = 0;
 	double x = 1.5, y = -2;
 	const char *json;
-	char err[256];
+	struct bag_error err;
 
 	n += put_u32(buf + n, 1);
 	n += put_u32(buf + n, 2);
@@ -65,15 +65,15 @@ static void test_nested_ok(void **state)
 	memcpy(buf + n, &x, 8);
 	memcpy(buf + n + 8, &y, 8);
 	n += 16;
-	assert_int_equal(to_json(def, buf, n, &json, err), BAG_OK);
+	assert_int_equal(to_json(def, buf, n, &json, &err), BAG_OK);
 	assert_string_equal(json, "{\"items\":[{\"name\":\"ab\",\"pos\":{\"x\":1.5,\"y\":-2.0}}]}");
 	/* an element that cannot fit is refused before it is read */
-	assert_int_equal(to_json(def, buf, n - 3, &json, err), BAG_EDECODE);
-	assert_string_equal(err, "items at byte 4: array of 1 elements cannot fit in the 19 bytes that remain");
+	assert_int_equal(to_json(def, buf, n - 3, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "items at byte 4: array of 1 elements cannot fit in the 19 bytes that remain");
 	/* a string that claims 3 bytes too many: the path and offset of the field that runs out */
 	put_u32(buf + 4, 5);
-	assert_int_equal(to_json(def, buf, n, &json, err), BAG_EDECODE);
-	assert_string_equal(err, "items[0].pos.y at byte 21: needs 8 bytes for a float64, 5 remain");
+	assert_int_equal(to_json(def, buf, n, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "items[0].pos.y at byte 21: needs 8 bytes for a float64, 5 remain");
 	bag_msgdef_free(def);
 }
 
@@ -84,25 +84,25 @@ static void test_huge_counts_fail_fast(void **state)
 	bag_msgdef_t *empty = parse_ok("pkg/E", "Nothing[] n\n=====\nMSG: pkg/Nothing\n");
 	uint8_t buf[16] = { 0 };
 	const char *json;
-	char err[256];
+	struct bag_error err;
 
 	put_u32(buf, 0xFFFFFFFFu);
-	assert_int_equal(to_json(def, buf, 10, &json, err), BAG_EDECODE);
-	assert_non_null(strstr(err, "array of 4294967295 elements cannot fit in the 6 bytes"));
-	assert_int_equal(to_json(bytes, buf, 10, &json, err), BAG_EDECODE);
+	assert_int_equal(to_json(def, buf, 10, &json, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "array of 4294967295 elements cannot fit in the 6 bytes"));
+	assert_int_equal(to_json(bytes, buf, 10, &json, &err), BAG_EDECODE);
 	/* a string length past the end */
 	put_u32(buf, 0);
 	put_u32(buf + 4, 1000);
-	assert_int_equal(to_json(bytes, buf, 12, &json, err), BAG_EDECODE);
-	assert_string_equal(err, "s at byte 4: string of 1000 bytes, 4 remain");
+	assert_int_equal(to_json(bytes, buf, 12, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "s at byte 4: string of 1000 bytes, 4 remain");
 	/* elements that take no bytes: a huge count is refused, not looped over */
 	put_u32(buf, 0xFFFFFFFFu);
-	assert_int_equal(to_json(empty, buf, 4, &json, err), BAG_EDECODE);
+	assert_int_equal(to_json(empty, buf, 4, &json, &err), BAG_EDECODE);
 	put_u32(buf, 3);
-	assert_int_equal(to_json(empty, buf, 4, &json, err), BAG_OK);
+	assert_int_equal(to_json(empty, buf, 4, &json, &err), BAG_OK);
 	assert_string_equal(json, "{\"n\":[{},{},{}]}");
 	/* no bytes at all */
-	assert_int_equal(to_json(bytes, buf, 0, &json, err), BAG_EDECODE);
+	assert_int_equal(to_json(bytes, buf, 0, &json, &err), BAG_EDECODE);
 	bag_msgdef_free(def);
 	bag_msgdef_free(bytes);
 	bag_msgdef_free(empty);
@@ -163,7 +163,7 @@ static void test_special_values_json(void **state)
 	uint64_t ubig = UINT64_MAX;
 	int32_t secs = -1;
 	const char *json;
-	char err[256];
+	struct bag_error err;
 
 	memcpy(buf + n, &nanf, 4), n += 4;
 	memcpy(buf + n, &inf, 8), n += 8;
@@ -172,7 +172,7 @@ static void test_special_values_json(void **state)
 	memcpy(buf + n, &ubig, 8), n += 8;
 	memcpy(buf + n, &secs, 4), n += 4;
 	n += put_u32(buf + n, 500000000);
-	assert_int_equal(to_json(def, buf, n, &json, err), BAG_OK);
+	assert_int_equal(to_json(def, buf, n, &json, &err), BAG_OK);
 	assert_string_equal(json, "{\"f\":\"nan\",\"d\":\"-inf\",\"ok\":true,\"big\":-9223372036854775808,"
 	                          "\"ubig\":18446744073709551615,\"dur\":{\"secs\":-1,\"nsecs\":500000000}}");
 	bag_msgdef_free(def);
@@ -183,17 +183,17 @@ static void test_summary_elides(void **state)
 	bag_msgdef_t *def = parse_ok("pkg/B", "uint8[] data\nstring s\n");
 	uint8_t buf[64] = { 0 };
 	struct bag_text t = { 0 };
-	char err[256];
+	struct bag_error err;
 
 	put_u32(buf, 10);
 	for (int i = 0; i < 10; i++)
 		buf[4 + i] = (uint8_t)i;
 	put_u32(buf + 14, 2);
 	memcpy(buf + 18, "hi", 2);
-	assert_int_equal(bag_print_summary(&t, def, buf, 20, 200, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_summary(&t, def, buf, 20, 200, &err), BAG_OK);
 	assert_string_equal(t.p, "data=[0, 1, 2, 3, \xE2\x80\xA6 (10)]  s=\"hi\"");
 	t.len = 0;
-	assert_int_equal(bag_print_summary(&t, def, buf, 20, 8, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_summary(&t, def, buf, 20, 8, &err), BAG_OK);
 	assert_int_equal(t.len, 8);
 	bag_text_free(&t);
 	bag_msgdef_free(def);
@@ -215,7 +215,7 @@ static void test_quiet_walk_agrees(void **state)
 	bag_msgdef_t *def = parse_ok("pkg/Q", def_text);
 	uint8_t buf[512];
 	size_t n = 0;
-	char err[256];
+	struct bag_error err;
 	(void)state;
 
 	memset(buf, 7, sizeof buf);
@@ -230,8 +230,8 @@ static void test_quiet_walk_agrees(void **state)
 	for (size_t len = 0; len <= n + 3; len++) {
 		const char *json;
 		size_t used_q = 0;
-		int quiet = bag_decode(def, buf, len, &none, NULL, &used_q, err, sizeof err);
-		int full = to_json(def, buf, len, &json, err);
+		int quiet = bag_decode(def, buf, len, &none, NULL, &used_q, &err);
+		int full = to_json(def, buf, len, &json, &err);
 		assert_int_equal(quiet, full);
 		assert_int_equal(quiet == BAG_OK, len >= n);
 		if (quiet == BAG_OK)

@@ -176,7 +176,7 @@ static void fx_open(struct fx *f, const char *path, const char *const *topics, s
 
 	memset(f, 0, sizeof *f);
 	if (bag_open(&f->bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(f->bag));
+		fail_msg("%s", bag_last_error(f->bag)->message);
 	assert_int_equal(bag_timeline_open(&f->tl, &f->bag, 1), BAG_OK);
 	bag_query_init(&q);
 	q.topics = topics;
@@ -263,7 +263,7 @@ static bag_expr_t *parse_ok(const char *text)
 	bag_expr_t *e;
 
 	if (bag_expr_parse(&e, text, strlen(text)) != BAG_OK)
-		fail_msg("'%s': %s at %zu", text, bag_expr_errmsg(e), bag_expr_errpos(e));
+		fail_msg("'%s': %s at %zu", text, bag_expr_error(e)->message, bag_expr_error(e)->offset);
 	return e;
 }
 
@@ -278,7 +278,7 @@ static size_t count(const char *name, const char *filter)
 	snprintf(path, sizeof path, FIX "bags/%s.bag", name);
 	fx_open(&f, path, NULL, 0);
 	if (fx_compile(&f, e) != BAG_OK)
-		fail_msg("'%s' refused: %s at %zu", filter, bag_expr_errmsg(e), bag_expr_errpos(e));
+		fail_msg("'%s' refused: %s at %zu", filter, bag_expr_error(e)->message, bag_expr_error(e)->offset);
 	n = fx_run(&f, NULL, 0);
 	fx_close(&f);
 	bag_expr_free(e);
@@ -295,9 +295,9 @@ static void refused(const char *name, const char *filter, size_t pos, const char
 	snprintf(path, sizeof path, FIX "bags/%s.bag", name);
 	fx_open(&f, path, NULL, 0);
 	assert_int_equal(fx_compile(&f, e), BAG_EEXPR);
-	if (strstr(bag_expr_errmsg(e), msg) == NULL || bag_expr_errpos(e) != pos)
-		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", filter, bag_expr_errmsg(e),
-		         bag_expr_errpos(e), msg, pos);
+	if (strstr(bag_expr_error(e)->message, msg) == NULL || bag_expr_error(e)->offset != pos)
+		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", filter, bag_expr_error(e)->message,
+		         bag_expr_error(e)->offset, msg, pos);
 	fx_close(&f);
 	bag_expr_free(e);
 }
@@ -337,7 +337,7 @@ static void run_case(const char *bagname, const struct json *c)
 	snprintf(path, sizeof path, FIX "%s", bagname);
 	fx_open(&f, path, topics, ntopics);
 	if (fx_compile(&f, e) != BAG_OK)
-		fail_msg("%s: '%s' refused: %s", bagname, filter, bag_expr_errmsg(e));
+		fail_msg("%s: '%s' refused: %s", bagname, filter, bag_expr_error(e)->message);
 	n = fx_run(&f, hits, 256);
 	if (n != nexp)
 		fail_msg("%s: '%s' selects %zu messages, the reference %zu", bagname, filter, n, nexp);
@@ -365,8 +365,8 @@ static void run_refusal(const char *bagname, const struct json *c)
 	}
 	if (rc != BAG_EEXPR)
 		fail_msg("%s: '%s' was not refused", bagname, filter);
-	assert_true(strlen(bag_expr_errmsg(e)) > 0);
-	assert_true(bag_expr_errpos(e) <= strlen(filter));
+	assert_true(strlen(bag_expr_error(e)->message) > 0);
+	assert_true(bag_expr_error(e)->offset <= strlen(filter));
 	bag_expr_free(e);
 }
 
@@ -404,8 +404,8 @@ static void parse_fails(const char *text, bool filter, size_t pos, const char *m
 
 	if (rc != BAG_EEXPR)
 		fail_msg("'%s' parsed (%d)", text, rc);
-	if (strstr(bag_expr_errmsg(e), msg) == NULL || bag_expr_errpos(e) != pos)
-		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", text, bag_expr_errmsg(e), bag_expr_errpos(e),
+	if (strstr(bag_expr_error(e)->message, msg) == NULL || bag_expr_error(e)->offset != pos)
+		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", text, bag_expr_error(e)->message, bag_expr_error(e)->offset,
 		         msg, pos);
 	bag_expr_free(e);
 }
@@ -496,7 +496,7 @@ static int truth_at(const char *text, int64_t time_ns)
 
 	assert_int_equal(bag_expr_compile(&p, e, &test_conn, NULL), BAG_OK);
 	if (bag_expr_check(e, &p, 1) != BAG_OK)
-		fail_msg("'%s' refused: %s", text, bag_expr_errmsg(e));
+		fail_msg("'%s' refused: %s", text, bag_expr_error(e)->message);
 	assert_false(bag_expr_prog_needs_data(p));
 	r = bag_expr_eval(p, NULL, 0, time_ns);
 	bag_expr_prog_free(p);
@@ -777,8 +777,8 @@ static void test_definition_missing(void **state)
 
 	assert_int_equal(bag_expr_compile(&p, e, &c, NULL), BAG_OK);
 	assert_int_equal(bag_expr_check(e, &p, 1), BAG_EEXPR);
-	assert_string_equal(bag_expr_errmsg(e), "the definition of pkg/Broken does not parse");
-	assert_int_equal(bag_expr_errpos(e), 18);
+	assert_string_equal(bag_expr_error(e)->message, "the definition of pkg/Broken does not parse");
+	assert_int_equal(bag_expr_error(e)->offset, 18);
 	assert_int_equal(bag_expr_prog_constant(p), 0);
 	bag_expr_prog_free(p);
 	bag_expr_free(e);
@@ -933,7 +933,7 @@ static void value_of(struct fx *f, const char *text, size_t row, struct bag_expr
 	struct bag_message m;
 
 	if (bag_expr_parse_value(&e, text, strlen(text)) != BAG_OK)
-		fail_msg("'%s': %s", text, bag_expr_errmsg(e));
+		fail_msg("'%s': %s", text, bag_expr_error(e)->message);
 	assert_int_equal(bag_view_read(f->view, row, &m), BAG_OK);
 	assert_int_equal(bag_expr_compile(&p, e, m.conn, f->defs[m.conn_index]), BAG_OK);
 	assert_int_equal(bag_expr_eval_value(p, m.data, m.size, m.time_ns, out), BAG_OK);

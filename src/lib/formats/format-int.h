@@ -207,6 +207,6 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
  * BAG_ENOMEM.
  */
 int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, char **text, char **file,
-                     char *err, size_t errlen);
+                     struct bag_error *err);
 
 #endif

@@ -33,12 +33,12 @@ int chunk_load_stat(bag_t *bag, size_t i)
 {
 	struct chunk *ch = &bag->chunks[i];
 	uint64_t lo = i > 0 ? bag->chunks[i - 1].pos : bag->body_pos - 1, found, old = ch->pos;
-	char err[BAG_ERRMSG_MAX];
+	char err[BAG_ERROR_MESSAGE_MAX];
 	int rc = load_stat(bag, i);
 
 	if ((rc != BAG_ECORRUPT && rc != BAG_ETRUNCATED) || ch->no_index)
 		return rc;
-	snprintf(err, sizeof err, "%s", bag->errmsg);
+	snprintf(err, sizeof err, "%s", bag->err.message);
 	if (bag_find_chunk(bag, lo, ch->index_end, &found) != BAG_OK || found == ch->index_end || found == old)
 		return bag_fail(bag, rc, UINT64_MAX, "%s", err + strlen(bag->path) + 2);
 	ch->pos = found;
@@ -197,7 +197,7 @@ static int decompress(bag_t *bag, const struct chunk *ch, const uint8_t *src, ui
 		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to more than its stated %u bytes",
 		                name, ch->size);
 	if (!out.ended)
-		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err);
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err.message);
 	if (out.len != ch->size)
 		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to %zu bytes, header says %u",
 		                name, out.len, ch->size);

@@ -69,26 +69,25 @@ struct bag_reduce {
 	struct pending *batch;
 	size_t nbatch;
 	uint64_t failed;
-	char first_failure[256];
+	struct bag_error first_failure; /* the first message that could not be read */
 	bool cancel;                 /* atomic */
 	bool done;
 	const struct bag_reduce_opts *run_opts;
-	char errmsg[256];
-	size_t errpath, errpos;
+	struct bag_error err;      /* the last failure (common.h); offset in the path */
+	size_t errpath;
 };
 
-static void set_err(bag_reduce_t *r, size_t path, size_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static void set_err(bag_reduce_t *r, int code, size_t path, uint64_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-static void set_err(bag_reduce_t *r, size_t path, size_t pos, const char *fmt, ...)
+static void set_err(bag_reduce_t *r, int code, size_t path, uint64_t pos, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+	bag_error_vset(&r->err, code, NULL, pos, fmt, ap);
 	va_end(ap);
 	r->errpath = path;
-	r->errpos = pos;
 }
 
 /* Append an entry to level k; false when out of memory. */
@@ -229,7 +228,7 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 	if (sel == NULL || s->progs == NULL)
 		goto fail;
 	if (*rest != '.' || rest[1] == '\0') {
-		set_err(r, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s.data)", s->path,
+		set_err(r, BAG_EEXPR, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s.data)", s->path,
 		        s->topic, s->topic);
 		rc = BAG_EEXPR;
 		goto fail;
@@ -237,8 +236,8 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 	rest++;
 	if ((rc = bag_expr_parse_value(&s->expr, rest, strlen(rest))) != BAG_OK) {
 		if (rc == BAG_EEXPR)
-			set_err(r, k, s->topic_len + 1 + bag_expr_errpos(s->expr), "'%s': %s", s->path,
-			        bag_expr_errmsg(s->expr));
+			set_err(r, BAG_EEXPR, k, s->topic_len + 1 + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
+			        bag_expr_error(s->expr)->message);
 		goto fail;
 	}
 	for (size_t i = 0; i < r->nconns; i++) {
@@ -254,11 +253,11 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 		sel[nsel++] = s->progs[i];
 	}
 	if ((rc = bag_expr_check(s->expr, sel, nsel)) != BAG_OK)
-		set_err(r, k, s->topic_len + 1 + bag_expr_errpos(s->expr), "'%s': %s", s->path,
-		        bag_expr_errmsg(s->expr));
+		set_err(r, BAG_EEXPR, k, s->topic_len + 1 + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
+		        bag_expr_error(s->expr)->message);
 fail:
 	if (rc == BAG_ENOMEM)
-		set_err(r, k, 0, "out of memory");
+		set_err(r, BAG_ENOMEM, k, BAG_NO_OFFSET, "out of memory");
 	free(sel);
 	return rc;
 }
@@ -283,7 +282,7 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 	if (r->s == NULL || r->defs == NULL || topics == NULL || r->batch == NULL)
 		goto fail;
 	if (n == 0) {
-		set_err(r, 0, 0, "no message path to plot");
+		set_err(r, BAG_EINVAL, 0, BAG_NO_OFFSET, "no message path to plot");
 		rc = BAG_EINVAL;
 		goto fail;
 	}
@@ -296,7 +295,7 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 			goto fail;
 		s->topic_len = bag_expr_topic_prefix(s->path, topics, ntopics);
 		if (s->topic_len == 0) {
-			set_err(r, k, 0, "'%s' starts with no topic of the bag", s->path);
+			set_err(r, BAG_EEXPR, k, 0, "'%s' starts with no topic of the bag", s->path);
 			rc = BAG_EEXPR;
 			goto fail;
 		}
@@ -307,11 +306,11 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 			goto fail;
 	}
 	rc = BAG_OK;
-	r->errmsg[0] = '\0';
+	bag_error_clear(&r->err);
 	r->done = true;
 fail:
 	if (rc == BAG_ENOMEM)
-		set_err(r, 0, 0, "out of memory");
+		set_err(r, BAG_ENOMEM, 0, BAG_NO_OFFSET, "out of memory");
 	free(topics);
 	return rc;
 }
@@ -338,19 +337,14 @@ BAG_API void bag_reduce_free(bag_reduce_t *r)
 	free(r);
 }
 
-BAG_API const char *bag_reduce_errmsg(const bag_reduce_t *r)
+BAG_API const struct bag_error *bag_reduce_error(const bag_reduce_t *r)
 {
-	return r == NULL ? "out of memory" : r->errmsg;
+	return r != NULL ? &r->err : &bag_error_nomem;
 }
 
 BAG_API size_t bag_reduce_errpath(const bag_reduce_t *r)
 {
 	return r == NULL ? 0 : r->errpath;
-}
-
-BAG_API size_t bag_reduce_errpos(const bag_reduce_t *r)
-{
-	return r == NULL ? 0 : r->errpos;
 }
 
 BAG_API size_t bag_reduce_series_count(const bag_reduce_t *r)
@@ -406,7 +400,7 @@ static int emit(void *arg, const struct bag_scan_item *it)
 	if (it->rc != BAG_OK) {
 		pthread_mutex_lock(&r->lock);
 		if (r->failed++ == 0)
-			snprintf(r->first_failure, sizeof r->first_failure, "%.*s", (int)it->len, it->text);
+			bag_error_set(&r->first_failure, it->rc, NULL, BAG_NO_OFFSET, "%.*s", (int)it->len, it->text);
 		pthread_mutex_unlock(&r->lock);
 		return 0;
 	}
@@ -440,7 +434,7 @@ BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts)
 	int rc;
 
 	if (opts != NULL && (rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK) {
-		set_err(r, 0, 0, "bag_reduce_run: options of an unknown size");
+		set_err(r, rc, 0, BAG_NO_OFFSET, "bag_reduce_run: options of an unknown size");
 		return rc;
 	}
 	r->run_opts = &o;
@@ -448,7 +442,7 @@ BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts)
 	for (size_t k = 0; k < r->ns; k++)
 		series_clear(&r->s[k]);
 	r->failed = 0;
-	r->first_failure[0] = '\0';
+	bag_error_clear(&r->first_failure);
 	r->done = false;
 	pthread_mutex_unlock(&r->lock);
 	r->nbatch = 0;
@@ -464,18 +458,18 @@ BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts)
 	q.end_ns = o.end_ns;
 	so.threads = o.threads;
 	if ((rc = bag_view_open(&v, r->tl, &q)) != BAG_OK) {
-		set_err(r, 0, 0, "%s", bag_view_errmsg(v));
+		bag_error_copy(&r->err, bag_view_error(v));
 		goto fail;
 	}
 	rc = bag_scan(v, &so, NULL);
 	if (rc != BAG_OK && rc != BAG_ECANCELED && rc != BAG_ENOMEM)
-		set_err(r, 0, 0, "%s", bag_view_errmsg(v));
+		bag_error_copy(&r->err, bag_view_error(v));
 	int frc = flush_batch(r);
 	if (rc == BAG_OK)
 		rc = frc;
 fail:
 	if (rc == BAG_ENOMEM)
-		set_err(r, 0, 0, "out of memory");
+		set_err(r, BAG_ENOMEM, 0, BAG_NO_OFFSET, "out of memory");
 	pthread_mutex_lock(&r->lock);
 	r->done = true;
 	pthread_mutex_unlock(&r->lock);
@@ -499,12 +493,12 @@ BAG_API bool bag_reduce_done(bag_reduce_t *r)
 	return done;
 }
 
-BAG_API uint64_t bag_reduce_failed(bag_reduce_t *r, char *buf, size_t len)
+BAG_API uint64_t bag_reduce_failed(bag_reduce_t *r, struct bag_error *first)
 {
 	pthread_mutex_lock(&r->lock);
 	uint64_t n = r->failed;
-	if (len > 0)
-		snprintf(buf, len, "%s", r->first_failure);
+	if (first != NULL)
+		bag_error_copy(first, &r->first_failure);
 	pthread_mutex_unlock(&r->lock);
 	return n;
 }

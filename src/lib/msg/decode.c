@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <bagscope/decode.h>
+#include "lib/common/util-int.h"
 #include "lib/msg/msgdef-int.h"
 
 /* elements allowed per array when an element may take no bytes at all */
@@ -31,8 +32,7 @@ struct walk {
 	bool quiet;               /* no callbacks: only lengths are checked */
 	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
-	char *err;
-	size_t errlen;
+	struct bag_error *err;    /* may be NULL */
 };
 
 /* "a.b[3].c" for the current stack, then the message. */
@@ -42,26 +42,24 @@ static int walk_fail(struct walk *w, const char *fmt, ...) __attribute__((format
 
 static int walk_fail(struct walk *w, const char *fmt, ...)
 {
+	char path[BAG_ERROR_MESSAGE_MAX], text[BAG_ERROR_MESSAGE_MAX];
 	size_t n = 0;
 	va_list ap;
 
-	if (w->err == NULL || w->errlen == 0)
+	if (w->err == NULL)
 		return BAG_EDECODE;
-	w->err[0] = '\0';
-	for (int i = 0; i < w->depth && n < w->errlen; i++) {
+	path[0] = '\0';
+	for (int i = 0; i < w->depth && n < sizeof path; i++) {
 		const struct frame *f = &w->stack[i];
-		n += (size_t)snprintf(w->err + n, w->errlen - n, "%s%s", i ? "." : "", f->field->name);
-		if (f->index >= 0 && n < w->errlen)
-			n += (size_t)snprintf(w->err + n, w->errlen - n, "[%lld]", (long long)f->index);
+		n += (size_t)snprintf(path + n, sizeof path - n, "%s%s", i ? "." : "", f->field->name);
+		if (f->index >= 0 && n < sizeof path)
+			n += (size_t)snprintf(path + n, sizeof path - n, "[%lld]", (long long)f->index);
 	}
-	if (n < w->errlen)
-		n += (size_t)snprintf(w->err + n, w->errlen - n, "%sat byte %zu: ", w->depth ? " " : "", w->at);
-	if (n < w->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(w->err + n, w->errlen - n, fmt, ap);
-		va_end(ap);
-	}
-	return BAG_EDECODE;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	return bag_error_set(w->err, BAG_EDECODE, NULL, w->at, "%s%sat byte %zu: %s", path,
+	                     w->depth ? " " : "", w->at, text);
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -220,19 +218,18 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 
 BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
-                       char *err, size_t errlen)
+                       struct bag_error *err)
 {
 	static const struct bag_visitor none = { 0 };
 	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &none, .ud = ud,
-	                  .err = err, .errlen = errlen };
+	                  .err = err };
 	uint32_t nroot;
 	int rc;
 
 	w.ops = msgdef_ops(def, &nroot);
 	w.quiet = !w.vis->begin_message && !w.vis->end_message && !w.vis->begin_array && !w.vis->end_array &&
 	          !w.vis->value;
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
+	bag_error_clear(err);
 	if (w.vis->begin_message)
 		w.vis->begin_message(ud, NULL, -1, bag_msgdef_root(def));
 	rc = walk_message(&w, 0, nroot);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/common/util-int.h"
 #include "lib/msg/md5-int.h"
 #include "lib/msg/msgdef-int.h"
 
@@ -45,7 +46,7 @@ struct bag_msgdef {
 	uint32_t nops;
 	char *scratch;        /* comment lines being gathered while parsing */
 	size_t scratch_len, scratch_cap;
-	char errmsg[256];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 static const char *const prim_names[] = {
@@ -118,7 +119,7 @@ static int def_fail(bag_msgdef_t *def, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(def->errmsg, sizeof def->errmsg, fmt, ap);
+	bag_error_vset(&def->err, BAG_EDEFINITION, NULL, BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return BAG_EDEFINITION;
 }
@@ -615,7 +616,7 @@ BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *t
 	rc = compile(def);
 fail:
 	if (rc == BAG_ENOMEM)
-		snprintf(def->errmsg, sizeof def->errmsg, "out of memory");
+		bag_error_say(&def->err, rc, "out of memory");
 	if (rc != BAG_OK)
 		def->ntypes = 0;
 	free(secs);
@@ -636,9 +637,9 @@ BAG_API void bag_msgdef_free(bag_msgdef_t *def)
 	free(def);
 }
 
-BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def)
+BAG_API const struct bag_error *bag_msgdef_error(const bag_msgdef_t *def)
 {
-	return def ? def->errmsg : "out of memory";
+	return def != NULL ? &def->err : &bag_error_nomem;
 }
 
 BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def)

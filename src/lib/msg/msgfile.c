@@ -140,7 +140,7 @@ static int uses(const char *text, const char *pkg, size_t pkg_len, char ***seen,
 }
 
 int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, char **text, char **file,
-                     char *err, size_t errlen)
+                     struct bag_error *err)
 {
 	char **seen = NULL, *out = NULL;
 	size_t nseen = 0, cap = 0, out_len = 0, out_cap = 0;
@@ -148,7 +148,7 @@ int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, ch
 
 	*text = NULL;
 	*file = NULL;
-	err[0] = '\0';
+	bag_error_clear(err);
 	if (bag_grow((void **)&seen, &cap, 1, sizeof *seen) != BAG_OK || (seen[0] = strdup(type)) == NULL) {
 		rc = BAG_ENOMEM;
 		goto fail;
@@ -161,17 +161,16 @@ int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, ch
 		size_t len = 0;
 
 		if (slash == NULL || slash == seen[i] || slash[1] == '\0') {
-			snprintf(err, errlen, "'%s' is not a package/Type name", seen[i]);
-			rc = BAG_EDEFINITION;
+			rc = bag_error_say(err, BAG_EDEFINITION, "'%s' is not a package/Type name", seen[i]);
 			goto fail;
 		}
 		rc = find_file(dirs, ndirs, seen[i], &path, &body, &len);
 		if (rc != BAG_OK) {
 			if (rc == BAG_ENOTFOUND)
-				snprintf(err, errlen, i ? "no .msg file for %s, which %s uses" : "no .msg file for %s",
-				         seen[i], type);
+				bag_error_say(err, rc, i ? "no .msg file for %s, which %s uses" : "no .msg file for %s",
+				              seen[i], type);
 			else if (rc == BAG_EDEFINITION)
-				snprintf(err, errlen, "%s is larger than %zu bytes", path, MSGFILE_MAX);
+				bag_error_say(err, rc, "%s is larger than %zu bytes", path, MSGFILE_MAX);
 			free(path);
 			goto fail;
 		}
@@ -198,7 +197,7 @@ int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, ch
 		rc = uses(body, seen[i], (size_t)(slash - seen[i]), &seen, &nseen, &cap);
 		free(body);
 		if (rc == BAG_EDEFINITION)
-			snprintf(err, errlen, "%s uses more than %d types", type, TYPES_MAX);
+			bag_error_say(err, rc, "%s uses more than %d types", type, TYPES_MAX);
 		if (rc != BAG_OK)
 			goto fail;
 	}

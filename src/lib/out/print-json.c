@@ -115,8 +115,8 @@ static const struct bag_visitor json_visitor = {
 
 
 BAG_API int bag_print_json(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen)
+                           size_t len, struct bag_error *err)
 {
 	struct json_state s = { .t = t };
-	return print_run(t, def, data, len, &json_visitor, &s, err, errlen);
+	return print_run(t, def, data, len, &json_visitor, &s, err);
 }

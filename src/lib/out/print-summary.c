@@ -137,10 +137,10 @@ static const struct bag_visitor summary_visitor = {
 };
 
 BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                              size_t len, size_t max, char *err, size_t errlen)
+                              size_t len, size_t max, struct bag_error *err)
 {
 	struct summary_state s = { .j = { .t = t }, .max = t->len + max };
-	int rc = print_run(t, def, data, len, &summary_visitor, &s, err, errlen);
+	int rc = print_run(t, def, data, len, &summary_visitor, &s, err);
 
 	if (t->len > s.max) {
 		t->len = s.max;

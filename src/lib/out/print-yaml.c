@@ -689,8 +689,8 @@ static const struct bag_visitor yaml_visitor = {
 };
 
 BAG_API int bag_print_yaml(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen)
+                           size_t len, struct bag_error *err)
 {
 	struct yaml_state s = { .t = t };
-	return print_run(t, def, data, len, &yaml_visitor, &s, err, errlen);
+	return print_run(t, def, data, len, &yaml_visitor, &s, err);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <bagscope/print.h>
+#include "lib/common/util-int.h"
 #include "lib/out/print-int.h"
 
 BAG_API void bag_text_free(struct bag_text *t)
@@ -258,14 +259,12 @@ BAG_API void bag_text_json_string(struct bag_text *t, const char *str, size_t le
 
 /* Run the decoder with a visitor; map a failed buffer to BAG_ENOMEM. */
 int print_run(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data, size_t len,
-               const struct bag_visitor *vis, void *ud, char *err, size_t errlen)
+               const struct bag_visitor *vis, void *ud, struct bag_error *err)
 {
-	int rc = bag_decode(def, data, len, vis, ud, NULL, err, errlen);
+	int rc = bag_decode(def, data, len, vis, ud, NULL, err);
 
 	if (rc == BAG_OK && t->failed) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "out of memory");
-		rc = BAG_ENOMEM;
+		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
 	}
 	return rc;
 }

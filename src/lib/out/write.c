@@ -141,7 +141,7 @@ struct bag_writer {
 	size_t ncounts, counts_cap;
 	int failed;                 /* 0, or the code of a sticky failure */
 	bool closed;                /* bag_writer_close() succeeded */
-	char errmsg[512];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
@@ -151,11 +151,9 @@ static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
 static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(w->errmsg, sizeof w->errmsg, "%s: ", w->path ? w->path : "bag");
 
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof w->errmsg)
-		vsnprintf(w->errmsg + n, sizeof w->errmsg - (size_t)n, fmt, ap);
+	bag_error_vset(&w->err, code, w->path ? w->path : "bag", BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -220,10 +218,10 @@ static void put_field_str(struct cbuf *b, const char *name, const char *s)
 /* Append n bytes to the file. */
 static int out_write(bag_writer_t *w, const void *p, size_t n)
 {
-	char err[400];
-	int rc = outfile_write(&w->out, p, n, err, sizeof err);
+	struct bag_error err;
+	int rc = outfile_write(&w->out, p, n, &err);
 
-	return rc == BAG_OK ? rc : w_error(w, rc, "%s", err);
+	return rc == BAG_OK ? rc : w_error(w, rc, "%s", err.message);
 }
 
 /* Append a record: the header fields in hdr, then data[0..len). */
@@ -323,7 +321,7 @@ static int write_job(bag_writer_t *w, struct cjob *j)
 		goto fail;
 	}
 	if (j->rc != BAG_OK) {
-		rc = w_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err);
+		rc = w_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err.message);
 		goto fail;
 	}
 	if (bag_grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
@@ -665,7 +663,7 @@ static int open_append(bag_writer_t *w)
 		if (rc == BAG_ENOINDEX)
 			w_error(w, rc, "has no usable index: it cannot be appended to (an export writes a repaired copy)");
 		else
-			snprintf(w->errmsg, sizeof w->errmsg, "%s", bag ? bag_errmsg(bag) : "out of memory");
+			bag_error_copy(&w->err, bag_last_error(bag));
 		goto fail;
 	}
 	bag_version(bag, &major, &minor);
@@ -775,9 +773,9 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		goto fail;
 	}
 	{
-		char err[400];
-		if ((rc = outfile_create(&w->out, w->path, err, sizeof err)) != BAG_OK) {
-			w_error(w, rc, "%s", err);
+		struct bag_error err;
+		if ((rc = outfile_create(&w->out, w->path, &err)) != BAG_OK) {
+			w_error(w, rc, "%s", err.message);
 			goto fail;
 		}
 	}
@@ -1120,7 +1118,7 @@ fail:
 
 BAG_API int bag_writer_close(bag_writer_t *w)
 {
-	char err[400];
+	struct bag_error err;
 	uint64_t index_pos;
 	int rc = BAG_OK;
 
@@ -1144,8 +1142,8 @@ BAG_API int bag_writer_close(bag_writer_t *w)
 	}
 	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_place(&w->out, w->no_replace, err, sizeof err)) != BAG_OK)
-		w_error(w, rc, "%s", err);
+	if ((rc = outfile_place(&w->out, w->no_replace, &err)) != BAG_OK)
+		w_error(w, rc, "%s", err.message);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
@@ -1175,7 +1173,7 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 	free(w);
 }
 
-BAG_API const char *bag_writer_errmsg(const bag_writer_t *w)
+BAG_API const struct bag_error *bag_writer_error(const bag_writer_t *w)
 {
-	return w ? w->errmsg : "out of memory";
+	return w != NULL ? &w->err : &bag_error_nomem;
 }

@@ -495,11 +495,9 @@ BAG_API int bag_expr_check(bag_expr_t *e, bag_expr_prog_t *const *progs, size_t 
 				c = o;
 		}
 		if (n > 1)
-			snprintf(e->errmsg, sizeof e->errmsg, "%s (and it fits none of the other %zu connections)", c->why, n - 1);
-		else
-			snprintf(e->errmsg, sizeof e->errmsg, "%s", c->why);
-		e->errpos = c->fail_pos;
-		return BAG_EEXPR;
+			return bag_error_set(&e->err, BAG_EEXPR, NULL, c->fail_pos,
+			                     "%s (and it fits none of the other %zu connections)", c->why, n - 1);
+		return bag_error_set(&e->err, BAG_EEXPR, NULL, c->fail_pos, "%s", c->why);
 	}
 	return BAG_OK;
 }

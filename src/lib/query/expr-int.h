@@ -98,8 +98,7 @@ struct bag_expr {
 	uint32_t nstars;
 	uint32_t root;
 	bool is_filter;
-	size_t errpos;
-	char errmsg[256];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 /* Static classes of a node on one connection. */

@@ -60,9 +60,8 @@ static int perr(struct parser *P, size_t pos, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(P->e->errmsg, sizeof P->e->errmsg, fmt, ap);
+	bag_error_vset(&P->e->err, BAG_EEXPR, NULL, pos, fmt, ap);
 	va_end(ap);
-	P->e->errpos = pos;
 	return BAG_EEXPR;
 }
 
@@ -841,13 +840,10 @@ static int parse(bag_expr_t **out, const char *text, size_t len, bool is_filter)
 		goto fail;
 	}
 	e->root = root;
-	e->errmsg[0] = '\0';
-	e->errpos = 0;
+	bag_error_clear(&e->err);
 fail:
-	if (rc == BAG_ENOMEM) {
-		snprintf(e->errmsg, sizeof e->errmsg, "out of memory");
-		e->errpos = 0;
-	}
+	if (rc == BAG_ENOMEM)
+		bag_error_set(&e->err, rc, NULL, BAG_NO_OFFSET, "out of memory");
 	return rc;
 }
 
@@ -874,14 +870,9 @@ BAG_API void bag_expr_free(bag_expr_t *e)
 	free(e);
 }
 
-BAG_API const char *bag_expr_errmsg(const bag_expr_t *e)
+BAG_API const struct bag_error *bag_expr_error(const bag_expr_t *e)
 {
-	return e != NULL ? e->errmsg : "out of memory";
-}
-
-BAG_API size_t bag_expr_errpos(const bag_expr_t *e)
-{
-	return e != NULL ? e->errpos : 0;
+	return e != NULL ? &e->err : &bag_error_nomem;
 }
 
 BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topics, size_t n)

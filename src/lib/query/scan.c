@@ -159,14 +159,14 @@ static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *f
 		*fail_key = key;
 		r->state = ROW_RECHECK;
 		r->rc = rc;
-		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
+		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
 		goto out;
 	}
 	if (rc != BAG_OK) {
 		*fail_key = key;
 		r->state = ROW_BADCHUNK;
 		r->rc = rc;
-		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
+		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
 		goto out;
 	}
 	if (r->chunk_first && o->chunk != NULL) {
@@ -402,7 +402,7 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 			}
 		}
 		if ((rc = bag_view_entry(c->v, c->row, &m)) != BAG_OK) {
-			const char *msg = bag_view_errmsg(c->v);
+			const char *msg = bag_view_error(c->v)->message;
 			struct row *r;
 			if (rc == BAG_ENOMEM || rc == BAG_EINVAL)
 				return rc;
@@ -622,17 +622,17 @@ static void stop_workers(struct scan *s)
 BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag_scan_stats *stats)
 {
 	struct bag_scan_stats st = { 0 };
-	struct scan s = { .o = opts };
+	struct bag_scan_opts o;    /* opts as this library reads it (common.h's growth rule) */
+	struct scan s = { .o = &o };
 	struct cutter c = { .v = v };
 	struct task *head = NULL, *tail = NULL, *spare = NULL;
 	unsigned inflight = 0, max_inflight;
 	uint32_t from = 0;
 	int rc;
 
-	if (opts == NULL || opts->size < sizeof *opts) {
-		rc = BAG_EINVAL;
+	if ((rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK)
 		goto done;
-	}
+	opts = &o;
 	s.tl = view_timeline(v);
 	s.nbags = bag_timeline_bag_count(s.tl);
 	s.nconns = bag_timeline_conn_count(s.tl);
