@@ -23,7 +23,7 @@ BAG_API const char *bag_diag_level_name(unsigned level);
 
 typedef struct bag_diag bag_diag_t;
 
-/* Options; zero-initialise, set size = sizeof. */
+/* Options; start from BAG_DIAG_OPTS_INIT (common.h's growth rule). */
 struct bag_diag_opts {
 	size_t size;
 	const char *name_regex;    /* POSIX extended regex on the status name; NULL: all */
@@ -31,16 +31,19 @@ struct bag_diag_opts {
 	bag_progress_fn progress;  /* non-zero cancels */
 	void *progress_arg;
 };
+#define BAG_DIAG_OPTS_INIT { sizeof(struct bag_diag_opts), NULL, 0, NULL, NULL }
 
 /*
- * Read tl's diagnostics. *out is set unless allocation fails at once; free
- * it in every case. Returns 0, BAG_EINVAL (a bad regex), BAG_ENOMEM,
- * BAG_ECANCELED or a scan's read error; the message in bag_diag_errmsg().
- * Messages that do not parse are counted in bag_diag_bad().
+ * Read tl's diagnostics. *out is set in every case (NULL only after
+ * BAG_ENOMEM at once): read bag_diag_error(), then bag_diag_free() it.
+ * Returns 0, BAG_EINVAL (a bad regex, options of an unknown size),
+ * BAG_ENOMEM, BAG_ECANCELED or a scan's read error. Messages that do not
+ * parse are counted in bag_diag_bad().
  */
 BAG_API int bag_diag_build(bag_diag_t **out, bag_timeline_t *tl, const struct bag_diag_opts *opts);
 BAG_API void bag_diag_free(bag_diag_t *d);
-BAG_API const char *bag_diag_errmsg(const bag_diag_t *d);
+/* The failure of bag_diag_build() (common.h); BAG_ENOMEM for NULL. */
+BAG_API const struct bag_error *bag_diag_error(const bag_diag_t *d);
 /* Messages that did not parse, and the first one's reason (""). */
 BAG_API uint64_t bag_diag_bad(const bag_diag_t *d, const char **first);
 

@@ -44,7 +44,7 @@ struct bag_log_entry {
 /* Called in record-time order; non-zero stops the scan and is returned. */
 typedef int (*bag_log_fn)(void *arg, const struct bag_log_entry *e);
 
-/* Options; zero-initialise, set size = sizeof. */
+/* Options; start from BAG_LOG_OPTS_INIT (common.h's growth rule). */
 struct bag_log_opts {
 	size_t size;
 	unsigned min_level;        /* only this level and worse; 0: all */
@@ -55,6 +55,7 @@ struct bag_log_opts {
 	bag_progress_fn progress;  /* non-zero cancels */
 	void *progress_arg;
 };
+#define BAG_LOG_OPTS_INIT { sizeof(struct bag_log_opts), 0, NULL, NULL, 0, 0, 0, NULL, NULL }
 
 /* What a scan saw. */
 struct bag_log_stats {
@@ -68,11 +69,11 @@ struct bag_log_stats {
 /*
  * Scan tl's Log messages and call fn for each that passes the filters.
  * st may be NULL. Returns 0, BAG_EINVAL (a regex that does not compile,
- * or options of an unknown size: reason in err), BAG_ENOMEM, a read error
- * of the scan (message in err), BAG_ECANCELED, or what fn returned.
+ * or options of an unknown size), BAG_ENOMEM, a read error of the scan,
+ * BAG_ECANCELED, or what fn returned; the failure in *err (may be NULL).
  */
 BAG_API int bag_log_scan(bag_timeline_t *tl, const struct bag_log_opts *opts, bag_log_fn fn, void *arg,
-                         struct bag_log_stats *st, char *err, size_t errlen);
+                         struct bag_log_stats *st, struct bag_error *err);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ extern "C" {
 
 typedef struct bag_tf bag_tf_t;
 
-/* Options for bag_tf_build(); zero-initialise, set size = sizeof. */
+/* Options for bag_tf_build(); start from BAG_TF_OPTS_INIT (common.h's growth rule). */
 struct bag_tf_opts {
 	size_t size;                /* sizeof(struct bag_tf_opts) */
 	const char *const *topics;  /* only these topics (any type that parses); NULL: by type */
@@ -40,21 +40,23 @@ struct bag_tf_opts {
 	int64_t far_ns;             /* a stamp this far from its record time is
 	                               warned about; 0 = 5 s */
 };
+#define BAG_TF_OPTS_INIT { sizeof(struct bag_tf_opts), NULL, 0, 0, NULL, NULL, 0 }
 
 /*
  * Build the buffer of tl (borrowed: it must outlive the call only). *out
- * is set in every case but BAG_ENOMEM before allocation; free it with
- * bag_tf_free(). Returns 0, BAG_ENOMEM, BAG_ECANCELED, BAG_EINVAL (options)
- * or a read error of the scan (message in bag_tf_errmsg()). Messages that
- * do not parse are counted (bag_tf_stats) and the first named in a warning.
+ * is set in every case (NULL only after BAG_ENOMEM at once): read
+ * bag_tf_error(), then bag_tf_free() it. Returns 0, BAG_ENOMEM,
+ * BAG_ECANCELED, BAG_EINVAL (options) or a read error of the scan.
+ * Messages that do not parse are counted (bag_tf_stats) and the first
+ * named in a warning.
  */
 BAG_API int bag_tf_build(bag_tf_t **out, bag_timeline_t *tl, const struct bag_tf_opts *opts);
 
 /* Free; accepts NULL. */
 BAG_API void bag_tf_free(bag_tf_t *tf);
 
-/* The last failure's message of bag_tf_build(), one line. */
-BAG_API const char *bag_tf_errmsg(const bag_tf_t *tf);
+/* The failure of bag_tf_build() (common.h); BAG_ENOMEM for NULL. */
+BAG_API const struct bag_error *bag_tf_error(const bag_tf_t *tf);
 
 /* What the build saw. */
 struct bag_tf_stats {
@@ -116,8 +118,7 @@ struct bag_tf_transform {
 	int64_t stamp_ns;       /* the time used (the latest common time for 0) */
 	double translation[3];  /* x y z */
 	double rotation[4];     /* x y z w, as tf2 computes it (not renormalised) */
-	enum bag_tf_error error;
-	char errmsg[256];       /* one line when error */
+	enum bag_tf_error error;  /* BAG_TF_OK, or which of tf2's exceptions */
 };
 
 /*
@@ -126,10 +127,11 @@ struct bag_tf_transform {
  * two stored stamps around the time (translation linearly, rotation by
  * tf2's slerp; no interpolation across a change of parent), static edges at
  * all times, time 0 = the latest time common to the chain. Returns 0, or
- * BAG_ENOTFOUND with out->error and out->errmsg set. Thread-safe.
+ * BAG_ENOTFOUND (BAG_EINVAL for an empty id or one with a leading '/') with
+ * out->error set and tf2's message in *err (may be NULL). Thread-safe.
  */
 BAG_API int bag_tf_lookup(const bag_tf_t *tf, const char *target, const char *source, int64_t time_ns,
-                          struct bag_tf_transform *out);
+                          struct bag_tf_transform *out, struct bag_error *err);
 
 /* Roll, pitch, yaw (radians, tf2's Matrix3x3::getRPY) of a quaternion x y z w. */
 BAG_API void bag_tf_rpy(const double q[4], double rpy[3]);

@@ -38,7 +38,7 @@ static int parse_args(int argc, char **argv, struct diag_opts *o)
 	int opt;
 
 	memset(o, 0, sizeof *o);
-	o->d.size = sizeof o->d;
+	o->d = (struct bag_diag_opts)BAG_DIAG_OPTS_INIT;
 	while ((opt = getopt_long(argc, argv, "n:l:jsh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n': o->d.name_regex = optarg; break;
@@ -229,7 +229,7 @@ int cmd_diag(int argc, char **argv)
 	if (bagset_open(&bs, o.bags, o.nbags) != 0)
 		goto out;
 	if ((rc = bag_diag_build(&d, bs.tl, &o.d)) != 0) {
-		cli_error("diag: %s", d ? bag_diag_errmsg(d) : bag_strerror(rc));
+		cli_error("diag: %s", bag_diag_error(d)->message);
 		ret = rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
 		goto out;
 	}

@@ -67,7 +67,7 @@ static int parse_args(int argc, char **argv, struct log_opts *o)
 	int opt;
 
 	memset(o, 0, sizeof *o);
-	o->lo.size = sizeof o->lo;
+	o->lo = (struct bag_log_opts)BAG_LOG_OPTS_INIT;
 	while ((opt = getopt_long(argc, argv, "l:n:g:f:sh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -301,7 +301,7 @@ int cmd_log(int argc, char **argv)
 	struct bagset bs = { 0 };
 	struct log_run run = { .o = &o };
 	struct bag_log_stats st;
-	char err[256] = "";
+	struct bag_error err = BAG_ERROR_INIT;
 	size_t wdone = 0;
 	int rc, ret = EXIT_BAD_INPUT;
 
@@ -309,11 +309,11 @@ int cmd_log(int argc, char **argv)
 		return EXIT_USAGE;
 	if (bagset_open(&bs, o.bags, o.nbags) != 0)
 		goto out;
-	rc = bag_log_scan(bs.tl, &o.lo, on_entry, &run, &st, err, sizeof err);
+	rc = bag_log_scan(bs.tl, &o.lo, on_entry, &run, &st, &err);
 	fflush(stdout);
 	cli_timeline_warnings(bs.tl, &wdone);
 	if (rc != 0) {
-		cli_error("log: %s", err[0] ? err : bag_strerror(rc));
+		cli_error("log: %s", err.message);
 		ret = rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
 		goto out;
 	}

@@ -311,11 +311,11 @@ static void print_result(const struct tf_opts *o, int64_t at, const struct bag_t
 }
 
 /* A failed lookup: one line naming the frames and tf2's reason. */
-static void lookup_error(const struct tf_opts *o, const struct bag_tf_transform *x)
+static void lookup_error(const struct tf_opts *o, const struct bag_tf_transform *x, const struct bag_error *err)
 {
 	static const char *const kind[] = { "", "LookupException", "ConnectivityException", "ExtrapolationException",
 	                                     "InvalidArgumentException" };
-	cli_error("tf: %s -> %s: %s: %s", o->source, o->target, kind[x->error], x->errmsg);
+	cli_error("tf: %s -> %s: %s: %s", o->source, o->target, kind[x->error], err->message);
 }
 
 /* Each --at (or the latest common time) in order; 1 when one failed. */
@@ -327,14 +327,15 @@ static int lookups_at(const struct tf_opts *o, const bag_tf_t *tf, const bag_tim
 	for (size_t i = 0; i < n; i++) {
 		const char *s = o->nat ? o->at[i] : zero;
 		struct bag_tf_transform x;
+		struct bag_error err;
 		int64_t at;
 		if (cli_parse_time(s, bag_timeline_start(tl), bag_timeline_end(tl), &at) != 0) {
 			cli_error("tf: --at: not a time: %s", s);
 			return EXIT_USAGE;
 		}
-		if (bag_tf_lookup(tf, o->target, o->source, at, &x) != 0) {
+		if (bag_tf_lookup(tf, o->target, o->source, at, &x, &err) != 0) {
 			fflush(stdout);
-			lookup_error(o, &x);
+			lookup_error(o, &x, &err);
 			return EXIT_BAD_INPUT;
 		}
 		print_result(o, at, &x);
@@ -347,7 +348,7 @@ static int lookups_every(const struct tf_opts *o, const bag_tf_t *tf, const bag_
 {
 	int64_t t0 = bag_timeline_start(tl), t1 = bag_timeline_end(tl), dt;
 	uint64_t ok = 0, failed = 0;
-	struct bag_tf_transform first = { 0 };
+	struct bag_error first = BAG_ERROR_INIT, err;
 
 	if (cli_parse_time(o->every, 0, INT64_MAX, &dt) != 0 || dt <= 0 ||
 	    (o->start && cli_parse_time(o->start, t0, t1, &t0) != 0) ||
@@ -358,9 +359,9 @@ static int lookups_every(const struct tf_opts *o, const bag_tf_t *tf, const bag_
 	puts("time_ns,x,y,z,qx,qy,qz,qw,roll,pitch,yaw");
 	for (int64_t t = t0; t <= t1; t += dt) {
 		struct bag_tf_transform x;
-		if (bag_tf_lookup(tf, o->target, o->source, t, &x) != 0) {
+		if (bag_tf_lookup(tf, o->target, o->source, t, &x, &err) != 0) {
 			if (failed++ == 0)
-				first = x;
+				first = err;
 		} else {
 			print_result(o, t, &x);
 			ok++;
@@ -371,7 +372,7 @@ static int lookups_every(const struct tf_opts *o, const bag_tf_t *tf, const bag_
 	if (failed > 0) {
 		fflush(stdout);
 		cli_error("tf: %llu of %llu times failed, the first: %s", (unsigned long long)failed,
-		          (unsigned long long)(ok + failed), first.errmsg);
+		          (unsigned long long)(ok + failed), first.message);
 	}
 	return ok == 0 && failed > 0 ? EXIT_BAD_INPUT : EXIT_OK;
 }
@@ -380,7 +381,7 @@ int cmd_tf(int argc, char **argv)
 {
 	struct tf_opts o;
 	struct bagset bs = { 0 };
-	struct bag_tf_opts to = { .size = sizeof to };
+	struct bag_tf_opts to = BAG_TF_OPTS_INIT;
 	bag_tf_t *tf = NULL;
 	size_t wdone = 0;
 	int rc, ret = EXIT_BAD_INPUT;
@@ -394,7 +395,7 @@ int cmd_tf(int argc, char **argv)
 	to.topics = o.topics;
 	to.ntopics = o.ntopics;
 	if ((rc = bag_tf_build(&tf, bs.tl, &to)) != 0) {
-		cli_error("tf: %s", tf ? bag_tf_errmsg(tf) : bag_strerror(rc));
+		cli_error("tf: %s", bag_tf_error(tf)->message);
 		goto out;
 	}
 	cli_timeline_warnings(bs.tl, &wdone);

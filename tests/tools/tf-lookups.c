@@ -34,7 +34,7 @@ static void answer(const bag_tf_t *tf, char **f)
 	int64_t t = strtoll(f[3], NULL, 10) * BAG_NSEC_PER_SEC + strtoll(f[4], NULL, 10);
 	struct bag_tf_transform x;
 
-	if (bag_tf_lookup(tf, f[1], f[2], t, &x) != 0) {
+	if (bag_tf_lookup(tf, f[1], f[2], t, &x, NULL) != 0) {
 		printf("ERR %s\n", kind[x.error]);
 		return;
 	}
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	}
 	if ((rc = bag_open(&bag, argv[1], NULL)) != 0 || (rc = bag_timeline_open(&tl, &bag, 1)) != 0 ||
 	    (rc = bag_tf_build(&tf, tl, NULL)) != 0) {
-		fprintf(stderr, "tf-lookups: %s: %s\n", argv[1], tf ? bag_tf_errmsg(tf) : bag_strerror(rc));
+		fprintf(stderr, "tf-lookups: %s: %s (%s)\n", argv[1], bag_strerror(rc), tf ? bag_tf_error(tf)->message : "");
 		return 1;
 	}
 	while (fgets(line, sizeof line, stdin) != NULL) {

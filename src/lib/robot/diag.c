@@ -47,7 +47,7 @@ struct bag_diag {
 	bool has_re;
 	uint64_t bad;
 	char first_bad[200];
-	char errmsg[256];
+	struct bag_error err;
 };
 
 BAG_API const char *bag_diag_level_name(unsigned level)
@@ -243,7 +243,7 @@ static int emit(void *arg, const struct bag_scan_item *it)
 BAG_API int bag_diag_build(bag_diag_t **out, bag_timeline_t *tl, const struct bag_diag_opts *opts)
 {
 	static const char *const types[] = { "diagnostic_msgs/DiagnosticArray", "diagnostic_msgs/DiagnosticStatus" };
-	struct bag_diag_opts o = { .size = sizeof o };
+	struct bag_diag_opts o = BAG_DIAG_OPTS_INIT;
 	struct bag_scan_opts so = { .size = sizeof so, .work = work, .emit = emit };
 	struct bag_query q;
 	bag_view_t *v = NULL;
@@ -252,15 +252,13 @@ BAG_API int bag_diag_build(bag_diag_t **out, bag_timeline_t *tl, const struct ba
 
 	if ((*out = d = calloc(1, sizeof *d)) == NULL)
 		return BAG_ENOMEM;
-	if (opts != NULL && (rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK) {
-		snprintf(d->errmsg, sizeof d->errmsg, "bag_diag_build: options of an unknown size");
-		return rc;
-	}
+	bag_error_clear(&d->err);
+	if ((rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK)
+		return bag_error_say(&d->err, rc, "bag_diag_build: options of an unknown size");
 	if (o.name_regex != NULL && (rc = regcomp(&d->re, o.name_regex, REG_EXTENDED | REG_NOSUB)) != 0) {
 		char why[128];
 		regerror(rc, &d->re, why, sizeof why);
-		snprintf(d->errmsg, sizeof d->errmsg, "name regex: %s", why);
-		return BAG_EINVAL;
+		return bag_error_say(&d->err, BAG_EINVAL, "name regex: %s", why);
 	}
 	d->has_re = o.name_regex != NULL;
 	bag_query_init(&q);
@@ -273,9 +271,11 @@ BAG_API int bag_diag_build(bag_diag_t **out, bag_timeline_t *tl, const struct ba
 	if ((rc = bag_view_open(&v, tl, &q)) == BAG_OK)
 		rc = bag_scan(v, &so, NULL);
 	if (rc == BAG_ENOMEM)
-		snprintf(d->errmsg, sizeof d->errmsg, "out of memory");
-	else if (rc != BAG_OK && v != NULL)
-		snprintf(d->errmsg, sizeof d->errmsg, "%s", bag_view_errmsg(v));
+		bag_error_say(&d->err, rc, "out of memory");
+	else if (rc != BAG_OK && v != NULL && bag_view_error(v)->code != BAG_OK)
+		bag_error_copy(&d->err, bag_view_error(v));
+	else if (rc != BAG_OK)
+		bag_error_say(&d->err, rc, "%s", bag_strerror(rc));
 	bag_view_free(v);
 	return rc;
 }
@@ -299,9 +299,9 @@ BAG_API void bag_diag_free(bag_diag_t *d)
 	free(d);
 }
 
-BAG_API const char *bag_diag_errmsg(const bag_diag_t *d)
+BAG_API const struct bag_error *bag_diag_error(const bag_diag_t *d)
 {
-	return d->errmsg;
+	return d != NULL ? &d->err : &bag_error_nomem;
 }
 
 BAG_API uint64_t bag_diag_bad(const bag_diag_t *d, const char **first)

@@ -196,7 +196,7 @@ static int emit(void *arg, const struct bag_scan_item *it)
 }
 
 /* Compile a filter regex; 0, or BAG_EINVAL with the reason in err. */
-static int compile(regex_t *re, bool *has, const char *src, const char *what, char *err, size_t errlen)
+static int compile(regex_t *re, bool *has, const char *src, const char *what, struct bag_error *err)
 {
 	int rc;
 	if (src == NULL)
@@ -204,15 +204,14 @@ static int compile(regex_t *re, bool *has, const char *src, const char *what, ch
 	if ((rc = regcomp(re, src, REG_EXTENDED | REG_NOSUB)) != 0) {
 		char why[128];
 		regerror(rc, re, why, sizeof why);
-		snprintf(err, errlen, "%s regex: %s", what, why);
-		return BAG_EINVAL;
+		return bag_error_say(err, BAG_EINVAL, "%s regex: %s", what, why);
 	}
 	*has = true;
 	return 0;
 }
 
 /* The view of every Log connection in the window. */
-static int open_view(bag_timeline_t *tl, const struct bag_log_opts *o, bag_view_t **v, char *err, size_t errlen)
+static int open_view(bag_timeline_t *tl, const struct bag_log_opts *o, bag_view_t **v, struct bag_error *err)
 {
 	static const char *const types[] = { "rosgraph_msgs/Log" };
 	struct bag_query q;
@@ -226,36 +225,37 @@ static int open_view(bag_timeline_t *tl, const struct bag_log_opts *o, bag_view_
 		q.end_ns = o->end_ns;
 	}
 	if ((rc = bag_view_open(v, tl, &q)) != 0)
-		snprintf(err, errlen, "%s", *v ? bag_view_errmsg(*v) : "out of memory");
+		bag_error_copy(err, bag_view_error(*v));
 	return rc;
 }
 
 BAG_API int bag_log_scan(bag_timeline_t *tl, const struct bag_log_opts *opts, bag_log_fn fn, void *arg,
-                         struct bag_log_stats *st, char *err, size_t errlen)
+                         struct bag_log_stats *st, struct bag_error *err)
 {
-	struct bag_log_opts o = { .size = sizeof o };
+	struct bag_log_opts o = BAG_LOG_OPTS_INIT;
 	struct log_scan ls = { .o = &o, .fn = fn, .arg = arg };
 	struct bag_scan_opts so = { .size = sizeof so, .work = work, .emit = emit, .arg = &ls };
 	struct bag_scan_stats sst = { 0 };
 	bag_view_t *v = NULL;
 	int rc;
 
-	if (opts != NULL && (rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK) {
-		snprintf(err, errlen, "bag_log_scan: options of an unknown size");
-		return rc;
-	}
+	bag_error_clear(err);
+	if ((rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK)
+		return bag_error_say(err, rc, "bag_log_scan: options of an unknown size");
 	so.threads = o.threads;
 	so.progress = o.progress;
 	so.progress_arg = o.progress_arg;
-	if ((rc = compile(&ls.node_re, &ls.has_node_re, o.node_regex, "node", err, errlen)) != 0 ||
-	    (rc = compile(&ls.grep_re, &ls.has_grep_re, o.grep_regex, "grep", err, errlen)) != 0 ||
-	    (rc = open_view(tl, &o, &v, err, errlen)) != 0)
+	if ((rc = compile(&ls.node_re, &ls.has_node_re, o.node_regex, "node", err)) != 0 ||
+	    (rc = compile(&ls.grep_re, &ls.has_grep_re, o.grep_regex, "grep", err)) != 0 ||
+	    (rc = open_view(tl, &o, &v, err)) != 0)
 		goto fail;
 	rc = bag_scan(v, &so, &sst);
 	if (rc == BAG_ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	else if (rc != BAG_OK && rc != BAG_ECANCELED && rc != BAG_EEXPR && bag_view_errmsg(v)[0])
-		snprintf(err, errlen, "%s", bag_view_errmsg(v));
+		bag_error_say(err, rc, "out of memory");
+	else if (rc != BAG_OK && bag_view_error(v)->code != BAG_OK)
+		bag_error_copy(err, bag_view_error(v));
+	else if (rc != BAG_OK)
+		bag_error_say(err, rc, "%s", bag_strerror(rc));
 fail:
 	ls.st.messages = sst.rows;
 	if (st != NULL)

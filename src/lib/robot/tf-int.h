@@ -63,7 +63,7 @@ struct bag_tf {
 	struct tf_issue issue[TF_ISSUE_N];
 	char **warn;                      /* the warnings (tf-tree.c) */
 	size_t nwarn;
-	char errmsg[256];
+	struct bag_error err;
 };
 
 /* tf-tree.c: the warnings of the finished buffer and the frames' facts. */

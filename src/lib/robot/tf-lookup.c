@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/common/util-int.h"
 #include "lib/robot/tf-int.h"
 
 #define MAX_GRAPH_DEPTH 1000
@@ -182,15 +183,15 @@ static bool latest(const bag_tf_t *tf, uint32_t f, int64_t *t, uint32_t *parent)
 	return true;
 }
 
-static void connectivity(const bag_tf_t *tf, uint32_t target, uint32_t source, struct bag_tf_transform *out)
+static void connectivity(const bag_tf_t *tf, uint32_t target, uint32_t source, struct bag_error *err)
 {
-	snprintf(out->errmsg, sizeof out->errmsg, "Could not find a connection between '%s' and '%s' because they are "
+	bag_error_say(err, BAG_ENOTFOUND, "Could not find a connection between '%s' and '%s' because they are "
 	         "not part of the same tree.Tf has two or more unconnected trees.", tf->f[target].name, tf->f[source].name);
 }
 
-static int loop_error(struct bag_tf_transform *out)
+static int loop_error(struct bag_tf_transform *out, struct bag_error *err)
 {
-	snprintf(out->errmsg, sizeof out->errmsg, "The tf tree is invalid because it contains a loop.");
+	bag_error_say(err, BAG_ENOTFOUND, "The tf tree is invalid because it contains a loop.");
 	return fail(out, BAG_TF_LOOKUP);
 }
 
@@ -202,7 +203,8 @@ static void common_min(int64_t *c, int64_t t)
 }
 
 /* tf2's getLatestCommonTime for target != source: 0 and *time, or an error. */
-static int latest_common(const bag_tf_t *tf, uint32_t target, uint32_t source, int64_t *time, struct bag_tf_transform *out)
+static int latest_common(const bag_tf_t *tf, uint32_t target, uint32_t source, int64_t *time,
+                         struct bag_tf_transform *out, struct bag_error *err)
 {
 	uint32_t chain[MAX_GRAPH_DEPTH + 2], f = source, p, common = UINT32_MAX;
 	int64_t times[MAX_GRAPH_DEPTH + 2], t, c = INT64_MAX;
@@ -216,7 +218,7 @@ static int latest_common(const bag_tf_t *tf, uint32_t target, uint32_t source, i
 			return 0;
 		}
 		if (++depth > MAX_GRAPH_DEPTH)
-			return loop_error(out);
+			return loop_error(out, err);
 	}
 	c = INT64_MAX;
 	for (f = target, depth = 0; latest(tf, f, &t, &p);) {
@@ -231,10 +233,10 @@ static int latest_common(const bag_tf_t *tf, uint32_t target, uint32_t source, i
 			return 0;
 		}
 		if (++depth > MAX_GRAPH_DEPTH)
-			return loop_error(out);
+			return loop_error(out, err);
 	}
 	if (common == UINT32_MAX) {
-		connectivity(tf, target, source, out);
+		connectivity(tf, target, source, err);
 		return fail(out, BAG_TF_CONNECTIVITY);
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -292,7 +294,8 @@ static int walk_source(const bag_tf_t *tf, uint32_t source, uint32_t target, int
 }
 
 /* walkToTopParent; source != target. */
-static int walk(const bag_tf_t *tf, uint32_t target, uint32_t source, int64_t t, struct bag_tf_transform *out)
+static int walk(const bag_tf_t *tf, uint32_t target, uint32_t source, int64_t t, struct bag_tf_transform *out,
+                struct bag_error *err)
 {
 	struct acc src = { { 0, 0, 0 }, { 0, 0, 0, 1 } }, tgt = src;
 	char serr[200] = "", terr[200];
@@ -302,11 +305,11 @@ static int walk(const bag_tf_t *tf, uint32_t target, uint32_t source, int64_t t,
 	int rc = walk_source(tf, source, target, t, &src, &top, &extrap, serr, sizeof serr);
 
 	if (rc != 0)
-		return rc < 0 ? loop_error(out) : (finalize(&src, &tgt, 0, out), 0);
+		return rc < 0 ? loop_error(out, err) : (finalize(&src, &tgt, 0, out), 0);
 	for (size_t depth = 0; f != top && tf->f[f].has_cache;) {
 		if (edge_at(&tf->f[f], t, &e, terr, sizeof terr) != 0) {
-			snprintf(out->errmsg, sizeof out->errmsg, "%s, when looking up transform from frame [%s] to frame [%s]",
-			         terr, tf->f[source].name, tf->f[target].name);
+			bag_error_say(err, BAG_ENOTFOUND, "%s, when looking up transform from frame [%s] to frame [%s]",
+			              terr, tf->f[source].name, tf->f[target].name);
 			return fail(out, BAG_TF_EXTRAPOLATION);
 		}
 		if (f == source)
@@ -314,15 +317,15 @@ static int walk(const bag_tf_t *tf, uint32_t target, uint32_t source, int64_t t,
 		accum(&tgt, &e);
 		f = e.parent;
 		if (++depth > MAX_GRAPH_DEPTH)
-			return loop_error(out);
+			return loop_error(out, err);
 	}
 	if (f != top) {
 		if (extrap) {
-			snprintf(out->errmsg, sizeof out->errmsg, "%s, when looking up transform from frame [%s] to frame [%s]",
-			         serr, tf->f[source].name, tf->f[target].name);
+			bag_error_say(err, BAG_ENOTFOUND, "%s, when looking up transform from frame [%s] to frame [%s]",
+			              serr, tf->f[source].name, tf->f[target].name);
 			return fail(out, BAG_TF_EXTRAPOLATION);
 		}
-		connectivity(tf, target, source, out);
+		connectivity(tf, target, source, err);
 		return fail(out, BAG_TF_CONNECTIVITY);
 	}
 	finalize(&src, &tgt, 2, out);
@@ -330,29 +333,31 @@ static int walk(const bag_tf_t *tf, uint32_t target, uint32_t source, int64_t t,
 }
 
 /* A frame argument as tf2 validates it: its index, or an error. */
-static long frame_arg(const bag_tf_t *tf, const char *name, const char *what, struct bag_tf_transform *out)
+static long frame_arg(const bag_tf_t *tf, const char *name, const char *what, struct bag_tf_transform *out,
+                      struct bag_error *err)
 {
 	long i;
 	if (name[0] == '\0' || name[0] == '/') {
-		snprintf(out->errmsg, sizeof out->errmsg, name[0] ? "Invalid argument \"%s\" passed to lookupTransform argument "
+		bag_error_say(err, BAG_EINVAL, name[0] ? "Invalid argument \"%s\" passed to lookupTransform argument "
 		         "%s in tf2 frame_ids cannot start with a '/'" : "Invalid argument%s passed to lookupTransform argument "
 		         "%s - in tf2 frame_ids cannot be empty", name, what);
 		fail(out, BAG_TF_INVALID);
 		return -1;
 	}
 	if ((i = bag_tf_frame_find(tf, name)) < 0) {
-		snprintf(out->errmsg, sizeof out->errmsg, "\"%s\" passed to lookupTransform argument %s does not exist. ", name, what);
+		bag_error_say(err, BAG_ENOTFOUND, "\"%s\" passed to lookupTransform argument %s does not exist. ", name, what);
 		fail(out, BAG_TF_LOOKUP);
 	}
 	return i;
 }
 
 BAG_API int bag_tf_lookup(const bag_tf_t *tf, const char *target, const char *source, int64_t time_ns,
-                          struct bag_tf_transform *out)
+                          struct bag_tf_transform *out, struct bag_error *err)
 {
 	long ti, si;
 
 	memset(out, 0, sizeof *out);
+	bag_error_clear(err);
 	out->rotation[3] = 1;
 	out->stamp_ns = time_ns;
 	if (strcmp(target, source) == 0) {  /* tf2 answers this before it checks the frame */
@@ -361,11 +366,11 @@ BAG_API int bag_tf_lookup(const bag_tf_t *tf, const char *target, const char *so
 			out->stamp_ns = f->is_static ? 0 : f->s[f->n - 1].stamp_ns;
 		return 0;
 	}
-	if ((ti = frame_arg(tf, target, "target_frame", out)) < 0 || (si = frame_arg(tf, source, "source_frame", out)) < 0)
+	if ((ti = frame_arg(tf, target, "target_frame", out, err)) < 0 || (si = frame_arg(tf, source, "source_frame", out, err)) < 0)
 		return out->error == BAG_TF_INVALID ? BAG_EINVAL : BAG_ENOTFOUND;
-	if (time_ns == 0 && latest_common(tf, (uint32_t)ti, (uint32_t)si, &out->stamp_ns, out) != 0)
+	if (time_ns == 0 && latest_common(tf, (uint32_t)ti, (uint32_t)si, &out->stamp_ns, out, err) != 0)
 		return BAG_ENOTFOUND;
-	return walk(tf, (uint32_t)ti, (uint32_t)si, out->stamp_ns, out);
+	return walk(tf, (uint32_t)ti, (uint32_t)si, out->stamp_ns, out, err);
 }
 
 BAG_API void bag_tf_rpy(const double q[4], double rpy[3])

@@ -44,14 +44,6 @@ struct tf_in {
 	bool is_static;
 };
 
-static void set_err(bag_tf_t *tf, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(tf->errmsg, sizeof tf->errmsg, fmt, ap);
-	va_end(ap);
-}
-
 /* Count an issue; the first one's text is kept. */
 static void issue(bag_tf_t *tf, enum tf_issue_kind k, const char *fmt, ...)
 {
@@ -400,7 +392,7 @@ static int select_conns(bag_tf_t *tf, const struct bag_tf_opts *o, bool **mask)
 
 BAG_API int bag_tf_build(bag_tf_t **out, bag_timeline_t *tl, const struct bag_tf_opts *opts)
 {
-	struct bag_tf_opts o = { .size = sizeof o };
+	struct bag_tf_opts o = BAG_TF_OPTS_INIT;
 	struct bag_scan_opts so = { .size = sizeof so, .work = work, .emit = emit };
 	struct bag_query q;
 	bag_view_t *v = NULL;
@@ -410,11 +402,10 @@ BAG_API int bag_tf_build(bag_tf_t **out, bag_timeline_t *tl, const struct bag_tf
 
 	if ((*out = tf = calloc(1, sizeof *tf)) == NULL)
 		return BAG_ENOMEM;
+	bag_error_clear(&tf->err);
 	tf->tl = tl;
-	if (opts != NULL && (rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK) {
-		set_err(tf, "bag_tf_build: options of an unknown size");
-		return rc;
-	}
+	if ((rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK)
+		return bag_error_say(&tf->err, rc, "bag_tf_build: options of an unknown size");
 	tf->far_ns = o.far_ns > 0 ? o.far_ns : DEFAULT_FAR_NS;
 	if ((rc = select_conns(tf, &o, &mask)) != 0)
 		goto fail;
@@ -425,17 +416,19 @@ BAG_API int bag_tf_build(bag_tf_t **out, bag_timeline_t *tl, const struct bag_tf
 	so.progress = o.progress;
 	so.progress_arg = o.progress_arg;
 	if ((rc = bag_view_open(&v, tl, &q)) != BAG_OK) {
-		set_err(tf, "%s", bag_view_errmsg(v));
+		bag_error_copy(&tf->err, bag_view_error(v));
 		goto fail;
 	}
 	rc = bag_scan(v, &so, NULL);
 	if (rc != BAG_OK && rc != BAG_ECANCELED && rc != BAG_ENOMEM)
-		set_err(tf, "%s", bag_view_errmsg(v));
+		bag_error_copy(&tf->err, bag_view_error(v));
 	if (rc == BAG_OK)
 		rc = finish(tf);
 fail:
 	if (rc == BAG_ENOMEM)
-		set_err(tf, "out of memory");
+		bag_error_say(&tf->err, rc, "out of memory");
+	else if (rc == BAG_ECANCELED)
+		bag_error_say(&tf->err, rc, "cancelled");
 	bag_view_free(v);
 	free(mask);
 	tf->tl = NULL;
@@ -462,9 +455,9 @@ BAG_API void bag_tf_free(bag_tf_t *tf)
 	free(tf);
 }
 
-BAG_API const char *bag_tf_errmsg(const bag_tf_t *tf)
+BAG_API const struct bag_error *bag_tf_error(const bag_tf_t *tf)
 {
-	return tf->errmsg;
+	return tf != NULL ? &tf->err : &bag_error_nomem;
 }
 
 BAG_API void bag_tf_stats(const bag_tf_t *tf, struct bag_tf_stats *st)
