@@ -19,8 +19,8 @@ struct dline {
 struct detail {
 	struct dline *lines;
 	size_t n, cap;
-	size_t cursor;      /* index into the visible lines */
-	size_t top;
+	uint64_t cursor;    /* index into the visible lines */
+	uint64_t top;
 	int hscroll;
 };
 

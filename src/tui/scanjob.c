@@ -25,6 +25,7 @@
 
 #include "tui/detail.h"
 #include "tui/match.h"
+#include "tui/bgjob.h"
 #include "tui/scanjob.h"
 #include "tui/worker.h"
 
@@ -37,8 +38,7 @@ struct scanjob {
 	bag_timeline_t *tl;          /* the job thread's own */
 	size_t nconns;
 	bag_msgdef_t **defs;         /* per timeline connection, parsed on first use */
-	pthread_t thread;
-	bool started;
+	struct bgjob job;            /* the job thread and the pipe that wakes the loop */
 	pthread_mutex_t lock;
 	pthread_cond_t wake, idle;
 	bool quit;
@@ -52,10 +52,8 @@ struct scanjob {
 	size_t nrows, caprows;
 	bool changed;
 	int64_t notified;            /* when the pipe was last written */
-	int pipe_rd, pipe_wr;
 	/* the topics' median rates, on a thread of their own */
-	pthread_t rates_thread;
-	bool rates_started;
+	struct bgjob rates_job;      /* its thread (no pipe) */
 	size_t *rates_topic_of;      /* per timeline connection: its topic */
 	size_t ntopics;
 	double *rates;               /* per topic, Hz (0: fewer than two messages) */
@@ -92,15 +90,12 @@ static int64_t now_ns(void)
 static void notify(struct scanjob *j, bool now)
 {
 	int64_t t = now_ns();
-	char b = 1;
 
 	j->changed = true;
 	if (!now && t - j->notified < NOTIFY_NS)
 		return;
 	j->notified = t;
-	if (write(j->pipe_wr, &b, 1) < 0) {
-		/* full: a wake-up is waiting already */
-	}
+	bgjob_wake(&j->job);
 }
 
 static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
@@ -505,10 +500,7 @@ int job_rates(struct scanjob *j, const size_t *topic_of, size_t ntopics)
 		return BAG_ENOMEM;
 	memcpy(j->rates_topic_of, topic_of, j->nconns * sizeof *topic_of);
 	j->ntopics = ntopics;
-	if (pthread_create(&j->rates_thread, NULL, rates_main, j) != 0)
-		return BAG_ENOMEM;
-	j->rates_started = true;
-	return BAG_OK;
+	return bgjob_start(&j->rates_job, rates_main, j) == 0 ? BAG_OK : BAG_ENOMEM;
 }
 
 bool job_take_rates(struct scanjob *j, double *out)
@@ -527,12 +519,12 @@ bool job_take_rates(struct scanjob *j, double *out)
 int job_open(struct scanjob **out, bag_t *const *bags, size_t n)
 {
 	struct scanjob *j = calloc(1, sizeof *j);
-	int fds[2], rc = BAG_ENOMEM;
+	int rc = BAG_ENOMEM;
 
 	*out = j;
 	if (j == NULL)
 		return BAG_ENOMEM;
-	j->pipe_rd = j->pipe_wr = -1;
+	j->job.rd = j->job.wr = j->rates_job.rd = j->rates_job.wr = -1;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->wake, NULL);
 	pthread_cond_init(&j->idle, NULL);
@@ -550,31 +542,23 @@ int job_open(struct scanjob **out, bag_t *const *bags, size_t n)
 	j->mask = calloc(j->nconns + 1, sizeof *j->mask);
 	if (j->defs == NULL || j->mask == NULL)
 		return BAG_ENOMEM;
-	if (pipe(fds) != 0)
+	if (bgjob_init(&j->job) != 0)
 		return BAG_EIO;
-	j->pipe_rd = fds[0];
-	j->pipe_wr = fds[1];
-	fcntl(j->pipe_rd, F_SETFL, O_NONBLOCK);
-	fcntl(j->pipe_wr, F_SETFL, O_NONBLOCK);
-	if (pthread_create(&j->thread, NULL, job_main, j) != 0)
-		return BAG_ENOMEM;
-	j->started = true;
-	return BAG_OK;
+	return bgjob_start(&j->job, job_main, j) == 0 ? BAG_OK : BAG_ENOMEM;
 }
 
 void job_close(struct scanjob *j)
 {
 	if (j == NULL)
 		return;
-	if (j->started) {
+	if (j->job.started) {
 		pthread_mutex_lock(&j->lock);
 		j->quit = j->cancel = true;
 		pthread_cond_signal(&j->wake);
 		pthread_mutex_unlock(&j->lock);
-		pthread_join(j->thread, NULL);
 	}
-	if (j->rates_started)
-		pthread_join(j->rates_thread, NULL);
+	bgjob_close(&j->job);
+	bgjob_close(&j->rates_job);
 	free(j->rates);
 	free(j->rates_topic_of);
 	for (size_t i = 0; j->defs != NULL && i < j->nconns; i++)
@@ -586,10 +570,6 @@ void job_close(struct scanjob *j)
 	for (size_t i = 0; i < j->nbags; i++)
 		bag_close(j->bags[i]);
 	free(j->bags);
-	if (j->pipe_rd >= 0)
-		close(j->pipe_rd);
-	if (j->pipe_wr >= 0)
-		close(j->pipe_wr);
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->wake);
 	pthread_cond_destroy(&j->idle);
@@ -636,16 +616,14 @@ int job_start(struct scanjob *j, const struct job_req *req)
 
 int job_fd(const struct scanjob *j)
 {
-	return j->pipe_rd;
+	return bgjob_fd(&j->job);
 }
 
 bool job_poll(struct scanjob *j, struct job_state *st, uint64_t **rows, size_t *n, size_t *cap)
 {
-	char drain[64];
 	bool changed;
 
-	while (read(j->pipe_rd, drain, sizeof drain) > 0)
-		;
+	bgjob_drain(&j->job);
 	pthread_mutex_lock(&j->lock);
 	changed = j->changed;
 	j->changed = false;
