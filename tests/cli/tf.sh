@@ -149,6 +149,41 @@ grep -q "warning: 4 transforms refused" "$tmp/w" || ko "warning: refused"
 # --topic narrows the sources
 "$B" tf --json --topic /tf_static "$basic" | "$PY" -c 'import json,sys; f=json.load(sys.stdin)["frames"]; assert sorted(x["name"] for x in f) == ["base_link", "camera", "laser"], f' \
 	|| ko "--topic"
+# message paths: plot's tf(TARGET,SOURCE).FIELD is sampled at each TF message's
+# record time; one column's count, min and max equal tf2's lookups at those times
+"$PY" - "$basic" > "$tmp/rec.q" <<'PYEOF'
+import sys, rosbag
+with rosbag.Bag(sys.argv[1]) as bag:
+    for topic, msg, t in bag.read_messages(topics=['/tf', '/tf_static']):
+        print('Q\tmap\tbase_link\t%d\t%d' % (t.secs, t.nsecs))
+PYEOF
+{ grep '^T' "$tmp/tf_basic.in"; cat "$tmp/rec.q"; } | "$tmp/tf2-ref" > "$tmp/rec.ref"
+for field in translation.x:3 rotation.w:9 yaw:yaw; do
+	name=${field%%:*}
+	"$B" plot --csv --width 1 "tf(map,base_link).$name" "$basic" > "$tmp/plot" || ko "plot tf(map,base_link).$name"
+	"$PY" - "$tmp/rec.ref" "$tmp/plot" "${field#*:}" <<'PYEOF' || ko "plot tf(map,base_link).$name differs from tf2"
+import math, sys
+col = sys.argv[3]
+vals = []
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f[0] != 'OK':
+        continue
+    x, y, z, w = (float(v) for v in f[6:10])
+    if col == 'yaw':
+        # tf2's Matrix3x3::getRPY yaw for a unit quaternion
+        vals.append(math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+    else:
+        vals.append(float(f[int(col)]))
+row = open(sys.argv[2]).read().strip().rsplit(',', 3)
+count, lo, hi = int(row[1]), float(row[2]), float(row[3])
+assert count == len(vals) > 200, (count, len(vals))
+assert abs(lo - min(vals)) < 1e-9 and abs(hi - max(vals)) < 1e-9, (lo, hi, min(vals), max(vals))
+PYEOF
+done
+"$B" plot --csv "tf(map,base_link).foo" "$basic" > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "tf(...) has no field 'foo'" "$tmp/e" || ko "plot tf path with a bad field: exit $rc"
+
 # usage
 "$B" tf --at 0 "$basic" > /dev/null 2>&1; [ $? = 2 ] || ko "--at without --lookup: exit 2"
 exit $fail
