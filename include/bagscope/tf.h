@@ -104,6 +104,27 @@ BAG_API void bag_tf_frame(const bag_tf_t *tf, size_t i, struct bag_tf_frame *f);
 BAG_API size_t bag_tf_warning_count(const bag_tf_t *tf);
 BAG_API const char *bag_tf_warning(const bag_tf_t *tf, size_t i);
 
+/* A row of the frame tree in reading order: which frame, how deep. */
+struct bag_tf_row {
+	size_t frame;
+	size_t depth;           /* 0 for a root (or a cycle's first frame) */
+	bool in_cycle;          /* no root above it: it hangs off a cycle of parents */
+};
+
+/*
+ * The tree of latest parents, depth first: roots by name, each frame's
+ * children by name under it, then the frames no root reaches (cycles).
+ * rows must hold bag_tf_frame_count() entries; every frame appears once.
+ * Returns 0 or BAG_ENOMEM.
+ */
+BAG_API int bag_tf_tree(const bag_tf_t *tf, struct bag_tf_row *rows);
+
+/*
+ * The stamp of frame i's latest stored transform at or before t, or
+ * BAG_TIME_MIN when it has none by then (a static frame: its stamp).
+ */
+BAG_API int64_t bag_tf_stamp_before(const bag_tf_t *tf, size_t i, int64_t t);
+
 /* Why a lookup failed: tf2's exceptions. */
 enum bag_tf_error {
 	BAG_TF_OK = 0,

@@ -123,74 +123,26 @@ static void text_frame(const bag_tf_t *tf, size_t i, size_t depth, struct bag_te
 	bag_text_free(&e);
 }
 
-static int cmp_name(const void *a, const void *b, void *tf)
-{
-	struct bag_tf_frame x, y;
-	bag_tf_frame(tf, *(const size_t *)a, &x);
-	bag_tf_frame(tf, *(const size_t *)b, &y);
-	return strcmp(x.name, y.name);
-}
-
-/*
- * Frames by name in ord[], and children lists of the latest-parent graph
- * (first[p], next[c]) in descending name order, so that a stack pops them
- * in ascending order.
- */
-static int children(const bag_tf_t *tf, size_t n, size_t *ord, long *first, long *next)
-{
-	for (size_t i = 0; i < n; i++) {
-		ord[i] = i;
-		first[i] = next[i] = -1;
-	}
-	qsort_r(ord, n, sizeof *ord, cmp_name, (void *)tf);
-	for (size_t k = 0; k < n; k++) {
-		struct bag_tf_frame f;
-		bag_tf_frame(tf, ord[k], &f);
-		if (f.parent >= 0) {
-			next[ord[k]] = first[f.parent];
-			first[f.parent] = (long)ord[k];
-		}
-	}
-	return 0;
-}
-
 /* The tree from each root, depth first, by name; then frames no root reaches. */
 static int print_text(const bag_tf_t *tf)
 {
-	size_t n = bag_tf_frame_count(tf), sp = 0, *ord = malloc((n + 1) * sizeof *ord);
-	long *first = malloc((n + 1) * sizeof *first), *next = malloc((n + 1) * sizeof *next);
-	long (*stack)[2] = malloc((n + 1) * sizeof *stack);
-	bool *seen = calloc(n + 1, 1), cyc = false;
+	size_t n = bag_tf_frame_count(tf);
+	struct bag_tf_row *rows = malloc((n + 1) * sizeof *rows);
 	struct bag_text t = { 0 };
-	int rc = -1;
+	bool cyc = false;
 
-	if (ord == NULL || first == NULL || next == NULL || stack == NULL || seen == NULL)
-		goto fail;
-	children(tf, n, ord, first, next);
-	for (size_t pass = 0; pass < 2; pass++)
-		for (size_t k = 0; k < n; k++) {
-			size_t r = ord[k];
-			struct bag_tf_frame f;
-			bag_tf_frame(tf, r, &f);
-			if (seen[r] || (pass == 0 && f.parent >= 0))
-				continue;
-			if (pass == 1 && !cyc && (cyc = true))
-				fputs("frames in a cycle of parents:\n", stdout);
-			stack[sp][0] = (long)r, stack[sp++][1] = 0;
-			seen[r] = true;
-			while (sp > 0) {
-				long i = stack[--sp][0], d = stack[sp][1];
-				text_frame(tf, (size_t)i, (size_t)d, &t);
-				for (long c = first[i]; c >= 0; c = next[c])
-					if (!seen[c])
-						stack[sp][0] = c, stack[sp++][1] = d + 1, seen[c] = true;
-			}
-		}
-	rc = 0;
-fail:
-	free(ord), free(first), free(next), free(stack), free(seen);
+	if (rows == NULL || bag_tf_tree(tf, rows) != 0) {
+		free(rows);
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (rows[k].in_cycle && !cyc && (cyc = true))
+			fputs("frames in a cycle of parents:\n", stdout);
+		text_frame(tf, rows[k].frame, rows[k].depth, &t);
+	}
+	free(rows);
 	bag_text_free(&t);
-	return rc;
+	return 0;
 }
 
 static void json_str(const char *s)

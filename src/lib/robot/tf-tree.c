@@ -16,6 +16,11 @@
 
 #define LIST_MAX 8   /* names listed in one warning line */
 
+/* A frame on the walk of bag_tf_tree(). */
+struct walk {
+	size_t frame, depth;
+};
+
 /* The latest parent of frame i, or -1. */
 static long latest_parent(const bag_tf_t *tf, size_t i)
 {
@@ -195,4 +200,83 @@ BAG_API size_t bag_tf_warning_count(const bag_tf_t *tf)
 BAG_API const char *bag_tf_warning(const bag_tf_t *tf, size_t i)
 {
 	return i < tf->nwarn ? tf->warn[i] : NULL;
+}
+
+static int cmp_name(const void *a, const void *b, void *tf)
+{
+	const struct tf_frame *f = ((const bag_tf_t *)tf)->f;
+	return strcmp(f[*(const size_t *)a].name, f[*(const size_t *)b].name);
+}
+
+/* From each unseen start in ord (roots first pass, the rest second), depth first. */
+static void tree_walk(const bag_tf_t *tf, const size_t *ord, const long *first, const long *next, bool *seen,
+                      struct walk *stack, struct bag_tf_row *rows)
+{
+	size_t n = tf->nf, out = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < n; k++) {
+			size_t sp = 0, r = ord[k];
+			if (seen[r] || (pass == 0 && latest_parent(tf, r) >= 0))
+				continue;
+			stack[sp++] = (struct walk){ r, 0 };
+			seen[r] = true;
+			while (sp > 0) {
+				struct walk w = stack[--sp];
+				rows[out++] = (struct bag_tf_row){ w.frame, w.depth, pass == 1 };
+				for (long c = first[w.frame]; c >= 0; c = next[c])
+					if (!seen[c]) {
+						stack[sp++] = (struct walk){ (size_t)c, w.depth + 1 };
+						seen[c] = true;
+					}
+			}
+		}
+}
+
+BAG_API int bag_tf_tree(const bag_tf_t *tf, struct bag_tf_row *rows)
+{
+	size_t n = tf->nf, *ord = malloc((n + 1) * sizeof *ord);
+	long *first = malloc((n + 1) * sizeof *first), *next = malloc((n + 1) * sizeof *next);
+	struct walk *stack = malloc((n + 1) * sizeof *stack);
+	bool *seen = calloc(n + 1, 1);
+	int rc = BAG_ENOMEM;
+
+	if (ord == NULL || first == NULL || next == NULL || stack == NULL || seen == NULL)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = i;
+		first[i] = next[i] = -1;
+	}
+	qsort_r(ord, n, sizeof *ord, cmp_name, (void *)tf);
+	for (size_t k = 0; k < n; k++) {    /* lists in descending order: the stack pops them ascending */
+		long p = latest_parent(tf, ord[k]);
+		if (p >= 0) {
+			next[ord[k]] = first[p];
+			first[p] = (long)ord[k];
+		}
+	}
+	tree_walk(tf, ord, first, next, seen, stack, rows);
+	rc = 0;
+fail:
+	free(ord), free(first), free(next), free(stack), free(seen);
+	return rc;
+}
+
+BAG_API int64_t bag_tf_stamp_before(const bag_tf_t *tf, size_t i, int64_t t)
+{
+	const struct tf_frame *f = &tf->f[i];
+	size_t lo = 0, hi = f->n;
+
+	if (f->n == 0)
+		return BAG_TIME_MIN;
+	if (f->is_static)
+		return f->s[0].stamp_ns;
+	while (lo < hi) {   /* the first sample after t */
+		size_t mid = (lo + hi) / 2;
+		if (f->s[mid].stamp_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? BAG_TIME_MIN : f->s[lo - 1].stamp_ns;
 }
