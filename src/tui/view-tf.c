@@ -4,8 +4,8 @@
  * stale ones marked), then the selected frame's edge (its transform into
  * its parent) and its lookup from its tree's root, both as tf2 gives them.
  *
- * State: a transform buffer (tf.h) built once, on the first T, by a thread
- * over a timeline of bag_dup() handles only it uses; the buffer is read-only
+ * State: a transform buffer (tf.h) built once, on the first T, by a
+ * dupjob (a thread over bag_dup() handles only it uses); the buffer is read-only
  * once built, so drawing looks it up directly. Until then the pane says it
  * is reading. The lines (a struct detail shown by textview) are rebuilt at
  * each draw, so they follow the selection's time; the cursor picks the
@@ -17,67 +17,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/bgjob.h"
+#include "tui/dupjob.h"
 #include "tui/textview.h"
 
 #define STALE_NS (1 * BAG_NSEC_PER_SEC)   /* older than this (and 3 periods) at the time: stale */
 
 struct tf_pane {
 	bool open;
-	bag_t **bags;                 /* dups for the thread */
-	size_t nbags;
-	bag_timeline_t *tl;
+	struct dupjob job;            /* builds tf */
 	bag_tf_t *tf;
-	struct bgjob job;
-	bool finished;                /* atomic: the build returned */
-	bool cancel;                  /* atomic: the pane is going: stop the build */
-	int rc;
-	uint64_t done, total;         /* atomic: rows passed, of */
 	struct bag_tf_row *rows;      /* the tree, once built */
 	size_t nrows;
 	struct bag_text sel[2];       /* the selected frame's edge and lookup from its root */
 	struct detail d;
 };
 
-static int progress(void *arg, uint64_t done, uint64_t total)
-{
-	struct tf_pane *s = arg;
-
-	__atomic_store_n(&s->done, done, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->total, total, __ATOMIC_RELAXED);
-	return __atomic_load_n(&s->cancel, __ATOMIC_RELAXED);
-}
-
-static void *run(void *arg)
+/* On the job's thread: the buffer and its tree. */
+static int run(struct dupjob *j, void *arg)
 {
 	struct tf_pane *s = arg;
 	struct bag_tf_opts o = BAG_TF_OPTS_INIT;
+	int rc;
 
-	o.progress = progress;
-	o.progress_arg = s;
-	s->rc = bag_tf_build(&s->tf, s->tl, &o);
-	if (s->rc == BAG_OK && (s->rows = malloc((bag_tf_frame_count(s->tf) + 1) * sizeof *s->rows)) != NULL &&
+	o.progress = dupjob_progress;
+	o.progress_arg = j;
+	if ((rc = bag_tf_build(&s->tf, j->tl, &o)) == BAG_OK &&
+	    (s->rows = malloc((bag_tf_frame_count(s->tf) + 1) * sizeof *s->rows)) != NULL &&
 	    bag_tf_tree(s->tf, s->rows) == BAG_OK)
 		s->nrows = bag_tf_frame_count(s->tf);
-	__atomic_store_n(&s->finished, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* The build's thread over dups of the app's bags; a note on failure. */
-static void start(struct app *app, struct tf_pane *s)
-{
-	if ((s->bags = calloc(app->cb.nbags + 1, sizeof *s->bags)) == NULL)
-		goto nomem;
-	for (; s->nbags < app->cb.nbags; s->nbags++)
-		if (bag_dup(&s->bags[s->nbags], app->cb.bags[s->nbags]) != BAG_OK) {
-			bag_close(s->bags[s->nbags]);
-			goto nomem;
-		}
-	if (bag_timeline_open(&s->tl, s->bags, s->nbags) != BAG_OK || bgjob_start(&s->job, run, s) != 0)
-		goto nomem;
-	return;
-nomem:
-	snprintf(app->m.note, sizeof app->m.note, "tf: out of memory");
+	return rc;
 }
 
 /* "name  age 0.123 s" (or static, no data yet, stale) for row k at time t. */
@@ -176,13 +144,11 @@ static void draw(struct app *app, struct pane *p)
 	struct tf_pane *s = p->state;
 	char title[128];
 
-	if (!__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) {
-		uint64_t done = __atomic_load_n(&s->done, __ATOMIC_RELAXED), total = __atomic_load_n(&s->total, __ATOMIC_RELAXED);
+	if (!dupjob_finished(&s->job)) {
 		detail_clear(&s->d);
-		snprintf(title, sizeof title, "reading the transforms ... %llu%%",
-		         (unsigned long long)(total ? done * 100 / total : 0));
+		snprintf(title, sizeof title, "reading the transforms ... %u%%", dupjob_percent(&s->job));
 		detail_add(&s->d, 0, title);
-	} else if (s->rc != BAG_OK) {
+	} else if (s->job.rc != BAG_OK) {
 		detail_clear(&s->d);
 		detail_add(&s->d, 0, bag_tf_error(s->tf)->message);
 	} else {
@@ -205,8 +171,8 @@ static bool key(struct app *app, struct pane *p, enum action a, bool focused)
 
 	if (a == ACTION_TF || (a == ACTION_CANCEL && s->open && focused)) {
 		s->open = a == ACTION_TF && !s->open;
-		if (s->open && s->tl == NULL && !s->job.started)
-			start(app, s);
+		if (s->open && !s->job.job.started && dupjob_start(&s->job, app, run, s) != 0)
+			snprintf(app->m.note, sizeof app->m.note, "tf: out of memory");
 		if (s->open)
 			app->m.focus = PANE_TF;
 		else if (app->m.focus == PANE_TF)
@@ -229,7 +195,7 @@ static bool busy(const struct app *app, const struct pane *p)
 	const struct tf_pane *s = p->state;
 
 	(void)app;
-	return s->open && s->job.started && !__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE);
+	return s->open && dupjob_running(&s->job);
 }
 
 static void click(struct app *app, struct pane *p, int row, int col)
@@ -253,13 +219,8 @@ static void pane_free(struct app *app, struct pane *p)
 	(void)app;
 	if (s == NULL)
 		return;
-	__atomic_store_n(&s->cancel, true, __ATOMIC_RELAXED);
-	bgjob_join(&s->job);
+	dupjob_free(&s->job);
 	bag_tf_free(s->tf);
-	bag_timeline_free(s->tl);
-	for (size_t i = 0; i < s->nbags; i++)
-		bag_close(s->bags[i]);
-	free(s->bags);
 	free(s->rows);
 	bag_text_free(&s->sel[0]);
 	bag_text_free(&s->sel[1]);
