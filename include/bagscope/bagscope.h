@@ -18,6 +18,9 @@
 #include <bagscope/cloud.h>
 #include <bagscope/export.h>
 #include <bagscope/mcap.h>
+#include <bagscope/tf.h>
+#include <bagscope/log.h>
+#include <bagscope/diag.h>
 
 #ifdef __cplusplus
 extern "C" {
