@@ -15,10 +15,12 @@ TREE = os.path.dirname(HERE)
 
 
 def library_flags():
-    """include dirs, library dirs and runtime dirs of libbagscope."""
-    built = os.path.join(TREE, '.libs')
+    """include dirs, library dirs and runtime dirs of libbagscope: a build tree's
+    (BAGSCOPE_BUILDDIR, or this source tree), else an installed one."""
+    build = os.environ.get('BAGSCOPE_BUILDDIR', TREE)
+    built = os.path.join(build, '.libs')
     if os.path.exists(os.path.join(built, 'libbagscope.so')):
-        return [os.path.join(TREE, 'include')], [built], [built]
+        return [os.path.join(build, 'include'), os.path.join(TREE, 'include')], [built], [built]
     try:
         out = subprocess.run(['pkg-config', '--cflags', '--libs', 'bagscope'], check=True,
                              capture_output=True, text=True).stdout

@@ -45,7 +45,8 @@ def _median_rate(times):
     """Median rate of int64 ns times (rosbag's: the inverse of the median period), 0 when unknown."""
     if len(times) < 2:
         return 0.0
-    periods = np.diff(times.astype(np.float64) / 1e9)
+    # each stamp as rosbag's Time.to_sec() gives it: secs + nsecs / 1e9
+    periods = np.diff((times // 1000000000).astype(np.float64) + (times % 1000000000).astype(np.float64) / 1e9)
     med = float(np.median(periods))
     return 1.0 / med if med > 0 else 0.0
 
