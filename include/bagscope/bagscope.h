@@ -19,6 +19,9 @@
 #include <bagscope/export.h>
 #include <bagscope/find.h>
 #include <bagscope/mcap.h>
+#include <bagscope/tf.h>
+#include <bagscope/log.h>
+#include <bagscope/diag.h>
 
 #ifdef __cplusplus
 extern "C" {
