@@ -47,6 +47,9 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
  */
 void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e);
 
+/* A time argument (common/select.h's select_parse_time()): 0 and *ns, or -1. */
+#define cli_parse_time select_parse_time
+
 /*
  * The selection options (common/select.h) of a command: parse the filter
  * (saying where a bad one is wrong), then the query over tl, then the view.
@@ -55,6 +58,12 @@ void cli_expr_error(const char *cmd, const char *what, const char *text, size_t 
 int cli_select_filter(struct select *s);
 int cli_select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q);
 int cli_select_view(struct select *s, bag_timeline_t *tl, bag_view_t **view);
+
+/* Append ns as a UTC date and time with nanoseconds: 2017-07-14T02:40:00.000000000Z. */
+void cli_utc_time(struct bag_text *t, int64_t ns);
+
+/* Whether to colour stdout: a terminal, and NO_COLOR unset or empty (no-color.org). */
+bool cli_colour(void);
 
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
@@ -66,5 +75,8 @@ int cmd_gen(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_tf(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_diag(int argc, char **argv);
 
 #endif

@@ -40,12 +40,7 @@ int select_filter(struct select *s)
 	return bag_expr_parse(&s->expr, s->filter, strlen(s->filter));
 }
 
-/*
- * A time argument as the browser's jump reads it: epoch seconds with up to 9
- * decimals, an offset from the start ("+12.5", "1m30s"), a date or a
- * percentage; beyond int64 nanoseconds clamped (timeparse.h). 0 or -1.
- */
-static int parse_time(const char *arg, int64_t t0, int64_t t1, int64_t *ns)
+int select_parse_time(const char *arg, int64_t t0, int64_t t1, int64_t *ns)
 {
 	struct jump j;
 	const char *why;
@@ -85,9 +80,9 @@ int select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q, stru
 	const char *bad = NULL;
 
 	bag_query_init(q);
-	if (s->start != NULL && parse_time(s->start, t0, t1, &q->start_ns) != 0)
+	if (s->start != NULL && select_parse_time(s->start, t0, t1, &q->start_ns) != 0)
 		bad = s->start;
-	else if (s->end != NULL && parse_time(s->end, t0, t1, &q->end_ns) != 0)
+	else if (s->end != NULL && select_parse_time(s->end, t0, t1, &q->end_ns) != 0)
 		bad = s->end;
 	if (bad != NULL) {
 		err->code = BAG_EINVAL;

@@ -36,6 +36,14 @@ struct select {
 	bool *mask;               /* select_query()'s selection when any_name */
 };
 
+/*
+ * A time argument as the browser's jump reads it: epoch seconds with up to 9
+ * decimals ("1500000003.0000003"), an offset from the start t0 ("+12.5",
+ * "1m30s"), a date ("2017-07-14 02:40:02Z") or a percentage of [t0, t1]
+ * ("50%"); beyond int64 nanoseconds clamped (timeparse.h). 0 and *ns, or -1.
+ */
+int select_parse_time(const char *arg, int64_t t0, int64_t t1, int64_t *ns);
+
 /* Start s for a command line of argc words. Returns 0 or BAG_ENOMEM. */
 int select_init(struct select *s, const char *cmd, int argc);
 

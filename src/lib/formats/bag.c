@@ -53,7 +53,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 {
 	struct bag_open_opts o;
 	struct bag_source_opts so = { 0 };
-	struct bag_error cause;
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
 	const struct bag_reader *reader;
 	bag_t *bag;
 	int rc;
@@ -79,9 +79,12 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	bag->cache_limit = o.cache_bytes ? o.cache_bytes : (size_t)64 << 20;
 	bag->progress = o.progress;
 	bag->progress_arg = o.progress_arg;
-	rc = bag_source_open(&bag->src, path, &so, &cause);
+	so.block_cache_bytes = o.remote_cache_bytes;
+	so.no_sign_request = o.no_sign_request;
+	so.cancel = o.cancel;
+	rc = bag_source_open(&bag->src, path, &so, cause, sizeof cause);
 	if (rc != BAG_OK) {
-		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause.message);
+		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause);
 		goto fail;
 	}
 	bag->file_size = bag->src->size;
@@ -95,7 +98,7 @@ fail:
 
 BAG_API int bag_dup(bag_t **out, bag_t *bag)
 {
-	struct bag_error cause;
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
 	bag_t *d;
 	int rc = BAG_ENOMEM;
 
@@ -129,9 +132,9 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 		d->chunks[i].pins = 0;
 		d->chunks[i].lru_prev = d->chunks[i].lru_next = NO_CHUNK;
 	}
-	rc = bag->src->ops->dup(bag->src, &d->src, &cause);
+	rc = bag->src->ops->dup(bag->src, &d->src, cause, sizeof cause);
 	if (rc != BAG_OK) {
-		rc = bag_fail(d, rc, UINT64_MAX, "%s", cause.message);
+		rc = bag_fail(d, rc, UINT64_MAX, "%s", cause);
 		goto fail;
 	}
 	rc = BAG_OK;

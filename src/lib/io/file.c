@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <bagscope/common.h>
-#include "lib/common/util-int.h"
 #include "lib/io/source-int.h"
 
 struct file_source {
@@ -24,7 +23,8 @@ struct file_source {
 	ino_t ino;
 };
 
-static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t len, struct bag_error *err)
+static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t len,
+                        uint64_t *at, char *err, size_t errlen)
 {
 	struct file_source *f = (struct file_source *)s;
 	size_t done = 0;
@@ -33,10 +33,15 @@ static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t le
 		ssize_t n = pread(f->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return bag_error_set(err, BAG_EIO, NULL, off + done, "read failed: %s", strerror(errno));
-		if (n == 0)
-			return bag_error_set(err, BAG_ETRUNCATED, NULL, off + done, "unexpected end of file");
+		*at = off + done;
+		if (n < 0) {
+			snprintf(err, errlen, "read failed: %s", strerror(errno));
+			return BAG_EIO;
+		}
+		if (n == 0) {
+			snprintf(err, errlen, "unexpected end of file");
+			return BAG_ETRUNCATED;
+		}
 		done += (size_t)n;
 	}
 	return BAG_OK;
@@ -55,7 +60,7 @@ static struct file_source *file_new(int fd)
 	return f;
 }
 
-static int file_dup(struct bag_source *s, struct bag_source **out, struct bag_error *err)
+static int file_dup(struct bag_source *s, struct bag_source **out, char *err, size_t errlen)
 {
 	struct file_source *f = (struct file_source *)s, *d;
 	int fd;
@@ -63,12 +68,14 @@ static int file_dup(struct bag_source *s, struct bag_source **out, struct bag_er
 	*out = NULL;
 	fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0) {
-		return bag_error_say(err, BAG_EIO, "cannot duplicate the file descriptor: %s", strerror(errno));
+		snprintf(err, errlen, "cannot duplicate the file descriptor: %s", strerror(errno));
+		return BAG_EIO;
 	}
 	d = file_new(fd);
 	if (d == NULL) {
 		close(fd);
-		return bag_error_say(err, BAG_ENOMEM, "out of memory");
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
 	}
 	d->base.size = s->size;
 	d->dev = f->dev;
@@ -101,7 +108,7 @@ static struct bag_source_ops file_ops = {
 	.close = file_close,
 };
 
-int bag_file_open(struct bag_source **out, const char *path, struct bag_error *err)
+int bag_file_open(struct bag_source **out, const char *path, char *err, size_t errlen)
 {
 	struct file_source *f;
 	struct stat st;
@@ -110,16 +117,19 @@ int bag_file_open(struct bag_source **out, const char *path, struct bag_error *e
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		return bag_error_say(err, BAG_EIO, "%s", strerror(errno));
+		snprintf(err, errlen, "%s", strerror(errno));
+		return BAG_EIO;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return bag_error_say(err, BAG_EIO, "not a regular file");
+		snprintf(err, errlen, "not a regular file");
+		return BAG_EIO;
 	}
 	f = file_new(fd);
 	if (f == NULL) {
 		close(fd);
-		return bag_error_say(err, BAG_ENOMEM, "out of memory");
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
 	}
 	f->base.size = (uint64_t)st.st_size;
 	f->dev = st.st_dev;

@@ -52,7 +52,8 @@ nomem:
 
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 {
-	struct bag_error cause;
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
+	uint64_t at = off;
 	int rc;
 
 	if (off > bag->file_size || len > bag->file_size - off)
@@ -61,9 +62,9 @@ int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 		                len, (unsigned long long)bag->file_size);
 	if (len == 0)
 		return BAG_OK;
-	rc = bag->src->ops->read_at(bag->src, off, buf, len, &cause);
+	rc = bag->src->ops->read_at(bag->src, off, buf, len, &at, cause, sizeof cause);
 	if (rc != BAG_OK)
-		return bag_fail(bag, rc, cause.offset, "%s", cause.message);
+		return bag_fail(bag, rc, at, "%s", cause);
 	return BAG_OK;
 }
 
@@ -87,4 +88,16 @@ void bag_count_chunk(bag_t *bag, const struct chunk *ch)
 	if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
 		bag->end_ns = ch->end_ns;
 	bag->message_count += ch->count;
+}
+
+BAG_API bool bag_is_url(const char *path)
+{
+	return bag_source_is_url(path);
+}
+
+BAG_API void bag_fetched(const bag_t *bag, uint64_t *bytes, uint64_t *requests)
+{
+	*bytes = *requests = 0;
+	if (bag->src != NULL && bag->src->ops->fetched != NULL)
+		*bytes = bag->src->ops->fetched(bag->src, requests);
 }

@@ -16,8 +16,6 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include <bagscope/common.h>
-
 struct bag_source;
 
 /* One byte range, for prefetch hints. */
@@ -29,13 +27,13 @@ struct bag_span {
 struct bag_source_ops {
 	/*
 	 * Read exactly len bytes at off (off + len <= size, checked by the
-	 * caller). 0, or a negative BAG_E* code with *err filled (common.h):
-	 * the code, the failing offset, the cause ("read failed: ...", no name
-	 * or offset in the text).
+	 * caller). 0, or a negative BAG_E* code with *at set to the failing
+	 * offset and err to the cause ("read failed: ...", no name or offset).
 	 */
-	int (*read_at)(struct bag_source *s, uint64_t off, void *buf, size_t len, struct bag_error *err);
+	int (*read_at)(struct bag_source *s, uint64_t off, void *buf, size_t len,
+	               uint64_t *at, char *err, size_t errlen);
 	/* A second, independent handle on the same bytes (bag_dup). */
-	int (*dup)(struct bag_source *s, struct bag_source **out, struct bag_error *err);
+	int (*dup)(struct bag_source *s, struct bag_source **out, char *err, size_t errlen);
 	/* Whether the bytes are the local file st describes (export's guard). */
 	bool (*same_file)(const struct bag_source *s, const struct stat *st);
 	/*
@@ -44,8 +42,8 @@ struct bag_source_ops {
 	 * can. A failure here is not reported: the reads that follow report it.
 	 */
 	void (*prefetch)(struct bag_source *s, const struct bag_span *spans, size_t n);
-	/* Bytes fetched so far (a remote source's transfer total); optional. */
-	uint64_t (*fetched)(const struct bag_source *s);
+	/* Bytes fetched so far, requests in *requests (a remote source's totals); optional. */
+	uint64_t (*fetched)(const struct bag_source *s, uint64_t *requests);
 	void (*close)(struct bag_source *s);
 };
 
@@ -63,12 +61,15 @@ struct bag_source_opts {
 
 /*
  * Open the bytes named by path: a local file, or a URL for which a remote
- * source is built in. 0, or a BAG_E* code with *err filled (the cause).
+ * source is built in. 0, or a BAG_E* code with err set to the cause.
  */
 int bag_source_open(struct bag_source **out, const char *path, const struct bag_source_opts *o,
-                    struct bag_error *err);
+                    char *err, size_t errlen);
+
+/* Whether path is a URL some remote source reads (http, https, s3). */
+bool bag_source_is_url(const char *path);
 
 /* ---- file.c: a local regular file, read with pread ---- */
-int bag_file_open(struct bag_source **out, const char *path, struct bag_error *err);
+int bag_file_open(struct bag_source **out, const char *path, char *err, size_t errlen);
 
 #endif

@@ -278,12 +278,10 @@ static int path_time_part(struct pwalk *w, const struct comp *cp, uint32_t ci, c
 	if (cp->kind != C_NAME || (strcmp(name, "secs") != 0 && strcmp(name, "nsecs") != 0))
 		return stop(cfail(w->p, w->i, cp->pos, ci, "'%s' is a %s: it has only .secs and .nsecs",
 		             w->cur->field->name, bag_prim_name(w->cur->prim)));
-	if (name[0] == 'n') {
+	/* a time's parts are unsigned, a duration's signed (nsecs too, as genpy reads it) */
+	if (name[0] == 'n')
 		rc = push_step(w->p, w->sfirst, ST_SKIP, 0, 0, 4);
-		w->prim = BAG_PRIM_UINT32;
-	} else {
-		w->prim = w->cur->prim == BAG_PRIM_TIME ? BAG_PRIM_UINT32 : BAG_PRIM_INT32;
-	}
+	w->prim = w->cur->prim == BAG_PRIM_TIME ? BAG_PRIM_UINT32 : BAG_PRIM_INT32;
 	w->time_part = true;
 	w->st = PS_PRIM;
 	return rc;
@@ -481,6 +479,7 @@ static int compile_node(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 		c->fixed = true;
 		return BAG_OK;
 	case N_TIME:
+	case N_TF:
 		c->cls = CL_NUM;
 		return BAG_OK;
 	case N_NEG:
@@ -501,16 +500,20 @@ static int compile_node(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 /* Whether node i's outcome needs the message bytes. */
 static bool needs_data(const bag_expr_prog_t *p, uint32_t i)
 {
-	const struct node *n = &p->e->nodes[i];
-	const struct cnode *c = &p->cn[i];
+	for (;;) {
+		const struct node *n = &p->e->nodes[i];
+		const struct cnode *c = &p->cn[i];
 
-	if (c->konst >= 0)
-		return false;
-	if (n->op == N_NOT)
-		return needs_data(p, n->a);
-	if (n->op == N_AND || n->op == N_OR)
-		return needs_data(p, n->a) || needs_data(p, n->b);
-	return c->uses_data;
+		if (c->konst >= 0)
+			return false;
+		if (n->op == N_NOT)
+			return needs_data(p, n->a);
+		if (n->op != N_AND && n->op != N_OR)
+			return c->uses_data;
+		if (needs_data(p, n->a))
+			return true;
+		i = n->b;   /* a chain is a loop (expr-parse.c) */
+	}
 }
 
 BAG_API int bag_expr_compile(bag_expr_prog_t **out, const bag_expr_t *e,
