@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bagset.h"
 #include "gen/gen-int.h"
 
 /* ---- strings the model owns ------------------------------------------------ */
@@ -728,20 +729,6 @@ static bool topic_macros(struct gen_model *m, struct nameset *cscope, const stru
 }
 
 /* Topics by name with their versions; roots; topic ids and the C++ topic namespace. */
-/* A connection by its topic, then its position. */
-struct conn_ref {
-	const char *topic;
-	size_t i;
-};
-
-static int conn_ref_cmp(const void *a, const void *b)
-{
-	const struct conn_ref *x = a, *y = b;
-	int c = strcmp(x->topic, y->topic);
-
-	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
-}
-
 /*
  * The topics (by name) and their versions: the connections sorted by topic
  * and position, so that each topic is one run; seen[type] is the last topic
@@ -749,7 +736,7 @@ static int conn_ref_cmp(const void *a, const void *b)
  */
 static int group_topics(struct gen_model *m, const struct gen_conn *conns, const size_t *root_of, size_t n)
 {
-	struct conn_ref *refs = malloc((n + 1) * sizeof *refs);
+	struct topic_ref *refs = malloc((n + 1) * sizeof *refs);
 	size_t *seen = calloc(m->ntypes + 1, sizeof *seen);
 	bool *is_root = calloc(m->ntypes + 1, sizeof *is_root);
 	int rc = BAG_ENOMEM;
@@ -759,12 +746,12 @@ static int group_topics(struct gen_model *m, const struct gen_conn *conns, const
 	if (refs == NULL || seen == NULL || is_root == NULL || m->topics == NULL || m->roots == NULL)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
-		refs[i] = (struct conn_ref){ conns[i].topic, i };
+		refs[i] = (struct topic_ref){ conns[i].topic, i };
 		if (!is_root[root_of[i]])
 			m->roots[m->nroots++] = root_of[i];
 		is_root[root_of[i]] = true;
 	}
-	qsort(refs, n, sizeof *refs, conn_ref_cmp);
+	qsort(refs, n, sizeof *refs, topic_ref_cmp);
 	for (size_t a = 0, b; a < n; a = b) {
 		struct gen_topic *tp = &m->topics[m->ntopics++];
 		for (b = a; b < n && strcmp(refs[b].topic, refs[a].topic) == 0; b++)
