@@ -508,7 +508,7 @@ static char *const_value(struct gen_model *m, const struct gen_type *g, const st
 
 	switch (c->prim) {
 	case BAG_PRIM_STRING:
-		gen_cstring(&t, v, strlen(v));
+		gen_string(&t, v, strlen(v), cpp);
 		break;
 	case BAG_PRIM_BOOL:
 		if (strcmp(v, "True") == 0 || strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
@@ -931,6 +931,18 @@ void gen_comment(struct bag_text *t, const char *indent, const char *s)
 		p = nl + 1;
 	}
 	bag_text_printf(t, "%s */\n", indent);
+}
+
+void gen_string(struct bag_text *t, const char *s, size_t len, bool cpp)
+{
+	if (len <= GEN_MAX_LITERAL) {
+		gen_cstring(t, s, len);
+		return;
+	}
+	bag_text_printf(t, "%s", cpp ? "bag_gen_chars<" : "((const char *)(const char[]){ ");
+	for (size_t i = 0; i < len; i++)
+		bag_text_printf(t, "'\\%03o', ", (uint8_t)s[i]);
+	bag_text_printf(t, "%s", cpp ? "'\\0'>::value" : "'\\0' })");
 }
 
 void gen_cstring(struct bag_text *t, const char *s, size_t len)
