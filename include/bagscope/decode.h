@@ -85,6 +85,18 @@ BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
                        struct bag_error *err);
 
+/*
+ * Asked after begin_array: whether to visit the array's elements. false
+ * skips elements of a fixed size (numbers, fixed messages) in one step,
+ * their bytes checked to be there; others are visited anyway.
+ */
+typedef bool (*bag_elements_fn)(void *ud, const struct bag_msgdef_field *field, uint32_t len);
+
+/* bag_decode, asking elements (not NULL) before each array's elements. */
+BAG_API int bag_decode_some(const bag_msgdef_t *def, const uint8_t *data, size_t len,
+                            const struct bag_visitor *vis, bag_elements_fn elements, void *ud,
+                            struct bag_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,6 +31,7 @@ struct walk {
 	size_t len;
 	size_t at;
 	const struct bag_visitor *vis;
+	bag_elements_fn elements;  /* or NULL: every element */
 	void *ud;
 	bool quiet;               /* no callbacks: only lengths are checked */
 	uint64_t budget;          /* elements the message may still expand to */
@@ -184,9 +185,12 @@ static int walk_elements(struct walk *w, const struct dec_op *op, uint32_t count
 
 	if (w->vis->begin_array)
 		w->vis->begin_array(w->ud, op->field, count);
-	for (uint32_t i = 0; i < count; i++)
-		if ((rc = walk_element(w, op, i)) != BAG_OK)
-			return rc;
+	if (w->elements && op->fixed && op->elem_min > 0 && !w->elements(w->ud, op->field, count))
+		w->at += (size_t)count * op->elem_min;
+	else
+		for (uint32_t i = 0; i < count; i++)
+			if ((rc = walk_element(w, op, i)) != BAG_OK)
+				return rc;
 	w->stack[w->depth - 1].index = -1;
 	if (w->vis->end_array)
 		w->vis->end_array(w->ud, op->field, count);
@@ -247,27 +251,45 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 	return BAG_OK;
 }
 
+static const struct bag_visitor no_visitor;
+
+/* The walk over a whole message, *used set to the bytes it took. */
+static int decode(struct walk *w, const bag_msgdef_t *def, size_t *used)
+{
+	uint32_t nroot;
+	int rc;
+
+	w->budget = BAG_DECODE_BUDGET(w->len) - 1;
+	w->budget0 = w->budget + 1;   /* the top message took one */
+	w->ops = msgdef_ops(def, &nroot);
+	w->quiet = !w->vis->begin_message && !w->vis->end_message && !w->vis->begin_array && !w->vis->end_array &&
+	           !w->vis->value;
+	bag_error_clear(w->err);
+	if (w->vis->begin_message)
+		w->vis->begin_message(w->ud, NULL, -1, bag_msgdef_root(def));
+	rc = walk_message(w, 0, nroot);
+	if (rc == BAG_OK && w->vis->end_message)
+		w->vis->end_message(w->ud, NULL, -1);
+	if (used != NULL)
+		*used = w->at;
+	return rc;
+}
+
+BAG_API int bag_decode_some(const bag_msgdef_t *def, const uint8_t *data, size_t len,
+                            const struct bag_visitor *vis, bag_elements_fn elements, void *ud,
+                            struct bag_error *err)
+{
+	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .elements = elements, .ud = ud,
+	                  .err = err };
+
+	return decode(&w, def, NULL);
+}
+
 BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
                        struct bag_error *err)
 {
-	static const struct bag_visitor none = { 0 };
-	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &none, .ud = ud,
-	                  .err = err, .budget = BAG_DECODE_BUDGET(len) - 1 };
-	uint32_t nroot;
-	int rc;
+	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .ud = ud, .err = err };
 
-	w.budget0 = w.budget + 1;   /* the top message took one */
-	w.ops = msgdef_ops(def, &nroot);
-	w.quiet = !w.vis->begin_message && !w.vis->end_message && !w.vis->begin_array && !w.vis->end_array &&
-	          !w.vis->value;
-	bag_error_clear(err);
-	if (w.vis->begin_message)
-		w.vis->begin_message(ud, NULL, -1, bag_msgdef_root(def));
-	rc = walk_message(&w, 0, nroot);
-	if (rc == BAG_OK && w.vis->end_message)
-		w.vis->end_message(ud, NULL, -1);
-	if (used != NULL)
-		*used = w.at;
-	return rc;
+	return decode(&w, def, used);
 }

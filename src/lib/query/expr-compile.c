@@ -347,6 +347,7 @@ static int compile_node(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 		c->fixed = true;
 		return BAG_OK;
 	case N_TIME:
+	case N_TF:
 		c->cls = CL_NUM;
 		return BAG_OK;
 	case N_NEG:

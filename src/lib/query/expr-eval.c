@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <bagscope/decode.h>
+#include <bagscope/tf.h>
 #include "lib/query/expr-int.h"
 
 struct ctx {
@@ -458,6 +459,28 @@ void expr_arith(uint8_t op, const struct val *a, const struct val *b, struct val
 	}
 }
 
+
+
+/* tf(TARGET, SOURCE).FIELD at time t (tf.h): a float, or missing when the lookup fails. */
+static void eval_tf(const bag_expr_t *e, const struct node *n, int64_t t, struct val *out)
+{
+	struct bag_tf_transform x;
+	double rpy[3];
+
+	out->kind = BAG_EXPR_MISSING;
+	out->has_ns = false;
+	if (e->tf == NULL || bag_tf_lookup(e->tf, e->strs + n->str_off, e->strs + n->tf_src_off, t, &x, NULL) != 0)
+		return;
+	out->kind = BAG_EXPR_FLOAT;
+	if (n->tf_field < 3) {
+		out->v.f = x.translation[n->tf_field];
+	} else if (n->tf_field < 7) {
+		out->v.f = x.rotation[n->tf_field - 3];
+	} else {
+		bag_tf_rpy(x.rotation, rpy);
+		out->v.f = rpy[n->tf_field - 7];
+	}
+}
 static int eval_node(struct ctx *x, uint32_t i, struct val *out);
 static int test(struct ctx *x, uint32_t i);
 
@@ -638,6 +661,9 @@ static int eval_node(struct ctx *x, uint32_t i, struct val *out)
 	case N_TIME:
 		out->kind = BAG_EXPR_TIME;
 		out->v.t = x->time_ns;
+		return BAG_OK;
+	case N_TF:
+		eval_tf(p->e, n, x->time_ns, out);
 		return BAG_OK;
 	case N_NEG:
 	case N_ABS:

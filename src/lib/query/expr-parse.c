@@ -28,7 +28,7 @@
 enum tok {
 	T_END, T_NUM, T_STR, T_NAME, T_VAR, T_LP, T_RP, T_LB, T_RB, T_DOT,
 	T_OR, T_AND, T_NOT, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_MATCH, T_NOMATCH,
-	T_PLUS, T_MINUS, T_MUL, T_DIV,
+	T_PLUS, T_MINUS, T_MUL, T_DIV, T_COMMA,
 };
 
 struct token {
@@ -356,6 +356,7 @@ static int lex(struct parser *P)
 	case '[': k = T_LB; break;
 	case ']': k = T_RB; break;
 	case '.': k = T_DOT; break;
+	case ',': k = T_COMMA; break;
 	case '+': k = T_PLUS; break;
 	case '-': k = T_MINUS; break;
 	case '*': k = T_MUL; break;
@@ -543,6 +544,67 @@ static int parse_path(struct parser *P, bool is_len, uint32_t *out)
 	return BAG_OK;
 }
 
+
+const char *const expr_tf_fields[10] = {
+	"translation.x", "translation.y", "translation.z", "rotation.x", "rotation.y", "rotation.z", "rotation.w",
+	"roll", "pitch", "yaw",
+};
+
+/* The field after tf(...): P at the '.' after ')'. */
+static int parse_tf_field(struct parser *P, struct node *n)
+{
+	struct token *t = &P->tok;
+	char name[32] = "";
+	int rc;
+
+	for (int part = 0; part < 2; part++) {
+		if (t->kind != T_DOT || (rc = lex(P)) != BAG_OK)
+			return t->kind == T_DOT ? rc : perr(P, t->pos, "tf(...) needs a field: .translation.x, .rotation.w, .yaw ...");
+		if (t->kind != T_NAME || strlen(name) + t->len + 2 > sizeof name)
+			return perr(P, t->pos, "tf(...) has the fields translation.x/y/z, rotation.x/y/z/w, roll, pitch, yaw");
+		strcat(name, part ? "." : "");
+		strncat(name, P->e->strs + t->off, t->len);
+		if ((rc = lex(P)) != BAG_OK)
+			return rc;
+		if (strcmp(name, "translation") != 0 && strcmp(name, "rotation") != 0)
+			break;
+	}
+	for (uint8_t f = 0; f < 10; f++)
+		if (strcmp(name, expr_tf_fields[f]) == 0) {
+			n->tf_field = f;
+			return BAG_OK;
+		}
+	return perr(P, n->pos, "tf(...) has no field '%s' (translation.x/y/z, rotation.x/y/z/w, roll, pitch, yaw)", name);
+}
+
+/* tf(TARGET, SOURCE).FIELD, frames as names or strings: P at the name tf. */
+static int parse_tf(struct parser *P, size_t pos, uint32_t *out)
+{
+	struct token *t = &P->tok;
+	uint32_t off[2], len[2];
+	int rc;
+
+	if ((rc = lex(P)) != BAG_OK || (rc = lex(P)) != BAG_OK)
+		return rc;
+	for (int k = 0; k < 2; k++) {
+		if (t->kind != T_NAME && t->kind != T_STR)
+			return perr(P, t->pos, "tf() takes two frame ids: tf(TARGET, SOURCE)");
+		off[k] = t->off, len[k] = t->len;
+		if ((rc = lex(P)) != BAG_OK)
+			return rc;
+		if (t->kind != (k == 0 ? T_COMMA : T_RP))
+			return perr(P, t->pos, k == 0 ? "expected ',' between tf's frames" : "expected ')' after tf's frames");
+		if ((rc = lex(P)) != BAG_OK)
+			return rc;
+	}
+	if ((rc = add_node(P, N_TF, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
+		return rc;
+	struct node *n = &P->e->nodes[*out];
+	n->str_off = off[0], n->str_len = len[0];
+	n->tf_src_off = off[1], n->tf_src_len = len[1];
+	return parse_tf_field(P, n);
+}
+
 /* NUMBER | STRING | true | false | path | $var | len(path) | abs(value) | ( expr ) */
 static int parse_primary(struct parser *P, uint32_t *out)
 {
@@ -610,6 +672,8 @@ static int parse_primary(struct parser *P, uint32_t *out)
 		P->e->nodes[*out].start = (uint32_t)pos;
 		return lex(P);
 	}
+	if (call && strcmp(name, "tf") == 0)
+		return parse_tf(P, pos, out);
 	if (call && strcmp(name, "abs") == 0) {
 		if (++P->depth > EXPR_MAX_DEPTH)
 			return perr(P, pos, "expression nested too deeply (more than %d levels)", EXPR_MAX_DEPTH);
@@ -1015,4 +1079,20 @@ BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topic
 			best = k;
 	}
 	return best;
+}
+
+BAG_API void bag_expr_set_tf(bag_expr_t *e, const struct bag_tf *tf)
+{
+	e->tf = tf;
+}
+
+BAG_API bool bag_expr_is_tf_path(const char *text)
+{
+	while (*text == ' ' || *text == '\t')
+		text++;
+	if (strncmp(text, "tf", 2) != 0)
+		return false;
+	for (text += 2; *text == ' ' || *text == '\t'; text++)
+		;
+	return *text == '(';
 }
