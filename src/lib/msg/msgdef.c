@@ -89,7 +89,10 @@ static void *arena_alloc(bag_msgdef_t *def, size_t n)
 
 	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
 	if (b == NULL || b->cap - b->used < n) {
-		size_t cap = n > 8192 ? n : 8192;
+		/* blocks from 512 bytes, doubling to 64 KiB: a small definition takes
+		 * little (a bag of 100k connections holds 100k definitions) */
+		size_t cap = b == NULL ? 512 : b->cap < 65536 ? 2 * b->cap : 65536;
+		cap = n > cap ? n : cap;
 		b = malloc(sizeof *b + cap);
 		if (b == NULL)
 			return NULL;
