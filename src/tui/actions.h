@@ -32,6 +32,7 @@
 	X(WRAP,         'w',       0,    "wrap long lines in the detail") \
 	X(LOG,          'L',       0,    "the log: recovery report, warnings, errors") \
 	X(TF,           'T',       0,    "the TF pane: frame tree, ages and lookups at the selected time") \
+	X(DIAG,         'D',       0,    "the diagnostics pane: each status's level at the selected time, its changes") \
 	X(JUMP,         't',       ':',  "jump to a time (epoch, date, 19:25:00, +offset, -30s, 50%, #row)") \
 	X(NEXT_SAME,    ']',       0,    "next message on the same topic") \
 	X(PREV_SAME,    '[',       0,    "previous message on the same topic") \

@@ -25,6 +25,7 @@
 	X(DETAIL, detail) \
 	X(LOG, log) \
 	X(TF, tf) \
+	X(DIAG, diag) \
 	X(PLOT, plot) \
 	X(TIMELINE, timeline) \
 	X(HELP, help)
