@@ -33,6 +33,8 @@
 	X(LOG,          'L',       0,    "the log: recovery report, warnings, errors") \
 	X(TF,           'T',       0,    "the TF pane: frame tree, ages and lookups at the selected time") \
 	X(DIAG,         'D',       0,    "the diagnostics pane: each status's level at the selected time, its changes") \
+	X(ROSOUT,       'E',       0,    "the rosout pane (focused: previous error; +/- level, x/a nodes, w/W warnings)") \
+	X(ERR_NEXT,     'e',       0,    "rosout pane: next error") \
 	X(JUMP,         't',       ':',  "jump to a time (epoch, date, 19:25:00, +offset, -30s, 50%, #row)") \
 	X(NEXT_SAME,    ']',       0,    "next message on the same topic") \
 	X(PREV_SAME,    '[',       0,    "previous message on the same topic") \

@@ -26,6 +26,7 @@
 	X(LOG, log) \
 	X(TF, tf) \
 	X(DIAG, diag) \
+	X(ROSOUT, rosout) \
 	X(PLOT, plot) \
 	X(TIMELINE, timeline) \
 	X(HELP, help)
