@@ -29,7 +29,7 @@ struct entry {
 	int64_t time_ns, stamp_ns;
 	unsigned level;
 	uint32_t node;
-	char *text;                   /* the message, its lines joined by " | " */
+	char *text;                   /* the message, its newlines made spaces */
 };
 
 struct rosout_pane {
