@@ -58,6 +58,9 @@ void cli_expr_error(const char *cmd, const char *what, const char *text, size_t 
 /* Append ns as a UTC date and time with nanoseconds: 2017-07-14T02:40:00.000000000Z. */
 void cli_utc_time(struct bag_text *t, int64_t ns);
 
+/* A level's name: name, or "LEVEL<n>" in buf for a value without one (name NULL). */
+const char *cli_level_name(const char *name, unsigned level, char *buf, size_t cap);
+
 /* Whether to colour stdout: a terminal, and NO_COLOR unset or empty (no-color.org). */
 bool cli_colour(void);
 

@@ -138,18 +138,9 @@ static void build(struct app *app, struct diag_pane *s, int64_t t)
 static void draw(struct app *app, struct pane *p)
 {
 	struct diag_pane *s = p->state;
-	char msg[64];
 
-	if (!dupjob_finished(&s->job)) {
-		detail_clear(&s->d);
-		snprintf(msg, sizeof msg, "reading the diagnostics ... %u%%", dupjob_percent(&s->job));
-		detail_add(&s->d, 0, msg);
-	} else if (s->job.rc != BAG_OK) {
-		detail_clear(&s->d);
-		detail_add(&s->d, 0, bag_diag_error(s->diag)->message);
-	} else {
+	if (dupjob_ready(&s->job, "the diagnostics", bag_diag_error(s->diag), &s->d))
 		build(app, s, model_time(&app->m));
-	}
 	if (s->d.cursor >= s->d.top + (uint64_t)(p->r.h > 1 ? p->r.h - 1 : 1))
 		s->d.top = s->d.cursor - (uint64_t)(p->r.h > 1 ? p->r.h - 2 : 0);
 	textview_draw(app, p, &s->d, ": levels at the selected time   [D] close", false);
@@ -161,13 +152,7 @@ static bool key(struct app *app, struct pane *p, enum action a, bool focused)
 	struct diag_pane *s = p->state;
 
 	if (a == ACTION_DIAG || (a == ACTION_CANCEL && s->open && focused)) {
-		s->open = a == ACTION_DIAG && !s->open;
-		if (s->open && !s->job.job.started && dupjob_start(&s->job, app, run, s) != 0)
-			snprintf(app->m.note, sizeof app->m.note, "diag: out of memory");
-		if (s->open)
-			app->m.focus = PANE_DIAG;
-		else if (app->m.focus == PANE_DIAG)
-			app->m.focus = PANE_LIST;
+		dupjob_pane_open(&s->job, app, &s->open, a == ACTION_DIAG && !s->open, PANE_DIAG, run, s, "diag");
 		return true;
 	}
 	if (!focused || !s->open)

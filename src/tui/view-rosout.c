@@ -259,10 +259,7 @@ static bool key(struct app *app, struct pane *p, enum action a, bool focused)
 	bool ready = s->open && dupjob_finished(&s->job) && s->job.rc == BAG_OK && s->shown != NULL;
 
 	if ((a == ACTION_ROSOUT && (!s->open || !focused)) || (a == ACTION_CANCEL && s->open && focused)) {
-		s->open = a == ACTION_ROSOUT;
-		if (s->open && !s->job.job.started && dupjob_start(&s->job, app, run, s) != 0)
-			snprintf(app->m.note, sizeof app->m.note, "log: out of memory");
-		app->m.focus = s->open ? PANE_ROSOUT : app->m.focus == PANE_ROSOUT ? PANE_LIST : app->m.focus;
+		dupjob_pane_open(&s->job, app, &s->open, a == ACTION_ROSOUT, PANE_ROSOUT, run, s, "log");
 		return true;
 	}
 	if (!focused || !ready)
