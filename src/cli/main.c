@@ -39,6 +39,9 @@ static void usage(FILE *out)
 	      "       bagscope COMMAND [ARGS]...\n"
 	      "       bagscope --version\n"
 	      "  --msg-path DIR (anywhere, repeatable): .msg files for bags without definitions (1.1 and older)\n"
+	      "  BAG may be a URL: http(s)://HOST/PATH, s3://BUCKET/KEY, s3://BUCKET/PREFIX/GLOB\n"
+	      "  --cache-size SIZE (anywhere): bytes of a URL bag kept in memory (default 256M)\n"
+	      "  --no-sign-request (anywhere): read s3:// anonymously (public buckets)\n"
 	      "\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
@@ -56,6 +59,15 @@ int main(int argc, char **argv)
 	/* --msg-path DIR, anywhere: .msg directories for bags without definitions */
 	if (bagset_msg_path_args(&argc, argv) != 0)
 		return EXIT_USAGE;
+	/* --cache-size, --no-sign-request, anywhere; s3://bucket/prefix/ *.bag expanded */
+	switch (bagset_remote_args(&argc, &argv)) {
+	case 0:
+		break;
+	case -1:
+		return EXIT_USAGE;
+	default:
+		return EXIT_BAD_INPUT;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

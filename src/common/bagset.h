@@ -51,10 +51,33 @@ int bagset_msg_path_add(const char *dir);
  */
 int bagset_msg_path_args(int *argc, char **argv);
 
+/*
+ * Take --cache-size SIZE (the block cache of URL bags) and --no-sign-request
+ * (anonymous s3://) out of argv (up to a "--"), and expand each
+ * s3://bucket/prefix/GLOB into the objects it lists. *argv becomes a new
+ * array that lives to the end of the program. Returns 0, -1 for a bad
+ * option or -2 for a listing that failed (both printed).
+ */
+int bagset_remote_args(int *argc, char ***argv);
+
+/* Set non-zero to cancel remote reads in flight (the browser's Esc); reset it after. */
+extern volatile int bagset_cancel;
+
 /* Set o's .msg directories (those above) for a caller that opens bags itself. */
 void bagset_open_opts(struct bag_open_opts *o);
 
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
+
+/*
+ * A connection (its position i) by topic: sorting them with topic_ref_cmp
+ * (topic, then position) makes each topic one run, in connection order,
+ * so that connections group by topic in O(n log n).
+ */
+struct topic_ref {
+	const char *topic;
+	size_t i;
+};
+int topic_ref_cmp(const void *a, const void *b);
 
 #endif

@@ -74,6 +74,7 @@ struct bag {
 	size_t spare_cap;
 	uint8_t *raw;             /* compressed bytes being read (scratch) */
 	size_t raw_cap;
+	size_t stat_ahead;        /* chunks below this had their headers prefetched */
 	uint64_t cache_loads;
 	uint64_t cache_hits;
 	bag_progress_fn progress; /* from bag_open_opts */

@@ -79,6 +79,9 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	bag->cache_limit = o.cache_bytes ? o.cache_bytes : (size_t)64 << 20;
 	bag->progress = o.progress;
 	bag->progress_arg = o.progress_arg;
+	so.block_cache_bytes = o.remote_cache_bytes;
+	so.no_sign_request = o.no_sign_request;
+	so.cancel = o.cancel;
 	rc = bag_source_open(&bag->src, path, &so, cause, sizeof cause);
 	if (rc != BAG_OK) {
 		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause);

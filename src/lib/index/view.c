@@ -67,6 +67,11 @@ static int view_fail_tl(bag_view_t *v, int rc)
 	return rc;
 }
 
+int view_fail(bag_view_t *v, int rc, const char *text, size_t len)
+{
+	return bag_error_say(&v->err, rc, "%.*s", (int)len, text);
+}
+
 /* Selected rows of group gi: from its entries once loaded, else its chunk infos. */
 static uint64_t group_selected(const bag_view_t *v, size_t gi)
 {

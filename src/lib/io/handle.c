@@ -89,3 +89,15 @@ void bag_count_chunk(bag_t *bag, const struct chunk *ch)
 		bag->end_ns = ch->end_ns;
 	bag->message_count += ch->count;
 }
+
+BAG_API bool bag_is_url(const char *path)
+{
+	return bag_source_is_url(path);
+}
+
+BAG_API void bag_fetched(const bag_t *bag, uint64_t *bytes, uint64_t *requests)
+{
+	*bytes = *requests = 0;
+	if (bag->src != NULL && bag->src->ops->fetched != NULL)
+		*bytes = bag->src->ops->fetched(bag->src, requests);
+}

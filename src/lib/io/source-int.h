@@ -42,8 +42,8 @@ struct bag_source_ops {
 	 * can. A failure here is not reported: the reads that follow report it.
 	 */
 	void (*prefetch)(struct bag_source *s, const struct bag_span *spans, size_t n);
-	/* Bytes fetched so far (a remote source's transfer total); optional. */
-	uint64_t (*fetched)(const struct bag_source *s);
+	/* Bytes fetched so far, requests in *requests (a remote source's totals); optional. */
+	uint64_t (*fetched)(const struct bag_source *s, uint64_t *requests);
 	void (*close)(struct bag_source *s);
 };
 
@@ -65,6 +65,9 @@ struct bag_source_opts {
  */
 int bag_source_open(struct bag_source **out, const char *path, const struct bag_source_opts *o,
                     char *err, size_t errlen);
+
+/* Whether path is a URL some remote source reads (http, https, s3). */
+bool bag_source_is_url(const char *path);
 
 /* ---- file.c: a local regular file, read with pread ---- */
 int bag_file_open(struct bag_source **out, const char *path, char *err, size_t errlen);

@@ -207,12 +207,12 @@ static int lex_number(struct parser *P)
 			over |= __builtin_mul_overflow(u, 10, &u);
 			over |= __builtin_add_overflow(u, (uint64_t)(s[k] - '0'), &u);
 		}
-		if (!over) {
-			t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
-			t->num.v.u = u;
-			return BAG_OK;
-		}
-		t->is_int = false;  /* beyond uint64: a float */
+		if (over)
+			return perr(P, b, "integer '%.*s%s' is out of range (integers have 64 bits)",
+			            (int)(i - b > 40 ? 40 : i - b), s + b, i - b > 40 ? "..." : "");
+		t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
+		t->num.v.u = u;
+		return BAG_OK;
 	}
 	char buf[128];
 	if (i - b >= sizeof buf)
@@ -766,6 +766,120 @@ static bool is_cmp_tok(int k)
 	return k >= T_EQ && k <= T_NOMATCH;
 }
 
+/*
+ * Bounds on a regex before glibc compiles it: glibc's regcomp copies a
+ * group once per count of a repetition, so `(.*){1,32000}` or nested
+ * counts take memory in the product of the counts. The pattern may be
+ * REGEX_MAX_LEN bytes, a count at most REGEX_MAX_COUNT, and the pattern
+ * with every repetition written out (a group's size times its largest
+ * count; *, + and ? double it) at most REGEX_MAX_EXPANDED atoms. Then
+ * compiling and matching stay small: glibc matches without backtracking,
+ * in time linear in the text for a compiled pattern.
+ */
+#define REGEX_MAX_LEN 1000
+#define REGEX_MAX_COUNT 255
+#define REGEX_MAX_EXPANDED 1000
+#define REGEX_MAX_GROUPS 64
+#define RE_STR2(x) #x
+#define RE_STR(x) RE_STR2(x)
+
+/* The end of the bracket expression that starts at s ('['), or NULL. */
+static const char *bracket_end(const char *s)
+{
+	const char *p = s + 1;
+
+	p += *p == '^';
+	p += *p == ']';
+	for (; *p && *p != ']'; p++)
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *e = strchr(p + 2, p[1]);
+			if (e == NULL || e[1] != ']')
+				return NULL;
+			p = e + 1;
+		}
+	return *p ? p : NULL;
+}
+
+/* A count {m}, {m,} or {m,n} at s: its largest count (m when open), end in *end; -1 if not one. */
+static long brace_count(const char *s, const char **end)
+{
+	long m = 0, n = -1;
+	const char *p = s + 1;
+
+	if (!is_digit(*p))
+		return -1;
+	for (; is_digit(*p); p++)
+		m = m > 100000 ? m : m * 10 + (*p - '0');
+	if (*p == ',')
+		for (n = 0, p++; is_digit(*p); p++)
+			n = n > 100000 ? n : n * 10 + (*p - '0');
+	if (*p != '}')
+		return -1;
+	*end = p + 1;
+	return n > m ? n : m;
+}
+
+/* NULL if pat is within the bounds above, else why not. */
+static const char *regex_bounded(const char *pat)
+{
+	uint64_t sum[REGEX_MAX_GROUPS + 1] = { 0 }, last = 0;
+	int depth = 0;
+
+	if (strlen(pat) > REGEX_MAX_LEN)
+		return "longer than " RE_STR(REGEX_MAX_LEN) " bytes";
+	for (const char *p = pat; *p; ) {
+		const char *end = p + 1;
+		long count;
+		switch (*p) {
+		case '(':
+			if (depth == REGEX_MAX_GROUPS)
+				return "more than " RE_STR(REGEX_MAX_GROUPS) " nested groups";
+			sum[++depth] = 0;
+			last = 0;
+			break;
+		case ')':
+			last = depth > 0 ? sum[depth--] : 1;
+			sum[depth] += last;
+			break;
+		case '|':
+			last = 0;
+			break;
+		case '*': case '+': case '?':
+			sum[depth] += last;
+			last *= 2;
+			break;
+		case '{':
+			if ((count = brace_count(p, &end)) < 0) {
+				sum[depth] += last = 1;
+				end = p + 1;
+				break;
+			}
+			if (count > REGEX_MAX_COUNT)
+				return "a repetition count over " RE_STR(REGEX_MAX_COUNT);
+			sum[depth] += last * (uint64_t)(count > 1 ? count - 1 : 0);
+			last *= (uint64_t)(count > 1 ? count : 1);
+			break;
+		case '[':
+			if ((end = bracket_end(p)) == NULL)
+				return NULL;   /* regcomp says what is wrong */
+			end++;
+			sum[depth] += last = 1;
+			break;
+		case '\\':
+			end = p[1] ? p + 2 : p + 1;
+			sum[depth] += last = 1;
+			break;
+		default:
+			sum[depth] += last = 1;
+			break;
+		}
+		if (sum[depth] > REGEX_MAX_EXPANDED || last > REGEX_MAX_EXPANDED)
+			return "its repetitions written out exceed " RE_STR(REGEX_MAX_EXPANDED) " atoms";
+		p = end;
+	}
+	return NULL;
+}
+
 /* value [CMP value | =~ STRING] */
 static int parse_cmp(struct parser *P, uint32_t *out)
 {
@@ -793,6 +907,9 @@ static int parse_cmp(struct parser *P, uint32_t *out)
 		regex_t re;
 		if (strlen(pat) != P->tok.len)
 			return perr(P, P->tok.pos, "a regex cannot hold a NUL byte");
+		const char *why = regex_bounded(pat);
+		if (why != NULL)
+			return perr(P, P->tok.pos, "regex refused: %s", why);
 		int err = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
 		if (err != 0) {
 			char msg[128];
@@ -835,38 +952,50 @@ static int parse_not(struct parser *P, uint32_t *out)
 	return add_node(P, N_NOT, pos, a, EXPR_NONE, out);
 }
 
-static int parse_and(struct parser *P, uint32_t *out)
+/*
+ * A flat chain `t0 OP t1 OP ... tk` (OP && or ||) as the right-leaning tree
+ * t0 OP (t1 OP (... tk)): the evaluator runs down its right edge in a loop,
+ * so the chain is not nesting and any length of it is allowed (the depth
+ * bound counts the terms' own depth, plus one).
+ */
+static int parse_chain(struct parser *P, int tok, uint8_t op, int (*term)(struct parser *, uint32_t *), uint32_t *out)
 {
-	uint32_t a, b;
+	struct link { uint32_t node; size_t pos; } *v = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t a;
 	int rc;
 
-	if ((rc = parse_not(P, &a)) != BAG_OK)
+	if ((rc = term(P, &a)) != BAG_OK)
 		return rc;
-	while (P->tok.kind == T_AND) {
+	while (P->tok.kind == tok) {
 		size_t pos = P->tok.pos;
-		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = lex(P)) != BAG_OK || (rc = parse_not(P, &b)) != BAG_OK ||
-		    (rc = as_test(P, b, &b)) != BAG_OK || (rc = add_node(P, N_AND, pos, a, b, &a)) != BAG_OK)
-			return rc;
+		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = bag_grow((void **)&v, &cap, n + 1, sizeof *v)) != BAG_OK)
+			goto done;
+		v[n++] = (struct link){ a, pos };
+		if ((rc = lex(P)) != BAG_OK || (rc = term(P, &a)) != BAG_OK || (rc = as_test(P, a, &a)) != BAG_OK)
+			goto done;
+	}
+	for (size_t k = n; k-- > 0;) {
+		uint16_t tail = P->e->nodes[a].depth;
+		if ((rc = add_node(P, op, v[k].pos, v[k].node, a, &a)) != BAG_OK)
+			goto done;
+		if (k + 1 < n)   /* a link of the chain: as deep as its deepest term, plus one */
+			P->e->nodes[a].depth = P->e->nodes[v[k].node].depth + 1 > tail ? P->e->nodes[v[k].node].depth + 1 : tail;
 	}
 	*out = a;
-	return BAG_OK;
+done:
+	free(v);
+	return rc;
+}
+
+static int parse_and(struct parser *P, uint32_t *out)
+{
+	return parse_chain(P, T_AND, N_AND, parse_not, out);
 }
 
 static int parse_or(struct parser *P, uint32_t *out)
 {
-	uint32_t a, b;
-	int rc;
-
-	if ((rc = parse_and(P, &a)) != BAG_OK)
-		return rc;
-	while (P->tok.kind == T_OR) {
-		size_t pos = P->tok.pos;
-		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = lex(P)) != BAG_OK || (rc = parse_and(P, &b)) != BAG_OK ||
-		    (rc = as_test(P, b, &b)) != BAG_OK || (rc = add_node(P, N_OR, pos, a, b, &a)) != BAG_OK)
-			return rc;
-	}
-	*out = a;
-	return BAG_OK;
+	return parse_chain(P, T_OR, N_OR, parse_and, out);
 }
 
 static int parse(bag_expr_t **out, const char *text, size_t len, bool is_filter)

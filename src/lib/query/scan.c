@@ -91,6 +91,7 @@ struct worker {
 struct scan {
 	const struct bag_scan_opts *o;
 	bag_timeline_t *tl;
+	bag_view_t *v;                         /* its error message on a fatal read error */
 	size_t nbags, nconns;
 	const struct bag_connection **conns;   /* per timeline connection */
 	bag_msgdef_t **defs;                   /* per timeline connection, or NULL */
@@ -404,8 +405,8 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 		if ((rc = bag_view_entry(c->v, c->row, &m)) != BAG_OK) {
 			const char *msg = bag_view_error(c->v)->message;
 			struct row *r;
-			if (rc == BAG_ENOMEM || rc == BAG_EINVAL)
-				return rc;
+			if (rc == BAG_ENOMEM || rc == BAG_EINVAL || rc == BAG_EIO)
+				return rc;   /* BAG_EIO: the bytes cannot be read at all (view's message) */
 			/* one line for the group, and on with the next */
 			r = &t->rows[t->n++];
 			*r = (struct row){ .row = c->row, .state = ROW_NOINDEX, .rc = rc, .text_off = t->text.len };
@@ -487,6 +488,12 @@ static int emit_task(struct scan *s, struct task *t, struct bag_scan_stats *st, 
 		if (r->state == ROW_UNREAD || (r->state == ROW_BADCHUNK && (*bad & bit))) {
 			st->lost++;
 			continue;
+		}
+		if (r->state == ROW_BADCHUNK && r->rc == BAG_EIO) {
+			/* the bytes cannot be read (a disk error, a remote source failing
+			   after its retries, an object changed): no use going on */
+			rc = view_fail(s->v, BAG_EIO, t->text.p + r->text_off, r->text_len);
+			break;
 		}
 		if (r->state == ROW_BADCHUNK)
 			*bad |= bit;
@@ -634,6 +641,7 @@ BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag
 		goto done;
 	opts = &o;
 	s.tl = view_timeline(v);
+	s.v = v;
 	s.nbags = bag_timeline_bag_count(s.tl);
 	s.nconns = bag_timeline_conn_count(s.tl);
 	c.count = bag_view_count(v);
