@@ -5,7 +5,8 @@
 # each status shows its level at the selected message's time (t jumps: the
 # left motor OK, then ERROR from 12:26:55, then OK again with "worst so far
 # ERROR"); the selected status opens to its changes, the one in force
-# marked; j moves to the next status; Esc closes. The levels are those
+# marked; j moves to the next status; Esc closes. The timeline ticks
+# the cells of the WARN and ERROR changes. The levels are those
 # `bagscope diag --json` gives (checked against python3-rosbag in
 # tests/cli/log.sh). Skipped (77) without tmux.
 . "$(dirname "$0")/lib.sh"
@@ -16,6 +17,32 @@ bag=$tmp/diag.bag
 
 start 80 24 "$bag"
 wait_for "browser up" '/diagnostics_agg'
+# the timeline's first row ticks (bold without colour) the cells where a status
+# turned WARN (10.x s) and ERROR (15.x s) of the 29.3 s span, and no others
+ticks() {
+	$T capture-pane -e -p -t main | grep ' timeline ' | "$PY" -c '
+import re, sys
+line = sys.stdin.read().split(" timeline ", 1)[1]
+bold, col, cells = False, 0, []
+for tok in re.split("(\x1b\\[[0-9;]*m)", line):
+    if tok.startswith("\x1b["):
+        for p in (tok[2:-1] or "0").split(";"):
+            bold = True if p == "1" else False if p in ("0", "22") else bold
+        continue
+    for ch in tok:
+        if bold:
+            cells.append(col)
+        col += 1
+print(" ".join(map(str, cells)))'
+}
+i=0
+while [ $i -lt 600 ] && [ -z "$(ticks)" ]; do i=$((i + 1)); sleep 0.05; done
+got=$(ticks)
+check "timeline ticks at the WARN and ERROR changes ($got)" "$PY" -c "
+cells = [int(c) for c in '$got'.split()]
+w = 70
+want = {int(10.2 / 29.3 * w), int(15.2 / 29.3 * w)}
+assert want <= set(cells) and all(min(abs(c - x) for x in want) <= 1 for c in cells), (cells, want)"
 keys D
 wait_for "pane opens" '^ *Diagnostics: levels at the selected time'
 wait_for "first status at the start: OK" '^ *> OK    motor: left \[motor_ctl_1\]  running'
