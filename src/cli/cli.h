@@ -62,6 +62,9 @@ int cli_select_view(struct select *s, bag_timeline_t *tl, bag_view_t **view);
 /* Append ns as a UTC date and time with nanoseconds: 2017-07-14T02:40:00.000000000Z. */
 void cli_utc_time(struct bag_text *t, int64_t ns);
 
+/* A level's name: name, or "LEVEL<n>" in buf for a value without one (name NULL). */
+const char *cli_level_name(const char *name, unsigned level, char *buf, size_t cap);
+
 /* Whether to colour stdout: a terminal, and NO_COLOR unset or empty (no-color.org). */
 bool cli_colour(void);
 

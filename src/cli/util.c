@@ -115,3 +115,11 @@ bool cli_colour(void)
 	const char *nc = getenv("NO_COLOR");
 	return isatty(STDOUT_FILENO) && (nc == NULL || nc[0] == '\0');
 }
+
+const char *cli_level_name(const char *name, unsigned level, char *buf, size_t cap)
+{
+	if (name != NULL)
+		return name;
+	snprintf(buf, cap, "LEVEL%u", level);
+	return buf;
+}
