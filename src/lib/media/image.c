@@ -275,12 +275,17 @@ static int decode_raw(struct bag_image *img, struct layout_rd *r, char *err, siz
 static int decode_jpeg(struct bag_image *img, const uint8_t *data, size_t len, char *err, size_t errlen)
 {
 	tjhandle tj = tjInitDecompress();
-	int w, h, sub, space, rc;
+	int w = 0, h = 0, sub, space, rc;
 
 	if (tj == NULL)
 		return fail(err, errlen, BAG_ENOMEM, "out of memory");
 	if (tjDecompressHeader3(tj, data, (unsigned long)len, &w, &h, &sub, &space) != 0) {
 		rc = fail(err, errlen, BAG_EDECODE, "corrupt jpeg: %s", tjGetErrorStr2(tj));
+		goto done;
+	}
+	/* a corrupt stream can pass the header read without a frame header (SOF): no size */
+	if (w <= 0 || h <= 0) {
+		rc = fail(err, errlen, BAG_EDECODE, "corrupt jpeg: no frame header (SOF) gives its size");
 		goto done;
 	}
 	img->width = (uint32_t)w;
