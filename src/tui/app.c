@@ -205,6 +205,7 @@ static void first_note(struct app *app)
 static int open_all(struct app *app)
 {
 	app->sel.key = UINT64_MAX;
+	app->find.stopped = -1;
 	pthread_mutex_init(&app->cols.lock, NULL);
 	if (bagset_open_skip(&app->cb, app->paths, app->npaths, &app->bad.skipped) != BAG_OK)
 		return -1;

@@ -76,7 +76,8 @@ static void draw_status(struct app *app, struct rect r)
 	/* a note (an error, a search's progress) comes before the less urgent facts */
 	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu%s  ", app_base_name(bag_path(app->cb.bags[0])),
 	                 app->cb.nbags > 1 ? " +more" : "", (unsigned long long)(model_count(m) ? m->row + 1 : 0),
-	                 (unsigned long long)model_count(m), m->filtered ? " filtered" : "");
+	                 (unsigned long long)model_count(m),
+	                 !m->filtered ? "" : app->find.stopped >= 0 ? " filtered, partial" : " filtered");
 	char note[1100];
 	detail_problem_first(m->note, note, sizeof note);
 	if (extra[0] && n < (int)sizeof line)

@@ -42,10 +42,14 @@ static void draw(struct app *app, struct pane *p)
 	char line[1024], t[48], size[16], topic[256], title[512];
 	struct bag_message msg;
 
+	char partial[64] = "";
+	if (app->find.js.running && app->find.js.kind == JOB_FILTER)
+		snprintf(partial, sizeof partial, " so far");
+	else if (app->find.stopped >= 0)
+		snprintf(partial, sizeof partial, " (partial: stopped at %d%%)", app->find.stopped);
 	if (m->filtered)
 		snprintf(title, sizeof title, "  %llu of %llu match the filter%s: %s", (unsigned long long)count,
-		         (unsigned long long)bag_view_count(m->view), app->find.js.running && app->find.js.kind == JOB_FILTER ?
-		         " so far" : "", app->find.filter_text);
+		         (unsigned long long)bag_view_count(m->view), partial, app->find.filter_text);
 	else
 		snprintf(title, sizeof title, "  %llu shown%s", (unsigned long long)count,
 		         m->relative ? "  (times relative to the start)" : "");
