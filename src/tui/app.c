@@ -93,9 +93,7 @@ static void selection_changed(struct app *app, uint64_t before)
 static void quit(struct app *app)
 {
 	if (app_export_running(app) && !app->quit_asked) {
-		app->quit_asked = true;
-		snprintf(app->m.note, sizeof app->m.note, "a write is running: q again cancels it and quits, "
-		         "any other key goes on");
+		app->quit_asked = true;   /* the status line asks while the write runs */
 		return;
 	}
 	app->quit = true;
