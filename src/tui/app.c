@@ -181,6 +181,28 @@ static void mouse(struct app *app)
 	selection_changed(app, before);
 }
 
+/* The files that did not open, named first (the status line may cut the rest), then the first one's problem. */
+static void skipped_note(struct app *app)
+{
+	char names[300] = "", first[600], why[700];
+	size_t nskip = 0, len = 0;
+
+	for (size_t i = 0; i < app->npaths; i++) {
+		const char *p = app->paths[i], *s = app->bad.skipped.p;
+		bool listed = false;
+		for (const char *line = s; line != NULL && *line && !listed; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+			listed = strncmp(line, p, strlen(p)) == 0 && line[strlen(p)] == ':';
+		if (!listed)
+			continue;
+		nskip++;
+		if (len < sizeof names)
+			len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", app_base_name(p));
+	}
+	snprintf(first, sizeof first, "%.*s", (int)strcspn(app->bad.skipped.p, "\n"), app->bad.skipped.p);
+	detail_problem_first(first, why, sizeof why);
+	snprintf(app->m.note, sizeof app->m.note, "skipped %s (L: the log): %s", nskip ? names : "a file", why);
+}
+
 /* What the status line says first: a recovered bag, a file skipped. */
 static void first_note(struct app *app)
 {
@@ -191,12 +213,8 @@ static void first_note(struct app *app)
 			snprintf(app->m.note, sizeof app->m.note, "no usable index: %llu messages recovered by a scan, "
 			         "%zu stretches lost (L: the log)", (unsigned long long)rec.messages, rec.nlosses);
 	}
-	if (app->bad.skipped.len > 0) {
-		char first[600], why[700];
-		snprintf(first, sizeof first, "%.*s", (int)strcspn(app->bad.skipped.p, "\n"), app->bad.skipped.p);
-		detail_problem_first(first, why, sizeof why);
-		snprintf(app->m.note, sizeof app->m.note, "skipped a file: %s (L: the log)", why);
-	}
+	if (app->bad.skipped.len > 0)
+		skipped_note(app);
 }
 
 /* Open the bags; with several, one that does not open is skipped and said so. */
