@@ -108,8 +108,8 @@ void app_column_set(struct app *app, const char *text)
 	snprintf(c.topic, sizeof c.topic, "%.*s", (int)pre, c.text);
 	c.path = c.text + pre + (c.text[pre] == '.');
 	if (bag_expr_parse_value(&c.expr, c.path, strlen(c.path)) != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "column: %s at column %zu", c.expr ? bag_expr_errmsg(c.expr) : "out of memory",
-		         c.expr ? (size_t)(c.path - c.text) + bag_expr_errpos(c.expr) + 1 : 0);
+		snprintf(m->note, sizeof m->note, "column: %s at column %zu", c.expr ? bag_expr_error(c.expr)->message : "out of memory",
+		         c.expr ? (size_t)(c.path - c.text) + bag_expr_error(c.expr)->offset + 1 : 0);
 		goto done;
 	}
 	if ((c.progs = calloc(n + 1, sizeof *c.progs)) == NULL)
@@ -123,7 +123,7 @@ void app_column_set(struct app *app, const char *text)
 		sel[nsel++] = c.progs[i];
 	}
 	if (bag_expr_check(c.expr, sel, nsel) != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "column: %s", bag_expr_errmsg(c.expr));
+		snprintf(m->note, sizeof m->note, "column: %s", bag_expr_error(c.expr)->message);
 		goto done;
 	}
 	pthread_mutex_lock(&app->cols.lock);

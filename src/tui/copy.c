@@ -66,7 +66,7 @@ void app_copy(struct app *app, enum action a)
 	struct model *m = &app->m;
 	struct bag_message msg;
 	struct bag_text t = { 0 };
-	char err[256];
+	struct bag_error err = BAG_ERROR_INIT;
 
 	if (model_entry(m, m->row, &msg) != BAG_OK || app->sel.bytes == NULL) {
 		snprintf(m->note, sizeof m->note, "nothing to copy yet");
@@ -87,12 +87,12 @@ void app_copy(struct app *app, enum action a)
 			osc52(app, "the field path", t.p, t.len);
 		}
 	} else if (bag_msgdef_root(def) != NULL) {
-		int rc = a == ACTION_COPY_JSON ? bag_print_json(&t, def, app->sel.bytes, app->sel.size, err, sizeof err)
-		                               : bag_print_yaml(&t, def, app->sel.bytes, app->sel.size, err, sizeof err);
+		int rc = a == ACTION_COPY_JSON ? bag_print_json(&t, def, app->sel.bytes, app->sel.size, &err)
+		                               : bag_print_yaml(&t, def, app->sel.bytes, app->sel.size, &err);
 		if (rc == BAG_OK && !t.failed)
 			osc52(app, a == ACTION_COPY_JSON ? "the message as JSON" : "the message as YAML", t.p, t.len);
 		else
-			snprintf(m->note, sizeof m->note, "cannot copy: %s", rc == BAG_OK ? "out of memory" : err);
+			snprintf(m->note, sizeof m->note, "cannot copy: %s", rc == BAG_OK ? "out of memory" : err.message);
 	}
 	bag_text_free(&t);
 }

@@ -30,7 +30,7 @@ struct exportjob {
 	bool cancel;              /* atomic */
 	bool finished;            /* atomic: rc, err and res are set */
 	int rc;
-	char err[512];
+	struct bag_error err;
 	struct bag_export_result res;
 };
 
@@ -52,7 +52,7 @@ static void *run(void *arg)
 	o.filter = e->filter;
 	o.progress = progress;
 	o.progress_arg = e;
-	e->rc = bag_export(e->view, e->out, &o, &e->res, e->err, sizeof e->err);
+	e->rc = bag_export(e->view, e->out, &o, &e->res, &e->err);
 	__atomic_store_n(&e->finished, true, __ATOMIC_RELEASE);
 	bgjob_wake(&e->job);
 	return NULL;
@@ -142,12 +142,12 @@ void app_export_start(struct app *app, const char *out)
 	q.end_ns = t1;
 	q.conn_mask = mask;
 	if (bag_view_open(&e->view, e->tl, &q) != BAG_OK) {
-		why = bag_view_errmsg(e->view);
+		why = bag_view_error(e->view)->message;
 		goto fail;
 	}
 	if (app->m.filtered && app->find.filter_text[0] &&
 	    bag_expr_parse(&e->filter, app->find.filter_text, strlen(app->find.filter_text)) != BAG_OK) {
-		why = bag_expr_errmsg(e->filter);
+		why = bag_expr_error(e->filter)->message;
 		goto fail;
 	}
 	if (bgjob_init(&e->job) != 0) {
@@ -208,7 +208,7 @@ void app_export_poll(struct app *app)
 	else if (e->rc == BAG_ECANCELED)
 		snprintf(app->m.note, sizeof app->m.note, "writing %.300s cancelled: nothing written", e->out);
 	else
-		snprintf(app->m.note, sizeof app->m.note, "cannot write %.300s: %s", e->out, e->err);
+		snprintf(app->m.note, sizeof app->m.note, "cannot write %.300s: %s", e->out, e->err.message);
 	job_free(e);
 	app->export = NULL;
 }

@@ -221,7 +221,7 @@ int model_refilter(struct model *m)
 	rc = bag_view_open(&view, m->tl, &q);
 	free(mask);
 	if (rc != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(view));
+		snprintf(m->note, sizeof m->note, "%s", bag_view_error(view)->message);
 		bag_view_free(view);
 		return rc;
 	}
@@ -278,7 +278,7 @@ int model_seek(struct model *m, int64_t t)
 	int rc = bag_view_seek(m->view, t, &row);
 
 	if (rc != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(m->view));
+		snprintf(m->note, sizeof m->note, "%s", bag_view_error(m->view)->message);
 		keep_in_sight(m);
 		return rc;
 	}

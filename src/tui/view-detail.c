@@ -173,7 +173,7 @@ static void build_message(struct app *app, struct detail_pane *s, const struct b
 	}
 	bag_msgdef_t *def = app_def(app, msg->conn_index);
 	if (bag_msgdef_root(def) == NULL)
-		detail_note(d, bag_msgdef_errmsg(def));
+		detail_note(d, bag_msgdef_error(def)->message);
 	else
 		detail_decoded(d, def, app->sel.bytes, app->sel.size);
 	follow(app, s);
@@ -186,10 +186,10 @@ static void build_empty(struct app *app, struct detail_pane *s)
 	uint64_t shown = model_count(m) > 0 ? BUILT_ROW(m->row) : BUILT_ROW(0) + 1;
 
 	if (model_count(m) > 0)
-		app_note_bad_index(app, bag_view_errmsg(m->view));
+		app_note_bad_index(app, bag_view_error(m->view)->message);
 	if (s->built != shown) {
 		if (model_count(m) > 0)
-			detail_error(&s->d, bag_view_errmsg(m->view));
+			detail_error(&s->d, bag_view_error(m->view)->message);
 		else
 			detail_note(&s->d, "no message selected");
 	}

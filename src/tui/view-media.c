@@ -83,7 +83,7 @@ static void media_reset(struct media *md)
 /* Decode the selection's bytes if they are new. */
 static void load(struct app *app, struct media *md, const struct bag_message *msg)
 {
-	char err[160];
+	struct bag_error err;
 
 	if (md->bytes == app->sel.bytes && md->row == msg->row && md->kind != K_NONE)
 		return;
@@ -93,18 +93,18 @@ static void load(struct app *app, struct media *md, const struct bag_message *ms
 	bag_msgdef_t *def = app_def(app, msg->conn_index);
 	double t0 = now_ms();
 	if (bag_image_type(msg->conn->type)) {
-		if (bag_image_decode(&md->img, def, app->sel.bytes, app->sel.size, err, sizeof err) == BAG_OK) {
+		if (bag_image_decode(&md->img, def, app->sel.bytes, app->sel.size, &err) == BAG_OK) {
 			md->kind = K_IMAGE;
 			snprintf(md->what, sizeof md->what, "image %ux%u %s", md->img.width, md->img.height, md->img.encoding);
 		} else {
 			md->kind = K_ERROR;
-			snprintf(md->what, sizeof md->what, "cannot show this image: %s", err);
+			snprintf(md->what, sizeof md->what, "cannot show this image: %.200s", err.message);
 		}
-	} else if (bag_cloud_decode(&md->cloud, def, app->sel.bytes, app->sel.size, err, sizeof err) == BAG_OK) {
+	} else if (bag_cloud_decode(&md->cloud, def, app->sel.bytes, app->sel.size, &err) == BAG_OK) {
 		md->kind = K_CLOUD;
 	} else {
 		md->kind = K_ERROR;
-		snprintf(md->what, sizeof md->what, "cannot read this point cloud: %s", err);
+		snprintf(md->what, sizeof md->what, "cannot read this point cloud: %.200s", err.message);
 	}
 	md->ms = now_ms() - t0;
 }

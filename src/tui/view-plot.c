@@ -133,7 +133,7 @@ static void start(struct app *app, struct plot *p, const char *text)
 	if (bag_timeline_open(&p->tl, p->bags, p->nbags) != BAG_OK)
 		goto nomem;
 	if ((rc = bag_reduce_open(&p->red, p->tl, (const char *const *)p->paths, p->npaths)) != BAG_OK) {
-		snprintf(app->m.note, sizeof app->m.note, "plot: %s", bag_reduce_errmsg(p->red));
+		snprintf(app->m.note, sizeof app->m.note, "plot: %s", bag_reduce_error(p->red)->message);
 		stop(p);
 		return;
 	}
@@ -386,7 +386,7 @@ static void draw_title(struct app *app, struct plot *p)
 	if (!__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE))
 		snprintf(buf, sizeof buf, " reducing %llu%% ", (unsigned long long)(total ? done * 100 / total : 0));
 	else if (p->rc != BAG_OK)
-		snprintf(buf, sizeof buf, " %s ", bag_reduce_errmsg(p->red));
+		snprintf(buf, sizeof buf, " %.480s ", bag_reduce_error(p->red)->message);
 	else
 		snprintf(buf, sizeof buf, " %llu samples  [+ -] zoom [{ }] pan [P] close ",
 		         (unsigned long long)bag_reduce_count(p->red, 0));

@@ -45,13 +45,13 @@ static void serve(struct worker *w, const struct work_item *it, struct work_resu
 	uint32_t size;
 	const struct bag_connection *c;
 	bag_msgdef_t **def;
-	char err[160];
+	struct bag_error err;
 
 	memset(r, 0, sizeof *r);
 	r->key = it->key;
 	r->rc = bag_message_read(bag, it->chunk, it->offset, it->conn_id, it->time_ns, &data, &size);
 	if (r->rc != BAG_OK) {
-		detail_problem_first(bag_errmsg(bag), r->summary, sizeof r->summary);
+		detail_problem_first(bag_last_error(bag)->message, r->summary, sizeof r->summary);
 		return;
 	}
 	r->size = size;
@@ -62,12 +62,12 @@ static void serve(struct worker *w, const struct work_item *it, struct work_resu
 	if (!bag_conn_has_definition(c)) {
 		snprintf(r->summary, sizeof r->summary, "(no definition: %s)", c->type);
 	} else if (bag_msgdef_root(*def) == NULL) {
-		snprintf(r->summary, sizeof r->summary, "bad definition: %s", bag_msgdef_errmsg(*def));
+		snprintf(r->summary, sizeof r->summary, "bad definition: %.*s", 150, bag_msgdef_error(*def)->message);
 		r->rc = BAG_EDEFINITION;
 	} else {
 		t->len = 0;
-		r->rc = bag_print_summary(t, *def, data, size, sizeof r->summary - 1, err, sizeof err);
-		snprintf(r->summary, sizeof r->summary, "%s", r->rc == BAG_OK ? (t->len ? t->p : "") : err);
+		r->rc = bag_print_summary(t, *def, data, size, sizeof r->summary - 1, &err);
+		snprintf(r->summary, sizeof r->summary, "%.*s", (int)sizeof r->summary - 1, r->rc == BAG_OK ? (t->len ? t->p : "") : err.message);
 	}
 	pthread_mutex_lock(&w->lock);
 	work_extra_fn extra = w->extra;
