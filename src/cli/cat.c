@@ -560,10 +560,7 @@ int cmd_cat(int argc, char **argv)
 	q.types = c.o.types;
 	q.ntypes = c.o.ntypes;
 	int64_t t0 = bag_timeline_start(cb.tl), t1 = bag_timeline_end(cb.tl);
-	bool bad_start = c.o.start && cli_parse_time(c.o.start, t0, t1, &q.start_ns) != 0;
-	if (bad_start || (c.o.end && cli_parse_time(c.o.end, t0, t1, &q.end_ns) != 0)) {
-		cli_error("cat: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? c.o.start : c.o.end);
+	if (cli_parse_range("cat", c.o.start, c.o.end, t0, t1, &q.start_ns, &q.end_ns) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}

@@ -39,6 +39,13 @@ void cli_bad_option(char **argv);
  * Returns 0 and sets *ns, or -1.
  */
 int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns);
+/*
+ * --start and --end (either may be NULL) against a bag spanning [t0, t1]
+ * into *s and *e: 0, or -1 after printing why as cmd (a time that does not
+ * parse, with every form accepted; or a start after the end).
+ */
+int cli_parse_range(const char *cmd, const char *start, const char *end, int64_t t0, int64_t t1, int64_t *s,
+                    int64_t *e);
 
 /* Write s as a JSON string (quotes included), safe for a terminal (term_json()). */
 void cli_json_string(FILE *out, const char *s, size_t len);

@@ -195,8 +195,8 @@ static void on_lost(void *arg, const char *line)
 	cli_error("export: lost: %s", line);
 }
 
-/* The connections --topic and --type select (their union), and a warning per name that selects nothing. */
-static bool *select_conns(bag_timeline_t *tl, const struct export_args *a)
+/* The connections --topic and --type select (their union); an error per name that selects nothing (counted in *missing). */
+static bool *select_conns(bag_timeline_t *tl, const struct export_args *a, size_t *missing)
 {
 	size_t n = bag_timeline_conn_count(tl);
 	bool *mask = calloc(n + 1, sizeof *mask);
@@ -220,8 +220,10 @@ static bool *select_conns(bag_timeline_t *tl, const struct export_args *a)
 				const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
 				found = strcmp(pass ? c->type : c->topic, name) == 0;
 			}
-			if (!found)
-				cli_error("warning: export: no connection has %s %s", pass ? "type" : "topic", name);
+			if (!found) {
+				cli_error("export: no connection has %s %s: nothing written", pass ? "type" : "topic", name);
+				(*missing)++;
+			}
 		}
 	return mask;
 }
@@ -262,15 +264,18 @@ int cmd_export(int argc, char **argv)
 		goto done;
 	bag_query_init(&q);
 	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	bool bad_start = a.start && cli_parse_time(a.start, t0, t1, &q.start_ns) != 0;
-	if (bad_start || (a.end && cli_parse_time(a.end, t0, t1, &q.end_ns) != 0)) {
-		cli_error("export: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? a.start : a.end);
+	if (cli_parse_range("export", a.start, a.end, t0, t1, &q.start_ns, &q.end_ns) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}
-	if ((mask = select_conns(bs.tl, &a)) == NULL) {
+	size_t missing = 0;
+	if ((mask = select_conns(bs.tl, &a, &missing)) == NULL) {
 		cli_error("out of memory");
+		goto done;
+	}
+	if (missing > 0) {
+		/* a topic or type asked for that no connection has: a mistake, not an empty bag */
+		status = EXIT_BAD_INPUT;
 		goto done;
 	}
 	q.conn_mask = mask;

@@ -179,10 +179,7 @@ int cmd_frames(int argc, char **argv)
 	q.types = (const char *const[]){ "sensor_msgs/Image", "sensor_msgs/CompressedImage" };
 	q.ntypes = 2;
 	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	bool bad_start = f.start && cli_parse_time(f.start, t0, t1, &q.start_ns) != 0;
-	if (bad_start || (f.end && cli_parse_time(f.end, t0, t1, &q.end_ns) != 0)) {
-		cli_error("frames: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? f.start : f.end);
+	if (cli_parse_range("frames", f.start, f.end, t0, t1, &q.start_ns, &q.end_ns) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}

@@ -273,10 +273,7 @@ int cmd_plot(int argc, char **argv)
 	if (bagset_open(&bs, o.bags, o.nbags) != BAG_OK)
 		goto done;
 	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	bool bad_start = o.start && cli_parse_time(o.start, t0, t1, &ro.start_ns) != 0;
-	if (bad_start || (o.end && cli_parse_time(o.end, t0, t1, &ro.end_ns) != 0)) {
-		cli_error("plot: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? o.start : o.end);
+	if (cli_parse_range("plot", o.start, o.end, t0, t1, &ro.start_ns, &ro.end_ns) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}

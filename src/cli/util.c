@@ -37,6 +37,25 @@ int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns)
 	return 0;
 }
 
+int cli_parse_range(const char *cmd, const char *start, const char *end, int64_t t0, int64_t t1, int64_t *s,
+                    int64_t *e)
+{
+	const char *bad = start != NULL && cli_parse_time(start, t0, t1, s) != 0 ? start
+	                : end != NULL && cli_parse_time(end, t0, t1, e) != 0 ? end : NULL;
+
+	if (bad != NULL) {
+		cli_error("%s: '%s' is not a time: give epoch seconds (1500000003.25), a date "
+		          "(2020-09-13 12:26:52.5, local; a trailing Z for UTC), an offset from the bag's start "
+		          "(+12.5, 1m30s, 2h) or a fraction of its span (50%%)", cmd, bad);
+		return -1;
+	}
+	if (start != NULL && end != NULL && *s > *e) {
+		cli_error("%s: --start %s is after --end %s: nothing lies between", cmd, start, end);
+		return -1;
+	}
+	return 0;
+}
+
 void cli_json_string(FILE *out, const char *s, size_t len)
 {
 	struct bag_text t = { 0 }, safe = { 0 };
