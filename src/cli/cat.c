@@ -505,7 +505,9 @@ static int parse_defs(struct cat *c, bag_view_t *view)
 		if (bag_msgdef_parse(&c->defs[i], conn->type, conn->definition, strlen(conn->definition)) != BAG_OK) {
 			bag_msgdef_free(c->defs[i]);
 			c->defs[i] = NULL;
-		} else if (strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0 && strcmp(conn->md5sum, "*") != 0) {
+		} else if (bag_conn_has_definition(conn) && strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0 &&
+		           strcmp(conn->md5sum, "*") != 0) {
+			/* (no definition at all is the bag's own warning, once: not a mismatch with the md5 of nothing) */
 			cli_error("warning: %s: connection %u (%s): the definition's md5 is %s, the bag says %s",
 			          bag_path(bag_timeline_bag(c->tl, b)), conn->id, conn->topic,
 			          bag_msgdef_md5(c->defs[i]), conn->md5sum);

@@ -182,11 +182,11 @@ static void on_lost(void *arg, const char *line)
 	cli_error("export: lost: %s", line);
 }
 
-/* A --topic or --type that selects nothing: a warning. */
-static void warn_unmatched(void *arg, const char *what, const char *name)
+/* A --topic or --type that selects nothing: a mistake, not an empty bag (counted in *arg). */
+static void refuse_unmatched(void *arg, const char *what, const char *name)
 {
-	(void)arg;
-	cli_error("warning: export: no connection has %s %s", what, name);
+	(*(size_t *)arg)++;
+	cli_error("export: no connection has %s %s: nothing written", what, name);
 }
 
 /* bag_export() with progress on a terminal and Ctrl-C as a cancel. */
@@ -282,7 +282,10 @@ int cmd_export(int argc, char **argv)
 	if ((status = cli_select_query(&a.sel, bs.tl, &q)) != EXIT_OK)
 		goto done;
 	status = EXIT_BAD_INPUT;
-	select_unmatched(&a.sel, bs.tl, warn_unmatched, NULL);
+	size_t unmatched = 0;
+	select_unmatched(&a.sel, bs.tl, refuse_unmatched, &unmatched);
+	if (unmatched > 0)
+		goto done;
 	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
 		cli_error("%s", bag_view_error(view)->message);
 		goto done;

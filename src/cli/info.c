@@ -342,12 +342,13 @@ static double time_rows(struct row *rows, size_t *nrows, bag_t *bag)
 	int64_t start = bag_start_time(bag), end = bag_end_time(bag);
 	double dur = (double)end / 1e9 - (double)start / 1e9;
 	char b[96];
+	/* whole seconds in 64 bits: a bag may span 1970 to 2106 (2^32 s, past an int) */
+	long long secs = (long long)dur;
 
 	if (dur >= 3600)
-		add_row(rows, nrows, "duration", "%dhr %d:%02ds (%ds)", (int)(dur / 3600),
-		        (int)(dur / 60) % 60, (int)fmod(dur, 60), (int)dur);
+		add_row(rows, nrows, "duration", "%lldhr %lld:%02llds (%llds)", secs / 3600, secs / 60 % 60, secs % 60, secs);
 	else if (dur >= 60)
-		add_row(rows, nrows, "duration", "%d:%02ds (%ds)", (int)(dur / 60), (int)fmod(dur, 60), (int)dur);
+		add_row(rows, nrows, "duration", "%lld:%02llds (%llds)", secs / 60, secs % 60, secs);
 	else
 		add_row(rows, nrows, "duration", "%.1fs", dur);
 	if (bag_relative_times(bag)) {

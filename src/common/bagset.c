@@ -139,6 +139,8 @@ static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 	return 0;
 }
 
+char **bagset_kept_argv;   /* not static: a store the compiler keeps, so the array stays reachable */
+
 int bagset_remote_args(int *argc, char ***argv)
 {
 	char **in = *argv, **out = NULL;
@@ -166,7 +168,7 @@ int bagset_remote_args(int *argc, char ***argv)
 	}
 	out[n] = NULL;
 	*argc = (int)n;
-	*argv = out;
+	*argv = bagset_kept_argv = out;   /* kept: the program's arguments to its end (main may return) */
 	return 0;
 }
 

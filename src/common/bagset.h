@@ -59,6 +59,8 @@ int bagset_msg_path_args(int *argc, char **argv);
  * option or -2 for a listing that failed (both printed).
  */
 int bagset_remote_args(int *argc, char ***argv);
+/* The array bagset_remote_args made, kept reachable to the program's end. */
+extern char **bagset_kept_argv;
 
 /* Set non-zero to cancel remote reads in flight (the browser's Esc); reset it after. */
 extern volatile int bagset_cancel;

@@ -88,7 +88,16 @@ int select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q, stru
 		err->code = BAG_EINVAL;
 		err->offset = BAG_NO_OFFSET;
 		snprintf(err->message, sizeof err->message,
-		         "%s: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'", s->cmd, bad);
+		         "%s: '%s' is not a time: give epoch seconds (1500000003.25), a date (2020-09-13 12:26:52.5, "
+		         "local; a trailing Z for UTC), an offset from the bag's start (+12.5, 1m30s, 2h) or a "
+		         "fraction of its span (50%%)", s->cmd, bad);
+		return BAG_EINVAL;
+	}
+	if (s->start != NULL && s->end != NULL && q->start_ns > q->end_ns) {
+		err->code = BAG_EINVAL;
+		err->offset = BAG_NO_OFFSET;
+		snprintf(err->message, sizeof err->message, "%s: --start %s is after --end %s: nothing lies between",
+		         s->cmd, s->start, s->end);
 		return BAG_EINVAL;
 	}
 	if (s->any_name) {
