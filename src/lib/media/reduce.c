@@ -444,7 +444,7 @@ static int attach_tf(bag_reduce_t *r)
 	}
 	for (size_t k = 0; k < r->ns; k++)
 		if (r->s[k].is_tf)
-			bag_expr_set_tf(r->s[k].expr, r->tf);
+			bag_expr_set_tf(r->s[k].expr, bag_tf_expr_lookup, r->tf);
 	return BAG_OK;
 }
 

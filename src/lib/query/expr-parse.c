@@ -1129,9 +1129,10 @@ BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topic
 	return best;
 }
 
-BAG_API void bag_expr_set_tf(bag_expr_t *e, const struct bag_tf *tf)
+BAG_API void bag_expr_set_tf(bag_expr_t *e, bag_expr_tf_fn fn, const void *ctx)
 {
-	e->tf = tf;
+	e->tf_fn = fn;
+	e->tf_ctx = ctx;
 }
 
 BAG_API bool bag_expr_is_tf_path(const char *text)
