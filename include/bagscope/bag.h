@@ -30,6 +30,7 @@
 #define BAGSCOPE_BAG_H
 
 #include <bagscope/common.h>
+#include <bagscope/msgdef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,6 +96,7 @@ struct bag_connection {
 	size_t nfields;           /* the whole connection header, in file order */
 	const struct bag_kv *fields;
 	uint64_t message_count;   /* sum over the chunk infos */
+	enum bag_encoding encoding; /* its messages' wire format (ROS 1 for bags) */
 };
 
 /* A chunk's facts. The first four come from its chunk info (no I/O). */
@@ -171,6 +173,12 @@ BAG_API bool bag_relative_times(const bag_t *bag);
  * 1.2 topic whose MSG_DEF was empty: such messages are shown as bytes.
  */
 BAG_API bool bag_conn_has_definition(const struct bag_connection *c);
+
+/*
+ * Parse c's definition for its encoding (bag_msgdef_parse_as()), so that
+ * bag_decode() reads its messages. Same contract as bag_msgdef_parse().
+ */
+BAG_API int bag_conn_msgdef_parse(bag_msgdef_t **out, const struct bag_connection *c);
 
 /* Number of connections, and connection i (0 <= i < count) in id order. */
 BAG_API size_t bag_conn_count(const bag_t *bag);

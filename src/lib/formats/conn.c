@@ -110,6 +110,11 @@ BAG_API bool bag_conn_has_definition(const struct bag_connection *c)
 	return false;
 }
 
+BAG_API int bag_conn_msgdef_parse(bag_msgdef_t **out, const struct bag_connection *c)
+{
+	return bag_msgdef_parse_as(out, c->type, c->definition, strlen(c->definition), c->encoding);
+}
+
 static int cmp_conn_id(const void *a, const void *b)
 {
 	const struct bag_connection *x = a, *y = b;

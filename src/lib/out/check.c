@@ -461,7 +461,7 @@ static int check_defs(struct checker *c, bag_msgdef_t **defs, bag_msgdef_t **par
 			prc[i] = BAG_EDEFINITION;
 			continue;
 		}
-		prc[i] = bag_msgdef_parse(&parsed[i], conn->type, conn->definition, strlen(conn->definition));
+		prc[i] = bag_conn_msgdef_parse(&parsed[i], conn);
 		if (prc[i] == BAG_ENOMEM) {
 			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 			goto fail;
