@@ -47,7 +47,7 @@ struct chunk {
 	uint32_t lru_next;
 };
 
-struct oldfmt;
+struct bag_reader;
 
 struct bag {
 	char *path;
@@ -85,16 +85,19 @@ struct bag {
 	char **warnings;          /* at most BAG_WARNINGS_MAX */
 	size_t nwarnings;         /* all warnings, kept or not */
 	int *shared;              /* handles sharing path, conns, chunk_conns, losses,
-	                             warnings and old (bag_dup); NULL while alone */
-	struct oldfmt *old;       /* a bag older than 2.0: its reader's facts
-	                             (format-int.h); NULL for 2.0 */
+	                             warnings and fmt_state (bag_dup); NULL while alone */
+	const struct bag_reader *fmt;   /* its format's reader (reader-int.h) */
+	void *fmt_state;          /* that reader's own facts, shared by dups */
+	char format_name[32];     /* "2.0", "1.2 (unindexed)", ... */
+	bool relative;            /* times are durations since the recording started */
 	char errmsg[BAG_ERRMSG_MAX];
 };
 
 /*
  * The modules below bag.c, bottom first; each calls only those above it in
- * this list (and record.c, codec.c): handle.c, conn.c, recover.c, chunk.c.
- * bag.c (open, dup, close) sits on all of them.
+ * this list (and record.c, codec.c): handle.c, conn.c, recover.c, the
+ * format readers (reader-int.h), chunk.c. bag.c (open, dup, close) sits on
+ * all of them.
  */
 
 /* ---- handle.c: the open file, its errors, warnings and totals ---- */
@@ -134,6 +137,12 @@ int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
 /* Free what bag_parse_connection() allocated in c. */
 void bag_conn_free(struct bag_connection *c);
 
+/*
+ * Drop every connection and chunk, and the totals (before a recovery scan,
+ * and at close). The chunk cache must be empty.
+ */
+void bag_reset_index(bag_t *bag);
+
 /* ---- chunk.c: chunk headers, the cache ---- */
 
 /* Read chunk i's record header if not yet done (fills the stat fields). */
@@ -142,10 +151,6 @@ int chunk_load_stat(bag_t *bag, size_t i);
 /* Free every cached chunk buffer (at close). */
 void chunk_cache_clear(bag_t *bag);
 
-/* ---- bag.c ---- */
-
-/* Drop every connection and chunk (before a recovery scan). */
-void bag_reset_index(bag_t *bag);
 
 /* ---- recover.c ---- */
 

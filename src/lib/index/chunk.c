@@ -16,7 +16,7 @@
 
 #include <bagscope/record.h>
 #include "lib/formats/bag-int.h"
-#include "lib/formats/format-int.h"
+#include "lib/formats/reader-int.h"
 #include "lib/common/util-int.h"
 
 #define STAT_READ 512
@@ -169,7 +169,7 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 		return rc;
 	info->compression = ch->compression;
 	/* an older bag's span: its bytes in the file, whatever its translation holds */
-	info->size = bag->old != NULL ? ch->data_len : ch->size;
+	info->size = bag->fmt->read_span != NULL ? ch->data_len : ch->size;
 	info->compressed_size = ch->data_len;
 	return BAG_OK;
 }
@@ -297,9 +297,9 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		lru_push_head(bag, (uint32_t)i);
 		goto done;
 	}
-	if (bag->old != NULL) {
-		/* an older bag's span: its records translated to 2.0 ones (format-old.c) */
-		if ((rc = bag_old_span_read(bag, i, &out)) != BAG_OK)
+	if (bag->fmt->read_span != NULL) {
+		/* a span of another format's records, translated to 2.0 ones by its reader */
+		if ((rc = bag->fmt->read_span(bag, i, &out)) != BAG_OK)
 			goto fail;
 		cache_make_room(bag, ch->size);
 		goto cache;

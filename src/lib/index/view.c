@@ -338,64 +338,24 @@ static int check_chunk(bag_view_t *v, uint32_t tchunk, size_t k)
 	struct tl_chunk *tc = &tl->chunks[tchunk];
 	bag_t *bag = tl->bags[tc->bag];
 	struct tl_group *g = &tl->groups[v->g0 + k];
-	struct walk_collect c;
+	uint64_t n, sum;
 
 	if (tc->checked || tc->walk || bag->chunks[tc->chunk].no_index)
 		return 0;
 	tc->checked = true;
-	if (tl_walk_sum(bag, tc->chunk, &c) != BAG_OK)
+	if (chunk_entries_sum(bag, tc->chunk, &n, &sum) != BAG_OK)
 		return 0;                 /* the read itself reports what is wrong */
-	if (c.n == tc->nents && c.sum == tc->sum)
+	if (n == tc->nents && sum == tc->sum)
 		return 0;
 	if (tl_warn(tl, "%s: at byte %llu: the chunk's index data do not match its %zu messages; the chunk "
 	            "is indexed from its data", bag->path, (unsigned long long)bag->chunks[tc->chunk].pos,
-	            c.n) != BAG_OK)
+	            (size_t)n) != BAG_OK)
 		return 0;
 	tc->walk = true;
 	tl->loaded_rows -= g->count;
 	tl->loaded_groups--;
 	tl_group_unload(g);
 	return 1;
-}
-
-BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t conn_id,
-                             int64_t time_ns, const uint8_t **data, uint32_t *size)
-{
-	const uint8_t *buf;
-	size_t len;
-	struct bag_record rec;
-	uint32_t got_conn;
-	int64_t got_time;
-	uint8_t op;
-	int rc;
-
-	if ((rc = bag_chunk_get(bag, chunk, &buf, &len)) != BAG_OK)
-		return rc;
-	uint64_t where = bag->chunks[chunk].pos;
-	if (offset >= len || bag_record_parse(buf + offset, len - offset, &rec) != BAG_OK) {
-		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
-		              "where no whole record lies", offset);
-		goto fail;
-	}
-	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_MSG_DATA ||
-	    bag_header_u32(rec.header, rec.header_len, "conn", &got_conn) != BAG_OK ||
-	    bag_header_time(rec.header, rec.header_len, "time", &got_time) != BAG_OK) {
-		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
-		              "which is not a message data record", offset);
-		goto fail;
-	}
-	if (got_conn != conn_id || got_time != time_ns) {
-		rc = bag_fail(bag, BAG_ECORRUPT, where, "message at offset %u of the chunk is connection %u "
-		              "at %lld ns, the index says connection %u at %lld ns", offset, got_conn,
-		              (long long)got_time, conn_id, (long long)time_ns);
-		goto fail;
-	}
-	*data = rec.data;
-	*size = rec.data_len;
-	return BAG_OK;
-fail:
-	bag_chunk_unpin(bag, chunk);
-	return rc;
 }
 
 BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m)

@@ -32,6 +32,7 @@
 #include <bagscope/scan.h>
 #include <bagscope/view.h>
 #include "lib/formats/bag-int.h"
+#include "lib/formats/reader-int.h"
 #include "lib/common/util-int.h"
 
 struct checker {
@@ -666,7 +667,7 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 	if ((rc = check_open(&c)) != BAG_OK)
 		goto fail;
 	/* pass 2 is of 2.0's record layout; an older bag's reader walked its records at open */
-	if (!quick && bag->old == NULL && (rc = check_records(&c)) != BAG_OK)
+	if (!quick && bag->fmt->read_span == NULL && (rc = check_records(&c)) != BAG_OK)
 		goto fail;
 	if ((rc = check_chunks(&c, quick)) != BAG_OK)
 		goto fail;
