@@ -5,7 +5,7 @@
 #   scripts/setup.sh --test   also what the test suite needs
 set -e
 cd "$(dirname "$0")/.."
-pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libmd-dev libturbojpeg0-dev libspng-dev libncurses-dev libcmocka-dev"
+pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libzstd-dev libmd-dev libturbojpeg0-dev libspng-dev libncurses-dev libcmocka-dev"
 if [ "$1" = "--test" ]; then
 	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all ros-std-msgs"
 	# node and npm (the MCAP test's reader): Debian's, unless a node with its npm is there

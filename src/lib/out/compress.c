@@ -34,6 +34,9 @@
 #ifdef HAVE_LZ4
 #include <lz4frame.h>
 #endif
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #include "lib/out/compress-int.h"
 #include "lib/common/util-int.h"
@@ -100,6 +103,28 @@ int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct c
 		out->len = n;
 #else
 		snprintf(err, errlen, "lz4 is not supported by this build");
+		rc = BAG_EUNSUPP;
+		goto fail;
+#endif
+	} else if (c == BAG_COMPRESSION_ZSTD) {
+#ifdef HAVE_ZSTD
+		size_t bound = ZSTD_compressBound(len), n;
+
+		if (cbuf_reserve(out, bound) != 0) {
+			snprintf(err, errlen, "out of memory for a %zu-byte chunk", len);
+			rc = BAG_ENOMEM;
+			goto fail;
+		}
+		/* level 3, zstd's default and what the mcap CLI writes */
+		n = ZSTD_compress(out->p, bound, in, len, 3);
+		if (ZSTD_isError(n)) {
+			snprintf(err, errlen, "zstd compression failed: %s", ZSTD_getErrorName(n));
+			rc = BAG_ECOMPRESS;
+			goto fail;
+		}
+		out->len = n;
+#else
+		snprintf(err, errlen, "zstd is not supported by this build");
 		rc = BAG_EUNSUPP;
 		goto fail;
 #endif

@@ -156,15 +156,19 @@ static int check_target(bag_timeline_t *tl, const char *out, bool force, char *e
 static int choose_compression(bag_timeline_t *tl, const struct bag_export_opts *o, enum bag_compression *c,
                               char *err, size_t errlen)
 {
-	uint64_t n[3] = { 0 };
+	uint64_t n[4] = { 0 };
 
 	if (o->compression != NULL) {
 		if (bag_compression_parse(o->compression, strlen(o->compression), c) != BAG_OK) {
-			set_err(err, errlen, "unknown compression '%s' (none, bz2 or lz4)", o->compression);
+			set_err(err, errlen, "unknown compression '%s' (none, bz2, lz4 or zstd)", o->compression);
 			return BAG_EINVAL;
 		}
 		if (o->format == BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_BZ2) {
-			set_err(err, errlen, "MCAP chunks are lz4 or uncompressed: bz2 is not an MCAP compression");
+			set_err(err, errlen, "MCAP chunks are zstd, lz4 or uncompressed: bz2 is not an MCAP compression");
+			return BAG_EINVAL;
+		}
+		if (o->format != BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_ZSTD) {
+			set_err(err, errlen, "bag chunks are bz2, lz4 or uncompressed: zstd is not a bag compression");
 			return BAG_EINVAL;
 		}
 		return BAG_OK;
@@ -173,15 +177,17 @@ static int choose_compression(bag_timeline_t *tl, const struct bag_export_opts *
 		bag_t *bag = bag_timeline_bag(tl, b);
 		for (size_t i = 0; i < bag_chunk_count(bag); i++) {
 			struct bag_chunk_info ci;
-			if (bag_chunk_stat(bag, i, &ci) == BAG_OK && (unsigned)ci.compression < 3)
+			if (bag_chunk_stat(bag, i, &ci) == BAG_OK && (unsigned)ci.compression < 4)
 				n[ci.compression]++;
 		}
 	}
 	*c = BAG_COMPRESSION_NONE;
-	for (int k = 1; k < 3; k++)
+	for (int k = 1; k < 4; k++)
 		if (n[k] > n[*c])
 			*c = (enum bag_compression)k;
 	if (o->format == BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_BZ2)
+		*c = BAG_COMPRESSION_LZ4;
+	if (o->format != BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_ZSTD)
 		*c = BAG_COMPRESSION_LZ4;
 #ifndef HAVE_LZ4
 	if (*c == BAG_COMPRESSION_LZ4 && o->format == BAG_EXPORT_MCAP)

@@ -231,7 +231,7 @@ static int cmp_u32(const void *a, const void *b)
 /* Write a finished job: the Chunk record, then its Message Index records. */
 static int write_job(bag_mcap_writer_t *w, struct cjob *j)
 {
-	const char *comp = j->compression == BAG_COMPRESSION_LZ4 ? "lz4" : "";
+	const char *comp = j->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(j->compression);
 	size_t clen = strlen(comp);
 	uint64_t pos = w->out.pos, mi_pos;
 	struct chunk_index *ci;
@@ -379,8 +379,9 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 	w->compression = o.compression;
 	w->chunk_size = o.chunk_size ? o.chunk_size : DEFAULT_CHUNK;
 	w->no_replace = o.no_replace;
-	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4) {
-		rc = m_error(w, BAG_EINVAL, "MCAP chunks are lz4 or uncompressed, not %s",
+	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4 &&
+	    w->compression != BAG_COMPRESSION_ZSTD) {
+		rc = m_error(w, BAG_EINVAL, "MCAP chunks are zstd, lz4 or uncompressed, not %s",
 		             w->compression == BAG_COMPRESSION_BZ2 ? "bz2" : "an unknown compression");
 		goto fail;
 	}
@@ -662,7 +663,7 @@ static int put_statistics(bag_mcap_writer_t *w)
 static int put_chunk_index(bag_mcap_writer_t *w, size_t i)
 {
 	const struct chunk_index *ci = &w->chunks[i];
-	const char *comp = ci->compression == BAG_COMPRESSION_LZ4 ? "lz4" : "";
+	const char *comp = ci->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(ci->compression);
 	size_t clen = strlen(comp);
 
 	w->rec.len = 0;
