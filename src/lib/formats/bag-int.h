@@ -134,6 +134,13 @@ void bag_conns_sort(bag_t *bag);
 int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
                          struct bag_connection *c);
 
+/*
+ * Build c (id, topic, and the header fields kv[0..n) in order, copied) in
+ * the one-allocation layout bag_parse_connection() makes, so that
+ * bag_conn_free() frees it. Returns 0 or BAG_ENOMEM.
+ */
+int bag_conn_build(struct bag_connection *c, uint32_t id, const char *topic, const struct bag_kv *kv, size_t n);
+
 /* Free what bag_parse_connection() allocated in c. */
 void bag_conn_free(struct bag_connection *c);
 

@@ -102,6 +102,35 @@ int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
 	return BAG_OK;
 }
 
+int bag_conn_build(struct bag_connection *c, uint32_t id, const char *topic, const struct bag_kv *kv, size_t n)
+{
+	size_t bytes = strlen(topic) + 1;
+	struct bag_kv *out;
+	char *at;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(kv[i].name) + kv[i].value_len + 2;
+	if ((out = malloc(n * sizeof *out + bytes)) == NULL)
+		return BAG_ENOMEM;
+	memset(c, 0, sizeof *c);
+	at = (char *)(out + n);
+	c->id = id;
+	c->fields = out;
+	c->topic = put_str(&at, topic, strlen(topic));
+	for (size_t i = 0; i < n; i++) {
+		out[i].name = put_str(&at, kv[i].name, strlen(kv[i].name));
+		out[i].value = put_str(&at, kv[i].value_len ? kv[i].value : "", kv[i].value_len);
+		out[i].value_len = kv[i].value_len;
+	}
+	c->nfields = n;
+	c->type = conn_field(c, "type");
+	c->md5sum = conn_field(c, "md5sum");
+	c->definition = conn_field(c, "message_definition");
+	c->callerid = conn_field(c, "callerid");
+	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
+	return BAG_OK;
+}
+
 BAG_API bool bag_conn_has_definition(const struct bag_connection *c)
 {
 	for (size_t i = 0; i < c->nfields; i++)

@@ -508,8 +508,8 @@ static int loose_cut(struct gather *g)
 	return rc;
 }
 
-/* One record of the scan (opcode op, content c at file offset off). */
-static int scan_record(struct gather *g, uint8_t op, struct cur *c, uint64_t off)
+/* One record of the scan (opcode op, content of len bytes at file offset off, c its first bytes). */
+static int scan_record(struct gather *g, uint8_t op, struct cur *c, uint64_t len, uint64_t off)
 {
 	int rc = BAG_OK;
 
@@ -534,13 +534,13 @@ static int scan_record(struct gather *g, uint8_t op, struct cur *c, uint64_t off
 		int64_t t = mtime(get64(c));
 		if (c->bad)
 			return bag_warn(g->bag, off, "message record of %llu bytes is too short; skipped",
-			                (unsigned long long)c->len);
+			                (unsigned long long)len);
 		if (g->loose_bytes >= SPAN_BYTES && (rc = loose_cut(g)) != BAG_OK)
 			return rc;
 		if (g->loose_bytes == 0)
 			g->loose_pos = off;
-		g->loose_end = off + 9 + c->len;
-		g->loose_bytes += 9 + c->len;
+		g->loose_end = off + 9 + len;
+		g->loose_bytes += 9 + len;
 		count_msgs(g, chan, 1, t, t);
 		return BAG_OK;
 	}
@@ -590,7 +590,7 @@ static int scan(struct gather *g, uint64_t from, const char *reason)
 		struct cur c = { NULL, scan_need(op, len), 0, false };
 		if (c.len > 0 && (rc = peek(bag, &w, off + 9, c.len, &c.p, &big)) != BAG_OK)
 			break;
-		if ((rc = scan_record(g, op, &c, off)) != BAG_OK)
+		if ((rc = scan_record(g, op, &c, len, off)) != BAG_OK)
 			break;
 		off += 9 + len;
 		if ((rc = old_progress(bag, off, &last)) != BAG_OK)
@@ -804,7 +804,7 @@ static int summary_records(struct gather *g, struct cur *c, uint64_t base, bool 
 		}
 	}
 	if (rc == BAG_OK && ncis == 0 && stats_count > 0) {
-		snprintf(why, whylen, "messages outside chunks");
+		snprintf(why, whylen, "the summary indexes no chunks but counts messages");
 		goto fail;
 	}
 	if (rc == BAG_OK)
@@ -886,34 +886,71 @@ static const struct schema *schema_by_id(const struct gather *g, uint16_t id)
 	return NULL;
 }
 
-/* The value of key in a channel's metadata map, or NULL. */
-static const char *meta_get(const struct channel *ch, const char *key, uint32_t *len)
+static bool str_is(const char *s, uint32_t n, const char *lit)
+{
+	return n == strlen(lit) && memcmp(s, lit, n) == 0;
+}
+
+/* Header fields being built for a connection: names NUL-terminated in names[]. */
+struct fields {
+	struct bag_kv kv[64];
+	size_t n;
+	char names[4096];
+	size_t used;
+};
+
+static void field_add(struct fields *f, const char *name, size_t nlen, const char *v, size_t vlen)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (strlen(f->kv[i].name) == nlen && memcmp(f->kv[i].name, name, nlen) == 0)
+			return;
+	if (f->n == sizeof f->kv / sizeof *f->kv || nlen + 1 > sizeof f->names - f->used)
+		return;
+	memcpy(f->names + f->used, name, nlen);
+	f->names[f->used + nlen] = '\0';
+	f->kv[f->n++] = (struct bag_kv){ f->names + f->used, v, vlen };
+	f->used += nlen + 1;
+}
+
+/* The channel's metadata as fields, in order; latching "true"/"false" as ROS's "1"/"0". */
+static void meta_fields(const struct channel *ch, struct fields *f)
 {
 	struct cur c = { ch->meta, ch->meta_len, 0, false };
-	size_t klen = strlen(key);
 
 	while (!c.bad && c.at < c.len) {
 		const char *k, *v;
 		uint32_t kn, vn;
 		get_str(&c, &k, &kn);
 		get_str(&c, &v, &vn);
-		if (!c.bad && kn == klen && memcmp(k, key, klen) == 0) {
-			*len = vn;
-			return v;
-		}
+		if (!c.bad && kn > 0 && str_is(k, kn, "latching") && (str_is(v, vn, "true") || str_is(v, vn, "false")))
+			field_add(f, k, kn, v[0] == 't' ? "1" : "0", 1);
+		else if (!c.bad && kn > 0)
+			field_add(f, k, kn, v, vn);
 	}
-	return NULL;
 }
 
-static bool str_is(const char *s, uint32_t n, const char *lit)
+/* The md5 of a ros1msg schema by the ROS rule into md5[33]; false if it does not parse. */
+static bool schema_md5(const struct schema *s, char md5[33])
 {
-	return n == strlen(lit) && memcmp(s, lit, n) == 0;
+	char type[256], *def = strndup((const char *)s->data, s->data_len);
+	bag_msgdef_t *md = NULL;
+	bool ok;
+
+	snprintf(type, sizeof type, "%.*s", (int)(s->name_len > 200 ? 200 : s->name_len), s->name);
+	ok = def != NULL && bag_msgdef_parse(&md, type, def, strlen(def)) == BAG_OK;
+	if (ok)
+		memcpy(md5, bag_msgdef_md5(md), 33);
+	bag_msgdef_free(md);
+	free(def);
+	return ok;
 }
 
 /*
- * The connection of channel ch: type and definition from its schema, the
- * encoding from its message encoding, the md5 (ros1) recomputed from the
- * definition; a definition it cannot use is left out (bytes) with a warning.
+ * The connection of channel ch. Its header fields: topic, type (the schema
+ * name), message_definition (a ros1msg schema with ros1 messages, or ros2msg
+ * with cdr), the channel's metadata in order (callerid, latching ...), and
+ * md5sum unless the metadata has one: recomputed from a ros1msg schema, "*"
+ * otherwise. A definition it cannot use is left out (bytes) with a warning.
  */
 static int add_conn(struct gather *g, const struct channel *ch)
 {
@@ -921,37 +958,36 @@ static int add_conn(struct gather *g, const struct channel *ch)
 	bool ros1 = str_is(ch->encoding, ch->encoding_len, "ros1"), cdr = str_is(ch->encoding, ch->encoding_len, "cdr");
 	bool usable = s != NULL && ((ros1 && str_is(s->encoding, s->encoding_len, "ros1msg")) ||
 	                            (cdr && str_is(s->encoding, s->encoding_len, "ros2msg")));
-	struct old_conn_desc d = { ch->topic, ch->topic_len, s ? s->name : "", s ? s->name_len : 0, "*", 1,
-	                           usable ? (const char *)s->data : NULL, usable ? s->data_len : 0, NULL, 0, false };
-	char *def = NULL, type[256];
-	bag_msgdef_t *md = NULL;
-	uint32_t n;
-	const char *v;
+	struct fields *f = calloc(1, sizeof *f);
+	char topic[4096], md5[33] = "*";
 	int rc;
 
-	if ((v = meta_get(ch, "callerid", &n)) != NULL)
-		d.callerid = v, d.callerid_len = n;
-	if ((v = meta_get(ch, "latching", &n)) != NULL)
-		d.latching = str_is(v, n, "1") || str_is(v, n, "true");
-	if (usable && ros1) {
-		snprintf(type, sizeof type, "%.*s", (int)s->name_len, s->name);
-		if ((def = strndup((const char *)s->data, s->data_len)) == NULL)
-			return oom(g->bag);
-		if (bag_msgdef_parse(&md, type, def, strlen(def)) == BAG_OK)
-			d.md5 = bag_msgdef_md5(md), d.md5_len = 32;
+	if (f == NULL)
+		return oom(g->bag);
+	snprintf(topic, sizeof topic, "%.*s", (int)(ch->topic_len < sizeof topic ? ch->topic_len : sizeof topic - 1), ch->topic);
+	field_add(f, "topic", 5, topic, strlen(topic));
+	field_add(f, "type", 4, s ? s->name : "", s ? s->name_len : 0);
+	if (usable)
+		field_add(f, "message_definition", 18, (const char *)s->data, s->data_len);
+	meta_fields(ch, f);
+	if (usable && ros1)
+		schema_md5(s, md5);
+	field_add(f, "md5sum", 6, md5, strlen(md5));
+	struct bag_connection *c;
+	if (bag_grow((void **)&g->bag->conns, &g->conn_cap, g->bag->nconns + 1, sizeof *g->bag->conns) != BAG_OK ||
+	    bag_conn_build(c = &g->bag->conns[g->bag->nconns], (uint32_t)g->bag->nconns, topic, f->kv, f->n) != BAG_OK) {
+		free(f);
+		return oom(g->bag);
 	}
-	rc = old_conn_add(g->bag, &g->conn_cap, &d);
-	bag_msgdef_free(md);
-	free(def);
-	if (rc != BAG_OK)
-		return rc;
-	g->bag->conns[g->bag->nconns - 1].encoding = cdr ? BAG_ENCODING_CDR : BAG_ENCODING_ROS1;
+	free(f);
+	c->index = c->id;
+	c->encoding = cdr ? BAG_ENCODING_CDR : BAG_ENCODING_ROS1;
+	g->bag->nconns++;
 	g->st->chan_conn[ch->id] = (uint32_t)g->bag->nconns;
-	if (!usable && (rc = bag_warn(g->bag, UINT64_MAX, "topic %.*s: %s%.*s schema with %.*s messages is not read; "
-	                              "they are shown as bytes", (int)(ch->topic_len > 200 ? 200 : ch->topic_len), ch->topic,
-	                              s ? "" : "no", s ? (int)(s->encoding_len > 32 ? 32 : s->encoding_len) : 0,
-	                              s ? s->encoding : "", (int)(ch->encoding_len > 32 ? 32 : ch->encoding_len),
-	                              ch->encoding)) != BAG_OK)
+	if (!usable && (rc = bag_warn(g->bag, UINT64_MAX, "topic %s: %s%.*s schema with %.*s messages is not read; "
+	                              "they are shown as bytes", topic, s ? "" : "no",
+	                              s ? (int)(s->encoding_len > 32 ? 32 : s->encoding_len) : 0, s ? s->encoding : "",
+	                              (int)(ch->encoding_len > 32 ? 32 : ch->encoding_len), ch->encoding)) != BAG_OK)
 		return rc;
 	return BAG_OK;
 }
@@ -962,6 +998,7 @@ static int add_chunks(struct gather *g)
 	bag_t *bag = g->bag;
 	struct chunk_conn *cc = NULL;
 	size_t cap = 0;
+	uint64_t orphans = 0;
 	int rc = BAG_OK;
 
 	if (bag_grow((void **)&g->st->spans, &g->st->spans_cap, g->nfound + 1, sizeof *g->st->spans) != BAG_OK)
@@ -977,6 +1014,8 @@ static int add_chunks(struct gather *g)
 			uint32_t conn = g->st->chan_conn[g->cc[s->cc_first + k].chan];
 			if (conn > 0)
 				cc[n++] = (struct chunk_conn){ conn - 1, (uint32_t)g->cc[s->cc_first + k].count };
+			else
+				orphans += g->cc[s->cc_first + k].count;
 		}
 		if (n == 0)
 			continue;
@@ -987,6 +1026,9 @@ static int add_chunks(struct gather *g)
 		g->st->spans[g->st->nspans++] = s->m;
 	}
 	free(cc);
+	if (rc == BAG_OK && orphans > 0)
+		rc = bag_warn(bag, UINT64_MAX, "%llu messages on channels the file never defines are left out",
+		              (unsigned long long)orphans);
 	return rc;
 }
 
