@@ -158,6 +158,23 @@ BAG_API void bag_version(const bag_t *bag, int *major, int *minor);
  */
 BAG_API const char *bag_format(const bag_t *bag);
 
+/* An attachment (media_type set) or a metadata record (media_type NULL) of an MCAP file. */
+struct bag_file_item {
+	const char *name;
+	const char *media_type;
+	uint64_t size;            /* an attachment's data bytes; a metadata record's bytes */
+};
+
+/* What kind of file a handle reads, beyond bag_format(). Borrowed from bag. */
+struct bag_file_info {
+	const char *container;    /* "bag" (ROS 1, every version), "mcap" */
+	const char *profile;      /* MCAP's profile ("ros1", "ros2"); "" for bags */
+	const char *library;      /* MCAP's writing library; "" for bags */
+	const struct bag_file_item *items;  /* attachments, then metadata records */
+	size_t nitems;
+};
+BAG_API void bag_file_info(const bag_t *bag, struct bag_file_info *out);
+
 /*
  * Whether message times are durations since the recording started rather
  * than dates: bags of version 0, 1.0 and #ROSLOG 1.1, whose writers stored

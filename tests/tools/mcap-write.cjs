@@ -9,6 +9,10 @@
 //     writes OUT.mcap and prints, one line per message in log-time order
 //     (equal times: channel id, then write order), the values it was given
 //     in the shape of `bagscope cat --format json` (int64 as strings).
+//   node mcap-write.cjs --read FILE.mcap > GOT.jsonl
+//     reads FILE.mcap with @mcap/core's indexed reader and decodes its
+//     /sample and /counter messages with the @foxglove deserializers, printing
+//     them as the writer prints what it was given (checks bagscope's writer).
 //   node mcap-write.cjs --compare WANT.jsonl GOT.jsonl
 //     compares bagscope's output with them: exit 1 and one line per problem.
 //
@@ -209,5 +213,48 @@ function compare(wantFile, gotFile) {
   process.exit(bad.length ? 1 : 0);
 }
 
+// The shape expect() gives, from decoded values (typed arrays as arrays, ROS 1 times as {sec, nsec}).
+function plain(v, ros2) {
+  if (typeof v === "bigint") return String(v);
+  if (typeof v === "number") return num(v);
+  if (ArrayBuffer.isView(v)) return Array.from(v, (x) => (typeof x === "bigint" ? String(x) : x));
+  if (Array.isArray(v)) return v.map((x) => plain(x, ros2));
+  if (v !== null && typeof v === "object") {
+    if (!ros2 && "sec" in v && "nsec" in v && Object.keys(v).length === 2) return { secs: v.sec, nsecs: v.nsec };
+    const o = {};
+    for (const k of Object.keys(v)) o[k] = plain(v[k], ros2);
+    return o;
+  }
+  return v;
+}
+
+async function read(file) {
+  const { McapIndexedReader } = require("@mcap/core");
+  const { parse } = require("@foxglove/rosmsg");
+  const lz4 = require("lz4js");
+  const buf = fs.readFileSync(file);
+  const readable = { size: async () => BigInt(buf.length),
+                     read: async (o, n) => buf.subarray(Number(o), Number(o + n)) };
+  const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: {
+    lz4: (d, n) => lz4.decompress(d, Number(n)),
+    zstd: (d) => new Uint8Array(execFileSync("zstd", ["-q", "-d", "-c"], { input: d })),
+  } });
+  const ros2 = reader.header.profile === "ros2";
+  const decoders = new Map();
+  for (const [id, ch] of reader.channelsById) {
+    const s = reader.schemasById.get(ch.schemaId);
+    const defs = parse(new TextDecoder().decode(s.data), { ros2 });
+    const R = ros2 ? require("@foxglove/rosmsg2-serialization").MessageReader
+                   : require("@foxglove/rosmsg-serialization").MessageReader;
+    decoders.set(id, { topic: ch.topic, type: s.name, reader: new R(defs) });
+  }
+  for await (const m of reader.readMessages()) {
+    const d = decoders.get(m.channelId);
+    const msg = plain(d.reader.readMessage(m.data), ros2);
+    process.stdout.write(JSON.stringify({ topic: d.topic, type: d.type, time_ns: String(m.logTime), msg }) + "\n");
+  }
+}
+
 if (process.argv[2] === "--compare") compare(process.argv[3], process.argv[4]);
+else if (process.argv[2] === "--read") read(process.argv[3]).catch((e) => { console.error(e); process.exit(1); });
 else write(args()).catch((e) => { console.error(e); process.exit(1); });

@@ -138,11 +138,6 @@ struct mspan {
 	uint32_t crc;               /* its uncompressed CRC (0: none) */
 };
 
-/* A listed attachment or metadata record (for info). */
-struct mcap_item {
-	char *name, *media_type;  /* media_type NULL for metadata */
-	uint64_t size;
-};
 
 /* The reader's facts (bag->fmt_state). */
 struct mcap_state {
@@ -151,7 +146,7 @@ struct mcap_state {
 	size_t nspans, spans_cap;
 	char *profile, *library;
 	bool summary;             /* opened from the summary */
-	struct mcap_item *items;  /* attachments, then metadata */
+	struct bag_file_item *items; /* attachments, then metadata (strings malloc'd) */
 	size_t nitems;
 };
 
@@ -203,8 +198,8 @@ static void mcap_free(void *state)
 	free(st->profile);
 	free(st->library);
 	for (size_t i = 0; i < st->nitems; i++) {
-		free(st->items[i].name);
-		free(st->items[i].media_type);
+		free((char *)st->items[i].name);
+		free((char *)st->items[i].media_type);
 	}
 	free(st->items);
 	free(st);
@@ -450,6 +445,9 @@ static int walk_chunk(struct gather *g, struct cur *c, uint64_t off, uint64_t en
 
 /* ---- the forward scan ----------------------------------------------------- */
 
+static int add_item(bag_t *bag, const char *name, uint32_t nlen, const char *media, uint32_t mlen, uint64_t size,
+                    bool attachment);
+
 /* A window of the file read ahead during a scan. */
 struct window {
 	uint8_t *buf;
@@ -524,6 +522,19 @@ static int scan_record(struct gather *g, uint8_t op, struct cur *c, uint64_t len
 			g->lost += get32(c) / 16;
 		return BAG_OK;
 	}
+	case OP_ATTACHMENT: case OP_METADATA: {
+		const char *name, *media = NULL;
+		uint32_t nlen, mlen = 0;
+		uint64_t size = len;
+		if (op == OP_ATTACHMENT)
+			skip(c, 16);
+		get_str(c, &name, &nlen);
+		if (op == OP_ATTACHMENT) {
+			get_str(c, &media, &mlen);
+			size = get64(c);
+		}
+		return c->bad ? BAG_OK : add_item(g->bag, name, nlen, media ? media : "", mlen, size, op == OP_ATTACHMENT);
+	}
 	case OP_CHUNK:
 		if ((rc = loose_cut(g)) == BAG_OK)
 			rc = walk_chunk(g, c, off, off + 9 + c->len);
@@ -556,6 +567,7 @@ static uint64_t scan_need(uint8_t op, uint64_t len)
 	case OP_SCHEMA: case OP_CHANNEL: case OP_CHUNK: return len;
 	case OP_MESSAGE: return len < 22 ? len : 22;
 	case OP_MESSAGE_INDEX: return len < 6 ? len : 6;
+	case OP_ATTACHMENT: case OP_METADATA: return len < 4096 ? len : 4096;
 	default: return 0;
 	}
 }
@@ -647,21 +659,22 @@ static bool parse_chunk_index(struct cur *c, struct chunk_index *ci)
 	return !c->bad && ci->mi_len % 10 == 0 && comp_of(cs, cn, &ci->comp) == BAG_OK;
 }
 
-/* Add an attachment (media type given) or metadata record (NULL) to the listed items. */
-static int add_item(bag_t *bag, const char *name, uint32_t nlen, const char *media, uint32_t mlen, uint64_t size)
+/* Add an attachment (with its media type) or a metadata record to the listed items. */
+static int add_item(bag_t *bag, const char *name, uint32_t nlen, const char *media, uint32_t mlen, uint64_t size,
+                    bool attachment)
 {
 	struct mcap_state *st = st_of(bag);
-	struct mcap_item *it = realloc(st->items, (st->nitems + 1) * sizeof *it);
+	struct bag_file_item *it = realloc(st->items, (st->nitems + 1) * sizeof *it);
 
 	if (it == NULL)
 		return oom(bag);
 	st->items = it;
 	it += st->nitems;
 	it->name = strndup(name, nlen);
-	it->media_type = media ? strndup(media, mlen) : NULL;
+	it->media_type = attachment ? strndup(media, mlen) : NULL;
 	it->size = size;
 	st->nitems++;
-	return it->name == NULL || (media && it->media_type == NULL) ? oom(bag) : BAG_OK;
+	return it->name == NULL || (attachment && it->media_type == NULL) ? oom(bag) : BAG_OK;
 }
 
 /* An Attachment Index or Metadata Index record of the summary. */
@@ -681,7 +694,7 @@ static int summary_item(bag_t *bag, uint8_t op, struct cur *c)
 	get_str(c, &name, &nlen);
 	if (op == OP_ATTACHMENT_INDEX)
 		get_str(c, &media, &mlen);
-	return c->bad ? BAG_OK : add_item(bag, name, nlen, media, mlen, size);
+	return c->bad ? BAG_OK : add_item(bag, name, nlen, media ? media : "", mlen, size, op == OP_ATTACHMENT_INDEX);
 }
 
 /*
@@ -1197,10 +1210,18 @@ done:
 	return rc;
 }
 
+static void mcap_describe(const bag_t *bag, struct bag_file_info *out)
+{
+	const struct mcap_state *st = st_of(bag);
+
+	*out = (struct bag_file_info){ "mcap", st->profile, st->library, st->items, st->nitems };
+}
+
 const struct bag_reader bag_reader_mcap = {
 	.name = "mcap",
 	.detect = mcap_detect,
 	.open = mcap_open,
 	.read_span = mcap_read_span,
 	.free = mcap_free,
+	.describe = mcap_describe,
 };

@@ -48,6 +48,8 @@ struct bag_reader {
 	int (*read_span)(bag_t *bag, size_t i, uint8_t **out);
 	/* Free bag->fmt_state (at the last close of a handle and its dups); NULL when there is none. */
 	void (*free)(void *state);
+	/* Fill what bag_file_info() tells of the file; NULL for ROS 1 bags. */
+	void (*describe)(const bag_t *bag, struct bag_file_info *out);
 };
 
 /* The readers in the order bag_open() asks them, NULL-terminated (readers.c). */

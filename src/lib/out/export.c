@@ -45,6 +45,7 @@ struct export {
 	struct sink sink;
 	bag_timeline_t *tl;
 	uint32_t *ids;            /* per timeline connection: handle + 1, 0 = none yet */
+	enum bag_encoding encoding; /* the connections' (one kind per output) */
 };
 
 /* A latched message kept from before the view's start. */
@@ -305,6 +306,33 @@ static unsigned scan_threads(const struct bag_export_opts *o, enum bag_compressi
 	return c == BAG_COMPRESSION_NONE ? n : (n + 1) / 2;
 }
 
+/*
+ * The encoding of the timeline's connections: ROS 2 (CDR) ones go only to
+ * MCAP's ros2 profile, and one output holds one kind.
+ */
+static int source_encoding(bag_timeline_t *tl, const struct bag_export_opts *o, enum bag_encoding *enc,
+                           char *err, size_t errlen)
+{
+	bool ros1 = false, cdr = false;
+
+	for (size_t i = 0; i < bag_timeline_conn_count(tl); i++) {
+		const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
+		ros1 |= c->encoding == BAG_ENCODING_ROS1;
+		cdr |= c->encoding == BAG_ENCODING_CDR;
+	}
+	*enc = cdr ? BAG_ENCODING_CDR : BAG_ENCODING_ROS1;
+	if (cdr && o->format != BAG_EXPORT_MCAP) {
+		set_err(err, errlen, "ROS 2 (CDR) messages cannot go into a ROS 1 bag: the type systems differ "
+		        "(export them with --format mcap)");
+		return BAG_EINVAL;
+	}
+	if (cdr && ros1) {
+		set_err(err, errlen, "ROS 1 and ROS 2 (CDR) messages cannot share one MCAP file: its profile is one or the other");
+		return BAG_EINVAL;
+	}
+	return BAG_OK;
+}
+
 static int sink_open(struct export *e, const char *out, enum bag_compression c)
 {
 	const struct bag_export_opts *o = e->o;
@@ -312,6 +340,7 @@ static int sink_open(struct export *e, const char *out, enum bag_compression c)
 	e->sink.format = o->format;
 	if (o->format == BAG_EXPORT_MCAP) {
 		struct bag_mcap_opts mo = BAG_MCAP_OPTS_INIT;
+		mo.encoding = e->encoding;
 		mo.compression = c;
 		mo.chunk_size = o->chunk_size;
 		mo.threads = o->threads;
@@ -352,7 +381,8 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 		r.input_losses += rep.nlosses;
 	}
 	if ((rc = check_target(e.tl, out, o.force, err, errlen)) != BAG_OK ||
-	    (rc = choose_compression(e.tl, &o, &r.compression, err, errlen)) != BAG_OK)
+	    (rc = choose_compression(e.tl, &o, &r.compression, err, errlen)) != BAG_OK ||
+	    (rc = source_encoding(e.tl, &o, &e.encoding, err, errlen)) != BAG_OK)
 		goto done;
 	if ((e.ids = calloc(bag_timeline_conn_count(e.tl) + 1, sizeof *e.ids)) == NULL) {
 		set_err(err, errlen, "out of memory");

@@ -106,6 +106,7 @@ struct mi_offset {
 struct bag_mcap_writer {
 	char *path;
 	struct outfile out;
+	enum bag_encoding encoding;       /* the profile: ros1 or ros2 (cdr) */
 	enum bag_compression compression;
 	uint32_t chunk_size;
 	bool no_replace;
@@ -183,8 +184,8 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
 	return h;
 }
 
-/* The Schema record of schema k (id k + 1) into b. */
-static int put_schema(struct cbuf *b, const struct schema *s, size_t k)
+/* The Schema record of schema k (id k + 1) into b; ros2msg for the ros2 profile. */
+static int put_schema(struct cbuf *b, const struct schema *s, size_t k, bool ros2)
 {
 	size_t name = strlen(s->name);
 
@@ -192,22 +193,22 @@ static int put_schema(struct cbuf *b, const struct schema *s, size_t k)
 		return -1;
 	cbuf_put16(b, (uint16_t)(k + 1));
 	put_str(b, s->name, name);
-	put_str(b, "ros1msg", 7);
+	put_str(b, ros2 ? "ros2msg" : "ros1msg", 7);
 	put_str(b, s->data, s->len);
 	return 0;
 }
 
-/* The Channel record of channel k (id k + 1) into b. */
-static int put_channel(struct cbuf *b, const struct channel *c, size_t k)
+/* The Channel record of channel k (id k + 1) into b; cdr messages for the ros2 profile. */
+static int put_channel(struct cbuf *b, const struct channel *c, size_t k, bool ros2)
 {
 	size_t topic = strlen(c->topic);
 
-	if (rec_start(b, OP_CHANNEL, 2 + 2 + 4 + topic + 4 + 4 + c->meta_len) != 0)
+	if (rec_start(b, OP_CHANNEL, 2 + 2 + 4 + topic + 4 + (ros2 ? 3 : 4) + c->meta_len) != 0)
 		return -1;
 	cbuf_put16(b, (uint16_t)(k + 1));
 	cbuf_put16(b, (uint16_t)(c->schema + 1));
 	put_str(b, c->topic, topic);
-	put_str(b, "ros1", 4);
+	put_str(b, ros2 ? "cdr" : "ros1", ros2 ? 3 : 4);
 	cbuf_put(b, c->meta, c->meta_len);
 	return 0;
 }
@@ -377,6 +378,7 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		goto fail;
 	}
 	w->compression = o.compression;
+	w->encoding = o.encoding;
 	w->chunk_size = o.chunk_size ? o.chunk_size : DEFAULT_CHUNK;
 	w->no_replace = o.no_replace;
 	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4 &&
@@ -407,7 +409,7 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		rc = m_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
-	put_str(&w->rec, "ros1", 4);
+	put_str(&w->rec, w->encoding == BAG_ENCODING_CDR ? "ros2" : "ros1", 4);
 	put_str(&w->rec, library, strlen(library));
 	if ((rc = out_write(w, MAGIC, MAGIC_LEN)) != BAG_OK || (rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
 		goto fail;
@@ -502,6 +504,8 @@ BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, co
 			const char *b = f->value[0] == '1' ? "true" : "false";
 			if (meta_put(&w->rec, "latching", b, strlen(b)) != 0)
 				goto nomem;
+		} else if (w->encoding == BAG_ENCODING_CDR && strcmp(f->name, "md5sum") == 0) {
+			continue;
 		} else if (meta_put(&w->rec, f->name, f->value, f->value_len) != 0) {
 			goto nomem;
 		}
@@ -576,8 +580,9 @@ BAG_API int bag_mcap_writer_write(bag_mcap_writer_t *w, uint32_t conn, int64_t t
 	need = MSG_OVERHEAD + len;
 	if (bag_grow((void **)&c->entries, &c->cap, c->nentries + 1, sizeof *c->entries) != 0 ||
 	    bag_grow((void **)&w->touched, &w->touched_cap, w->ntouched + 1, sizeof *w->touched) != 0 ||
-	    (!s->written && put_schema(&w->chunk, s, c->schema) != 0) ||
-	    (!c->written && put_channel(&w->chunk, c, conn) != 0) || cbuf_reserve(&w->chunk, need) != 0) {
+	    (!s->written && put_schema(&w->chunk, s, c->schema, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    (!c->written && put_channel(&w->chunk, c, conn, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    cbuf_reserve(&w->chunk, need) != 0) {
 		rc = m_error(w, BAG_ENOMEM, "out of memory for a %zu-byte message", len);
 		goto fail;
 	}
@@ -696,8 +701,8 @@ static int out_summary(bag_mcap_writer_t *w, struct group *g, size_t *ng)
 		uint64_t start = w->out.pos;
 		for (size_t i = 0; i < n; i++) {
 			w->rec.len = 0;
-			if ((pass == 0 && put_schema(&w->rec, &w->schemas[i], i) != 0) ||
-			    (pass == 1 && put_channel(&w->rec, &w->channels[i], i) != 0) ||
+			if ((pass == 0 && put_schema(&w->rec, &w->schemas[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
+			    (pass == 1 && put_channel(&w->rec, &w->channels[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
 			    (pass == 2 && put_statistics(w) != 0) || (pass == 3 && put_chunk_index(w, i) != 0)) {
 				rc = m_error(w, BAG_ENOMEM, "out of memory");
 				goto fail;
