@@ -205,6 +205,59 @@ static void test_damaged_chunk(void **state)
 	free(buf);
 }
 
+static int collect(void *arg, const struct bag_finding *f)
+{
+	char *all = arg;
+
+	strncat(all, f->text, 4095 - strlen(all));
+	strncat(all, "\n", 4095 - strlen(all));
+	return 0;
+}
+
+/* check's findings on buf as one string, with record r (of opcode op) mutated at byte at of its content. */
+static void check_mutated(const char *name, uint8_t op, int nth, size_t at, uint8_t delta, char *all)
+{
+	size_t len;
+	uint8_t *buf = slurp(name, &len);
+	char tmp[] = "/tmp/test-mcap-XXXXXX";
+	int fd = mkstemp(tmp), seen = 0;
+	bag_t *bag;
+
+	all[0] = '\0';
+	for (size_t off = 8; delta && off + 9 <= len; off += 9 + (size_t)le64(buf + off + 1))
+		if (buf[off] == op && seen++ == nth) {
+			buf[off + 9 + at] += delta;
+			break;
+		}
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	assert_int_equal(bag_open(&bag, tmp, NULL), BAG_OK);
+	assert_int_equal(bag_check(bag, 0, collect, all, NULL), BAG_OK);
+	bag_close(bag);
+	close(fd);
+	unlink(tmp);
+	free(buf);
+}
+
+/* check: a clean file has no findings; each kind of damage is one line naming it. */
+static void test_check(void **state)
+{
+	char all[4096];
+
+	(void)state;
+	check_mutated("ros1-lz4.mcap", 0, 0, 0, 0, all);
+	assert_string_equal(all, "");
+	check_mutated("ros1-lz4.mcap", 0x07, 0, 14, 1, all);     /* a message index entry's offset */
+	assert_non_null(strstr(all, "does not name a message of that channel and time"));
+	check_mutated("ros1-lz4.mcap", 0x0b, 0, 0, 1, all);      /* the statistics' message count */
+	assert_non_null(strstr(all, "statistics count 41 messages, the file holds 40"));
+	assert_non_null(strstr(all, "summary CRC mismatch"));
+	check_mutated("ros1-lz4.mcap", 0x08, 1, 16, 1, all);     /* a chunk index's chunk offset */
+	assert_non_null(strstr(all, "which is not a chunk record"));
+	check_mutated("ros1-lz4.mcap", 0x06, 0, 200, 1, all);    /* a chunk's compressed bytes */
+	assert_non_null(strstr(all, "chunk CRC mismatch"));
+	assert_non_null(strstr(all, "data section CRC mismatch"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_cut_loose),
 		cmocka_unit_test(test_cut_with_summary),
 		cmocka_unit_test(test_damaged_chunk),
+		cmocka_unit_test(test_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@
  * records into 2.0 message records (format-old.c's layout), in file order.
  */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1210,6 +1211,333 @@ done:
 	return rc;
 }
 
+/* ---- check ---------------------------------------------------------------- */
+
+/* A check's walk of every record of the file. */
+struct verify {
+	bag_t *bag;
+	int (*found)(void *ctx, uint64_t off, int code, const char *text);
+	void *ctx;
+	uint64_t *off;            /* top-level records: offsets (ascending) and opcodes */
+	uint8_t *op;
+	size_t n, cap;
+	uint8_t *chunk;           /* the last chunk's records, for its message indexes */
+	uint64_t chunk_len, chunk_pos;
+	uint64_t *per_chan;       /* [NCHAN] its messages per channel; indexed ones cleared */
+	bool chunk_indexed;       /* a message index followed it */
+	uint64_t messages;        /* Message records, in chunks or not */
+};
+
+static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...)
+{
+	char text[BAG_ERRMSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	return v->found(v->ctx, off, code, text);
+}
+
+/* The handle's message without "PATH: " and "at byte N: ". */
+static const char *msg_text(const bag_t *bag)
+{
+	const char *m = bag->errmsg + strlen(bag->path) + 2;
+
+	return strncmp(m, "at byte ", 8) == 0 && strstr(m, ": ") ? strstr(m, ": ") + 2 : m;
+}
+
+/* The index of the top-level record at off, or -1. */
+static long record_at(const struct verify *v, uint64_t off)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->off[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->n && v->off[lo] == off ? (long)lo : -1;
+}
+
+/* The end of record i (its next one's offset, or the file's last record's end). */
+static uint64_t record_end(const struct verify *v, size_t i, uint64_t walked)
+{
+	return i + 1 < v->n ? v->off[i + 1] : walked;
+}
+
+/* End of a chunk's run of message indexes: channels with messages but no index. */
+static int chunk_done(struct verify *v)
+{
+	int rc = BAG_OK;
+
+	for (uint32_t ch = 0; ch < NCHAN && v->chunk != NULL; ch++) {
+		if (v->per_chan[ch] > 0 && v->chunk_indexed && rc == BAG_OK)
+			rc = vfound(v, v->chunk_pos, BAG_ECORRUPT, "chunk's message indexes leave out %llu messages of channel %u",
+			            (unsigned long long)v->per_chan[ch], ch);
+		v->per_chan[ch] = 0;
+	}
+	free(v->chunk);
+	v->chunk = NULL;
+	return rc;
+}
+
+/* A Chunk record: decompressed, CRC-checked, its messages counted per channel. */
+static int verify_chunk(struct verify *v, const uint8_t *content, uint64_t len, uint64_t off)
+{
+	struct cur c = { content, len, 0, false };
+	struct mspan m = { .chunk = true };
+	int rc = chunk_records(v->bag, &c, off, &m, &v->chunk, &v->chunk_len);
+
+	if (rc == BAG_ENOMEM || rc == BAG_EIO)
+		return rc;
+	if (rc != BAG_OK)
+		return vfound(v, off, rc, "%s", msg_text(v->bag));
+	v->chunk_pos = off;
+	v->chunk_indexed = false;
+	for (uint64_t at = 0; v->chunk_len - at >= 9;) {
+		uint64_t n = bag_le64(v->chunk + at + 1);
+		if (n > v->chunk_len - at - 9)
+			return vfound(v, off, BAG_ECORRUPT, "a record at byte %llu of the chunk's records runs past their end",
+			              (unsigned long long)at);
+		if (v->chunk[at] == OP_MESSAGE && n >= 22) {
+			v->per_chan[v->chunk[at + 9] | v->chunk[at + 10] << 8]++;
+			v->messages++;
+		}
+		at += 9 + n;
+	}
+	return BAG_OK;
+}
+
+/* A Message Index record after the chunk: every entry names a message of its channel and time. */
+static int verify_index(struct verify *v, const uint8_t *content, uint64_t len, uint64_t off)
+{
+	struct cur c = { content, len, 0, false };
+	uint16_t chan = get16(&c);
+	uint32_t bytes = get32(&c);
+	uint64_t n = 0;
+
+	if (v->chunk == NULL)
+		return BAG_OK;
+	v->chunk_indexed = true;
+	if (c.bad || bytes > len - 6 || bytes % 16)
+		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u is malformed", chan);
+	for (uint32_t k = 0; k < bytes; k += 16, n++) {
+		uint64_t t = bag_le64(content + 6 + k), at = bag_le64(content + 14 + k);
+		if (at > v->chunk_len || v->chunk_len - at < 9 + 22 || v->chunk[at] != OP_MESSAGE ||
+		    (v->chunk[at + 9] | v->chunk[at + 10] << 8) != chan || bag_le64(v->chunk + at + 15) != t)
+			return vfound(v, off, BAG_ECORRUPT, "message index of channel %u: entry %u does not name a message "
+			              "of that channel and time in the chunk at byte %llu", chan, k / 16,
+			              (unsigned long long)v->chunk_pos);
+	}
+	if (n != v->per_chan[chan])
+		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u lists %llu messages, the chunk holds %llu",
+		              chan, (unsigned long long)n, (unsigned long long)v->per_chan[chan]);
+	v->per_chan[chan] = 0;
+	return BAG_OK;
+}
+
+/* Every top-level record from the magic on; *end where the walk stopped, *footer the Footer's offset. */
+static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64_t *data_end, uint32_t *data_crc)
+{
+	bag_t *bag = v->bag;
+	struct window w = { 0 };
+	uint8_t *big = NULL;
+	uint64_t off = MAGIC_LEN;
+	int rc = BAG_OK;
+
+	*footer = *data_end = UINT64_MAX;
+	while (rc == BAG_OK && off < bag->file_size) {
+		const uint8_t *p;
+		if (peek(bag, &w, off, 9, &p, &big) != BAG_OK) {
+			rc = vfound(v, off, BAG_ETRUNCATED, "record header cut off by the end of the file");
+			break;
+		}
+		uint8_t op = p[0];
+		uint64_t len = bag_le64(p + 1);
+		if (len > bag->file_size - off - 9) {
+			rc = vfound(v, off, BAG_ETRUNCATED, "record (opcode 0x%02x) of %llu bytes runs past the end of the file",
+			            op, (unsigned long long)len);
+			break;
+		}
+		if (bag_grow((void **)&v->off, &v->cap, v->n + 1, sizeof *v->off) != BAG_OK ||
+		    (v->op = realloc(v->op, v->cap)) == NULL)
+			return oom(bag);
+		v->off[v->n] = off;
+		v->op[v->n++] = op;
+		if (op == 0 || (op > OP_DATA_END && op < 0x80))
+			rc = vfound(v, off, BAG_ECORRUPT, "unknown opcode 0x%02x", op);
+		if (op != OP_MESSAGE_INDEX && rc == BAG_OK)
+			rc = chunk_done(v);
+		if (op == OP_FOOTER) {
+			*footer = off;
+			off += 9 + len;
+			break;
+		}
+		if (op == OP_DATA_END && len >= 4 && peek(bag, &w, off + 9, 4, &p, &big) == BAG_OK) {
+			*data_end = off;
+			*data_crc = bag_le32(p);
+		}
+		if ((op == OP_CHUNK || op == OP_MESSAGE_INDEX) && rc == BAG_OK) {
+			if ((rc = peek(bag, &w, off + 9, len, &p, &big)) != BAG_OK)
+				break;
+			rc = op == OP_CHUNK ? verify_chunk(v, p, len, off) : verify_index(v, p, len, off);
+		}
+		v->messages += op == OP_MESSAGE;
+		off += 9 + len;
+	}
+	if (rc == BAG_OK)
+		rc = chunk_done(v);
+	*end = off;
+	free(w.buf);
+	free(big);
+	return rc;
+}
+
+/* The CRC-32 of file bytes [0, n). */
+static int file_crc(bag_t *bag, uint64_t n, uint32_t *crc)
+{
+	uint8_t *buf = malloc(WINDOW);
+	int rc = BAG_OK;
+
+	*crc = 0;
+	if (buf == NULL)
+		return oom(bag);
+	for (uint64_t at = 0; at < n && rc == BAG_OK; at += WINDOW) {
+		size_t k = n - at < WINDOW ? (size_t)(n - at) : WINDOW;
+		if ((rc = bag_read_at(bag, at, buf, k)) == BAG_OK)
+			*crc = bag_crc32(*crc, buf, k);
+	}
+	free(buf);
+	return rc;
+}
+
+/* Whether summary record content c (opcode op) points at the right records. */
+static int verify_pointer(struct verify *v, uint8_t op, struct cur *c, uint64_t off, uint64_t walked)
+{
+	uint64_t to, len;
+	long i;
+
+	if (op == OP_CHUNK_INDEX) {
+		struct chunk_index ci;
+		if (!parse_chunk_index(c, &ci))
+			return vfound(v, off, BAG_ECORRUPT, "chunk index is malformed");
+		if ((i = record_at(v, ci.pos)) < 0 || v->op[i] != OP_CHUNK || record_end(v, (size_t)i, walked) - ci.pos != ci.len)
+			return vfound(v, off, BAG_ECORRUPT, "chunk index points at byte %llu, which is not a chunk record of %llu bytes",
+			              (unsigned long long)ci.pos, (unsigned long long)ci.len);
+		for (uint32_t k = 0; k < ci.mi_len; k += 10)
+			if ((i = record_at(v, bag_le64(ci.mi + k + 2))) < 0 || v->op[i] != OP_MESSAGE_INDEX)
+				return vfound(v, off, BAG_ECORRUPT, "chunk index names a message index at byte %llu that is not there",
+				              (unsigned long long)bag_le64(ci.mi + k + 2));
+		return BAG_OK;
+	}
+	to = get64(c);
+	len = get64(c);
+	if (op == OP_SUMMARY_OFFSET) {
+		uint8_t group = (uint8_t)to;
+		c->at = 0;
+		group = get8(c);
+		to = get64(c);
+		len = get64(c);
+		for (i = record_at(v, to); i >= 0 && (size_t)i < v->n && v->off[i] < to + len; i++)
+			if (v->op[i] != group)
+				break;
+		if (c->bad || record_at(v, to) < 0 || (i >= 0 && (size_t)i < v->n ? v->off[i] : walked) != to + len)
+			return vfound(v, off, BAG_ECORRUPT, "summary offset for opcode 0x%02x does not frame a group of such records",
+			              group);
+		return BAG_OK;
+	}
+	uint8_t want = op == OP_ATTACHMENT_INDEX ? OP_ATTACHMENT : OP_METADATA;
+	if (c->bad || (i = record_at(v, to)) < 0 || v->op[i] != want || record_end(v, (size_t)i, walked) - to != len)
+		return vfound(v, off, BAG_ECORRUPT, "%s index points at byte %llu, which is not such a record of %llu bytes",
+		              op == OP_ATTACHMENT_INDEX ? "attachment" : "metadata", (unsigned long long)to,
+		              (unsigned long long)len);
+	return BAG_OK;
+}
+
+/* The summary section's records (between start and the footer) against the walk. */
+static int verify_summary(struct verify *v, uint64_t footer, uint64_t walked)
+{
+	bag_t *bag = v->bag;
+	uint8_t f[FOOTER_LEN];
+	uint64_t start, ostart;
+	int rc;
+
+	if ((rc = bag_read_at(bag, footer, f, sizeof f)) != BAG_OK)
+		return rc;
+	start = bag_le64(f + 9);
+	ostart = bag_le64(f + 17);
+	if (start == 0)
+		return BAG_OK;
+	if (record_at(v, start) < 0)
+		return vfound(v, footer, BAG_ECORRUPT, "footer's summary start %llu is not a record", (unsigned long long)start);
+	if (ostart != 0 && (record_at(v, ostart) < 0 || v->op[record_at(v, ostart)] != OP_SUMMARY_OFFSET))
+		rc = vfound(v, footer, BAG_ECORRUPT, "footer's summary offset start %llu is not a summary offset record",
+		            (unsigned long long)ostart);
+	uint32_t crc;
+	if (rc == BAG_OK && bag_le32(f + 25) != 0 && (rc = file_crc(bag, footer + 25, &crc)) == BAG_OK) {
+		uint8_t *sum = malloc(footer + 25 - start);
+		if (sum == NULL)
+			return oom(bag);
+		if ((rc = bag_read_at(bag, start, sum, footer + 25 - start)) == BAG_OK &&
+		    bag_crc32(0, sum, footer + 25 - start) != bag_le32(f + 25))
+			rc = vfound(v, footer, BAG_ECORRUPT, "summary CRC mismatch");
+		free(sum);
+	}
+	for (long i = record_at(v, start); rc == BAG_OK && i >= 0 && (size_t)i < v->n && v->off[i] < footer; i++) {
+		uint8_t op = v->op[i];
+		uint64_t len = record_end(v, (size_t)i, walked) - v->off[i] - 9;
+		if (op != OP_CHUNK_INDEX && op != OP_ATTACHMENT_INDEX && op != OP_METADATA_INDEX && op != OP_SUMMARY_OFFSET &&
+		    op != OP_STATISTICS)
+			continue;
+		uint8_t *buf = malloc(len ? len : 1);
+		if (buf == NULL)
+			return oom(bag);
+		if ((rc = bag_read_at(bag, v->off[i] + 9, buf, len)) == BAG_OK) {
+			struct cur c = { buf, len, 0, false };
+			if (op != OP_STATISTICS)
+				rc = verify_pointer(v, op, &c, v->off[i], walked);
+			else if (get64(&c) != v->messages)
+				rc = vfound(v, v->off[i], BAG_ECORRUPT, "statistics count %llu messages, the file holds %llu",
+				            (unsigned long long)bag_le64(buf), (unsigned long long)v->messages);
+		}
+		free(buf);
+	}
+	return rc;
+}
+
+static int mcap_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
+                       uint64_t *records)
+{
+	struct verify v = { .bag = bag, .found = found, .ctx = ctx };
+	uint64_t end = MAGIC_LEN, footer = UINT64_MAX, data_end = UINT64_MAX;
+	uint32_t data_crc = 0, crc;
+	uint8_t tail[MAGIC_LEN];
+	int rc;
+
+	if ((v.per_chan = calloc(NCHAN, sizeof *v.per_chan)) == NULL)
+		return oom(bag);
+	rc = verify_walk(&v, &end, &footer, &data_end, &data_crc);
+	if (rc == BAG_OK && (end + MAGIC_LEN != bag->file_size || bag_read_at(bag, end, tail, MAGIC_LEN) != BAG_OK ||
+	                     memcmp(tail, MCAP_MAGIC, MAGIC_LEN) != 0))
+		rc = vfound(&v, end, BAG_ETRUNCATED, "the file does not end with a footer and the magic (cut off?)");
+	if (rc == BAG_OK && data_end != UINT64_MAX && data_crc != 0 && (rc = file_crc(bag, data_end, &crc)) == BAG_OK &&
+	    crc != data_crc)
+		rc = vfound(&v, data_end, BAG_ECORRUPT, "data section CRC mismatch");
+	if (rc == BAG_OK && footer != UINT64_MAX)
+		rc = verify_summary(&v, footer, end);
+	*records = v.n;
+	free(v.chunk);
+	free(v.per_chan);
+	free(v.off);
+	free(v.op);
+	return rc;
+}
+
 static void mcap_describe(const bag_t *bag, struct bag_file_info *out)
 {
 	const struct mcap_state *st = st_of(bag);
@@ -1223,5 +1551,6 @@ const struct bag_reader bag_reader_mcap = {
 	.open = mcap_open,
 	.read_span = mcap_read_span,
 	.free = mcap_free,
+	.verify = mcap_verify,
 	.describe = mcap_describe,
 };
