@@ -158,6 +158,18 @@ BAG_API void bag_version(const bag_t *bag, int *major, int *minor);
  */
 BAG_API const char *bag_format(const bag_t *bag);
 
+/*
+ * The storage files of a rosbag2 recording when path is its directory or
+ * its metadata.yaml: the files metadata.yaml lists (relative_file_paths, a
+ * split recording's parts in order), else the directory's .mcap and .db3
+ * files by name. Open them together (one timeline) to read the recording.
+ * *files (malloc'd, each string too) is NULL with *nfiles 0 when path is
+ * neither (an ordinary file: open it as it is). Returns 0, BAG_ENOTFOUND
+ * (a directory naming no storage file), BAG_EIO or BAG_ENOMEM, with a
+ * one-line message in err.
+ */
+BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, char *err, size_t errlen);
+
 /* An attachment (media_type set) or a metadata record (media_type NULL) of an MCAP file. */
 struct bag_file_item {
 	const char *name;

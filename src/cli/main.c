@@ -53,6 +53,9 @@ int main(int argc, char **argv)
 	/* --msg-path DIR, anywhere: .msg directories for bags without definitions */
 	if (bagset_msg_path_args(&argc, argv) != 0)
 		return EXIT_USAGE;
+	/* a rosbag2 directory (or its metadata.yaml): its storage files */
+	if (bagset_rosbag2_args(&argc, &argv) != 0)
+		return EXIT_BAD_INPUT;
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -51,6 +51,14 @@ int bagset_msg_path_add(const char *dir);
  */
 int bagset_msg_path_args(int *argc, char **argv);
 
+/*
+ * Replace each argument (up to a "--") that is a rosbag2 directory or its
+ * metadata.yaml by the storage files it names (bag_rosbag2_files()), so that
+ * every command reads a recording as its files together. *argv becomes a
+ * new array (kept until exit). Returns 0, or -1 (printed).
+ */
+int bagset_rosbag2_args(int *argc, char ***argv);
+
 /* Set o's .msg directories (those above) for a caller that opens bags itself. */
 void bagset_open_opts(struct bag_open_opts *o);
 

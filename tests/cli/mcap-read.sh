@@ -67,6 +67,19 @@ fi
 if "$B" info --json "$T/in.mcap" >"$T/info" 2>"$T/err" && grep -q '"format":"mcap"' "$T/info" &&
    grep -q '"profile":"ros2"' "$T/info"; then ok "info --json: format, profile"; else cp "$T/info" "$T/err"; bad "info --json"; fi
 
+# a split rosbag2 recording (MCAP storage): DIR and DIR/metadata.yaml read as one timeline
+mkdir -p "$T/rec"
+node "$W" "$T/rec/rec_0.mcap" --profile ros2 --compression zstd --messages 50 >"$T/want.jsonl" 2>"$T/err"
+node "$W" "$T/rec/rec_1.mcap" --profile ros2 --compression zstd --messages 30 --start 1700000001000000000 >>"$T/want.jsonl" 2>>"$T/err"
+printf 'rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n  relative_file_paths:\n    - rec_0.mcap\n    - "rec_1.mcap"\n' >"$T/rec/metadata.yaml"
+for arg in "$T/rec" "$T/rec/metadata.yaml"; do
+	if "$B" cat --format json "$arg" >"$T/got.jsonl" 2>"$T/err" &&
+	   node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then ok "split rosbag2: $(basename "$arg")"; else bad "split rosbag2: $arg"; fi
+done
+rm "$T/rec/metadata.yaml"
+if "$B" cat --format json "$T/rec" >"$T/got.jsonl" 2>"$T/err" &&
+   node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then ok "rosbag2 directory without metadata.yaml"; else bad "rosbag2 directory without metadata.yaml"; fi
+
 # exports
 F=$SRCDIR/tests/data/fixtures/bags/nested_bz2.bag
 for comp in none lz4 zstd; do

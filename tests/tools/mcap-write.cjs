@@ -5,7 +5,7 @@
 //
 //   node mcap-write.cjs OUT.mcap [--profile ros1|ros2] [--compression none|lz4|zstd]
 //        [--no-chunks] [--no-summary] [--no-message-index] [--no-chunk-index]
-//        [--big-endian] [--messages N] [--chunk-size BYTES] > WANT.jsonl
+//        [--big-endian] [--messages N] [--chunk-size BYTES] [--start NS] > WANT.jsonl
 //     writes OUT.mcap and prints, one line per message in log-time order
 //     (equal times: channel id, then write order), the values it was given
 //     in the shape of `bagscope cat --format json` (int64 as strings).
@@ -43,7 +43,7 @@ const ROS1_SAMPLE =
 
 function args() {
   const a = { profile: "ros2", compression: "none", chunks: true, summary: true, messageIndex: true,
-              chunkIndex: true, bigEndian: false, messages: 40, chunkSize: 2048 };
+              chunkIndex: true, bigEndian: false, messages: 40, chunkSize: 2048, start: 1700000000000000000n };
   const v = process.argv.slice(2);
   a.out = v.shift();
   while (v.length) {
@@ -57,6 +57,7 @@ function args() {
     else if (o === "--big-endian") a.bigEndian = true;
     else if (o === "--messages") a.messages = Number(v.shift());
     else if (o === "--chunk-size") a.chunkSize = Number(v.shift());
+    else if (o === "--start") a.start = BigInt(v.shift());
     else throw new Error(`unknown option ${o}`);
   }
   return a;
@@ -164,7 +165,7 @@ async function write(a) {
   const c1 = await w.registerChannel({ topic: "/sample", schemaId: s1, messageEncoding: enc.msg, metadata: meta });
   const c2 = await w.registerChannel({ topic: "/counter", schemaId: s2, messageEncoding: enc.msg, metadata: meta });
   const want = [];
-  const t0 = 1700000000000000000n;
+  const t0 = a.start;
   for (let i = 0; i < a.messages; i++) {
     // some times repeat and go backwards, across channels
     const t = t0 + BigInt(Math.floor(i / 2)) * 10000000n - (i % 7 === 3 ? 5000000n : 0n);

@@ -9,6 +9,7 @@
 
 const struct bag_reader *const bag_readers[] = {
 	&bag_reader_mcap,
+	&bag_reader_db3,
 	&bag_reader_v20,
 	&bag_reader_v12,
 	&bag_reader_v1x,
