@@ -93,7 +93,8 @@ static int load_stat(bag_t *bag, size_t i)
 		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk header lacks compression or size");
 		goto fail;
 	}
-	if (bag_compression_parse((const char *)comp, comp_len, &ch->compression) != BAG_OK) {
+	if (bag_compression_parse((const char *)comp, comp_len, &ch->compression) != BAG_OK ||
+	    ch->compression == BAG_COMPRESSION_ZSTD) {   /* MCAP's, never a bag's */
 		rc = bag_fail(bag, BAG_EUNSUPP, ch->pos, "unknown chunk compression '%.*s'",
 		              (int)(comp_len > 32 ? 32 : comp_len), (const char *)comp);
 		goto fail;
