@@ -344,11 +344,12 @@ static int comp_of(const char *s, uint32_t n, enum bag_compression *c)
 /*
  * The records of the Chunk record whose content is c (its header fields
  * read into *m), decompressed and CRC-checked into *out (malloc'd, *out_len
- * bytes). A CRC or decompression failure is BAG_ECOMPRESS with the
+ * bytes). A CRC (when crc: the open's scan and check; reading a span
+ * leaves it to them) or decompression failure is BAG_ECOMPRESS with the
  * handle's message set.
  */
 static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *m, uint8_t **out,
-                         uint64_t *out_len)
+                         uint64_t *out_len, bool crc)
 {
 	const char *cs;
 	uint32_t cn;
@@ -381,7 +382,7 @@ static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *
 	else if (!inf.ended || inf.len != m->usize)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "%s chunk does not decompress to its %llu bytes%s%s",
 		              bag_compression_name(m->comp), (unsigned long long)m->usize, inf.err[0] ? ": " : "", inf.err);
-	else if (m->crc != 0 && bag_crc32(0, inf.buf, inf.len) != m->crc)
+	else if (crc && m->crc != 0 && bag_crc32(0, inf.buf, inf.len) != m->crc)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "chunk CRC mismatch (its records are damaged)");
 	if (rc != BAG_OK) {
 		free(inf.buf);
@@ -431,7 +432,7 @@ static int walk_chunk(struct gather *g, struct cur *c, uint64_t off, uint64_t en
 	struct mspan m = { .chunk = true };
 	uint8_t *recs;
 	uint64_t len;
-	int rc = chunk_records(g->bag, c, off, &m, &recs, &len);
+	int rc = chunk_records(g->bag, c, off, &m, &recs, &len, true);
 
 	if (rc == BAG_ECOMPRESS || rc == BAG_ECORRUPT || rc == BAG_EUNSUPP) {
 		g->failed = true;
@@ -1095,7 +1096,7 @@ static int span_records(bag_t *bag, size_t i, uint8_t **recs, uint64_t *len)
 	if (n < 9 || raw[0] != OP_CHUNK)
 		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "not a chunk record (opcode 0x%02x)", raw[0]);
 	else
-		rc = chunk_records(bag, &c, ch->pos, &m, recs, len);
+		rc = chunk_records(bag, &c, ch->pos, &m, recs, len, false);
 	free(raw);
 	return rc;
 }
@@ -1291,7 +1292,7 @@ static int verify_chunk(struct verify *v, const uint8_t *content, uint64_t len, 
 {
 	struct cur c = { content, len, 0, false };
 	struct mspan m = { .chunk = true };
-	int rc = chunk_records(v->bag, &c, off, &m, &v->chunk, &v->chunk_len);
+	int rc = chunk_records(v->bag, &c, off, &m, &v->chunk, &v->chunk_len, true);
 
 	if (rc == BAG_ENOMEM || rc == BAG_EIO)
 		return rc;
