@@ -17,7 +17,7 @@ fi
 # memory errors and leaks under valgrind (the as-built tree)
 vg_passed=0 vg_failed=0
 if [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2>&1; then
-	tests/run-valgrind.sh > tests/valgrind.out 2>&1
+	tests/tools/run-valgrind.sh > tests/valgrind.out 2>&1
 	grep '^FAIL' tests/valgrind.out | head -20
 	line=$(tail -1 tests/valgrind.out)
 	runs=$(echo "$line" | sed -n 's/^valgrind: \([0-9]*\) runs, \([0-9]*\) failed.*/\1/p')

@@ -122,7 +122,7 @@ for name in sorted(os.listdir(OLD)):
             save('open', b[:len(b) // 2])
             save('open', b[:len(b) - 3])
 
-# damaged bags: two mutants of each kind from the mutation test (tests/mutate.py)
+# damaged bags: two mutants of each kind from the mutation test (tests/tools/mutate.py)
 sys.path.insert(0, os.path.join(HERE, '..'))
 import mutate
 kept = {}

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Screen test: a bag whose topic, type, callerid and strings hold ESC
-# sequences, BEL, C1 CSI, DEL, newline and tab (tests/write-hostile.c) shows
+# sequences, BEL, C1 CSI, DEL, newline and tab (tests/tools/write-hostile.c) shows
 # them as visible escapes, and every row stays within its pane: the counts
 # after a topic are still on the topic's row, nothing retitles the window.
 # Skipped (77) without tmux.
 command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BAGSCOPE:-$top/src/bagscope}
-W=${WRITE_HOSTILE:-tests/write-hostile}
+W=${WRITE_HOSTILE:-tests/tools/write-hostile}
 dir=$(mktemp -d)
 sock=bagscope-test-$$
 T="tmux -L $sock"

@@ -42,7 +42,12 @@ show_only() {
 	i=0; while [ $i -lt "$1" ]; do keys j; i=$((i + 1)); done
 	keys o Tab
 }
+starts=0
 start() {   # extra environment
+	# a new server each time (as tests/tui/lib.sh): a new session on a server still exiting races it
+	$T kill-server 2>/dev/null
+	starts=$((starts + 1))
+	T="tmux -L $sock-$starts"
 	$T -f /dev/null new-session -d -s main -x 160 -y 45 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC $1 '$bin' '$bag'; echo BROWSER-EXITED \$?; sleep 60"
 	wait_for "opens" "row 1/1042"

@@ -102,7 +102,7 @@ static bag_msgdef_t *parse2(const char *type, const char *text)
 	bag_msgdef_t *def;
 
 	if (bag_msgdef_parse_as(&def, type, text, strlen(text), BAG_ENCODING_CDR) != BAG_OK)
-		fail_msg("%s: %s", type, bag_msgdef_errmsg(def));
+		fail_msg("%s: %s", type, bag_msgdef_error(def)->message);
 	return def;
 }
 
@@ -114,12 +114,12 @@ static void test_vectors(void **state)
 		const struct cdr_vector *c = &cdr_vectors[i];
 		bag_msgdef_t *def = parse2(c->type, c->text);
 		struct toks t = { .n = 0 };
-		char err[256];
+		struct bag_error err = BAG_ERROR_INIT;
 		size_t used = 0;
 
 		assert_int_equal(bag_msgdef_encoding(def), BAG_ENCODING_CDR);
-		if (bag_decode(def, c->bytes, c->len, &tok_visitor, &t, &used, err, sizeof err) != BAG_OK)
-			fail_msg("%s: %s", c->name, err);
+		if (bag_decode(def, c->bytes, c->len, &tok_visitor, &t, &used, &err) != BAG_OK)
+			fail_msg("%s: %s", c->name, err.message);
 		if (strcmp(t.buf, c->want) != 0)
 			fail_msg("%s:\n got  %s\n want %s", c->name, t.buf, c->want);
 		/* the writer pads the buffer to its computed size at most */
@@ -136,16 +136,16 @@ static void test_truncated(void **state)
 		const struct cdr_vector *c = &cdr_vectors[i];
 		bag_msgdef_t *def = parse2(c->type, c->text);
 		size_t used;
-		char err[256];
+		struct bag_error err = BAG_ERROR_INIT;
 
-		assert_int_equal(bag_decode(def, c->bytes, c->len, NULL, NULL, &used, err, sizeof err), BAG_OK);
+		assert_int_equal(bag_decode(def, c->bytes, c->len, NULL, NULL, &used, &err), BAG_OK);
 		for (size_t n = 0; n < used; n++) {
 			uint8_t *copy = malloc(n ? n : 1);
 			struct toks t = { .n = 0 };
 			memcpy(copy, c->bytes, n);
-			assert_int_equal(bag_decode(def, copy, n, &tok_visitor, &t, NULL, err, sizeof err), BAG_EDECODE);
-			assert_int_equal(bag_decode(def, copy, n, NULL, NULL, NULL, err, sizeof err), BAG_EDECODE);
-			assert_true(strlen(err) > 0);
+			assert_int_equal(bag_decode(def, copy, n, &tok_visitor, &t, NULL, &err), BAG_EDECODE);
+			assert_int_equal(bag_decode(def, copy, n, NULL, NULL, NULL, &err), BAG_EDECODE);
+			assert_true(strlen(err.message) > 0);
 			free(copy);
 		}
 		bag_msgdef_free(def);
@@ -158,14 +158,14 @@ static void test_header(void **state)
 	const uint8_t pl[] = { 0, 3, 0, 0, 1, 0, 0, 0 }, le[] = { 0, 1, 0, 0, 1, 0, 0, 0 },
 	              be[] = { 0, 0, 0, 0, 0, 0, 0, 1 };
 	struct toks t = { .n = 0 };
-	char err[256];
+	struct bag_error err = BAG_ERROR_INIT;
 
 	(void)state;
-	assert_int_equal(bag_decode(def, pl, sizeof pl, NULL, NULL, NULL, err, sizeof err), BAG_EDECODE);
-	assert_string_equal(err, "at byte 0: CDR representation 0x0003 is not plain CDR (only XCDR1 is read)");
-	assert_int_equal(bag_decode(def, pl, 2, NULL, NULL, NULL, err, sizeof err), BAG_EDECODE);
-	assert_int_equal(bag_decode(def, le, sizeof le, &tok_visitor, &t, NULL, err, sizeof err), BAG_OK);
-	assert_int_equal(bag_decode(def, be, sizeof be, &tok_visitor, &t, NULL, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_decode(def, pl, sizeof pl, NULL, NULL, NULL, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "at byte 0: CDR representation 0x0003 is not plain CDR (only XCDR1 is read)");
+	assert_int_equal(bag_decode(def, pl, 2, NULL, NULL, NULL, &err), BAG_EDECODE);
+	assert_int_equal(bag_decode(def, le, sizeof le, &tok_visitor, &t, NULL, &err), BAG_OK);
+	assert_int_equal(bag_decode(def, be, sizeof be, &tok_visitor, &t, NULL, &err), BAG_OK);
 	assert_string_equal(t.buf, "{ 1 } { 1 }");
 	bag_msgdef_free(def);
 }
@@ -175,11 +175,11 @@ static void test_huge_count(void **state)
 {
 	bag_msgdef_t *def = parse2("p/msg/T", "uint8 a\nfloat64[] v\nstring[] s\n");
 	const uint8_t b[] = { 0, 1, 0, 0, 7, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 };
-	char err[256];
+	struct bag_error err = BAG_ERROR_INIT;
 
 	(void)state;
-	assert_int_equal(bag_decode(def, b, sizeof b, NULL, NULL, NULL, err, sizeof err), BAG_EDECODE);
-	assert_string_equal(err, "v at byte 12: array of 4294967295 elements cannot fit in the 1 bytes that remain");
+	assert_int_equal(bag_decode(def, b, sizeof b, NULL, NULL, NULL, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "v at byte 12: array of 4294967295 elements cannot fit in the 1 bytes that remain");
 	bag_msgdef_free(def);
 }
 
@@ -222,7 +222,7 @@ static void test_ros2_names(void **state)
 	assert_int_equal(bag_msgdef_parse_as(&bad, "p/T", "time t\n", 7, BAG_ENCODING_CDR), BAG_EDEFINITION);
 	bag_msgdef_free(bad);
 	assert_int_equal(bag_msgdef_parse_as(&bad, "p/T", "wstring w\n", 10, BAG_ENCODING_CDR), BAG_EDEFINITION);
-	assert_string_equal(bag_msgdef_errmsg(bad), "line 1: wstring fields are not supported");
+	assert_string_equal(bag_msgdef_error(bad)->message, "line 1: wstring fields are not supported");
 	bag_msgdef_free(bad);
 	assert_int_equal(bag_msgdef_parse_as(&bad, "p/T", "string<=x s\n", 12, BAG_ENCODING_CDR), BAG_EDEFINITION);
 	bag_msgdef_free(bad);
@@ -234,10 +234,10 @@ static void test_json(void **state)
 	bag_msgdef_t *def = parse2("p/msg/T", "byte[] d\nstring s\nfloat32 f\n");
 	const uint8_t b[] = { 0, 1, 0, 0, 2, 0, 0, 0, 0xff, 0x01, 0, 0, 3, 0, 0, 0, 'h', 'i', 0, 0, 0, 0, 0xc0, 0x7f };
 	struct bag_text t = { 0 };
-	char err[256];
+	struct bag_error err = BAG_ERROR_INIT;
 
 	(void)state;
-	assert_int_equal(bag_print_json(&t, def, b, sizeof b, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_json(&t, def, b, sizeof b, &err), BAG_OK);
 	assert_string_equal(t.p, "{\"d\":[255,1],\"s\":\"hi\",\"f\":\"nan\"}");
 	bag_text_free(&t);
 	bag_msgdef_free(def);

@@ -106,7 +106,7 @@ static void cut_everywhere(const char *name)
 				assert_true(rc < 0);
 		} else {
 			if (rc != BAG_OK)
-				fail_msg("%s cut at %zu: %s", name, cut, bag_errmsg(bag));
+				fail_msg("%s cut at %zu: %s", name, cut, bag_last_error(bag)->message);
 			uint64_t want = whole_before(buf, len, cut);
 			if (bag_message_count(bag) != want)
 				fail_msg("%s cut at %zu: %llu messages, want %llu", name, cut,

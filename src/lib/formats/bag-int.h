@@ -11,8 +11,8 @@
 #include <bagscope/record.h>
 #include "lib/formats/codec-int.h"
 #include "lib/formats/record-int.h"
+#include "lib/io/source-int.h"
 
-#define BAG_ERRMSG_MAX 512
 #define NO_CHUNK UINT32_MAX
 #define INDEX_ENTRY_BYTES 12          /* one index-data entry: time, offset */
 
@@ -51,7 +51,7 @@ struct bag_reader;
 
 struct bag {
 	char *path;
-	int fd;                   /* read-only */
+	struct bag_source *src;   /* where the bytes come from (io/source-int.h) */
 	uint64_t file_size;
 	int major, minor;
 	uint64_t index_pos;       /* from the bag header */
@@ -74,6 +74,7 @@ struct bag {
 	size_t spare_cap;
 	uint8_t *raw;             /* compressed bytes being read (scratch) */
 	size_t raw_cap;
+	size_t stat_ahead;        /* chunks below this had their headers prefetched */
 	uint64_t cache_loads;
 	uint64_t cache_hits;
 	bag_progress_fn progress; /* from bag_open_opts */
@@ -90,7 +91,7 @@ struct bag {
 	void *fmt_state;          /* that reader's own facts, shared by dups */
 	char format_name[32];     /* "2.0", "1.2 (unindexed)", ... */
 	bool relative;            /* times are durations since the recording started */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (bag_fail) */
 };
 
 /*
@@ -116,8 +117,18 @@ int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* pread exactly len bytes at off; BAG_EIO / BAG_ETRUNCATED with a message. */
+/*
+ * Read exactly len bytes at off through the bag's source: the one call the
+ * library reads through. BAG_EIO / BAG_ETRUNCATED (or a remote source's
+ * code) with a message.
+ */
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
+
+/* Hint that these spans are read next (a remote source merges them). */
+void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n);
+
+/* Whether the bag's bytes are the local file st describes. */
+bool bag_is_file(const bag_t *bag, const struct stat *st);
 
 /* Add a linked chunk's messages to the bag's count, start and end. */
 void bag_count_chunk(bag_t *bag, const struct chunk *ch);

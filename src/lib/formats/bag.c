@@ -9,14 +9,10 @@
  * ascending order, and sum to its count; fmt is the reader and fmt_state
  * its facts (shared with dups, freed by the last close).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <bagscope/record.h>
 #include "lib/formats/bag-int.h"
@@ -56,7 +52,8 @@ static int pick_reader(bag_t *bag, const struct bag_reader **out)
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
 {
 	struct bag_open_opts o;
-	struct stat st;
+	struct bag_source_opts so = { 0 };
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
 	const struct bag_reader *reader;
 	bag_t *bag;
 	int rc;
@@ -66,7 +63,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	if (bag == NULL)
 		return BAG_ENOMEM;
 	*out = bag;
-	bag->fd = -1;
+	bag_error_clear(&bag->err);
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
 	bag->path = strdup(path);
 	if (bag->path == NULL) {
@@ -82,17 +79,15 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	bag->cache_limit = o.cache_bytes ? o.cache_bytes : (size_t)64 << 20;
 	bag->progress = o.progress;
 	bag->progress_arg = o.progress_arg;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below) */
-	bag->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (bag->fd < 0) {
-		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "%s", strerror(errno));
+	so.block_cache_bytes = o.remote_cache_bytes;
+	so.no_sign_request = o.no_sign_request;
+	so.cancel = o.cancel;
+	rc = bag_source_open(&bag->src, path, &so, cause, sizeof cause);
+	if (rc != BAG_OK) {
+		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause);
 		goto fail;
 	}
-	if (fstat(bag->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "not a regular file");
-		goto fail;
-	}
-	bag->file_size = (uint64_t)st.st_size;
+	bag->file_size = bag->src->size;
 	if ((rc = pick_reader(bag, &reader)) != BAG_OK)
 		goto fail;
 	bag->fmt = reader;
@@ -103,6 +98,7 @@ fail:
 
 BAG_API int bag_dup(bag_t **out, bag_t *bag)
 {
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
 	bag_t *d;
 	int rc = BAG_ENOMEM;
 
@@ -117,14 +113,14 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 	if (d == NULL)
 		return BAG_ENOMEM;
 	*d = *bag;
-	d->fd = -1;
+	d->src = NULL;
 	d->chunks = NULL;
 	d->cache_bytes = 0;
 	d->spare = d->raw = NULL;
 	d->spare_cap = d->raw_cap = 0;
 	d->cache_loads = d->cache_hits = 0;
 	d->lru_head = d->lru_tail = NO_CHUNK;
-	d->errmsg[0] = '\0';
+	bag_error_clear(&d->err);
 	__atomic_add_fetch(d->shared, 1, __ATOMIC_SEQ_CST);
 	d->chunks = malloc((bag->nchunks ? bag->nchunks : 1) * sizeof *d->chunks);
 	if (d->chunks == NULL)
@@ -136,9 +132,9 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 		d->chunks[i].pins = 0;
 		d->chunks[i].lru_prev = d->chunks[i].lru_next = NO_CHUNK;
 	}
-	d->fd = fcntl(bag->fd, F_DUPFD_CLOEXEC, 0);
-	if (d->fd < 0) {
-		rc = bag_fail(d, BAG_EIO, UINT64_MAX, "cannot duplicate the file descriptor: %s", strerror(errno));
+	rc = bag->src->ops->dup(bag->src, &d->src, cause, sizeof cause);
+	if (rc != BAG_OK) {
+		rc = bag_fail(d, rc, UINT64_MAX, "%s", cause);
 		goto fail;
 	}
 	rc = BAG_OK;
@@ -154,8 +150,8 @@ BAG_API void bag_close(bag_t *bag)
 		if (bag->chunks != NULL)
 			chunk_cache_clear(bag);
 		free(bag->chunks);
-		if (bag->fd >= 0)
-			close(bag->fd);
+		if (bag->src != NULL)
+			bag->src->ops->close(bag->src);
 		free(bag);
 		return;
 	}
@@ -171,15 +167,15 @@ BAG_API void bag_close(bag_t *bag)
 	free(bag->recovery_reason);
 	if (bag->fmt != NULL && bag->fmt->free != NULL)
 		bag->fmt->free(bag->fmt_state);
-	if (bag->fd >= 0)
-		close(bag->fd);
+	if (bag->src != NULL)
+		bag->src->ops->close(bag->src);
 	free(bag->path);
 	free(bag);
 }
 
-BAG_API const char *bag_errmsg(const bag_t *bag)
+BAG_API const struct bag_error *bag_last_error(const bag_t *bag)
 {
-	return bag ? bag->errmsg : "out of memory";
+	return bag ? &bag->err : &bag_error_nomem;
 }
 
 BAG_API const char *bag_path(const bag_t *bag)

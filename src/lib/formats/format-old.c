@@ -343,7 +343,7 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0, want = OLD_WINDOW;
 	uint64_t wpos = from, pos = from, last = 0, nrec = 0;
-	char why[256] = "", line[BAG_ERRMSG_MAX];
+	char why[256] = "", line[BAG_ERROR_MESSAGE_MAX];
 	int rc = BAG_OK;
 
 	if ((rc = old_progress(bag, 0, &last)) != BAG_OK)
@@ -418,7 +418,7 @@ struct def_result {
 	char *text;
 	char *file;
 	char md5[33];
-	char err[256];
+	struct bag_error err;     /* why there is no usable definition */
 	uint64_t conns;           /* connections it was wanted for */
 	size_t first;             /* the first of them */
 };
@@ -471,7 +471,7 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 			if (strcmp(c->type, "*") == 0 || c->type[0] == '\0' || strchr(c->type, '/') == NULL) {
 				d->rc = BAG_ENOTFOUND;
 			} else {
-				d->rc = bag_msgfile_text(dirs, ndirs, c->type, &d->text, &d->file, d->err, sizeof d->err);
+				d->rc = bag_msgfile_text(dirs, ndirs, c->type, &d->text, &d->file, &d->err);
 				if (d->rc == BAG_ENOMEM) {
 					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 					goto fail;
@@ -483,7 +483,7 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 				if (d->rc == BAG_OK)
 					snprintf(d->md5, sizeof d->md5, "%s", bag_msgdef_md5(def));
 				else
-					snprintf(d->err, sizeof d->err, "%s", def ? bag_msgdef_errmsg(def) : "out of memory");
+					bag_error_copy(&d->err, bag_msgdef_error(def));
 				bag_msgdef_free(def);
 			}
 		}
@@ -522,11 +522,11 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 		else if (d->rc == BAG_ENOTFOUND)
 			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: no definition of %s: %s (looked in %s; "
 			              "add --msg-path DIR); its messages are shown as bytes", c->id, c->topic, more,
-			              c->type, d->err[0] ? d->err : "no .msg file", where);
+			              c->type, d->err.message[0] ? d->err.message : "no .msg file", where);
 		else
 			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: the definition of %s from %s is not "
 			              "usable: %s; its messages are shown as bytes", c->id, c->topic, more, c->type,
-			              d->file ? d->file : "its .msg files", d->err);
+			              d->file ? d->file : "its .msg files", d->err.message);
 		if (rc != BAG_OK)
 			goto fail;
 	}
@@ -565,7 +565,12 @@ int old_finish(bag_t *bag, const struct bag_open_opts *o)
 	bag->major = f->kind == OLD_V0 ? 0 : 1;
 	bag->minor = f->kind == OLD_V12 ? 2 : f->kind == OLD_V11 ? 1 : 0;
 	bag_conns_sort(bag);
-	if ((rc = old_defs(bag, o->msg_path, o->msg_path_n)) != BAG_OK)
+	struct bag_msgpath mp;
+	if (bag_msgpath_init(&mp, o->msg_path, o->msg_path_n, !o->msg_path_only) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	rc = old_defs(bag, mp.dirs, mp.n);
+	bag_msgpath_free(&mp);
+	if (rc != BAG_OK)
 		return rc;
 	bag->relative = (f->kind == OLD_V0 || f->roslog) && bag->end_ns < RELATIVE_MAX;
 	snprintf(bag->format_name, sizeof bag->format_name, "%s%s", f->kind == OLD_V12 ? "1.2" :

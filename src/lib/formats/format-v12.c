@@ -620,12 +620,12 @@ fail:
 /* Set the open up as a recovery (index_pos unusable): reason is the one line. */
 static int as_recovery(bag_t *bag, bool no_recover, uint64_t at, const char *reason)
 {
-	char line[BAG_ERRMSG_MAX];
+	char line[BAG_ERROR_MESSAGE_MAX];
 
 	if (no_recover)
 		return bag_fail(bag, BAG_ENOINDEX, at, "%s", reason);
 	bag_fail(bag, BAG_ENOINDEX, at, "%s", reason);
-	snprintf(line, sizeof line, "%s", bag->errmsg);
+	snprintf(line, sizeof line, "%s", bag->err.message);
 	bag->recovery.recovered = true;
 	free(bag->recovery_reason);
 	if ((bag->recovery_reason = strdup(line)) == NULL)

@@ -350,7 +350,7 @@ static int v20_open(bag_t *bag, const struct bag_open_opts *o)
 	if (rc != BAG_ENOINDEX || o->no_recover)
 		goto fail;
 	bag_reset_index(bag);
-	rc = bag_recover(bag, body, bag->errmsg);
+	rc = bag_recover(bag, body, bag->err.message);
 fail:
 	return rc;
 }

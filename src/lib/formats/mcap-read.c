@@ -381,7 +381,7 @@ static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *
 		rc = oom(bag);
 	else if (!inf.ended || inf.len != m->usize)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "%s chunk does not decompress to its %llu bytes%s%s",
-		              bag_compression_name(m->comp), (unsigned long long)m->usize, inf.err[0] ? ": " : "", inf.err);
+		              bag_compression_name(m->comp), (unsigned long long)m->usize, inf.err.message[0] ? ": " : "", inf.err.message);
 	else if (crc && m->crc != 0 && bag_crc32(0, inf.buf, inf.len) != m->crc)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "chunk CRC mismatch (its records are damaged)");
 	if (rc != BAG_OK) {
@@ -437,7 +437,7 @@ static int walk_chunk(struct gather *g, struct cur *c, uint64_t off, uint64_t en
 	if (rc == BAG_ECOMPRESS || rc == BAG_ECORRUPT || rc == BAG_EUNSUPP) {
 		g->failed = true;
 		g->recovery_failed++;
-		return bag_warn(g->bag, UINT64_MAX, "%s; its messages are lost", g->bag->errmsg + strlen(g->bag->path) + 2);
+		return bag_warn(g->bag, UINT64_MAX, "%s; its messages are lost", g->bag->err.message + strlen(g->bag->path) + 2);
 	}
 	if (rc == BAG_OK)
 		rc = walk_records(g, recs, len, off);
@@ -1233,7 +1233,7 @@ static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...
 
 static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...)
 {
-	char text[BAG_ERRMSG_MAX];
+	char text[BAG_ERROR_MESSAGE_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -1245,7 +1245,7 @@ static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...
 /* The handle's message without "PATH: " and "at byte N: ". */
 static const char *msg_text(const bag_t *bag)
 {
-	const char *m = bag->errmsg + strlen(bag->path) + 2;
+	const char *m = bag->err.message + strlen(bag->path) + 2;
 
 	return strncmp(m, "at byte ", 8) == 0 && strstr(m, ": ") ? strstr(m, ": ") + 2 : m;
 }

@@ -58,7 +58,7 @@ struct bag_timeline {
 	struct chunk_entries ents;      /* one chunk's entries while a group loads */
 	char **warnings;          /* index damage worked around, at most BAG_WARNINGS_MAX */
 	size_t nwarnings;         /* all of them, kept or not */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 /*

@@ -43,7 +43,7 @@ static int tl_fail(bag_timeline_t *tl, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(tl->errmsg, sizeof tl->errmsg, fmt, ap);
+	bag_error_vset(&tl->err, code, NULL, BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -149,16 +149,16 @@ BAG_API void bag_timeline_free(bag_timeline_t *tl)
 	free(tl);
 }
 
-BAG_API const char *bag_timeline_errmsg(const bag_timeline_t *tl)
+BAG_API const struct bag_error *bag_timeline_error(const bag_timeline_t *tl)
 {
-	return tl ? tl->errmsg : "out of memory";
+	return tl != NULL ? &tl->err : &bag_error_nomem;
 }
 
 
 /* Keep a warning line. Returns 0 or BAG_ENOMEM. */
 int tl_warn(bag_timeline_t *tl, const char *fmt, ...)
 {
-	char line[BAG_ERRMSG_MAX];
+	struct bag_error line;
 	va_list ap;
 
 	if (tl->nwarnings++ >= BAG_WARNINGS_MAX)
@@ -166,9 +166,9 @@ int tl_warn(bag_timeline_t *tl, const char *fmt, ...)
 	if (tl->warnings == NULL && (tl->warnings = calloc(BAG_WARNINGS_MAX, sizeof *tl->warnings)) == NULL)
 		goto nomem;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	bag_error_vset(&line, BAG_OK, NULL, BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
-	if ((tl->warnings[tl->nwarnings - 1] = strdup(line)) == NULL)
+	if ((tl->warnings[tl->nwarnings - 1] = strdup(line.message)) == NULL)
 		goto nomem;
 	return BAG_OK;
 nomem:
@@ -189,7 +189,8 @@ BAG_API const char *bag_timeline_warning(const bag_timeline_t *tl, size_t i)
 /* Copy a bag's failure message onto the timeline. */
 static int tl_bag_fail(bag_timeline_t *tl, const bag_t *bag, int rc)
 {
-	return tl_fail(tl, rc, "%s", bag->errmsg);
+	bag_error_copy(&tl->err, &bag->err);
+	return rc;
 }
 
 static int cmp_run(const void *a, const void *b)
@@ -327,7 +328,7 @@ static int load_chunk(bag_timeline_t *tl, uint32_t tchunk, struct builder *b, ch
 			return add_entries(tl, tchunk, &tl->ents, b);
 		}
 		/* warned once the walk works; if it does not, its error is the one */
-		snprintf(why, whylen, "%s", bag->errmsg);
+		snprintf(why, whylen, "%s", bag->err.message);
 		tc->walk = true;
 	}
 	if ((rc = chunk_entries_walk(bag, tc->chunk, &tl->ents)) != BAG_OK)
@@ -345,7 +346,7 @@ int tl_group_load(bag_timeline_t *tl, size_t gi)
 {
 	struct tl_group *g = &tl->groups[gi];
 	struct builder b = { 0 };
-	char why[BAG_ERRMSG_MAX] = "";
+	char why[BAG_ERROR_MESSAGE_MAX] = "";
 	struct tl_entry *merged = NULL;
 	uint32_t *bounds = NULL;
 	int rc = BAG_OK;

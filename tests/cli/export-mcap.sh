@@ -1,0 +1,69 @@
+#!/bin/sh
+# `bagscope export --format mcap` read back by an independent MCAP reader:
+# the TypeScript @mcap/core (with lz4js for lz4 chunks), installed with npm
+# into the build tree at the first run (tests/node). mcap-check.cjs checks
+# the file's structure and CRCs and compares every message and connection
+# with rosbag's Python reader's view of the same selection (bag-dump.py):
+# the inputs themselves, or for a selection the bag export of the same
+# arguments (which export.sh checks against the inputs).
+# Skipped (77) without node and npm, without network for the first install,
+# or without the ROS tools.
+# Environment: BAGSCOPE, SRCDIR, BUILDDIR.
+PY=/usr/bin/python3
+B=${BAGSCOPE:-src/bagscope}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILDDIR=${BUILDDIR:-.}
+D=$SRCDIR/tests/data/fixtures
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }
+command -v rosbag >/dev/null 2>&1 && $PY -c 'import rosbag' 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
+NODEDIR=$BUILDDIR/tests/node
+if [ ! -f "$NODEDIR/node_modules/@mcap/core/package.json" ] || [ ! -f "$NODEDIR/node_modules/lz4js/package.json" ]; then
+	mkdir -p "$NODEDIR"
+	npm install --prefix "$NODEDIR" --no-audit --no-fund --no-save --loglevel=error @mcap/core@2.2.2 lz4js@0.2.0 >/dev/null 2>&1 ||
+		{ echo "npm install @mcap/core lz4js failed (offline?): skipped"; exit 77; }
+fi
+NODE_PATH=$(cd "$NODEDIR" && pwd)/node_modules
+export NODE_PATH
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/err" | head -8; }
+
+# mcap NAME COMPRESSION "ARGS" IN...: export to MCAP and check against the
+# inputs (no ARGS) or against the bag export with the same ARGS
+mcap() {
+	name=$1 comp=$2 args=$3
+	shift 3
+	rm -f "$T/out.mcap" "$T/out.bag"
+	# shellcheck disable=SC2086
+	if ! "$B" export --format mcap $args -o "$T/out.mcap" "$@" 2>"$T/err"; then bad "$name: export"; return; fi
+	if [ -n "$args" ]; then
+		# shellcheck disable=SC2086
+		"$B" export $args -o "$T/out.bag" "$@" 2>"$T/err" || { bad "$name: bag export"; return; }
+		$PY "$SRCDIR/tests/tools/bag-dump.py" "$T/out.bag" > "$T/want.jsonl"
+	else
+		$PY "$SRCDIR/tests/tools/bag-dump.py" "$@" > "$T/want.jsonl"
+	fi
+	if node "$SRCDIR/tests/tools/mcap-check.cjs" "$T/out.mcap" "$T/want.jsonl" $comp >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+}
+
+for f in "$D"/bags/*.bag "$D"/made/freq_times.bag; do
+	n=$(basename "$f" .bag)
+	mcap "$n, lz4" lz4 "--compression lz4" "$f"
+	mcap "$n, none" none "--compression none" "$f"
+done
+mcap "bz2 input: lz4 by default" lz4 "" "$D/bags/nested_bz2.bag"
+mcap "none input: none by default" none "" "$D/bags/basic_none.bag"
+mcap "three inputs merged" lz4 "" "$D/bags/basic_none.bag" "$D/bags/nested_bz2.bag" "$D/bags/tf_lz4.bag"
+mcap "small chunks" lz4 "--chunk-size 1K --compression lz4" "$D/bags/nested_bz2.bag" "$D/bags/tf_lz4.bag"
+mcap "window and topics" none "--start 1500000001.000000100 --end 1500000005.000000500 --topic /greeting --type std_msgs/Float64" "$D/bags/basic_none.bag"
+mcap "filter" none "--filter data>3 --topic /counter" "$D/bags/basic_none.bag"
+"$BUILDDIR"/tests/tools/write-sample "$T/sample.bag" bz2 || exit 1
+mcap "--keep-latched" lz4 "--keep-latched --start 1500000003" "$T/sample.bag"
+"$B" export --format mcap --compression bz2 -o "$T/bz2.mcap" "$D/bags/basic_none.bag" 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$T/bz2.mcap" ] && ok "bz2 refused for MCAP (exit 2)" || bad "bz2 for MCAP: exit $rc"
+
+echo "export-mcap: $passed passed, $failed failed"
+[ $failed -eq 0 ]

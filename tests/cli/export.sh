@@ -1,0 +1,187 @@
+#!/bin/sh
+# `bagscope export` checked with the real ROS tools: every exported bag must
+# pass `rosbag info`, and rosbag's Python reader must find in it exactly the
+# input's selection - topic, time, bytes and whole connection header of
+# every message, only the connections that carry them (export-check.py) -
+# for every fixture, all three compressions, several inputs merged, topics
+# and types (their union), an inclusive time window, a filter,
+# --keep-latched, small chunks, and damaged inputs (against a `rosbag
+# reindex` of a copy). Then the library's append mode (write-tool append,
+# closed and crashed), and the safety cases: an existing OUT, OUT naming an
+# input (also through links), a full disk (ulimit -f) and an interrupt
+# leave no partial OUT.
+# Environment: BAGSCOPE, SRCDIR, BUILDDIR. Skipped (77) without the ROS tools.
+PY=/usr/bin/python3
+B=${BAGSCOPE:-src/bagscope}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILDDIR=${BUILDDIR:-.}
+D=$SRCDIR/tests/data/fixtures
+CHECK="$PY $SRCDIR/tests/tools/export-check.py"
+TOOL=$BUILDDIR/tests/tools/write-tool
+command -v rosbag >/dev/null 2>&1 && $PY -c 'import rosbag' 2>/dev/null ||
+	{ echo "ROS tools not installed: skipped"; exit 77; }
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; [ -f "$T/err" ] && sed 's/^/      /' "$T/err" | head -5; }
+
+# roundtrip NAME "EXPORT ARGS" "CHECK ARGS" IN...: export, rosbag info, compare
+roundtrip() {
+	name=$1 eargs=$2 cargs=$3
+	shift 3
+	rm -f "$T/out.bag"
+	# shellcheck disable=SC2086
+	if ! "$B" export $eargs -o "$T/out.bag" "$@" 2>"$T/err"; then bad "$name: export failed"; return; fi
+	if ! rosbag info "$T/out.bag" >"$T/info" 2>"$T/err"; then bad "$name: rosbag info"; return; fi
+	# shellcheck disable=SC2086
+	if $CHECK "$T/out.bag" "$@" $cargs >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+}
+
+# the compression rosbag info reports for OUT
+compression_of() { rosbag info "$1" | sed -n 's/^compression: *\([a-z0-9]*\).*/\1/p'; }
+
+for f in "$D"/bags/*.bag "$D"/made/freq_times.bag; do
+	n=$(basename "$f" .bag)
+	roundtrip "whole $n" "" "" "$f"
+	case $n in
+	empty*) ;;
+	*) c=$(compression_of "$f")
+	   [ "$(compression_of "$T/out.bag")" = "$c" ] && ok "$n keeps its compression ($c)" ||
+		bad "$n: compression $(compression_of "$T/out.bag"), not $c" ;;
+	esac
+done
+for c in none bz2 lz4; do
+	roundtrip "nested_bz2 to $c" "--compression $c" "" "$D/bags/nested_bz2.bag"
+	[ "$(compression_of "$T/out.bag")" = "$c" ] && ok "nested_bz2 to $c: rosbag info says $c" || bad "nested_bz2 to $c: compression"
+done
+roundtrip "three inputs merged" "" "" "$D/bags/basic_none.bag" "$D/bags/nested_bz2.bag" "$D/bags/tf_lz4.bag"
+roundtrip "merged, lz4" "--compression lz4" "" "$D/made/freq_times.bag" "$D/bags/basic_none.bag"
+roundtrip "topic and type (union)" "--topic /greeting --topic /tf --type std_msgs/Float64" \
+	"--topic /greeting --topic /tf --type std_msgs/Float64" "$D/bags/basic_none.bag" "$D/bags/tf_lz4.bag"
+roundtrip "time window, inclusive to the ns" "--start 1500000001.000000100 --end 1500000005.000000500" \
+	"--start 1500000001000000100 --end 1500000005000000500" "$D/bags/basic_none.bag"
+roundtrip "window one ns inside" "--start 1500000001.000000101 --end 1500000005.000000499" \
+	"--start 1500000001000000101 --end 1500000005000000499" "$D/bags/basic_none.bag"
+roundtrip "filter" "--topic /counter --filter data>3" "--topic /counter --py-filter m.data>3" "$D/bags/basic_none.bag"
+roundtrip "filter on a nested field, two bags" "--filter header.frame_id==\"map\"" \
+	"--py-filter hasattr(m,'header')and(m.header.frame_id=='map')" "$D/bags/nested_bz2.bag" "$D/bags/tf_lz4.bag"
+roundtrip "small chunks" "--chunk-size 1K --compression bz2" "" "$D/bags/basic_none.bag" "$D/bags/nested_bz2.bag"
+[ "$(sed -n 's/^compression: *bz2 \[\([0-9]*\)\/.*/\1/p' "$T/info")" -gt 5 ] && ok "small chunks: many chunks" || bad "small chunks: $(grep compression "$T/info")"
+
+# --keep-latched: write-sample's latched /point (every tenth message, 2 s early)
+"$BUILDDIR"/tests/tools/write-sample "$T/sample.bag" lz4 || exit 1
+roundtrip "window without --keep-latched" "--start 1500000003 --end 1500000004" \
+	"--start 1500000003000000000 --end 1500000004000000000" "$T/sample.bag"
+roundtrip "--keep-latched" "--keep-latched --start 1500000003 --end 1500000004" \
+	"--keep-latched --start 1500000003000000000 --end 1500000004000000000" "$T/sample.bag"
+roundtrip "--keep-latched ignores the filter" "--keep-latched --start 1500000003 --filter data>5" \
+	"--keep-latched --start 1500000003000000000 --py-filter m._type=='std_msgs/Int64'and(m.data>5)" "$T/sample.bag"
+
+# damaged inputs: a clean bag with what recovery finds, a superset of rosbag reindex's
+for f in crashed_none truncated_bz2; do
+	cp "$D/broken/$f.bag" "$T/$f.bag"
+	cp "$D/broken/$f.bag" "$T/reindexed.bag"
+	mkdir -p "$T/ri"
+	rosbag reindex --output-dir="$T/ri" "$T/reindexed.bag" >/dev/null 2>&1
+	rm -f "$T/out.bag"
+	"$B" export -o "$T/out.bag" "$T/$f.bag" 2>"$T/err"
+	rc=$?
+	want=$(sed -n 's/.*read without its index: \([0-9]*\) messages recovered.*/\1/p' "$T/err")
+	lost=$(grep -c "lost" "$T/err")
+	if { [ "$lost" -eq 0 ] && [ $rc -eq 0 ]; } || { [ "$lost" -gt 0 ] && [ $rc -eq 1 ]; }; then
+		ok "repair $f: exit $rc ($lost lines on what was lost)"
+	else
+		bad "repair $f: exit $rc with $lost lines on losses"
+	fi
+	cmp -s "$D/broken/$f.bag" "$T/$f.bag" && ok "repair $f: input untouched" || bad "repair $f: input changed"
+	rosbag info "$T/out.bag" >/dev/null 2>"$T/err" && ok "repair $f: rosbag info reads it" || bad "repair $f: rosbag info"
+	got=$("$B" cat --count "$T/out.bag")
+	[ -n "$want" ] && [ "$got" = "$want" ] && ok "repair $f: $got messages, all that recovery found" ||
+		bad "repair $f: $got messages, recovery found $want"
+	$CHECK "$T/out.bag" --superset-of "$T/ri/reindexed.bag" >"$T/err" 2>&1 &&
+		ok "repair $f: holds every message rosbag reindex recovers" || bad "repair $f: vs rosbag reindex"
+	rm -rf "$T/ri"
+done
+
+# append: copies of every message (connections reused) and 500 new ones
+cp "$D/bags/basic_none.bag" "$T/app.bag"
+if "$TOOL" append "$T/app.bag" "$D/bags/basic_none.bag" 500 2>"$T/err"; then
+	rosbag info "$T/app.bag" >"$T/info" 2>"$T/err" && ok "append: rosbag info reads it" || bad "append: rosbag info"
+	$PY - "$T/app.bag" "$D/bags/basic_none.bag" >"$T/err" 2>&1 <<'PY' && ok "append: old messages, copies on the same connections, 500 new" || bad "append: contents"
+import collections, sys, rosbag
+def msgs(p):
+    with rosbag.Bag(p) as b:
+        return [(t, m.to_nsec(), bytes(r[1]), tuple(h.items())) for t, r, m, h in
+                b.read_messages(raw=True, return_connection_header=True)]
+got, orig = msgs(sys.argv[1]), msgs(sys.argv[2])
+new = [m for m in got if m[0] == '/appended']
+rest = collections.Counter(m for m in got if m[0] != '/appended')
+assert rest == collections.Counter(orig * 2), 'old messages and their copies'
+assert [int.from_bytes(m[2], 'little', signed=True) for m in new] == list(range(500)), 'new messages'
+with rosbag.Bag(sys.argv[1]) as a, rosbag.Bag(sys.argv[2]) as o:
+    assert len(a._connections) == len(o._connections) + 1, 'connections reused'
+PY
+else
+	bad "append failed"
+fi
+# a crash during append: recovery reads the old messages and the chunks written since
+cp "$D/bags/basic_none.bag" "$T/crash.bag"
+"$TOOL" append "$T/crash.bag" "$D/bags/basic_none.bag" 30000 crash 2>"$T/err"
+[ $? -eq 3 ] || bad "crash append did not run"
+rosbag info "$T/crash.bag" >/dev/null 2>&1 && bad "crashed append: rosbag info should see an unindexed bag" ||
+	ok "crashed append: unindexed, as rosbag sees it"
+n=$("$B" cat --count "$T/crash.bag" 2>/dev/null)
+[ "${n:-0}" -gt 1000 ] && ok "crashed append: recovery reads $n messages" || bad "crashed append: recovery reads ${n:-none}"
+rm -f "$T/out.bag"
+"$B" export -o "$T/out.bag" "$T/crash.bag" 2>"$T/err"
+$CHECK "$T/out.bag" --superset-of "$D/bags/basic_none.bag" >"$T/err" 2>&1 &&
+	[ "$("$B" cat --count "$T/out.bag")" = "$n" ] && ok "crashed append: export repairs it, old messages kept" ||
+	bad "crashed append: export"
+
+# safety: an existing OUT is refused, and replaced with --force
+echo keep > "$T/exists.bag"
+"$B" export -o "$T/exists.bag" "$D/bags/basic_none.bag" 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$T/exists.bag")" = keep ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+	ok "existing OUT refused (exit 2, one line, untouched)" || bad "existing OUT: exit $rc"
+"$B" export --force -o "$T/exists.bag" "$D/bags/basic_none.bag" 2>"$T/err" && rosbag info "$T/exists.bag" >/dev/null 2>&1 &&
+	ok "--force replaces OUT" || bad "--force"
+# OUT naming an input, directly, through a symlink and a hard link
+cp "$D/bags/basic_none.bag" "$T/in.bag"
+ln -s "$T/in.bag" "$T/sym.bag"
+ln "$T/in.bag" "$T/hard.bag"
+for o in in sym hard; do
+	"$B" export --force -o "$T/$o.bag" "$T/in.bag" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && cmp -s "$T/in.bag" "$D/bags/basic_none.bag" && grep -q "input" "$T/err" &&
+		ok "OUT = input ($o) refused, input untouched" || bad "OUT = input ($o): exit $rc"
+done
+# a full disk: exit 1, one line, nothing left (no OUT, no temporary file)
+"$TOOL" big "$T/big.bag" 100000 1000 none || exit 1
+mkdir "$T/full"
+(ulimit -f 2000; "$B" export --compression none -o "$T/full/out.bag" "$T/big.bag" 2>"$T/err")
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && [ -z "$(ls "$T/full")" ] &&
+	ok "full disk: exit 1, one line, nothing left" || bad "full disk: exit $rc, left: $(ls "$T/full")"
+# an interrupt: the same
+"$B" export --compression bz2 -o "$T/full/out.bag" "$T/big.bag" 2>"$T/err" &
+pid=$!
+i=0
+while [ -z "$(ls "$T/full")" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q interrupted "$T/err" && [ -z "$(ls "$T/full")" ] &&
+	ok "interrupt: exit 1, one line, nothing left" || bad "interrupt: exit $rc, left: $(ls "$T/full")"
+# bad command lines
+for args in "-o" "--compression zstd -o $T/x.bag $D/bags/basic_none.bag" "--format mcap --compression bz2 -o $T/x.bag $D/bags/basic_none.bag" \
+	"--chunk-size 0 -o $T/x.bag $D/bags/basic_none.bag" "--filter data>> -o $T/x.bag $D/bags/basic_none.bag" "$D/bags/basic_none.bag"; do
+	# shellcheck disable=SC2086
+	"$B" export $args >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$T/x.bag" ] && ok "bad command line: $args" || bad "bad command line ($args): exit $rc"
+done
+
+echo "export: $passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,155 @@
+#!/bin/sh
+# gen.sh - `bagscope gen` on every fixture bag (tests/data/fixtures/bags/*.bag,
+# rosbag.js's example.bag) and on two bags written here: hostile.bag
+# (tests/tools/write-hostile: names and text a terminal or a compiler would obey)
+# and versions.bag (tests/tools/write-gen: two definitions of one type, keyword
+# names, constants of every kind). For each bag and each language:
+#  - gen twice gives byte-identical trees;
+#  - the tree builds with its own Makefile (pkg-config finds the build tree
+#    through a bagscope.pc made here) with gcc and clang, C11 / C++17,
+#    -Wall -Wextra -Werror -pedantic; dump prints, line for line, what
+#    `bagscope cat --format json` prints;
+#  - tests/tools/gen-trunc.c, built with the generated code under ASan + UBSan,
+#    finds every message printed as cat prints it and every truncation
+#    refused.
+# Then: the names and comments of versions.bag's code; a definition that
+# does not parse is left out (exit 1); the CMakeLists.txt builds (if cmake
+# is installed).
+# Environment: BAGSCOPE, SRCDIR, BUILDDIR, BAGSCOPE_VERSION.
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILDDIR=${BUILDDIR:-$(pwd)}
+B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
+FIX=$SRCDIR/tests/data/fixtures
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+fail() {
+	echo "FAIL  $*"
+	fails=$((fails + 1))
+}
+
+mkdir "$tmp/pc" "$tmp/bags"
+cat > "$tmp/pc/bagscope.pc" <<EOF
+Name: bagscope
+Description: libbagscope in the build tree
+Version: ${BAGSCOPE_VERSION:-0}
+Cflags: -I$SRCDIR/include -I$BUILDDIR/include
+Libs: -L$BUILDDIR/.libs -lbagscope -Wl,-rpath,$BUILDDIR/.libs
+EOF
+PKG_CONFIG_PATH=$tmp/pc
+export PKG_CONFIG_PATH
+"$BUILDDIR/tests/tools/write-hostile" "$tmp/bags" || fail "write-hostile"
+"$BUILDDIR/tests/tools/write-gen" "$tmp/bags" || fail "write-gen"
+
+compilers="gcc"
+command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 && compilers="gcc clang"
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -g -O1"
+WARN="-Wall -Wextra -Werror -pedantic"
+# a sanitized library (./configure --enable-asan): what links it is built with
+# the same sanitizers, by the same compiler, so that its runtime comes first
+LIBSAN=
+if ldd "$BUILDDIR/.libs/libbagscope.so" 2>/dev/null | grep -q libasan; then
+	LIBSAN="-fsanitize=address,undefined"
+	compilers=gcc
+fi
+
+for bag in "$FIX"/bags/*.bag "$FIX"/foreign/rosbag.js/example.bag "$tmp/bags/hostile.bag" "$tmp/bags/versions.bag"; do
+	name=$(basename "$bag" .bag)
+	"$B" cat --format json "$bag" > "$tmp/want" 2>/dev/null
+	for lang in c cpp; do
+		t="$name $lang"
+		out=$tmp/$name-$lang
+		if ! "$B" gen --lang $lang -o "$out" "$bag" 2>"$tmp/err" ||
+		   ! "$B" gen --lang $lang -o "$out.again" "$bag" 2>/dev/null; then
+			fail "$t: gen: $(head -n 1 "$tmp/err")"
+			continue
+		fi
+		diff -r "$out" "$out.again" >/dev/null || fail "$t: a second gen differs"
+		for cc in $compilers; do
+			cxx=g++
+			[ $cc = clang ] && cxx=clang++
+			rm -rf "$out.$cc"
+			cp -r "$out" "$out.$cc"
+			if ! make -s -C "$out.$cc" CC=$cc CXX=$cxx CFLAGS="-std=c11 $WARN -O1 $LIBSAN" \
+			     CXXFLAGS="-std=c++17 $WARN -O1 $LIBSAN" LDFLAGS="$LIBSAN" > "$tmp/build" 2>&1; then
+				fail "$t: build with $cc"
+				head -n 20 "$tmp/build"
+				continue
+			fi
+			"$out.$cc/dump" "$bag" > "$tmp/got" 2>"$tmp/err" || fail "$t $cc: dump exits $?: $(head -n 1 "$tmp/err")"
+			if ! cmp -s "$tmp/want" "$tmp/got"; then
+				fail "$t $cc: dump differs from cat --format json"
+				diff "$tmp/want" "$tmp/got" | head -n 6
+			fi
+		done
+		if [ $lang = c ]; then
+			gcc -std=c11 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -c "$out/msgs.c" -o "$out/msgs.o"
+			link=gcc
+		else
+			g++ -std=c++17 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -c "$out/msgs.cpp" -o "$out/msgs.o"
+			link=g++
+		fi
+		if gcc -std=c11 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -I"$out" \
+		       -c "$SRCDIR/tests/tools/gen-trunc.c" -o "$out/trunc.o" &&
+		   $link $SAN -o "$out/trunc" "$out/trunc.o" "$out/msgs.o" -L"$BUILDDIR/.libs" -lbagscope \
+		       -Wl,-rpath,"$BUILDDIR/.libs"; then
+			"$out/trunc" "$bag" > "$tmp/trunc" 2>&1 || { fail "$t: truncations"; head -n 8 "$tmp/trunc"; }
+			echo "ok    $t: $(tail -n 1 "$tmp/trunc")"
+		else
+			fail "$t: building gen-trunc under the sanitizers"
+		fi
+	done
+done
+
+# versions.bag: two definitions of one type, each once, named by md5; keyword
+# members; constants; comments that cannot end early
+v=$tmp/versions-c
+expect() {
+	grep -q -e "$2" "$1" || fail "$(basename "$1") lacks: $2"
+}
+expect "$v/msgs.h" 'struct fixture_pkg__Thing_cf8e9d1e {'
+expect "$v/msgs.h" 'struct fixture_pkg__Thing_1600a3fb {'
+expect "$v/msgs.h" 'one of several definitions of fixture_pkg/Thing in versions.bag'
+expect "$v/msgs.h" 'struct fixture_pkg__Part_02226c4a part;'
+expect "$v/msgs.h" 'struct bag_gen_string class_;'
+expect "$v/msgs.h" 'uint32_t errno_;'
+expect "$v/msgs.h" '#define fixture_pkg__Thing_cf8e9d1e_BIG UINT64_C(18446744073709551615)'
+expect "$v/msgs.h" '#define fixture_pkg__Thing_cf8e9d1e_MIN (-INT64_C(9223372036854775807) - 1)'
+expect "$v/msgs.h" '#define fixture_pkg__Thing_cf8e9d1e_S "a \\"quoted\\" \\\\ back\\?\\?/ slash"'
+expect "$v/msgs.h" 'constant int8 BAD=300 is left out'
+expect "$v/msgs.h" 'first version: \* / and / \* and ? ?/ in a comment, then a backslash \*/'
+expect "$v/msgs.h" '/\* none: int32\[0\] holds nothing \*/'
+expect "$v/thing.h" '#define thing_MD5SUM_2 "1600a3fb78365eb94a5742ec2b95656b"'
+expect "$tmp/versions-cpp/msgs.hpp" 'int16_t Thing{};'
+expect "$tmp/versions-cpp/msgs.hpp" 'static constexpr float HALF_ = static_cast<float>(0.5);'
+expect "$tmp/versions-cpp/thing.hpp" 'using Msg_1 = ::fixture_pkg::Thing_cf8e9d1e;'
+[ "$(grep -c '^struct std_msgs__Header {' "$tmp/nested_bz2-c/msgs.h")" = 1 ] ||
+	fail "nested_bz2: std_msgs/Header, held by three topics' types, is not declared once"
+expect "$tmp/nested_bz2-c/msgs.h" '/\* variable uint8\[\] -> array of integers \*/'
+
+# a definition that does not parse: its connection is left out, the rest made, exit 1
+"$B" gen -o "$tmp/header" "$tmp/bags/header.bag" > /dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q 'bad message definition, left out' "$tmp/err" || fail "header.bag: not refused as it should"
+"$B" gen -o "$tmp/none" --topic /nothing "$FIX/bags/basic_none.bag" 2>/dev/null && fail "gen --topic of no topic succeeds"
+
+# the CMakeLists.txt, both languages
+if command -v cmake >/dev/null 2>&1; then
+	for lang in c cpp; do
+		src=$tmp/nested_bz2-$lang
+		if cmake -S "$src" -B "$src.cmake" -DCMAKE_C_FLAGS="$LIBSAN" -DCMAKE_CXX_FLAGS="$LIBSAN" \
+		         -DCMAKE_EXE_LINKER_FLAGS="$LIBSAN" > "$tmp/cmake" 2>&1 && cmake --build "$src.cmake" >> "$tmp/cmake" 2>&1 &&
+		   "$src.cmake/dump" "$FIX/bags/nested_bz2.bag" > "$tmp/got" 2>/dev/null; then
+			"$B" cat --format json "$FIX/bags/nested_bz2.bag" | cmp -s - "$tmp/got" ||
+				fail "cmake $lang: dump differs from cat"
+		else
+			fail "cmake $lang: build"
+			tail -n 15 "$tmp/cmake"
+		fi
+	done
+else
+	echo "no cmake: the CMakeLists.txt is not built"
+fi
+
+echo "gen: $fails failed"
+[ $fails -eq 0 ]
