@@ -1,35 +1,8 @@
 /*
- * fuzz-cdr.c - the CDR decoder and printers over a ROS 2 definition. Input: a 2-byte little-endian
- * length n, n bytes of definition text, then the message bytes. The
- * definition must parse; the message is decoded by every printer.
+ * fuzz-cdr.c - the CDR decoder and printers: fuzz-decode.c's input (a 2-byte
+ * length, a definition, the message) with the definition read as ros2msg
+ * and the message as CDR.
  */
-#include <bagscope/bagscope.h>
-#include "fuzz.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	bag_msgdef_t *def = NULL;
-	struct bag_error err;
-	size_t n;
-
-	if (size < 2)
-		return 0;
-	n = (size_t)data[0] | (size_t)data[1] << 8;
-	if (n > size - 2)
-		return 0;
-	if (bag_msgdef_parse_as(&def, "fuzz_pkg/msg/Msg", (const char *)data + 2, n, BAG_ENCODING_CDR) == BAG_OK) {
-		const uint8_t *msg = data + 2 + n;
-		size_t len = size - 2 - n;
-		struct bag_text t = { 0 };
-		(void)bag_print_json(&t, def, msg, len, &err);
-		bag_text_free(&t);
-		(void)bag_print_yaml(&t, def, msg, len, &err);
-		bag_text_free(&t);
-		(void)bag_print_csv(&t, def, msg, len, true, &err);
-		bag_text_free(&t);
-		(void)bag_print_summary(&t, def, msg, len, 80, &err);
-		bag_text_free(&t);
-	}
-	bag_msgdef_free(def);
-	return 0;
-}
+#define FUZZ_ENCODING BAG_ENCODING_CDR
+#define FUZZ_TYPE "fuzz_pkg/msg/Msg"
+#include "fuzz-decode.c"

@@ -34,6 +34,16 @@ static const char *conn_field(const struct bag_connection *c, const char *name)
 	return "";
 }
 
+/* Point c's named members at its fields of those names. */
+static void conn_named_fields(struct bag_connection *c)
+{
+	c->type = conn_field(c, "type");
+	c->md5sum = conn_field(c, "md5sum");
+	c->definition = conn_field(c, "message_definition");
+	c->callerid = conn_field(c, "callerid");
+	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
+}
+
 /* Everything a connection owns is one block, starting with its fields array. */
 void bag_conn_free(struct bag_connection *c)
 {
@@ -94,11 +104,7 @@ int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
 		kv[c->nfields].value_len = f.value_len;
 		c->nfields++;
 	}
-	c->type = conn_field(c, "type");
-	c->md5sum = conn_field(c, "md5sum");
-	c->definition = conn_field(c, "message_definition");
-	c->callerid = conn_field(c, "callerid");
-	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
+	conn_named_fields(c);
 	return BAG_OK;
 }
 
@@ -123,11 +129,7 @@ int bag_conn_build(struct bag_connection *c, uint32_t id, const char *topic, con
 		out[i].value_len = kv[i].value_len;
 	}
 	c->nfields = n;
-	c->type = conn_field(c, "type");
-	c->md5sum = conn_field(c, "md5sum");
-	c->definition = conn_field(c, "message_definition");
-	c->callerid = conn_field(c, "callerid");
-	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
+	conn_named_fields(c);
 	return BAG_OK;
 }
 
