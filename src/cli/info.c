@@ -527,7 +527,9 @@ static void print_json(const struct bag_facts *f)
 	bag_file_info(bag, &fi);
 	fputs("{\"path\":", stdout);
 	cli_json_string(stdout, bag_path(bag), strlen(bag_path(bag)));
-	printf(",\"version\":%d.%d,\"format\":\"%s\",\"profile\":", major, minor, fi.container);
+	/* format: the container (issue 20); bag_format: what `rosbag info` calls the version ("1.2 (unindexed)") */
+	printf(",\"version\":%d.%d,\"format\":\"%s\",\"bag_format\":\"%s\",\"profile\":", major, minor, fi.container,
+	       bag_format(bag));
 	cli_json_string(stdout, fi.profile, strlen(fi.profile));
 	if (fi.library[0]) {
 		fputs(",\"library\":", stdout);

@@ -39,6 +39,8 @@ struct chunk {
 	enum bag_compression compression;
 	uint32_t size;            /* uncompressed bytes */
 	uint32_t data_len;        /* compressed bytes */
+	uint64_t span_size;       /* a read_span format's uncompressed bytes as it counts
+	                             them (0: data_len), for bag_chunk_stat() */
 	uint64_t data_pos;        /* offset of the data */
 	uint8_t *buf;             /* decompressed data, or NULL if not cached */
 	size_t buf_cap;           /* bytes allocated at buf (>= size + 1) */

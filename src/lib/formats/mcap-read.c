@@ -634,7 +634,7 @@ struct chunk_index {
 	const uint8_t *mi;        /* its message index offsets: u16 channel, u64 offset each */
 	uint32_t mi_len;
 	enum bag_compression comp;
-	uint64_t comp_size;
+	uint64_t comp_size, usize;  /* the chunk's records, compressed and not */
 };
 
 static int cmp_ci(const void *a, const void *b)
@@ -657,7 +657,7 @@ static bool parse_chunk_index(struct cur *c, struct chunk_index *ci)
 	skip(c, 8);
 	get_str(c, &cs, &cn);
 	ci->comp_size = get64(c);
-	skip(c, 8);
+	ci->usize = get64(c);
 	return !c->bad && ci->mi_len % 10 == 0 && comp_of(cs, cn, &ci->comp) == BAG_OK;
 }
 
@@ -763,7 +763,7 @@ static int summary_chunks(struct gather *g, struct chunk_index *cis, size_t n)
 
 	bag_sort(cis, n, sizeof *cis, cmp_ci);
 	for (size_t i = 0; i < n && rc == BAG_OK; i++) {
-		struct mspan m = { .chunk = true, .comp = cis[i].comp, .rec_len = cis[i].comp_size };
+		struct mspan m = { .chunk = true, .comp = cis[i].comp, .rec_len = cis[i].comp_size, .usize = cis[i].usize };
 		bool ok;
 		if (i > 0 && cis[i].pos < cis[i - 1].pos + cis[i - 1].len) {
 			rc = bag_warn(g->bag, cis[i].pos, "chunk index overlaps the chunk before it; skipped");
@@ -1037,7 +1037,12 @@ static int add_chunks(struct gather *g)
 		bag_sort(cc, n, sizeof *cc, cmp_cc);
 		if ((rc = old_chunk_add(bag, &g->chunk_cap, &g->cconn_cap, s->pos, s->end, s->t0, s->t1, cc, n)) != BAG_OK)
 			break;
-		bag->chunks[bag->nchunks - 1].compression = s->m.comp;
+		struct chunk *ch = &bag->chunks[bag->nchunks - 1];
+		ch->compression = s->m.comp;
+		if (s->m.chunk && s->m.rec_len <= UINT32_MAX && s->m.usize > 0) {
+			ch->data_len = (uint32_t)s->m.rec_len;
+			ch->span_size = s->m.usize;
+		}
 		g->st->spans[g->st->nspans++] = s->m;
 	}
 	free(cc);

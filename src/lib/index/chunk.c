@@ -199,7 +199,8 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 		return rc;
 	info->compression = ch->compression;
 	/* an older bag's span: its bytes in the file, whatever its translation holds */
-	info->size = bag->fmt->read_span != NULL ? ch->data_len : ch->size;
+	info->size = bag->fmt->read_span == NULL ? ch->size :
+	             ch->span_size > 0 && ch->span_size <= UINT32_MAX ? (uint32_t)ch->span_size : ch->data_len;
 	info->compressed_size = ch->data_len;
 	return BAG_OK;
 }
