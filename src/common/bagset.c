@@ -307,3 +307,11 @@ void bagset_close(struct bagset *bs)
 	free(bs->bags);
 	memset(bs, 0, sizeof *bs);
 }
+
+int topic_ref_cmp(const void *a, const void *b)
+{
+	const struct topic_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}

@@ -77,4 +77,15 @@ void bagset_open_opts(struct bag_open_opts *o);
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
 
+/*
+ * A connection (its position i) by topic: sorting them with topic_ref_cmp
+ * (topic, then position) makes each topic one run, in connection order,
+ * so that connections group by topic in O(n log n).
+ */
+struct topic_ref {
+	const char *topic;
+	size_t i;
+};
+int topic_ref_cmp(const void *a, const void *b);
+
 #endif
