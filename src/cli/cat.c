@@ -307,7 +307,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 	}
 	if (def == NULL) {
 		bag_msgdef_t *bad = NULL;
-		bag_msgdef_parse(&bad, m->conn->type, m->conn->definition, strlen(m->conn->definition));
+		bag_conn_msgdef_parse(&bad, m->conn);
 		bag_text_printf(t, "%s: connection %u (%s): bad message definition: %s",
 		                bag_path(bag_timeline_bag(c->tl, m->bag_index)), m->conn->id, m->conn->topic,
 		                bag_msgdef_error(bad)->message);
@@ -502,7 +502,7 @@ static int parse_defs(struct cat *c, bag_view_t *view)
 		const struct bag_connection *conn = bag_timeline_conn(c->tl, i, &b);
 		if (!bag_view_selects(view, i) || conn->message_count == 0)
 			continue;
-		if (bag_msgdef_parse(&c->defs[i], conn->type, conn->definition, strlen(conn->definition)) != BAG_OK) {
+		if (bag_conn_msgdef_parse(&c->defs[i], conn) != BAG_OK) {
 			bag_msgdef_free(c->defs[i]);
 			c->defs[i] = NULL;
 		} else if (bag_conn_has_definition(conn) && strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0 &&

@@ -48,7 +48,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fputs("usage: bagscope export [--topic T]... [--type TYPE]... [--start S] [--end E]\n"
-	      "                       [--filter EXPR] [--compression none|bz2|lz4] [--chunk-size BYTES]\n"
+	      "                       [--filter EXPR] [--compression none|bz2|lz4|zstd] [--chunk-size BYTES]\n"
 	      "                       [--format bag|mcap] [--keep-latched] [--force] -o OUT BAG...\n"
 	      "  S, E: epoch seconds (1500000003.25) or offsets from the bag start (+12.5), inclusive\n"
 	      "  BYTES: uncompressed bytes per chunk (default 768K; K and M suffixes)\n", out);
@@ -105,8 +105,9 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		case 'x': a->force = true; break;
 		case 'o': a->out = optarg; break;
 		case 'c':
-			if (strcmp(optarg, "none") != 0 && strcmp(optarg, "bz2") != 0 && strcmp(optarg, "lz4") != 0) {
-				cli_error("export: unknown compression '%s' (none, bz2 or lz4)", optarg);
+			if (strcmp(optarg, "none") != 0 && strcmp(optarg, "bz2") != 0 && strcmp(optarg, "lz4") != 0 &&
+			    strcmp(optarg, "zstd") != 0) {
+				cli_error("export: unknown compression '%s' (none, bz2, lz4 or zstd)", optarg);
 				return -1;
 			}
 			a->compression = optarg;
@@ -138,7 +139,11 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		return -1;
 	}
 	if (a->format == BAG_EXPORT_MCAP && a->compression != NULL && strcmp(a->compression, "bz2") == 0) {
-		cli_error("export: MCAP chunks are lz4 or none: bz2 is not an MCAP compression");
+		cli_error("export: MCAP chunks are zstd, lz4 or none: bz2 is not an MCAP compression");
+		return -1;
+	}
+	if (a->format != BAG_EXPORT_MCAP && a->compression != NULL && strcmp(a->compression, "zstd") == 0) {
+		cli_error("export: bag chunks are bz2, lz4 or none: zstd is only for --format mcap");
 		return -1;
 	}
 	return 0;

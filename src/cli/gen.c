@@ -133,7 +133,7 @@ int cmd_gen(int argc, char **argv)
 		const struct bag_connection *c = bag_timeline_conn(bs.tl, i, NULL);
 		if (!bag_view_selects(view, i))
 			continue;
-		if (bag_msgdef_parse(&defs[i], c->type, c->definition, strlen(c->definition)) != BAG_OK) {
+		if (bag_conn_msgdef_parse(&defs[i], c) != BAG_OK) {
 			cli_error("%s: connection %u (%s): bad message definition, left out: %s", argv[optind], c->id,
 			          c->topic, bag_msgdef_error(defs[i])->message);
 			left_out = true;

@@ -382,7 +382,8 @@ static void compression_rows(struct row *rows, size_t *nrows, const struct bag_f
 			                       f->nchunks, c->size ? 100.0 * (double)c->compressed / (double)c->size : 0);
 	}
 	/* a bag older than 2.0 has no chunks: rosbag says "none" */
-	add_row(rows, nrows, "compression", "%s", strcmp(bag_format(f->bag), "2.0") ? "none" : comp);
+	add_row(rows, nrows, "compression", "%s",
+	        strcmp(bag_format(f->bag), "2.0") && strncmp(bag_format(f->bag), "mcap", 4) ? "none" : comp);
 	if (f->ncomp == 1 && f->comp[0].kind == BAG_COMPRESSION_NONE)
 		return;
 	human_size(a, sizeof a, (double)f->size);
@@ -460,18 +461,45 @@ static void print_rows(struct row *rows, size_t nrows)
 }
 
 /* rosbag info's layout. */
+/* An MCAP file's attachments and metadata records, a row each. */
+static void print_items(struct row *rows, size_t *nrows, struct term_scratch *sc, const struct bag_file_info *fi)
+{
+	size_t na = 0, nm = 0;
+	char sz[32];
+
+	for (size_t i = 0; i < fi->nitems; i++) {
+		const struct bag_file_item *it = &fi->items[i];
+		human_size(sz, sizeof sz, (double)it->size);
+		if (it->media_type != NULL) {
+			char mt[256];
+			snprintf(mt, sizeof mt, "%s", term_str(sc, it->media_type));
+			add_row(rows, nrows, na++ ? "" : "attachments", "%s (%s, %s)", term_str(sc, it->name), mt, sz);
+		}
+	}
+	for (size_t i = 0; i < fi->nitems; i++)
+		if (fi->items[i].media_type == NULL)
+			add_row(rows, nrows, nm++ ? "" : "metadata", "%s", term_str(sc, fi->items[i].name));
+}
+
 static void print_text(const struct bag_facts *f)
 {
 	bag_t *bag = f->bag;
 	size_t nrows = 0;
-	struct row *rows = calloc(16 + f->ntypes + f->ntopics, sizeof *rows);
+	struct bag_file_info fi;
+	struct row *rows;
 	struct term_scratch sc = { 0 };
 	char a[96];
 
-	if (rows == NULL)
+	bag_file_info(bag, &fi);
+	if ((rows = calloc(18 + f->ntypes + f->ntopics + fi.nitems, sizeof *rows)) == NULL)
 		return;
 	add_row(rows, &nrows, "path", "%s", term_str(&sc, bag_path(bag)));
 	add_row(rows, &nrows, "version", "%s", bag_format(bag));
+	if (strcmp(fi.container, "bag") != 0) {
+		add_row(rows, &nrows, "profile", "%s", fi.profile[0] ? term_str(&sc, fi.profile) : "(none)");
+		add_row(rows, &nrows, "library", "%s", term_str(&sc, fi.library));
+	}
+	print_items(rows, &nrows, &sc, &fi);
 	human_size(a, sizeof a, (double)bag_file_size(bag));
 	if (f->nchunks == 0) {
 		add_row(rows, &nrows, "size", "%s", a);
@@ -487,17 +515,54 @@ static void print_text(const struct bag_facts *f)
 	term_scratch_free(&sc);
 }
 
+/* "attachments" [{name, media_type, size}] and "metadata" [name], when the file has any. */
+static void json_items(const struct bag_file_info *fi)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = 0;
+		for (size_t i = 0; i < fi->nitems; i++) {
+			const struct bag_file_item *it = &fi->items[i];
+			if ((it->media_type != NULL) != (pass == 0))
+				continue;
+			fputs(n++ ? "," : pass ? ",\"metadata\":[" : ",\"attachments\":[", stdout);
+			if (pass == 1) {
+				cli_json_string(stdout, it->name, strlen(it->name));
+				continue;
+			}
+			fputs("{\"name\":", stdout);
+			cli_json_string(stdout, it->name, strlen(it->name));
+			fputs(",\"media_type\":", stdout);
+			cli_json_string(stdout, it->media_type, strlen(it->media_type));
+			printf(",\"size\":%llu}", (unsigned long long)it->size);
+		}
+		if (n > 0)
+			fputc(']', stdout);
+	}
+}
+
 static void print_json(const struct bag_facts *f)
 {
 	bag_t *bag = f->bag;
 	int major, minor;
 	int64_t start = bag_start_time(bag), end = bag_end_time(bag);
 
+	struct bag_file_info fi;
+
 	bag_version(bag, &major, &minor);
+	bag_file_info(bag, &fi);
 	fputs("{\"path\":", stdout);
 	cli_json_string(stdout, bag_path(bag), strlen(bag_path(bag)));
-	printf(",\"version\":%d.%d,\"format\":\"%s\",\"size\":%llu,\"messages\":%llu,\"indexed\":%s,"
-	       "\"relative_times\":%s", major, minor, bag_format(bag), (unsigned long long)bag_file_size(bag),
+	/* format: the container (issue 20); bag_format: what `rosbag info` calls the version ("1.2 (unindexed)") */
+	printf(",\"version\":%d.%d,\"format\":\"%s\",\"bag_format\":\"%s\",\"profile\":", major, minor, fi.container,
+	       bag_format(bag));
+	cli_json_string(stdout, fi.profile, strlen(fi.profile));
+	if (fi.library[0]) {
+		fputs(",\"library\":", stdout);
+		cli_json_string(stdout, fi.library, strlen(fi.library));
+	}
+	json_items(&fi);
+	printf(",\"size\":%llu,\"messages\":%llu,\"indexed\":%s,"
+	       "\"relative_times\":%s", (unsigned long long)bag_file_size(bag),
 	       (unsigned long long)bag_message_count(bag), strstr(bag_format(bag), "unindexed") ? "false" : "true",
 	       bag_relative_times(bag) ? "true" : "false");
 	if (bag_message_count(bag) > 0)

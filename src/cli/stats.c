@@ -63,7 +63,7 @@ static bool starts_with_header(const struct bag_connection *c)
 	const struct bag_msgdef_type *root;
 	bool yes = false;
 
-	if (bag_msgdef_parse(&def, c->type, c->definition, strlen(c->definition)) == BAG_OK &&
+	if (bag_conn_msgdef_parse(&def, c) == BAG_OK &&
 	    (root = bag_msgdef_root(def)) != NULL && root->nfields > 0)
 		yes = root->fields[0].prim == BAG_PRIM_MESSAGE && root->fields[0].array == BAG_ARRAY_NONE &&
 		      strcmp(root->fields[0].type_name, "std_msgs/Header") == 0;

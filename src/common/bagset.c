@@ -75,6 +75,45 @@ int bagset_msg_path_args(int *argc, char **argv)
 	return 0;
 }
 
+int bagset_rosbag2_args(int *argc, char ***argv)
+{
+	static char **out;
+	size_t n = 0, cap = (size_t)*argc + 1;
+	bool rest = false;
+
+	if ((out = malloc(cap * sizeof *out)) == NULL) {
+		term_error("out of memory");
+		return -1;
+	}
+	for (int i = 0; i < *argc; i++) {
+		char **files = NULL, err[512];
+		size_t nf = 0;
+		rest |= strcmp((*argv)[i], "--") == 0;
+		int rc = i > 0 && !rest && (*argv)[i][0] != '-' ?
+		         bag_rosbag2_files((*argv)[i], &files, &nf, err, sizeof err) : BAG_OK;
+		/* a directory that holds no recording is some other argument (frames -o DIR) */
+		if (rc != BAG_OK && rc != BAG_ENOTFOUND) {
+			term_error("%s", err);
+			return -1;
+		}
+		char **grown = nf > 1 ? realloc(out, (cap += nf - 1) * sizeof *out) : out;
+		if (grown == NULL) {
+			term_error("out of memory");
+			return -1;
+		}
+		out = grown;
+		if (nf == 0)
+			out[n++] = (*argv)[i];
+		for (size_t k = 0; k < nf; k++)
+			out[n++] = files[k];
+		free(files);
+	}
+	out[n] = NULL;
+	*argc = (int)n;
+	*argv = out;
+	return 0;
+}
+
 /* --cache-size and --no-sign-request, for URL bags */
 static size_t remote_cache;
 static bool no_sign_request;

@@ -104,7 +104,7 @@ static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
 {
 	if (j->defs[i] == NULL) {
 		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
-		bag_msgdef_parse(&j->defs[i], c->type, c->definition, strlen(c->definition));
+		bag_conn_msgdef_parse(&j->defs[i], c);
 	}
 	return j->defs[i];
 }

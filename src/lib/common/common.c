@@ -78,6 +78,7 @@ static const char *const compression_names[] = {
 	[BAG_COMPRESSION_NONE] = "none",
 	[BAG_COMPRESSION_BZ2] = "bz2",
 	[BAG_COMPRESSION_LZ4] = "lz4",
+	[BAG_COMPRESSION_ZSTD] = "zstd",
 };
 
 BAG_API const char *bag_compression_name(enum bag_compression c)

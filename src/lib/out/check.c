@@ -130,6 +130,12 @@ static const char *strip_at(const bag_t *bag, const char *msg, uint64_t off)
 }
 
 /* Pass 1: what bag_open() had to do. */
+/* A finding of a format reader's own checks (struct bag_reader's verify). */
+static int reader_finding(void *ctx, uint64_t off, int code, const char *text)
+{
+	return finding(ctx, off, code, "%s", text);
+}
+
 static int check_open(struct checker *c)
 {
 	bag_t *bag = c->bag;
@@ -477,7 +483,7 @@ static int check_defs(struct checker *c, bag_msgdef_t **defs, bag_msgdef_t **par
 			prc[i] = BAG_EDEFINITION;
 			continue;
 		}
-		prc[i] = bag_msgdef_parse(&parsed[i], conn->type, conn->definition, strlen(conn->definition));
+		prc[i] = bag_conn_msgdef_parse(&parsed[i], conn);
 		if (prc[i] == BAG_ENOMEM) {
 			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 			goto fail;
@@ -683,6 +689,9 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 		goto fail;
 	/* pass 2 is of 2.0's record layout; an older bag's reader walked its records at open */
 	if (!quick && bag->fmt->read_span == NULL && (rc = check_records(&c)) != BAG_OK)
+		goto fail;
+	if (!quick && bag->fmt->verify != NULL &&
+	    (rc = bag->fmt->verify(bag, reader_finding, &c, &c.st.records)) != BAG_OK)
 		goto fail;
 	if ((rc = check_chunks(&c, quick)) != BAG_OK)
 		goto fail;

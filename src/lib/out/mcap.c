@@ -99,6 +99,7 @@ struct mi_offset {
 struct bag_mcap_writer {
 	char *path;
 	struct outfile out;
+	enum bag_encoding encoding;       /* the profile: ros1 or ros2 (cdr) */
 	enum bag_compression compression;
 	bool no_replace;
 	struct schema *schemas;
@@ -164,8 +165,8 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
 	return h;
 }
 
-/* The Schema record of schema k (id k + 1) into b. */
-static int put_schema(struct cbuf *b, const struct schema *s, size_t k)
+/* The Schema record of schema k (id k + 1) into b; ros2msg for the ros2 profile. */
+static int put_schema(struct cbuf *b, const struct schema *s, size_t k, bool ros2)
 {
 	size_t name = strlen(s->name);
 
@@ -173,22 +174,22 @@ static int put_schema(struct cbuf *b, const struct schema *s, size_t k)
 		return -1;
 	cbuf_put16(b, (uint16_t)(k + 1));
 	put_str(b, s->name, name);
-	put_str(b, "ros1msg", 7);
+	put_str(b, ros2 ? "ros2msg" : "ros1msg", 7);
 	put_str(b, s->data, s->len);
 	return 0;
 }
 
-/* The Channel record of channel k (id k + 1) into b. */
-static int put_channel(struct cbuf *b, const struct channel *c, size_t k)
+/* The Channel record of channel k (id k + 1) into b; cdr messages for the ros2 profile. */
+static int put_channel(struct cbuf *b, const struct channel *c, size_t k, bool ros2)
 {
 	size_t topic = strlen(c->topic);
 
-	if (rec_start(b, OP_CHANNEL, 2 + 2 + 4 + topic + 4 + 4 + c->meta_len) != 0)
+	if (rec_start(b, OP_CHANNEL, 2 + 2 + 4 + topic + 4 + (ros2 ? 3 : 4) + c->meta_len) != 0)
 		return -1;
 	cbuf_put16(b, (uint16_t)(k + 1));
 	cbuf_put16(b, (uint16_t)(c->schema + 1));
 	put_str(b, c->topic, topic);
-	put_str(b, "ros1", 4);
+	put_str(b, ros2 ? "cdr" : "ros1", ros2 ? 3 : 4);
 	cbuf_put(b, c->meta, c->meta_len);
 	return 0;
 }
@@ -197,7 +198,7 @@ static int put_channel(struct cbuf *b, const struct channel *c, size_t k)
 static int write_job(void *arg, struct cjob *j)
 {
 	bag_mcap_writer_t *w = arg;
-	const char *comp = j->compression == BAG_COMPRESSION_LZ4 ? "lz4" : "";
+	const char *comp = j->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(j->compression);
 	size_t clen = strlen(comp);
 	uint64_t pos = w->out.pos, mi_pos;
 	struct chunk_index *ci;
@@ -280,11 +281,13 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		goto fail;
 	}
 	w->compression = w->ck.compression = o.compression;
+	w->encoding = o.encoding;
 	w->ck.threshold = o.chunk_size ? o.chunk_size : DEFAULT_CHUNK;
 	w->ck.want_crc = true;
 	w->no_replace = o.no_replace;
-	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4) {
-		rc = m_error(w, BAG_EINVAL, "MCAP chunks are lz4 or uncompressed, not %s",
+	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4 &&
+	    w->compression != BAG_COMPRESSION_ZSTD) {
+		rc = m_error(w, BAG_EINVAL, "MCAP chunks are zstd, lz4 or uncompressed, not %s",
 		             w->compression == BAG_COMPRESSION_BZ2 ? "bz2" : "an unknown compression");
 		goto fail;
 	}
@@ -306,7 +309,7 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		rc = m_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
-	put_str(&w->rec, "ros1", 4);
+	put_str(&w->rec, w->encoding == BAG_ENCODING_CDR ? "ros2" : "ros1", 4);
 	put_str(&w->rec, library, strlen(library));
 	if ((rc = out_write(w, MAGIC, MAGIC_LEN)) != BAG_OK || (rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
 		goto fail;
@@ -390,6 +393,8 @@ static int channel_meta(bag_mcap_writer_t *w, const char *topic, const struct ba
 			const char *b = f->value[0] == '1' ? "true" : "false";
 			if (meta_put(&w->rec, "latching", b, strlen(b)) != 0)
 				return BAG_ENOMEM;
+		} else if (w->encoding == BAG_ENCODING_CDR && strcmp(f->name, "md5sum") == 0) {
+			continue;
 		} else if (meta_put(&w->rec, f->name, f->value, f->value_len) != 0) {
 			return BAG_ENOMEM;
 		}
@@ -481,8 +486,9 @@ BAG_API int bag_mcap_writer_write(bag_mcap_writer_t *w, uint32_t conn, int64_t t
 	}
 	need = MSG_OVERHEAD + len;
 	if (chunker_reserve(&w->ck, &c->st, 0) != BAG_OK ||
-	    (!s->written && put_schema(&w->ck.buf, s, c->schema) != 0) ||
-	    (!c->written && put_channel(&w->ck.buf, c, conn) != 0) || cbuf_reserve(&w->ck.buf, need) != 0) {
+	    (!s->written && put_schema(&w->ck.buf, s, c->schema, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    (!c->written && put_channel(&w->ck.buf, c, conn, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    cbuf_reserve(&w->ck.buf, need) != 0) {
 		rc = m_error(w, BAG_ENOMEM, "out of memory for a %zu-byte message", len);
 		goto fail;
 	}
@@ -556,7 +562,7 @@ static int put_statistics(bag_mcap_writer_t *w)
 static int put_chunk_index(bag_mcap_writer_t *w, size_t i)
 {
 	const struct chunk_index *ci = &w->chunks[i];
-	const char *comp = ci->compression == BAG_COMPRESSION_LZ4 ? "lz4" : "";
+	const char *comp = ci->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(ci->compression);
 	size_t clen = strlen(comp);
 
 	w->rec.len = 0;
@@ -589,8 +595,8 @@ static int out_summary(bag_mcap_writer_t *w, struct group *g, size_t *ng)
 		uint64_t start = w->out.pos;
 		for (size_t i = 0; i < n; i++) {
 			w->rec.len = 0;
-			if ((pass == 0 && put_schema(&w->rec, &w->schemas[i], i) != 0) ||
-			    (pass == 1 && put_channel(&w->rec, &w->channels[i], i) != 0) ||
+			if ((pass == 0 && put_schema(&w->rec, &w->schemas[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
+			    (pass == 1 && put_channel(&w->rec, &w->channels[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
 			    (pass == 2 && put_statistics(w) != 0) || (pass == 3 && put_chunk_index(w, i) != 0)) {
 				rc = m_error(w, BAG_ENOMEM, "out of memory");
 				goto fail;

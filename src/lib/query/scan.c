@@ -286,7 +286,7 @@ static int prepare(struct scan *s, bag_view_t *v)
 		/* a connection without a definition (bags older than 1.2) gets NULL */
 		if (!bag_view_selects(v, i) || !bag_conn_has_definition(c))
 			continue;
-		rc = bag_msgdef_parse(&s->defs[i], c->type, c->definition, strlen(c->definition));
+		rc = bag_conn_msgdef_parse(&s->defs[i], c);
 		if (rc == BAG_ENOMEM)
 			goto fail;
 		if (rc != BAG_OK) {
