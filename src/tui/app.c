@@ -122,8 +122,10 @@ static bool app_act(struct app *app, enum action a)
 	case ACTION_CANCEL:
 		if (app_export_cancel(app))
 			snprintf(app->m.note, sizeof app->m.note, "cancelling the write");
-		else if (app->find.js.running)
+		else if (app->find.js.running) {
 			job_cancel(app->find.job);
+			bagset_cancel = 1;   /* remote reads in flight stop too (job_start resets it) */
+		}
 		else if (app->zoom)
 			app->zoom = false;
 		else
