@@ -3,9 +3,9 @@
 # (4M messages, 1.39 GB uncompressed; none, lz4, bz2), against the local
 # files where a ratio is asked:
 #   info              bytes fetched (% of the file) and requests
-#   first screen      requests until the browser's first full screen (logged
-#                     by nginx when the browser reports it: a background pass
-#                     for the topic rates reads index data afterwards), and
+#   first screen      requests until the browser's first full screen (nginx's
+#                     $msec against the browser's own first-screen time; the
+#                     topic rates' pass reads index data after it), and
 #                     its time through tests/tools/faultproxy.py at 50 ms
 #                     per request
 #   cat --count       throughput over the whole bag, remote / local
@@ -23,7 +23,7 @@ command -v tmux >/dev/null || { echo "bench/remote.sh needs tmux"; exit 1; }
 W=$(mktemp -d) && chmod 755 "$W"
 sock=bagscope-remote-$$
 PROXY=
-trap 'tmux -L $sock kill-server 2>/dev/null; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; nginx_stop; rm -rf "$W"' EXIT
+trap 'set +e; tmux -L $sock kill-server 2>/dev/null; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; nginx_stop; rm -rf "$W"' EXIT
 mkdir -p "$BB"
 for c in none lz4 bz2; do
 	if [ ! -f "$BB/bench-$c.bag" ]; then
@@ -43,13 +43,18 @@ first_screen() {
 	tmux -L $sock -f /dev/null new-session -d -s b -x 120 -y 40 \
 		"env TERM=screen-256color LC_ALL=C.UTF-8 BAGSCOPE_TIMING='$W/timing' '$bin' '$1'"
 	i=0
-	while [ $i -lt 1200 ] && ! grep -q first-screen "$W/timing" 2>/dev/null; do i=$((i + 1)); sleep 0.02; done
-	cp "$NGINX_LOG" "$W/at-first-screen.log"   # before the background rates pass goes on
-	sleep 0.5
+	# the timing file is written when the browser quits: wait for the status line
+	while [ $i -lt 1200 ] && ! tmux -L $sock capture-pane -p -t b | grep -q 'row 1/'; do i=$((i + 1)); sleep 0.05; done
+	sleep 1
 	tmux -L $sock send-keys -t b q
-	sleep 0.3
+	sleep 0.5
 	tmux -L $sock kill-server 2>/dev/null || true
 	awk '/first-screen/ {print $2}' "$W/timing"
+}
+# requests and bytes nginx logged for NAME up to FIRST_SCREEN_MS after T0 (its $msec field)
+until_screen() {
+	awk -v n="/$1" -v t="$2" -v ms="$3" 'index($2, n) && $NF <= t + ms / 1000 + 0.02 {r++; s += $4}
+		END {printf "%d requests, %d bytes", r, s}' "$NGINX_LOG"
 }
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %-28s %s\n' bag measure figure
@@ -61,9 +66,10 @@ for c in none lz4 bz2; do
 	printf '%-5s %-28s %d requests, %d bytes = %.3f %% of %d\n' $c info "$(reqs $f)" "$(bytes $f)" \
 		"$(echo "$(bytes $f) $size" | awk '{print 100 * $1 / $2}')" "$size"
 	: >"$NGINX_LOG"
+	t0=$(date +%s.%N)
 	ms=$(first_screen "$U/$f")
-	printf '%-5s %-28s %d requests, %d bytes, %s ms\n' $c "first screen" "$(grep -c "/$f" "$W/at-first-screen.log")" \
-		"$(awk -v n="/$f" 'index($2, n) {s += $4} END {print s + 0}' "$W/at-first-screen.log")" "$ms"
+	printf '%-5s %-28s %s until it, %s ms; %d requests, %d bytes in all (topic rates after it)\n' $c "first screen" \
+		"$(until_screen $f "$t0" "$ms")" "$ms" "$(reqs $f)" "$(bytes $f)"
 	rm -f "$W/port"
 	python3 "$SRCDIR/tests/tools/faultproxy.py" "$U" "$W/port" --delay 50 2>/dev/null &
 	PROXY=$!

@@ -62,8 +62,11 @@ struct bag_open_opts {
 	 * and older) or an empty one: a type pkg/Name is looked up as
 	 * DIR/pkg/msg/Name.msg (DIR a package root, such as Debian's
 	 * /usr/share or a ROS_PACKAGE_PATH entry), or DIR/msg/Name.msg when DIR
-	 * is the package's directory; first found wins. Borrowed during
-	 * bag_open() only. NULL: none (such messages stay undecoded).
+	 * is the package's directory; first found wins. These come first; the
+	 * directories of the environment follow them, as every front end finds
+	 * them: BAGSCOPE_MSG_PATH, then ROS_PACKAGE_PATH (':'-separated), then
+	 * /usr/share (where Debian's ros-*-msgs packages install). Borrowed
+	 * during bag_open() only. NULL: only the environment's.
 	 */
 	const char *const *msg_path;
 	size_t msg_path_n;
@@ -79,13 +82,14 @@ struct bag_open_opts {
 	 * handle's life, its dups' too; may be NULL.
 	 */
 	volatile int *cancel;
+	bool msg_path_only;        /* true: msg_path alone, not the environment's directories */
 	/*
 	 * A URL's bag adds the bytes it fetches here (atomically, from any
 	 * thread, its dups' too), for a progress line; borrowed like cancel.
 	 */
 	uint64_t *fetched;
 };
-#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL, NULL, 0, 0, false, NULL, NULL }
+#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL, NULL, 0, 0, false, NULL, false, NULL }
 
 /* One connection-header field, as recorded. */
 struct bag_kv {

@@ -153,6 +153,13 @@ int cmd_gen(int argc, char **argv)
 			left_out = true;
 			continue;
 		}
+		if (gen_message_bytes(defs[i]) > GEN_MAX_MESSAGE_BYTES) {
+			cli_error("%s: connection %u (%s): a %s would take %llu bytes in memory (fixed arrays), more "
+			          "than gen's %llu: left out", argv[optind], c->id, c->topic, c->type,
+			          (unsigned long long)gen_message_bytes(defs[i]), (unsigned long long)GEN_MAX_MESSAGE_BYTES);
+			left_out = true;
+			continue;
+		}
 		conns[nconns++] = (struct gen_conn){ c->topic, c->type, c->md5sum, defs[i] };
 	}
 	if (nconns == 0 && (o.ntopics > 0 || o.ntypes > 0) && !left_out) {

@@ -28,6 +28,9 @@ static const struct subcommand subcommands[] = {
 	{ "frames", cmd_frames, "write the images of a camera topic as PNG files" },
 	{ "plot", cmd_plot, "plot message paths over time: braille chart, or min/max columns (--csv)" },
 	{ "export", cmd_export, "write a subset, merge, repair or recompress to a new bag or MCAP file" },
+	{ "tf", cmd_tf, "the TF frame tree, and transform lookups as tf2 gives them (--lookup)" },
+	{ "log", cmd_log, "the /rosout log: one line per message, by level, node, text (--summary)" },
+	{ "diag", cmd_diag, "diagnostics: each status's level changes and time per level (--json)" },
 };
 
 static void usage(FILE *out)

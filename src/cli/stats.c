@@ -56,11 +56,6 @@ struct stats {
 	bool scanned;
 };
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct topic_stats *)a)->topic, ((const struct topic_stats *)b)->topic);
-}
-
 /* Whether a definition's first field is a std_msgs/Header. */
 static bool starts_with_header(const struct bag_connection *c)
 {
@@ -76,33 +71,44 @@ static bool starts_with_header(const struct bag_connection *c)
 	return yes;
 }
 
-/* The topics of the timeline, and which topic each connection is on. */
+/* A connection by topic, then position. */
+struct conn_ref {
+	const char *topic;
+	size_t i;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct conn_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The topics of the timeline, and which topic each connection is on: one sort, then a pass over its runs. */
 static int list_topics(struct stats *s)
 {
 	size_t n = bag_timeline_conn_count(s->cb.tl);
+	struct conn_ref *refs = malloc((n ? n : 1) * sizeof *refs);
 
 	s->topics = calloc(n ? n : 1, sizeof *s->topics);
 	s->conn_topic = calloc(n ? n : 1, sizeof *s->conn_topic);
-	if (s->topics == NULL || s->conn_topic == NULL)
+	if (refs == NULL || s->topics == NULL || s->conn_topic == NULL) {
+		free(refs);
 		return BAG_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct bag_connection *c = bag_timeline_conn(s->cb.tl, i, NULL);
-		size_t t;
-		for (t = 0; t < s->ntopics; t++)
-			if (strcmp(s->topics[t].topic, c->topic) == 0)
-				break;
-		if (t == s->ntopics)
+	}
+	for (size_t i = 0; i < n; i++)
+		refs[i] = (struct conn_ref){ bag_timeline_conn(s->cb.tl, i, NULL)->topic, i };
+	qsort(refs, n, sizeof *refs, cmp_ref);
+	for (size_t k = 0; k < n; k++) {
+		const struct bag_connection *c = bag_timeline_conn(s->cb.tl, refs[k].i, NULL);
+		if (k == 0 || strcmp(refs[k - 1].topic, refs[k].topic) != 0)
 			s->topics[s->ntopics++] = (struct topic_stats){ .topic = c->topic, .type = c->type,
 			                                                .has_header = true };
-		s->topics[t].has_header &= starts_with_header(c);
+		s->topics[s->ntopics - 1].has_header &= starts_with_header(c);
+		s->conn_topic[refs[k].i] = s->ntopics - 1;
 	}
-	if (s->ntopics > 1)
-		qsort(s->topics, s->ntopics, sizeof *s->topics, cmp_name);
-	for (size_t i = 0; i < n; i++) {
-		struct topic_stats key = { .topic = bag_timeline_conn(s->cb.tl, i, NULL)->topic };
-		struct topic_stats *t = bsearch(&key, s->topics, s->ntopics, sizeof *s->topics, cmp_name);
-		s->conn_topic[i] = (size_t)(t - s->topics);
-	}
+	free(refs);
 	return BAG_OK;
 }
 

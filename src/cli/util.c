@@ -1,7 +1,10 @@
 /* util.c - helpers the subcommands share (see cli.h). */
 #include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "common/timeparse.h"
@@ -70,4 +73,24 @@ void cli_expr_error(const char *cmd, const char *what, const char *text, size_t 
 	fprintf(stderr, "%*s^\n", lead + (int)before.len, "");
 	bag_text_free(&before);
 	bag_text_free(&all);
+}
+
+void cli_utc_time(struct bag_text *t, int64_t ns)
+{
+	int64_t sec = ns / BAG_NSEC_PER_SEC, frac = ns % BAG_NSEC_PER_SEC;
+	char when[64];
+	struct tm tm;
+
+	if (frac < 0)
+		sec--, frac += BAG_NSEC_PER_SEC;
+	time_t secs = (time_t)sec;
+	if (gmtime_r(&secs, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		snprintf(when, sizeof when, "%lld", (long long)sec);
+	bag_text_printf(t, "%s.%09lldZ", when, (long long)frac);
+}
+
+bool cli_colour(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	return isatty(STDOUT_FILENO) && (nc == NULL || nc[0] == '\0');
 }

@@ -26,10 +26,9 @@ static int show_progress(void *arg, uint64_t done, uint64_t total)
 	return 0;
 }
 
-/* --msg-path directories, then those of the environment (msg_path_env()). */
+/* --msg-path directories (the library adds those of the environment after them). */
 static const char **msg_dirs;
 static size_t msg_ndirs, msg_cap;
-static char *msg_env[2];          /* copies of the variables, cut at ':' */
 
 int bagset_msg_path_add(const char *dir)
 {
@@ -76,25 +75,6 @@ int bagset_msg_path_args(int *argc, char **argv)
 	argv[out] = NULL;
 	*argc = out;
 	return 0;
-}
-
-/* The directories of BAGSCOPE_MSG_PATH, ROS_PACKAGE_PATH and /usr/share, once. */
-static void msg_path_env(void)
-{
-	static const char *const vars[] = { "BAGSCOPE_MSG_PATH", "ROS_PACKAGE_PATH" };
-	static bool done;
-
-	if (done)
-		return;
-	done = true;
-	for (size_t v = 0; v < 2; v++) {
-		const char *e = getenv(vars[v]);
-		if (e == NULL || (msg_env[v] = strdup(e)) == NULL)
-			continue;
-		for (char *save = NULL, *d = strtok_r(msg_env[v], ":", &save); d; d = strtok_r(NULL, ":", &save))
-			bagset_msg_path_add(d);
-	}
-	bagset_msg_path_add("/usr/share");
 }
 
 /* --cache-size and --no-sign-request, for URL bags */
@@ -149,7 +129,6 @@ static void ticker_stop(struct ticker *t)
 
 void bagset_open_opts(struct bag_open_opts *o)
 {
-	msg_path_env();
 	o->msg_path = msg_dirs;
 	o->msg_path_n = msg_ndirs;
 	o->remote_cache_bytes = remote_cache;

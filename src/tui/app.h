@@ -72,7 +72,8 @@ struct find {
 	char filter_text[256];
 	uint64_t anchor;              /* view row selected when the filter started */
 	bool follow;                  /* keep the selection there while the filter fills */
-	int64_t t0;                   /* the last search's start (monotonic ns) */
+	int64_t t0;                   /* the last search's or filter's start (monotonic ns) */
+	int64_t cpu0;                 /* app_cpu_ns() then */
 };
 
 /* Marks: pairs (time_ns, message key) sorted, persisted per bag content. */
@@ -114,8 +115,9 @@ struct app {
 	int64_t t0;                   /* start (monotonic ns) */
 };
 
-/* core.c: monotonic ns. */
+/* core.c: monotonic ns; the CPU time of every thread of the process (ns). */
 int64_t app_now_ns(void);
+int64_t app_cpu_ns(void);
 /* The cached summary of a message, or NULL (and a request is due). */
 const struct summary *app_summary(struct app *app, uint64_t key);
 void app_cache_put(struct app *app, const struct work_result *r);

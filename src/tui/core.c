@@ -23,6 +23,13 @@ int64_t app_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int64_t app_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static struct summary *cache_slot(struct app *app, uint64_t key)
 {
 	uint64_t k = key | KEY_FLAG;

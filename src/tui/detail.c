@@ -223,7 +223,7 @@ void detail_value_text(struct bag_text *t, const struct bag_value *v)
 	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64: bag_text_double(t, v->v.f); break;
 	case BAG_PRIM_STRING: bag_text_json_string(t, v->v.s.p, v->v.s.len); break;
 	default:
-		bag_text_printf(t, "%lld.%09u", (long long)v->v.t.secs, v->v.t.nsecs);
+		bag_text_seconds(t, v->v.t.secs, v->v.t.nsecs);
 		break;
 	}
 }

@@ -16,7 +16,8 @@ void find_again(struct app *app, int dir)
 {
 	struct model *m = &app->m;
 	struct find *f = &app->find;
-	struct job_req r = { .kind = JOB_SEARCH, .pattern = f->search, .dir = dir };
+	struct job_req r = { .kind = JOB_SEARCH, .dir = dir };
+	char scope[256];
 	bool *mask;
 
 	if (f->search[0] == '\0') {
@@ -29,7 +30,9 @@ void find_again(struct app *app, int dir)
 	}
 	if (f->hl_on)
 		match_free(&f->hl);
-	f->hl_on = match_init(&f->hl, f->search) == 0;
+	r.pattern = match_scope(f->search, scope, sizeof scope);
+	r.scope = scope;
+	f->hl_on = match_init(&f->hl, r.pattern) == 0;
 	if (!f->hl_on) {
 		snprintf(m->note, sizeof m->note, "bad regex '%s': %s", f->search, f->hl.err);
 		return;
@@ -49,6 +52,7 @@ void find_again(struct app *app, int dir)
 	f->js.running = true;
 	f->js.kind = JOB_SEARCH;
 	f->t0 = app_now_ns();
+	f->cpu0 = app_cpu_ns();
 	free(mask);
 	m->note[0] = '\0';
 }
@@ -111,6 +115,7 @@ void find_filter(struct app *app, const char *text)
 	job_start(f->job, &r);
 	f->js.running = true;
 	f->js.kind = JOB_FILTER;
+	f->t0 = app_now_ns();
 	free(mask);
 	m->note[0] = '\0';
 }
@@ -125,6 +130,16 @@ void find_rerun_stale(struct app *app)
 	}
 }
 
+/* BAGSCOPE_TIMING: a search's end, its time and the CPU time the process spent meanwhile (ms). */
+static void timing_search(struct app *app, const char *what)
+{
+	if (app->timing == NULL)
+		return;
+	fprintf(app->timing, "%s %.3f cpu %.3f\n", what, (double)(app_now_ns() - app->find.t0) / 1e6,
+	        (double)(app_cpu_ns() - app->find.cpu0) / 1e6);
+	fflush(app->timing);
+}
+
 /* A search that has ended: go to its match or say why not. */
 static void search_done(struct app *app, uint64_t before_row)
 {
@@ -135,15 +150,13 @@ static void search_done(struct app *app, uint64_t before_row)
 		snprintf(m->note, sizeof m->note, "search cancelled");
 	else if (f->js.rc != BAG_OK)
 		snprintf(m->note, sizeof m->note, "search: %s", f->js.err);
-	else if (!f->js.found)
+	else if (!f->js.found) {
+		timing_search(app, "search-missed");
 		snprintf(m->note, sizeof m->note, "'%s' not found", f->search);
-	else {
+	} else {
 		model_goto_view_row(m, f->js.found_row);
 		f->to_match = true;
-		if (app->timing != NULL) {
-			fprintf(app->timing, "search-found %.3f\n", (double)(app_now_ns() - f->t0) / 1e6);
-			fflush(app->timing);
-		}
+		timing_search(app, "search-found");
 		snprintf(m->note, sizeof m->note, "found '%s' at row %llu%s", f->search, (unsigned long long)m->row + 1,
 		         !f->js.wrapped ? "" : f->js.found_row == before_row ? " (the only match)" :
 		         f->dir > 0 ? " (past the end, from the start)" : " (past the start, from the end)");

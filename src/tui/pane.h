@@ -24,6 +24,7 @@
 	X(LIST, list) \
 	X(DETAIL, detail) \
 	X(LOG, log) \
+	X(TF, tf) \
 	X(PLOT, plot) \
 	X(TIMELINE, timeline) \
 	X(HELP, help)

@@ -48,6 +48,7 @@ struct scanjob {
 	struct job_req req;          /* the next job (conn_mask and pattern copied below) */
 	bool *mask;                  /* req's connections */
 	char pattern[256];
+	char scope[256];             /* req's field path, "" for the whole text */
 	struct job_state st;         /* shared; the main thread copies it */
 	uint64_t *rows;              /* filter rows found, not yet taken */
 	size_t nrows, caprows;
@@ -69,6 +70,7 @@ struct pass {
 	bool *needs_text;            /* per connection: see match_needs_text() */
 	bool *name_match;            /* per connection: its topic or type matches */
 	bool *never;                 /* per connection: no message can show the pattern */
+	bag_finder_t **finders;      /* per connection: the pattern's (a regex's required) literal, or NULL */
 	uint64_t base;               /* full-view row of this view's row 0 */
 	uint64_t lo, hi;             /* accept full-view rows in [lo, hi) */
 	bool last;                   /* keep the last match, not the first */
@@ -111,6 +113,7 @@ static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
 /* A detail line to match: stop looking once one did. */
 struct line_match {
 	const struct matcher *mt;
+	const char *scope;           /* a field path, or "" */
 	bool hit;
 };
 
@@ -119,15 +122,18 @@ static void match_line(void *arg, int depth, bool node, const char *text, size_t
 	struct line_match *lm = arg;
 	size_t a, b;
 
-	(void)depth, (void)node, (void)path;
-	if (!lm->hit && match_find(lm->mt, text, len, &a, &b))
+	(void)depth, (void)node;
+	if (!lm->hit && (lm->scope[0] == '\0' || match_in_scope(lm->scope, path)) &&
+	    match_find(lm->mt, text, len, &a, &b))
 		lm->hit = true;
 }
 
 /*
  * On a scan worker: whether the message shows the pattern anywhere: its
  * topic or type, its summary (as the list shows it) or a line of its
- * detail. 0: it does (emit it); 1: it does not.
+ * detail (with a scope, only that field's lines). The byte prefilter and
+ * the finder (bagscope/find.h) rule most messages out without writing
+ * their text. 0: it does (emit it); 1: it does not.
  */
 static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
@@ -141,16 +147,21 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 		return 1;
 	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
 		return 1;
+	if (p->finders[m->conn_index] != NULL &&
+	    !bag_finder_maybe(p->finders[m->conn_index], def, m->data, m->size, out))
+		return 1;
 	out->len = 0;
-	bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, &err);
-	for (size_t i = 0; i < out->len; i++)
-		if (out->p[i] == '\n' || out->p[i] == '\t')
-			out->p[i] = ' ';
-	bool hit = out->len > 0 && match_find(&p->mt, out->p, out->len, &a, &b);
-	out->len = 0;
-	if (hit)
-		return 0;
-	struct line_match lm = { &p->mt, false };
+	if (p->j->scope[0] == '\0') {
+		bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, &err);
+		for (size_t i = 0; i < out->len; i++)
+			if (out->p[i] == '\n' || out->p[i] == '\t')
+				out->p[i] = ' ';
+		bool hit = out->len > 0 && match_find(&p->mt, out->p, out->len, &a, &b);
+		out->len = 0;
+		if (hit)
+			return 0;
+	}
+	struct line_match lm = { &p->mt, p->j->scope, false };
 	detail_decode_lines(def, m->data, m->size, match_line, &lm, &err);
 	return lm.hit ? 0 : 1;
 }
@@ -279,6 +290,30 @@ static int search_pass(struct pass *p, bag_view_t *full, int64_t start, int64_t 
 	return rc;
 }
 
+/* What each shown connection's messages need looked at: names, prefilters, finders. */
+static void search_conns(struct scanjob *j, struct pass *p)
+{
+	char lit[256];
+	size_t nlit = match_literal(&p->mt, lit, sizeof lit), a, b;
+
+	for (size_t i = 0; i < j->nconns; i++) {
+		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
+		const bag_msgdef_t *def = job_def(j, i);
+		if (!j->mask[i])
+			continue;
+		p->name_match[i] = j->scope[0] == '\0' && (match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
+		                                           match_find(&p->mt, c->type, strlen(c->type), &a, &b));
+		p->needs_text[i] = match_needs_text(&p->mt, def);
+		/* no strings and nothing else that could show the pattern: no message can match */
+		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(def);
+		if (nlit > 0 && bag_msgdef_root(def) != NULL &&
+		    bag_finder_new(&p->finders[i], def, lit, nlit, p->mt.icase, WORK_SUMMARY_MAX - 1) != BAG_OK) {
+			bag_finder_free(p->finders[i]);
+			p->finders[i] = NULL;
+		}
+	}
+}
+
 static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 {
 	const struct job_req *r = &j->req;
@@ -290,17 +325,7 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		snprintf(j->st.err, sizeof j->st.err, "bad regex '%s': %s", j->pattern, p->mt.err);
 		return BAG_EINVAL;
 	}
-	for (size_t i = 0; i < j->nconns; i++) {
-		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
-		size_t a, b;
-		if (!j->mask[i])
-			continue;
-		p->name_match[i] = match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
-		                   match_find(&p->mt, c->type, strlen(c->type), &a, &b);
-		p->needs_text[i] = match_needs_text(&p->mt, job_def(j, i));
-		/* no strings and nothing else that could show the pattern: no message can match */
-		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(job_def(j, i));
-	}
+	search_conns(j, p);
 	if (r->dir > 0) {
 		rc = search_pass(p, full, t, BAG_TIME_MAX, r->row + 1, count, false);
 		if (rc == BAG_OK && !p->found) {
@@ -323,6 +348,8 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		}
 	}
 	match_free(&p->mt);
+	for (size_t i = 0; i < j->nconns; i++)
+		bag_finder_free(p->finders[i]);
 	j->st.found = p->found;
 	j->st.found_row = p->row;
 	return rc;
@@ -361,7 +388,8 @@ static void run_job(struct scanjob *j)
 	p.needs_text = calloc(j->nconns + 1, sizeof *p.needs_text);
 	p.name_match = calloc(j->nconns + 1, sizeof *p.name_match);
 	p.never = calloc(j->nconns + 1, sizeof *p.never);
-	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL)
+	p.finders = calloc(j->nconns + 1, sizeof *p.finders);
+	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL || p.finders == NULL)
 		goto done;
 	bag_query_init(&q);
 	q.conn_mask = j->mask;
@@ -375,6 +403,7 @@ done:
 	free(p.needs_text);
 	free(p.name_match);
 	free(p.never);
+	free(p.finders);
 	pthread_mutex_lock(&j->lock);
 	j->st.rc = rc;
 	if (rc != BAG_OK && j->st.err[0] == '\0')
@@ -604,7 +633,9 @@ int job_start(struct scanjob *j, const struct job_req *req)
 	j->req.conn_mask = NULL;
 	memcpy(j->mask, req->conn_mask, j->nconns * sizeof *j->mask);
 	snprintf(j->pattern, sizeof j->pattern, "%s", req->pattern ? req->pattern : "");
+	snprintf(j->scope, sizeof j->scope, "%s", req->scope ? req->scope : "");
 	j->req.pattern = j->pattern;
+	j->req.scope = j->scope;
 	memset(&j->st, 0, sizeof j->st);
 	j->st.kind = req->kind;
 	j->st.running = true;

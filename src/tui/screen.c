@@ -22,6 +22,24 @@ static void draw_prompt(struct app *app, struct rect r)
 	move(r.y, wdt < r.w ? wdt : r.w - 1);
 }
 
+/* ", 12 s left": the running job's time to go at its pace so far, once it has run 0.3 s. */
+static void status_eta(const struct app *app, char *buf, size_t cap)
+{
+	const struct find *f = &app->find;
+	int64_t el = app_now_ns() - f->t0;
+
+	buf[0] = '\0';
+	if (f->js.done == 0 || f->js.total <= f->js.done || el < 300000000)
+		return;
+	double left = (double)el / 1e9 * (double)(f->js.total - f->js.done) / (double)f->js.done;
+	if (left < 10)
+		snprintf(buf, cap, ", %.1f s left", left);
+	else if (left < 120)
+		snprintf(buf, cap, ", %.0f s left", left);
+	else
+		snprintf(buf, cap, ", %.0f min left", left / 60);
+}
+
 /* What runs (a search, a filter, a count typed) or the time since the last mark. */
 static void status_extra(struct app *app, int64_t t, char *extra, size_t cap)
 {
@@ -30,11 +48,13 @@ static void status_extra(struct app *app, int64_t t, char *extra, size_t cap)
 	extra[0] = '\0';
 	if (f->js.running) {
 		int pct = f->js.total ? (int)(f->js.done * 100 / f->js.total) : 0;
+		char eta[32];
+		status_eta(app, eta, sizeof eta);
 		if (f->js.kind == JOB_SEARCH)
-			snprintf(extra, cap, "searching '%.60s'%s: %d%%  (Esc cancels)", f->search,
-			         f->js.wrapped ? " from the start" : "", pct);
+			snprintf(extra, cap, "searching '%.60s'%s: %d%%%s  (Esc cancels)", f->search,
+			         f->js.wrapped ? " from the start" : "", pct, eta);
 		else
-			snprintf(extra, cap, "filtering: %zu matches, %d%%  (Esc stops)", app->m.nfrows, pct);
+			snprintf(extra, cap, "filtering: %zu matches, %d%%%s  (Esc stops)", app->m.nfrows, pct, eta);
 	}
 	if (app->count > 0)
 		snprintf(extra, cap, "count %llu", (unsigned long long)app->count);

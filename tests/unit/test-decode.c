@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -240,10 +241,61 @@ static void test_quiet_walk_agrees(void **state)
 	bag_msgdef_free(def);
 }
 
+/* Issue 18: the element budget, BAG_DECODE_BUDGET(len), the same with and without a visitor. */
+static void test_element_budget(void **state)
+{
+	static const struct bag_visitor none = { 0 };
+	bag_msgdef_t *nested = parse_ok("b/Nested", "Mid[] m\n=====\nMSG: b/Mid\nEmpty[65536] e\n=====\nMSG: b/Empty\n");
+	bag_msgdef_t *flat = parse_ok("b/Flat", "Empty[] e\n=====\nMSG: b/Empty\n");
+	bag_msgdef_t *zero = parse_ok("b/Zero", "Z[] z\n=====\nMSG: b/Z\nstring[0] s\nuint8[0] u\n");
+	bag_msgdef_t *bytes = parse_ok("b/Bytes", "uint8[] data\n");
+	uint8_t *buf = calloc(1, 1 << 20);
+	const char *json;
+	struct bag_error err;
+	(void)state;
+
+	assert_non_null(buf);
+	assert_int_equal(BAG_DECODE_BUDGET(0), 65536);
+	assert_int_equal(BAG_DECODE_BUDGET(4), 65536 + 64);
+	assert_int_equal(BAG_DECODE_BUDGET(SIZE_MAX), UINT64_C(1) << 32);
+	/* 65536 Mids of 65536 Empties each: 2^32 elements in 4 bytes, refused at once */
+	put_u32(buf, 65536);
+	assert_int_equal(to_json(nested, buf, 4, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "m at byte 4: the message expands to more than 65600 elements, the budget for 4 bytes");
+	assert_int_equal(bag_decode(nested, buf, 4, &none, NULL, NULL, &err), BAG_EDECODE);
+	/* one Mid is 1 + 65536 elements, and the top message one: 65538 of the 65600 of 4 bytes; two are not */
+	put_u32(buf, 1);
+	assert_int_equal(bag_decode(nested, buf, 4, &none, NULL, NULL, &err), BAG_OK);
+	assert_int_equal(to_json(nested, buf, 4, &json, &err), BAG_OK);
+	put_u32(buf, 2);
+	assert_int_equal(bag_decode(nested, buf, 4, &none, NULL, NULL, &err), BAG_EDECODE);
+	assert_int_equal(to_json(nested, buf, 4, &json, &err), BAG_EDECODE);
+	/* the edge, with and without a visitor: the top message and n Empties in 4 bytes */
+	for (uint32_t n = 65595; n <= 65600; n++) {
+		put_u32(buf, n);
+		int want = 1 + n <= 65536 + 64 ? BAG_OK : BAG_EDECODE;
+		assert_int_equal(bag_decode(flat, buf, 4, &none, NULL, NULL, &err), want);
+		assert_int_equal(to_json(flat, buf, 4, &json, &err), want);
+	}
+	/* a type of no bytes made of zero-length arrays of strings is fixed too: charged at once */
+	put_u32(buf, 0xFFFFFFFFu);
+	assert_int_equal(to_json(zero, buf, 4, &json, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "expands to more than"));
+	/* bytes are never over budget: a megabyte of uint8 decodes */
+	put_u32(buf, (1 << 20) - 4);
+	assert_int_equal(to_json(bytes, buf, 1 << 20, &json, &err), BAG_OK);
+	free(buf);
+	bag_msgdef_free(nested);
+	bag_msgdef_free(flat);
+	bag_msgdef_free(zero);
+	bag_msgdef_free(bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quiet_walk_agrees),
+		cmocka_unit_test(test_element_budget),
 		cmocka_unit_test(test_nested_ok),
 		cmocka_unit_test(test_huge_counts_fail_fast),
 		cmocka_unit_test(test_json_strings),

@@ -466,12 +466,20 @@ static void test_parse_errors(void **state)
 		strcat(chain, "+1");
 	strcat(chain, " > 0");
 	parse_fails(chain, true, 399, "nested too deeply");
+	/* a regex whose repetitions glibc would write out past the bounds (issue 18) */
+	parse_fails("$topic =~ \"(.*){1,32000}[bc]\"", true, 10, "a repetition count over 255");
+	parse_fails("$topic =~ \"((a{1,200}){1,200})\"", true, 10, "exceed 1000 atoms");
+	parse_fails("$topic =~ \"((.*){1,100}){1,99}x\"", true, 10, "exceed 1000 atoms");
+	bag_expr_free(parse_ok("$topic =~ \"^/(a|b)[]x[:alpha:]]{2,5}(.*){1,255}$\""));
+	/* integers past 64 bits are refused at the literal (issue 18), not rounded to a double */
+	parse_fails("u == 18446744073709551616", true, 5, "out of range");
+	parse_fails("u == 99999999999999999999999999999999999999999999999999", true, 5, "out of range");
 	/* and what is fine */
 	const char *good[] = {
 		"a", "!a", "not a", "a and b or not c", "a.b[0].c[-1][*].d == 1", "x =~ 'single \\'quoted\\''",
 		"len(s) == abs(-3)", "$topic == \"/a\" || $type =~ \"^sensor\" && $time > 1.5e9", "a . b [ 0 ] > .5",
 		"x.and == 1 && y.not", "len == 1 && abs > 2", "true", "(((a)))", "0x7fffffffffffffff == 9223372036854775807",
-		"x == 99999999999999999999", "a[*].b == c[*].d",
+		"x == 99999999999999999999.0", "a[*].b == c[*].d",
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
 		bag_expr_free(parse_ok(good[i]));
@@ -551,12 +559,16 @@ static void test_numbers(void **state)
 	TRUE("-2 * 4611686018427387904 == -9223372036854775808");
 	TRUE("18446744073709551615 - 18446744073709551614 == 1");
 	TRUE("9007199254740993 != 9007199254740992");        /* doubles would say equal */
-	TRUE("9007199254740993 == 9007199254740992.0");      /* int with float: as doubles */
+	TRUE("9007199254740993 != 9007199254740992.0");      /* int with float: exactly (issue 18) */
+	TRUE("9007199254740993 > 9007199254740992.0 && 9007199254740992 == 9007199254740992.0");
 	TRUE("18446744073709551615 + 1 == 18446744073709551616.0"); /* beyond uint64: a double, no UB */
+	FALSE("18446744073709551615 + 1 == 18446744073709551615");  /* ... which no uint64 equals */
+	TRUE("18446744073709551615 < 18446744073709551616.0 && -9223372036854775808 == -9223372036854775808.0");
+	TRUE("-9223372036854775808 > -9223372036854777856.0 && 3 < 3.5 && 3 > 2.5 && -3 > -3.5 && -3 < -2.5");
 	TRUE("9223372036854775807 * 9223372036854775807 > 8.5e37");
 	TRUE("0x10 == 16 && 0XfF == 255");
 	TRUE("1e3 == 1000 && .5 == 0.5 && 2.5e-1 == 0.25");
-	TRUE("99999999999999999999 > 18446744073709551615");
+	TRUE("99999999999999999999.0 > 18446744073709551615");
 	/* / divides as doubles; NaN and inf */
 	TRUE("1 / 2 == 0.5");
 	TRUE("7 / 7 == 1");
@@ -584,6 +596,30 @@ static void test_numbers(void **state)
 	TRUE("$topic == \"/t/x\" && $type == \"pkg/T\"");
 	TRUE("$topic =~ \"^/t/\" && $topic !~ \"y\"");
 	TRUE("$topic < \"/u\"");
+}
+
+static void test_flat_chains(void **state)
+{
+	/* a flat chain of && or || is not nesting (issue 18): 3000 terms parse, evaluate in a loop */
+	size_t cap = 3000 * 24 + 64, n = 0;
+	char *flat = malloc(cap);
+	assert_non_null(flat);
+	for (int i = 0; i < 3000; i++)
+		n += (size_t)snprintf(flat + n, cap - n, "%s$topic == \"/%d\"", i ? " || " : "", i);
+	snprintf(flat + n, cap - n, " || $topic == \"/t/x\"");
+	assert_int_equal(truth(flat), 1);
+	flat[n] = '\0';
+	assert_int_equal(truth(flat), 0);
+	for (size_t k = 0; k < n; k++)       /* the same terms joined by && */
+		if (flat[k] == '|')
+			flat[k] = '&';
+	assert_int_equal(truth(flat), 0);
+	free(flat);
+	/* and depth still counts inside a chain */
+	char nested[2048] = "a || ";
+	for (int i = 0; i < 250; i++)
+		strcat(nested, "(");
+	parse_fails(nested, true, 205, "nested too deeply");
 }
 
 static void test_time_exact(void **state)
@@ -678,7 +714,11 @@ static void test_nested_values(void **state)
 	assert_int_equal(count("nested_bz2", "bigger > big"), 5);
 	assert_int_equal(count("nested_bz2", "bigger + big == 13835058055282163711"), 5); /* one up, one down */
 	/* beyond uint64: a double, and so is the literal */
-	assert_int_equal(count("nested_bz2", "bigger - big == 23058430092136939519"), 5);
+	assert_int_equal(count("nested_bz2", "bigger - big == 23058430092136939519.0"), 5);
+	/* 2^64 - 1 equals no double and no 2^64 (issue 18) */
+	assert_int_equal(count("nested_bz2", "bigger == 18446744073709551615 + 1"), 0);
+	assert_int_equal(count("nested_bz2", "bigger == 18446744073709551616.0"), 0);
+	assert_int_equal(count("nested_bz2", "bigger < 18446744073709551616.0"), 5);
 	assert_int_equal(count("nested_bz2", "bigger - 18446744073709551611 == header.seq * -1 + 4"), 5);
 	assert_int_equal(count("nested_bz2", "ratio == 0.3333333432674408"), 5);     /* float32 widened */
 	/* fixed arrays: positive and negative indexes */
@@ -1097,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_definition_missing),
 		cmocka_unit_test(test_constants),
+		cmocka_unit_test(test_flat_chains),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_huge_fixed_sizes),
 		cmocka_unit_test(test_values),

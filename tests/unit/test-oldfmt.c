@@ -35,6 +35,7 @@ static bag_t *open_old(const char *path, bool defs)
 		o.msg_path = usr_share;
 		o.msg_path_n = 1;
 	}
+	o.msg_path_only = true;
 	if (bag_open(&bag, path, &o) != BAG_OK)
 		fail_msg("%s", bag_last_error(bag)->message);
 	return bag;

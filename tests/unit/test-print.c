@@ -327,6 +327,39 @@ static void test_deepest_nesting(void **state)
 	free(text);
 }
 
+/* Issue 18: 24 levels of two fields each would be 2^25 lines; the tree stops expanding past 20000. */
+static void test_tree_is_cut(void **state)
+{
+	struct bag_text def = { 0 }, t = { 0 };
+	bag_msgdef_t *md;
+	size_t lines = 0;
+	(void)state;
+
+	for (int i = 0; i <= 24; i++) {
+		if (i > 0)
+			bag_text_printf(&def, "================\nMSG: t/L%d\n", i);
+		if (i < 24)
+			bag_text_printf(&def, "L%d a\nL%d b\n", i + 1, i + 1);
+	}
+	assert_int_equal(bag_msgdef_parse(&md, "t/L0", def.p, def.len), BAG_OK);
+	bag_print_msgdef_tree(&t, md, 2);
+	for (size_t k = 0; k < t.len; k++)
+		lines += t.p[k] == '\n';
+	assert_true(lines > 20000 && lines < 20100);
+	static const char cut[] = "  # (cut: nested types past 20000 lines are not expanded)\n";
+	assert_string_equal(t.p + t.len - (sizeof cut - 1), cut);   /* the last line */
+	/* a small tree is whole, without the line */
+	bag_msgdef_free(md);
+	t.len = 0;
+	static const char small[] = "L1 a\n===\nMSG: t/L1\nuint8 x\n";
+	assert_int_equal(bag_msgdef_parse(&md, "t/L0", small, sizeof small - 1), BAG_OK);
+	bag_print_msgdef_tree(&t, md, 0);
+	assert_string_equal(t.p, "t/L1 a\n  uint8 x\n");
+	bag_msgdef_free(md);
+	bag_text_free(&def);
+	bag_text_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_double_ignores_locale),
 		cmocka_unit_test(test_yaml_string_styles),
 		cmocka_unit_test(test_hex_dump),
+		cmocka_unit_test(test_tree_is_cut),
 		cmocka_unit_test(test_deepest_nesting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -198,6 +198,24 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 /* ---- msgfile.c: definitions from .msg files ---- */
 
 /*
+ * The directories .msg files are looked up in, as every front end finds
+ * them: the caller's (bag_open_opts.msg_path) first, then those of
+ * BAGSCOPE_MSG_PATH and ROS_PACKAGE_PATH (':'-separated, in that order),
+ * then /usr/share (Debian's ros-*-msgs packages). Free with
+ * bag_msgpath_free().
+ */
+struct bag_msgpath {
+	const char **dirs;
+	size_t n;
+	char *store;              /* the variables' copies the dirs point into */
+};
+
+/* Build p from dirs[0..n) and (env) the environment's. Returns 0 or BAG_ENOMEM. */
+int bag_msgpath_init(struct bag_msgpath *p, const char *const *dirs, size_t n, bool env);
+
+void bag_msgpath_free(struct bag_msgpath *p);
+
+/*
  * The full definition text of type ("pkg/Name") built from .msg files in
  * dirs (each dir/pkg/msg/Name.msg, or dir/msg/Name.msg when dir is the
  * package's own directory): the type's file, then each type it uses after a

@@ -565,7 +565,12 @@ int old_finish(bag_t *bag, const struct bag_open_opts *o)
 	bag->major = f->kind == OLD_V0 ? 0 : 1;
 	bag->minor = f->kind == OLD_V12 ? 2 : f->kind == OLD_V11 ? 1 : 0;
 	bag_conns_sort(bag);
-	if ((rc = old_defs(bag, o->msg_path, o->msg_path_n)) != BAG_OK)
+	struct bag_msgpath mp;
+	if (bag_msgpath_init(&mp, o->msg_path, o->msg_path_n, !o->msg_path_only) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	rc = old_defs(bag, mp.dirs, mp.n);
+	bag_msgpath_free(&mp);
+	if (rc != BAG_OK)
 		return rc;
 	bag->relative = (f->kind == OLD_V0 || f->roslog) && bag->end_ns < RELATIVE_MAX;
 	snprintf(bag->format_name, sizeof bag->format_name, "%s%s", f->kind == OLD_V12 ? "1.2" :

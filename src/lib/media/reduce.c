@@ -27,6 +27,7 @@
 
 #include <bagscope/reduce.h>
 #include <bagscope/scan.h>
+#include <bagscope/tf.h>
 #include "lib/common/util-int.h"
 
 #define BLOCK_SHIFT 4
@@ -42,6 +43,7 @@ struct mm {
 struct series {
 	char *path;
 	size_t topic_len;            /* bytes of path that are the topic */
+	bool is_tf;                  /* a tf(...) path: sampled on the TF messages, no topic */
 	const char *topic;           /* borrowed from the timeline */
 	bag_expr_t *expr;
 	bag_expr_prog_t **progs;     /* per timeline connection; NULL off its topic */
@@ -65,6 +67,7 @@ struct bag_reduce {
 	size_t ns;
 	size_t nconns;
 	bag_msgdef_t **defs;         /* per timeline connection of a series' topic */
+	bag_tf_t *tf;                /* built by the first run with a tf(...) series */
 	pthread_mutex_t lock;        /* series' samples, failed, done */
 	struct pending *batch;
 	size_t nbatch;
@@ -215,34 +218,39 @@ static int flush_batch(bag_reduce_t *r)
 	return rc;
 }
 
-/* Compile series k for every connection of its topic; check it. */
+static bool is_tf_conn(const struct bag_connection *c)
+{
+	return strcmp(c->type, "tf2_msgs/TFMessage") == 0 || strcmp(c->type, "tf/tfMessage") == 0;
+}
+
+/* Compile series k for every connection of its topic (a tf path: every TF connection); check it. */
 static int prepare_series(bag_reduce_t *r, size_t k)
 {
 	struct series *s = &r->s[k];
 	const char *rest = s->path + s->topic_len;
 	bag_expr_prog_t **sel = calloc(r->nconns + 1, sizeof *sel);
-	size_t nsel = 0;
+	size_t nsel = 0, base = s->is_tf ? 0 : s->topic_len + 1;   /* where the expression starts */
 	int rc = BAG_ENOMEM;
 
 	s->progs = calloc(r->nconns + 1, sizeof *s->progs);
 	if (sel == NULL || s->progs == NULL)
 		goto fail;
-	if (*rest != '.' || rest[1] == '\0') {
+	if (!s->is_tf && (*rest != '.' || rest[1] == '\0')) {
 		set_err(r, BAG_EEXPR, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s.data)", s->path,
 		        s->topic, s->topic);
 		rc = BAG_EEXPR;
 		goto fail;
 	}
-	rest++;
+	rest += !s->is_tf;
 	if ((rc = bag_expr_parse_value(&s->expr, rest, strlen(rest))) != BAG_OK) {
 		if (rc == BAG_EEXPR)
-			set_err(r, BAG_EEXPR, k, s->topic_len + 1 + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
+			set_err(r, BAG_EEXPR, k, base + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
 			        bag_expr_error(s->expr)->message);
 		goto fail;
 	}
 	for (size_t i = 0; i < r->nconns; i++) {
 		const struct bag_connection *c = bag_timeline_conn(r->tl, i, NULL);
-		if (strcmp(c->topic, s->topic) != 0)
+		if (s->is_tf ? !is_tf_conn(c) : strcmp(c->topic, s->topic) != 0)
 			continue;
 		if (r->defs[i] == NULL &&
 		    bag_msgdef_parse(&r->defs[i], c->type, c->definition, strlen(c->definition)) == BAG_ENOMEM)
@@ -253,7 +261,7 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 		sel[nsel++] = s->progs[i];
 	}
 	if ((rc = bag_expr_check(s->expr, sel, nsel)) != BAG_OK)
-		set_err(r, BAG_EEXPR, k, s->topic_len + 1 + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
+		set_err(r, BAG_EEXPR, k, base + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
 		        bag_expr_error(s->expr)->message);
 fail:
 	if (rc == BAG_ENOMEM)
@@ -293,8 +301,9 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 		r->ns = k + 1;
 		if ((s->path = strdup(paths[k])) == NULL)
 			goto fail;
-		s->topic_len = bag_expr_topic_prefix(s->path, topics, ntopics);
-		if (s->topic_len == 0) {
+		s->is_tf = bag_expr_is_tf_path(s->path);
+		s->topic_len = s->is_tf ? 0 : bag_expr_topic_prefix(s->path, topics, ntopics);
+		if (s->topic_len == 0 && !s->is_tf) {
 			set_err(r, BAG_EEXPR, k, 0, "'%s' starts with no topic of the bag", s->path);
 			rc = BAG_EEXPR;
 			goto fail;
@@ -331,6 +340,7 @@ BAG_API void bag_reduce_free(bag_reduce_t *r)
 	for (size_t i = 0; r->defs != NULL && i < r->nconns; i++)
 		bag_msgdef_free(r->defs[i]);
 	free(r->defs);
+	bag_tf_free(r->tf);
 	free(r->s);
 	free(r->batch);
 	pthread_mutex_destroy(&r->lock);
@@ -414,6 +424,30 @@ static int emit(void *arg, const struct bag_scan_item *it)
 	return 0;
 }
 
+/* A first run with a tf(...) series builds the transform buffer its terms look up. */
+static int attach_tf(bag_reduce_t *r)
+{
+	struct bag_tf_opts o = BAG_TF_OPTS_INIT;
+	bool want = false;
+	int rc;
+
+	for (size_t k = 0; k < r->ns; k++)
+		want = want || r->s[k].is_tf;
+	if (!want || r->tf != NULL)
+		return BAG_OK;
+	o.threads = r->run_opts->threads;
+	if ((rc = bag_tf_build(&r->tf, r->tl, &o)) != BAG_OK) {
+		set_err(r, rc, 0, BAG_NO_OFFSET, "%s", bag_tf_error(r->tf)->message);
+		bag_tf_free(r->tf);
+		r->tf = NULL;
+		return rc;
+	}
+	for (size_t k = 0; k < r->ns; k++)
+		if (r->s[k].is_tf)
+			bag_expr_set_tf(r->s[k].expr, r->tf);
+	return BAG_OK;
+}
+
 static int progress(void *arg, uint64_t done, uint64_t total)
 {
 	bag_reduce_t *r = arg;
@@ -446,6 +480,8 @@ BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts)
 	r->done = false;
 	pthread_mutex_unlock(&r->lock);
 	r->nbatch = 0;
+	if ((rc = attach_tf(r)) != BAG_OK)
+		goto fail;
 	rc = BAG_ENOMEM;
 	if ((mask = calloc(r->nconns + 1, sizeof *mask)) == NULL)
 		goto fail;

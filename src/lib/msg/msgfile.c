@@ -214,3 +214,48 @@ fail:
 	free(out);
 	return rc;
 }
+
+int bag_msgpath_init(struct bag_msgpath *p, const char *const *dirs, size_t n, bool env)
+{
+	static const char *const vars[] = { "BAGSCOPE_MSG_PATH", "ROS_PACKAGE_PATH" };
+	size_t len = 0, cap = n + 1, nvars = env ? 2 : 0;
+
+	memset(p, 0, sizeof *p);
+	for (size_t v = 0; v < nvars; v++) {
+		const char *e = getenv(vars[v]);
+		if (e == NULL)
+			continue;
+		len += strlen(e) + 1;
+		for (const char *c = e; *c; c++)
+			cap += *c == ':';
+		cap++;
+	}
+	p->dirs = malloc(cap * sizeof *p->dirs);
+	p->store = malloc(len ? len : 1);
+	if (p->dirs == NULL || p->store == NULL) {
+		bag_msgpath_free(p);
+		return BAG_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		p->dirs[p->n++] = dirs[i];
+	char *at = p->store;
+	for (size_t v = 0; v < nvars; v++) {
+		const char *e = getenv(vars[v]);
+		if (e == NULL)
+			continue;
+		strcpy(at, e);
+		for (char *save = NULL, *d = strtok_r(at, ":", &save); d; d = strtok_r(NULL, ":", &save))
+			p->dirs[p->n++] = d;
+		at += strlen(e) + 1;
+	}
+	if (env)
+		p->dirs[p->n++] = "/usr/share";
+	return BAG_OK;
+}
+
+void bag_msgpath_free(struct bag_msgpath *p)
+{
+	free(p->dirs);
+	free(p->store);
+	memset(p, 0, sizeof *p);
+}

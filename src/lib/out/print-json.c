@@ -41,7 +41,7 @@ void print_json_value(struct bag_text *t, const struct bag_value *v)
 		text_str(t, "{\"secs\":");
 		text_i64(t, v->v.t.secs);
 		text_str(t, ",\"nsecs\":");
-		text_u64(t, v->v.t.nsecs);
+		text_i64(t, v->v.t.nsecs);
 		text_char(t, '}');
 		break;
 	default: break;

@@ -113,6 +113,16 @@ void text_u64(struct bag_text *t, uint64_t u)
  * otherwise. Only the digits and the exponent of %e's text are taken, so the
  * locale's decimal point (printf and strtod agree on it) never shows.
  */
+BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs)
+{
+	/* |secs| < 2^32 and |nsecs| < 2^32 as stored, so the sum fits in 63 bits */
+	int64_t ns = secs * 1000000000 + nsecs;
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	bag_text_printf(t, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(mag / 1000000000u),
+	                (unsigned long long)(mag % 1000000000u));
+}
+
 BAG_API void bag_text_double(struct bag_text *t, double d)
 {
 	char buf[40], digits[20], out[48];

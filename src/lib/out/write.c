@@ -83,6 +83,7 @@ struct conn {
 	uint8_t *header;            /* the connection header as written */
 	uint32_t header_len;
 	uint32_t hash;              /* spec_hash() (spec) or header_hash() */
+	uint32_t hhash;             /* header_hash(), for the header table */
 	bool spec;                  /* findable by spec: in the spec table */
 	bool written;               /* its record is in the file (or open chunk) */
 	char *type, *md5sum, *definition, *callerid;  /* spec connections only */
@@ -124,7 +125,8 @@ struct bag_writer {
 	struct conn *conns;         /* by handle */
 	size_t nconns, conns_cap;
 	uint32_t *table;            /* spec hash slots: handle + 1, 0 = empty */
-	size_t table_size;          /* power of two, >= 2 * nconns */
+	uint32_t *htable;           /* every connection by header_hash(): handle + 1, 0 = empty */
+	size_t table_size;          /* power of two, >= 2 * nconns (both tables) */
 	struct ptr_slot *ptrs;      /* bag_writer_copy()'s table */
 	size_t ptrs_size, nptrs;
 	uint32_t *touched;          /* handles with entries in the open chunk */
@@ -475,24 +477,36 @@ static size_t table_slot(const bag_writer_t *w, const struct bag_conn_spec *s, u
 	return i;
 }
 
-/* Rebuild the spec table at twice the size; 0 or -1. */
+/* Put handle k into the open-addressing table t of size slots under hash h. */
+static void slot_put(uint32_t *t, size_t size, uint32_t h, size_t k)
+{
+	size_t i = h & (size - 1);
+
+	while (t[i] != 0)
+		i = (i + 1) & (size - 1);
+	t[i] = (uint32_t)k + 1;
+}
+
+/* Rebuild the spec and header tables at twice the size; 0 or -1. */
 static int table_grow(bag_writer_t *w)
 {
 	size_t size = w->table_size ? w->table_size * 2 : 64;
-	uint32_t *t = calloc(size, sizeof *t);
+	uint32_t *t = calloc(size, sizeof *t), *ht = calloc(size, sizeof *ht);
 
-	if (t == NULL)
+	if (t == NULL || ht == NULL) {
+		free(t);
+		free(ht);
 		return -1;
+	}
 	for (size_t k = 0; k < w->nconns; k++) {
-		size_t i = w->conns[k].hash & (size - 1);
-		if (!w->conns[k].spec)
-			continue;
-		while (t[i] != 0)
-			i = (i + 1) & (size - 1);
-		t[i] = (uint32_t)k + 1;
+		if (w->conns[k].spec)
+			slot_put(t, size, w->conns[k].hash, k);
+		slot_put(ht, size, w->conns[k].hhash, k);
 	}
 	free(w->table);
+	free(w->htable);
 	w->table = t;
+	w->htable = ht;
 	w->table_size = size;
 	return 0;
 }
@@ -555,7 +569,8 @@ static int conn_add(bag_writer_t *w, const char *topic, const uint8_t *header, s
 	c.topic = strdup(topic);
 	c.header = malloc(header_len ? header_len : 1);
 	c.header_len = (uint32_t)header_len;
-	c.hash = spec ? spec_hash(spec) : header_hash(topic, header, header_len);
+	c.hhash = header_hash(topic, header, header_len);
+	c.hash = spec ? spec_hash(spec) : c.hhash;
 	if (c.topic == NULL || c.header == NULL || (spec != NULL && !conn_take_spec(&c, spec)) ||
 	    bag_grow((void **)&w->conns, &w->conns_cap, w->nconns + 1, sizeof *w->conns) != 0 ||
 	    ((w->nconns + 1) * 2 > w->table_size && table_grow(w) != 0)) {
@@ -564,12 +579,9 @@ static int conn_add(bag_writer_t *w, const char *topic, const uint8_t *header, s
 		goto fail;
 	}
 	memcpy(c.header, header, header_len);
-	if (c.spec) {
-		size_t mask = w->table_size - 1, i = c.hash & mask;
-		while (w->table[i] != 0)
-			i = (i + 1) & mask;
-		w->table[i] = (uint32_t)w->nconns + 1;
-	}
+	if (c.spec)
+		slot_put(w->table, w->table_size, c.hash, w->nconns);
+	slot_put(w->htable, w->table_size, c.hhash, w->nconns);
 	w->conns[w->nconns] = c;
 	*out = (uint32_t)w->nconns++;
 	if (id >= w->next_id)
@@ -945,12 +957,11 @@ BAG_API int bag_writer_add_conn(bag_writer_t *w, const char *topic, const struct
 		goto out;
 	}
 	h = header_hash(topic, w->rec.p, w->rec.len);
-	for (size_t k = 0; k < w->nconns; k++) {
-		const struct conn *c = &w->conns[k];
-		if ((c->spec ? header_hash(c->topic, c->header, c->header_len) : c->hash) == h &&
-		    c->header_len == w->rec.len && memcmp(c->header, w->rec.p, c->header_len) == 0 &&
+	for (size_t i = h & (w->table_size - 1); w->table_size > 0 && w->htable[i] != 0; i = (i + 1) & (w->table_size - 1)) {
+		const struct conn *c = &w->conns[w->htable[i] - 1];
+		if (c->hhash == h && c->header_len == w->rec.len && memcmp(c->header, w->rec.p, c->header_len) == 0 &&
 		    strcmp(c->topic, topic) == 0) {
-			*conn = (uint32_t)k;
+			*conn = w->htable[i] - 1;
 			goto out;
 		}
 	}
@@ -1163,6 +1174,7 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 		conn_free(&w->conns[i]);
 	free(w->conns);
 	free(w->table);
+	free(w->htable);
 	free(w->ptrs);
 	free(w->touched);
 	free(w->chunk.p);
