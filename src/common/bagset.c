@@ -187,6 +187,8 @@ static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 	return 0;
 }
 
+char **bagset_kept_argv;   /* not static: a store the compiler keeps, so the array stays reachable */
+
 int bagset_remote_args(int *argc, char ***argv)
 {
 	char **in = *argv, **out = NULL;
@@ -214,7 +216,7 @@ int bagset_remote_args(int *argc, char ***argv)
 	}
 	out[n] = NULL;
 	*argc = (int)n;
-	*argv = out;
+	*argv = bagset_kept_argv = out;   /* kept: the program's arguments to its end (main may return) */
 	return 0;
 }
 
@@ -319,4 +321,12 @@ void bagset_close(struct bagset *bs)
 		bag_close(bs->bags[i]);
 	free(bs->bags);
 	memset(bs, 0, sizeof *bs);
+}
+
+int topic_ref_cmp(const void *a, const void *b)
+{
+	const struct topic_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
 }

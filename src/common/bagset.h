@@ -59,6 +59,8 @@ int bagset_msg_path_args(int *argc, char **argv);
  * option or -2 for a listing that failed (both printed).
  */
 int bagset_remote_args(int *argc, char ***argv);
+/* The array bagset_remote_args made, kept reachable to the program's end. */
+extern char **bagset_kept_argv;
 
 /* Set non-zero to cancel remote reads in flight (the browser's Esc); reset it after. */
 extern volatile int bagset_cancel;
@@ -68,5 +70,16 @@ void bagset_open_opts(struct bag_open_opts *o);
 
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
+
+/*
+ * A connection (its position i) by topic: sorting them with topic_ref_cmp
+ * (topic, then position) makes each topic one run, in connection order,
+ * so that connections group by topic in O(n log n).
+ */
+struct topic_ref {
+	const char *topic;
+	size_t i;
+};
+int topic_ref_cmp(const void *a, const void *b);
 
 #endif

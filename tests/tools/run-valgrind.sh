@@ -41,5 +41,13 @@ while read -r line; do
 	vg "$B" $line
 done < "$list"
 rm -f "$list"
+# the browser over the images fixture: every picture, damaged frame and point cloud drawn
+runs=$((runs + 1))
+LIBTOOL="$LIBTOOL" BAGSCOPE="$B" sh "$SRCDIR/tests/tui/valgrind-images.sh" > /tmp/vg-images.$$ 2>&1
+case $? in
+0|77) ;;
+*) echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' /tmp/vg-images.$$ | head -n 60; fails=$((fails + 1)) ;;
+esac
+rm -f /tmp/vg-images.$$
 echo "valgrind: $runs runs, $fails failed"
 [ $fails -eq 0 ]
