@@ -88,8 +88,7 @@ static const bag_msgdef_t *bag_def(BagObject *b, size_t c)
 	if (!b->def_done[c]) {
 		const struct bag_connection *conn = bag_timeline_conn(b->tl, c, NULL);
 		b->def_done[c] = true;
-		if (bag_conn_has_definition(conn) &&
-		    bag_msgdef_parse(&b->defs[c], conn->type, conn->definition, strlen(conn->definition)) != BAG_OK) {
+		if (bag_conn_has_definition(conn) && bag_conn_msgdef_parse(&b->defs[c], conn) != BAG_OK) {
 			bag_msgdef_free(b->defs[c]);
 			b->defs[c] = NULL;
 		}
