@@ -154,8 +154,8 @@ BAG_API void bag_expr_prog_free(bag_expr_prog_t *p);
 /*
  * After compiling e for every selected connection (progs[0..n)): 0, or
  * BAG_EEXPR when some part of e compiled on none of them; e's message then
- * names the problem as the first of those programs saw it, and errpos its
- * position ("no field 'x' in std_msgs/Int64 (nor in any other selected
+ * names the problem as the first of those programs saw it, and its offset
+ * the position ("no field 'x' in std_msgs/Int64 (nor in any other selected
  * type)"). n == 0 is not an error: nothing would be read.
  */
 BAG_API int bag_expr_check(bag_expr_t *e, bag_expr_prog_t *const *progs, size_t n);

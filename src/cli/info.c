@@ -336,115 +336,113 @@ static void add_row(struct row *rows, size_t *n, const char *field, const char *
 	(*n)++;
 }
 
-static void print_text(const struct bag_facts *f)
+/* Duration, start and end; returns the duration in seconds. */
+static double time_rows(struct row *rows, size_t *nrows, bag_t *bag)
 {
-	bag_t *bag = f->bag;
-	size_t nrows = 0, width = 0;
-	struct row *rows = calloc(16 + f->ntypes + f->ntopics, sizeof *rows);
-	struct term_scratch sc = { 0 };
-	char a[96], b[96];
-
-	if (rows == NULL)
-		return;
-	add_row(rows, &nrows, "path", "%s", term_str(&sc, bag_path(bag)));
-	add_row(rows, &nrows, "version", "%s", bag_format(bag));
-	human_size(a, sizeof a, (double)bag_file_size(bag));
-	if (f->nchunks == 0) {
-		add_row(rows, &nrows, "size", "%s", a);
-		goto print;
-	}
 	int64_t start = bag_start_time(bag), end = bag_end_time(bag);
 	double dur = (double)end / 1e9 - (double)start / 1e9;
+	char b[96];
+
 	if (dur >= 3600)
-		add_row(rows, &nrows, "duration", "%dhr %d:%02ds (%ds)", (int)(dur / 3600),
+		add_row(rows, nrows, "duration", "%dhr %d:%02ds (%ds)", (int)(dur / 3600),
 		        (int)(dur / 60) % 60, (int)fmod(dur, 60), (int)dur);
 	else if (dur >= 60)
-		add_row(rows, &nrows, "duration", "%d:%02ds (%ds)", (int)(dur / 60), (int)fmod(dur, 60), (int)dur);
+		add_row(rows, nrows, "duration", "%d:%02ds (%ds)", (int)(dur / 60), (int)fmod(dur, 60), (int)dur);
 	else
-		add_row(rows, &nrows, "duration", "%.1fs", dur);
+		add_row(rows, nrows, "duration", "%.1fs", dur);
 	if (bag_relative_times(bag)) {
 		/* an old recorder's durations since it started, not dates */
-		add_row(rows, &nrows, "start", "+%.2fs (times are durations since the recording started)",
+		add_row(rows, nrows, "start", "+%.2fs (times are durations since the recording started)",
 		        (double)start / 1e9);
-		add_row(rows, &nrows, "end", "+%.2fs", (double)end / 1e9);
+		add_row(rows, nrows, "end", "+%.2fs", (double)end / 1e9);
 	} else {
 		human_time(b, sizeof b, start);
-		add_row(rows, &nrows, "start", "%s", b);
+		add_row(rows, nrows, "start", "%s", b);
 		human_time(b, sizeof b, end);
-		add_row(rows, &nrows, "end", "%s", b);
+		add_row(rows, nrows, "end", "%s", b);
 	}
-	add_row(rows, &nrows, "size", "%s", a);
-	add_row(rows, &nrows, "messages", "%llu", (unsigned long long)bag_message_count(bag));
-	{
-		char comp[256] = "";
-		size_t at = 0;
-		for (size_t k = 0; k < f->ncomp; k++) {
-			const struct compression_facts *c = &f->comp[k];
-			if (c->kind == BAG_COMPRESSION_NONE)
-				at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks]",
-				                       k ? ", " : "", "none", c->chunks, f->nchunks);
-			else
-				at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks; %.2f%%]",
-				                       k ? ", " : "", bag_compression_name(c->kind), c->chunks,
-				                       f->nchunks, c->size ? 100.0 * (double)c->compressed / (double)c->size : 0);
-		}
-		/* a bag older than 2.0 has no chunks: rosbag says "none" */
-		add_row(rows, &nrows, "compression", "%s", strcmp(bag_format(bag), "2.0") ? "none" : comp);
+	return dur;
+}
+
+/* "lz4 [3/4 chunks; 41.20%], none [1/4 chunks]"; the sizes before and after, and per second. */
+static void compression_rows(struct row *rows, size_t *nrows, const struct bag_facts *f, double dur)
+{
+	char comp[256] = "", a[96], b[96];
+	size_t at = 0;
+
+	for (size_t k = 0; k < f->ncomp; k++) {
+		const struct compression_facts *c = &f->comp[k];
+		if (c->kind == BAG_COMPRESSION_NONE)
+			at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks]",
+			                       k ? ", " : "", "none", c->chunks, f->nchunks);
+		else
+			at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks; %.2f%%]",
+			                       k ? ", " : "", bag_compression_name(c->kind), c->chunks,
+			                       f->nchunks, c->size ? 100.0 * (double)c->compressed / (double)c->size : 0);
 	}
-	if (!(f->ncomp == 1 && f->comp[0].kind == BAG_COMPRESSION_NONE)) {
-		int w;
-		human_size(a, sizeof a, (double)f->size);
-		human_size(b, sizeof b, (double)f->compressed);
-		w = (int)(strlen(a) > strlen(b) ? strlen(a) : strlen(b));
-		if (dur > 0) {
-			char ra[64], rb[64];
-			int rw;
-			human_size(ra, sizeof ra, (double)f->size / dur);
-			human_size(rb, sizeof rb, (double)f->compressed / dur);
-			rw = (int)(strlen(ra) > strlen(rb) ? strlen(ra) : strlen(rb));
-			add_row(rows, &nrows, "uncompressed", "%*s @ %*s/s", w, a, rw, ra);
-			add_row(rows, &nrows, "compressed", "%*s @ %*s/s (%.2f%%)", w, b, rw, rb,
-			        100.0 * (double)f->compressed / (double)f->size);
-		} else {
-			add_row(rows, &nrows, "uncompressed", "%*s", w, a);
-			add_row(rows, &nrows, "compressed", "%*s", w, b);
-		}
+	/* a bag older than 2.0 has no chunks: rosbag says "none" */
+	add_row(rows, nrows, "compression", "%s", strcmp(bag_format(f->bag), "2.0") ? "none" : comp);
+	if (f->ncomp == 1 && f->comp[0].kind == BAG_COMPRESSION_NONE)
+		return;
+	human_size(a, sizeof a, (double)f->size);
+	human_size(b, sizeof b, (double)f->compressed);
+	int w = (int)(strlen(a) > strlen(b) ? strlen(a) : strlen(b));
+	if (dur > 0) {
+		char ra[64], rb[64];
+		human_size(ra, sizeof ra, (double)f->size / dur);
+		human_size(rb, sizeof rb, (double)f->compressed / dur);
+		int rw = (int)(strlen(ra) > strlen(rb) ? strlen(ra) : strlen(rb));
+		add_row(rows, nrows, "uncompressed", "%*s @ %*s/s", w, a, rw, ra);
+		add_row(rows, nrows, "compressed", "%*s @ %*s/s (%.2f%%)", w, b, rw, rb,
+		        100.0 * (double)f->compressed / (double)f->size);
+	} else {
+		add_row(rows, nrows, "uncompressed", "%*s", w, a);
+		add_row(rows, nrows, "compressed", "%*s", w, b);
 	}
-	{
-		int tw = 0, cw = 0, fw = 0, yw = 0;
-		char num[32], fr[32];
-		/* widths of the text as printed: escaped */
-		for (size_t i = 0; i < f->ntypes; i++) {
-			int n = (int)strlen(term_str(&sc, f->types[i].type));
-			yw = n > yw ? n : yw;
-		}
-		for (size_t i = 0; i < f->ntopics; i++) {
-			const struct topic_facts *t = &f->topics[i];
-			int n = (int)strlen(term_str(&sc, t->topic));
-			tw = n > tw ? n : tw;
-			cw = snprintf(num, sizeof num, "%llu", (unsigned long long)t->messages) > cw ? (int)strlen(num) : cw;
-			if (t->freq > 0) {
-				human_freq(fr, sizeof fr, t->freq);
-				fw = (int)strlen(fr) > fw ? (int)strlen(fr) : fw;
-			}
-		}
-		for (size_t i = 0; i < f->ntypes; i++)
-			add_row(rows, &nrows, i ? "" : "types", "%-*s [%s]", yw, term_str(&sc, f->types[i].type),
-			        term_str(&sc, f->types[i].md5));
-		for (size_t i = 0; i < f->ntopics; i++) {
-			const struct topic_facts *t = &f->topics[i];
-			char conns[48] = "";
-			if (t->freq > 0)
-				human_freq(fr, sizeof fr, t->freq);
-			if (t->connections > 1)
-				snprintf(conns, sizeof conns, " (%zu connections)", t->connections);
-			add_row(rows, &nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw,
-			        term_str(&sc, t->topic), cw, (unsigned long long)t->messages,
-			        t->messages > 1 ? "msgs" : "msg ", t->freq > 0 ? " @ " : "   ", fw,
-			        t->freq > 0 ? fr : "", yw, term_str(&sc, t->type), conns);
+}
+
+/* The types with their md5, then the topics in aligned columns (escaped text, its width as printed). */
+static void type_topic_rows(struct row *rows, size_t *nrows, const struct bag_facts *f, struct term_scratch *sc)
+{
+	int tw = 0, cw = 0, fw = 0, yw = 0;
+	char num[32], fr[32];
+
+	for (size_t i = 0; i < f->ntypes; i++) {
+		int n = (int)strlen(term_str(sc, f->types[i].type));
+		yw = n > yw ? n : yw;
+	}
+	for (size_t i = 0; i < f->ntopics; i++) {
+		const struct topic_facts *t = &f->topics[i];
+		int n = (int)strlen(term_str(sc, t->topic));
+		tw = n > tw ? n : tw;
+		cw = snprintf(num, sizeof num, "%llu", (unsigned long long)t->messages) > cw ? (int)strlen(num) : cw;
+		if (t->freq > 0) {
+			human_freq(fr, sizeof fr, t->freq);
+			fw = (int)strlen(fr) > fw ? (int)strlen(fr) : fw;
 		}
 	}
-print:
+	for (size_t i = 0; i < f->ntypes; i++)
+		add_row(rows, nrows, i ? "" : "types", "%-*s [%s]", yw, term_str(sc, f->types[i].type),
+		        term_str(sc, f->types[i].md5));
+	for (size_t i = 0; i < f->ntopics; i++) {
+		const struct topic_facts *t = &f->topics[i];
+		char conns[48] = "";
+		if (t->freq > 0)
+			human_freq(fr, sizeof fr, t->freq);
+		if (t->connections > 1)
+			snprintf(conns, sizeof conns, " (%zu connections)", t->connections);
+		add_row(rows, nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw,
+		        term_str(sc, t->topic), cw, (unsigned long long)t->messages,
+		        t->messages > 1 ? "msgs" : "msg ", t->freq > 0 ? " @ " : "   ", fw,
+		        t->freq > 0 ? fr : "", yw, term_str(sc, t->type), conns);
+	}
+}
+
+/* "field:   value" lines, the labels padded to one width; frees the values. */
+static void print_rows(struct row *rows, size_t nrows)
+{
+	size_t width = 0;
+
 	for (size_t i = 0; i < nrows; i++)
 		if (strlen(rows[i].field) + 1 > width)
 			width = strlen(rows[i].field) + 1;
@@ -458,6 +456,32 @@ print:
 		printf("%-*s %s\n", (int)width, label, rows[i].value ? rows[i].value : "");
 		free(rows[i].value);
 	}
+}
+
+/* rosbag info's layout. */
+static void print_text(const struct bag_facts *f)
+{
+	bag_t *bag = f->bag;
+	size_t nrows = 0;
+	struct row *rows = calloc(16 + f->ntypes + f->ntopics, sizeof *rows);
+	struct term_scratch sc = { 0 };
+	char a[96];
+
+	if (rows == NULL)
+		return;
+	add_row(rows, &nrows, "path", "%s", term_str(&sc, bag_path(bag)));
+	add_row(rows, &nrows, "version", "%s", bag_format(bag));
+	human_size(a, sizeof a, (double)bag_file_size(bag));
+	if (f->nchunks == 0) {
+		add_row(rows, &nrows, "size", "%s", a);
+	} else {
+		double dur = time_rows(rows, &nrows, bag);
+		add_row(rows, &nrows, "size", "%s", a);
+		add_row(rows, &nrows, "messages", "%llu", (unsigned long long)bag_message_count(bag));
+		compression_rows(rows, &nrows, f, dur);
+		type_topic_rows(rows, &nrows, f, &sc);
+	}
+	print_rows(rows, nrows);
 	free(rows);
 	term_scratch_free(&sc);
 }

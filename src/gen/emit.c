@@ -755,7 +755,10 @@ static void emit_table(struct emitter *e)
 
 #define LE "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__\n"
 
-/* The support functions the types use, in C that is also C++. */
+/* The JSON printers of the support code: integers, floats as cat prints them, times. */
+static void emit_support_json(unsigned need, struct bag_text *t);
+
+/* The support functions the types use, in C that is also C++: reading, then printing JSON. */
 static void emit_support(const struct emitter *e, struct bag_text *t)
 {
 	unsigned need = e->need;
@@ -826,6 +829,11 @@ static void emit_support(const struct emitter *e, struct bag_text *t)
 			"\t\ts->data = (char *)malloc((size_t)n + 1);\n\t\tif (s->data == NULL)\n\t\t\treturn BAG_ENOMEM;\n"
 			"\t\tmemcpy(s->data, c->p + 4, n);\n\t\ts->data[n] = '\\0';\n\t\ts->len = n;\n\t}\n"
 			"\tc->p += 4 + (size_t)n;\n\treturn BAG_OK;\n}\n\n");
+	emit_support_json(need, t);
+}
+
+static void emit_support_json(unsigned need, struct bag_text *t)
+{
 	if (need & NEED_JU64)
 		GEN_APPEND(t, "static void bag_gen_json_u64(struct bag_text *t, uint64_t v)\n{\n"
 		              "\tchar buf[24], *p = buf + sizeof buf;\n\n"

@@ -274,20 +274,86 @@ static const char *scratch_take(bag_msgdef_t *def, size_t from)
 	return s;
 }
 
-/*
- * Parse one section into type t (names stay unresolved in type_name). The
- * comment lines gathered since the last member go to the next member with
- * its own line's comment; those a blank line separates from the first
- * member, and those after the last, to the type.
- */
-static int parse_section(bag_msgdef_t *def, const struct section *sec, struct bag_msgdef_type *t)
-{
-	size_t nfields = 0, nconsts = 0, head = 0;
-	unsigned line = sec->line0;
-	struct bag_msgdef_field *fields;
-	struct bag_msgdef_const *consts;
+/* One member line of a section, split: its type token and the element type in it. */
+struct mline {
+	unsigned line;
+	const char *b, *e;         /* the line without its comment and blanks */
+	const char *nl;            /* its end */
+	const char *hash;          /* its '#', or NULL */
+	const char *p;             /* where the next token starts */
+	const char *tb, *te;       /* the type token ("float64[3]") */
+	const char *eb, *ee;       /* its element type ("float64") */
+	enum bag_array array;
+	uint32_t fixed;
+};
 
-	/* count first, so the arrays are allocated once */
+/* "TYPE NAME=VALUE" into c; a string's value is the rest of the line, '#' and all. */
+static int parse_const(bag_msgdef_t *def, const struct mline *m, const char *eq, size_t head,
+                       struct bag_msgdef_const *c)
+{
+	int prim = prim_lookup(m->eb, (size_t)(m->ee - m->eb));
+	const char *nb = m->te, *ne = eq, *vb, *ve;
+
+	if (prim < 0 || prim == BAG_PRIM_TIME || prim == BAG_PRIM_DURATION || m->array != BAG_ARRAY_NONE)
+		return def_fail(def, "line %u: '%.*s' is not a constant type", m->line, (int)(m->te - m->tb), m->tb);
+	while (nb < eq && isspace((unsigned char)*nb))
+		nb++;
+	while (ne > nb && isspace((unsigned char)ne[-1]))
+		ne--;
+	if (prim == BAG_PRIM_STRING) {
+		vb = (const char *)memchr(m->tb, '=', (size_t)(m->nl - m->tb)) + 1;
+		ve = m->nl;
+	} else {
+		vb = eq + 1;
+		ve = m->e;
+	}
+	while (vb < ve && isspace((unsigned char)*vb))
+		vb++;
+	while (ve > vb && isspace((unsigned char)ve[-1]))
+		ve--;
+	if (nb == ne)
+		return def_fail(def, "line %u: constant without a name", m->line);
+	c->name = arena_strndup(def, nb, (size_t)(ne - nb));
+	c->type_name = arena_strndup(def, m->eb, (size_t)(m->ee - m->eb));
+	c->prim = (enum bag_prim)prim;
+	c->value = arena_strndup(def, vb, (size_t)(ve - vb));
+	if (prim != BAG_PRIM_STRING && m->hash != NULL && !scratch_comment(def, m->hash, m->nl))
+		return BAG_ENOMEM;
+	c->comment = scratch_take(def, head);
+	if (c->name == NULL || c->value == NULL || c->type_name == NULL || c->comment == NULL)
+		return BAG_ENOMEM;
+	return BAG_OK;
+}
+
+/* "TYPE NAME" into f. */
+static int parse_field(bag_msgdef_t *def, struct mline *m, size_t head, struct bag_msgdef_field *f)
+{
+	const char *nb, *ne, *xb, *xe;
+
+	if (!next_token(&m->p, m->e, &nb, &ne) || next_token(&m->p, m->e, &xb, &xe))
+		return def_fail(def, "line %u: expected 'TYPE NAME'", m->line);
+	if (!legal_name(nb, ne, false))
+		return def_fail(def, "line %u: '%.*s' is not a legal field name (a letter, then letters, digits, '_')",
+		                m->line, (int)(ne - nb), nb);
+	if (!legal_name(m->eb, m->ee, true))
+		return def_fail(def, "line %u: '%.*s' is not a legal field type", m->line, (int)(m->ee - m->eb), m->eb);
+	f->name = arena_strndup(def, nb, (size_t)(ne - nb));
+	f->type_name = arena_strndup(def, m->eb, (size_t)(m->ee - m->eb));
+	f->array = m->array;
+	f->fixed_len = m->fixed;
+	if (m->hash != NULL && !scratch_comment(def, m->hash, m->nl))
+		return BAG_ENOMEM;
+	f->comment = scratch_take(def, head);
+	if (f->name == NULL || f->type_name == NULL || f->comment == NULL)
+		return BAG_ENOMEM;
+	return BAG_OK;
+}
+
+/* Room for sec's fields and constants (counted first, so the arrays are allocated once), and t's name. */
+static int alloc_members(bag_msgdef_t *def, const struct section *sec, struct bag_msgdef_type *t)
+{
+	size_t nfields = 0, nconsts = 0;
+
 	for (const char *s = sec->text; s < sec->end;) {
 		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e;
 		nl = nl ? nl : sec->end;
@@ -296,92 +362,52 @@ static int parse_section(bag_msgdef_t *def, const struct section *sec, struct ba
 			memchr(b, '=', (size_t)(e - b)) ? nconsts++ : nfields++;
 		s = nl + 1;
 	}
-	fields = arena_alloc(def, (nfields + 1) * sizeof *fields);
-	consts = arena_alloc(def, (nconsts + 1) * sizeof *consts);
+	t->fields = arena_alloc(def, (nfields + 1) * sizeof *t->fields);
+	t->consts = arena_alloc(def, (nconsts + 1) * sizeof *t->consts);
 	t->name = arena_strndup(def, sec->name, sec->name_len);
-	if (fields == NULL || consts == NULL || t->name == NULL)
-		return BAG_ENOMEM;
-	t->fields = fields;
-	t->consts = consts;
+	return t->fields == NULL || t->consts == NULL || t->name == NULL ? BAG_ENOMEM : BAG_OK;
+}
+
+/*
+ * Parse one section into type t (names stay unresolved in type_name). The
+ * comment lines gathered since the last member go to the next member with
+ * its own line's comment; those a blank line separates from the first
+ * member, and those after the last, to the type.
+ */
+static int parse_section(bag_msgdef_t *def, const struct section *sec, struct bag_msgdef_type *t)
+{
+	size_t head = 0;
+	unsigned line = sec->line0;
+	int rc;
+
+	if ((rc = alloc_members(def, sec, t)) != BAG_OK)
+		return rc;
 	def->scratch_len = 0;
 	for (const char *s = sec->text; s < sec->end; line++) {
-		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e, *tb, *te, *nb, *ne, *eb, *ee;
-		const char *hash;
-		enum bag_array array;
-		uint32_t fixed;
-		int rc;
+		struct mline m = { .line = line };
+		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *eq;
 
-		nl = nl ? nl : sec->end;
-		clean_line(s, nl, &b, &e);
-		hash = memchr(s, '#', (size_t)(nl - s));
+		m.nl = nl = nl ? nl : sec->end;
+		clean_line(s, nl, &m.b, &m.e);
+		m.hash = memchr(s, '#', (size_t)(nl - s));
 		s = nl + 1;
-		if (b == e) {
-			if (hash != NULL && !scratch_comment(def, hash, nl))
+		if (m.b == m.e) {
+			if (m.hash != NULL && !scratch_comment(def, m.hash, nl))
 				return BAG_ENOMEM;
-			if (hash == NULL && t->nfields + t->nconsts == 0)
+			if (m.hash == NULL && t->nfields + t->nconsts == 0)
 				head = def->scratch_len;
 			continue;
 		}
-		const char *p = b;
-		next_token(&p, e, &tb, &te);
-		if ((rc = parse_type_token(def, line, tb, te, &array, &fixed, &eb, &ee)) != BAG_OK)
+		m.p = m.b;
+		next_token(&m.p, m.e, &m.tb, &m.te);
+		if ((rc = parse_type_token(def, line, m.tb, m.te, &m.array, &m.fixed, &m.eb, &m.ee)) != BAG_OK)
 			return rc;
-		const char *eq = memchr(b, '=', (size_t)(e - b));
-		if (eq != NULL) {
-			struct bag_msgdef_const *c = &consts[t->nconsts++];
-			int prim = prim_lookup(eb, (size_t)(ee - eb));
-			const char *vb, *ve;
-			if (prim < 0 || prim == BAG_PRIM_TIME || prim == BAG_PRIM_DURATION || array != BAG_ARRAY_NONE)
-				return def_fail(def, "line %u: '%.*s' is not a constant type", line, (int)(te - tb), tb);
-			nb = te;
-			while (nb < eq && isspace((unsigned char)*nb))
-				nb++;
-			ne = eq;
-			while (ne > nb && isspace((unsigned char)ne[-1]))
-				ne--;
-			if (prim == BAG_PRIM_STRING) {
-				/* the value is the rest of the original line, '#' and all */
-				const char *oeq = memchr(tb, '=', (size_t)(nl - tb));
-				vb = oeq + 1;
-				ve = nl;
-			} else {
-				vb = eq + 1;
-				ve = e;
-			}
-			while (vb < ve && isspace((unsigned char)*vb))
-				vb++;
-			while (ve > vb && isspace((unsigned char)ve[-1]))
-				ve--;
-			if (nb == ne)
-				return def_fail(def, "line %u: constant without a name", line);
-			c->name = arena_strndup(def, nb, (size_t)(ne - nb));
-			c->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
-			c->prim = (enum bag_prim)prim;
-			c->value = arena_strndup(def, vb, (size_t)(ve - vb));
-			if (prim != BAG_PRIM_STRING && hash != NULL && !scratch_comment(def, hash, nl))
-				return BAG_ENOMEM;
-			c->comment = scratch_take(def, head);
-			if (c->name == NULL || c->value == NULL || c->type_name == NULL || c->comment == NULL)
-				return BAG_ENOMEM;
-			continue;
-		}
-		struct bag_msgdef_field *f = &fields[t->nfields++];
-		if (!next_token(&p, e, &nb, &ne) || next_token(&p, e, &tb, &te))
-			return def_fail(def, "line %u: expected 'TYPE NAME'", line);
-		if (!legal_name(nb, ne, false))
-			return def_fail(def, "line %u: '%.*s' is not a legal field name (a letter, then letters, digits, '_')",
-			                line, (int)(ne - nb), nb);
-		if (!legal_name(eb, ee, true))
-			return def_fail(def, "line %u: '%.*s' is not a legal field type", line, (int)(ee - eb), eb);
-		f->name = arena_strndup(def, nb, (size_t)(ne - nb));
-		f->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
-		f->array = array;
-		f->fixed_len = fixed;
-		if (hash != NULL && !scratch_comment(def, hash, nl))
-			return BAG_ENOMEM;
-		f->comment = scratch_take(def, head);
-		if (f->name == NULL || f->type_name == NULL || f->comment == NULL)
-			return BAG_ENOMEM;
+		if ((eq = memchr(m.b, '=', (size_t)(m.e - m.b))) != NULL)
+			rc = parse_const(def, &m, eq, head, (struct bag_msgdef_const *)&t->consts[t->nconsts++]);
+		else
+			rc = parse_field(def, &m, head, (struct bag_msgdef_field *)&t->fields[t->nfields++]);
+		if (rc != BAG_OK)
+			return rc;
 	}
 	t->comment = scratch_take(def, 0);
 	return t->comment != NULL ? BAG_OK : BAG_ENOMEM;

@@ -302,15 +302,49 @@ static int sink_open(struct export *e, const char *out, enum bag_compression c)
 	return bag_writer_open(&e->sink.bag, out, &wo);
 }
 
+/* Every row of view through the filter into the sink; the counts into e->res. */
+static int export_rows(struct export *e, bag_view_t *view)
+{
+	const struct bag_export_opts *o = e->o;
+	struct bag_scan_opts so = { .size = sizeof so };
+	struct bag_scan_stats st = { 0 };
+	int rc;
+
+	so.threads = scan_threads(o, e->res->compression);
+	so.filter = o->filter;
+	so.keep_data = true;
+	so.emit = emit;
+	so.arg = e;
+	so.progress = o->progress;
+	so.progress_arg = o->progress_arg;
+	rc = bag_scan(view, &so, &st);
+	e->res->filtered = st.filtered;
+	e->res->lost += st.failed + st.lost;
+	return rc;
+}
+
+/* Close the sink (the file goes in place) and note what it holds. */
+static int sink_finish(struct export *e, const char *out)
+{
+	bool mcap = e->o->format == BAG_EXPORT_MCAP;
+	struct stat sb;
+	int rc = mcap ? bag_mcap_writer_close(e->sink.mcap) : bag_writer_close(e->sink.bag);
+
+	if (rc != BAG_OK)
+		return rc;
+	e->res->connections = mcap ? bag_mcap_writer_channel_count(e->sink.mcap) : bag_writer_conn_count(e->sink.bag);
+	e->res->chunks = mcap ? bag_mcap_writer_chunk_count(e->sink.mcap) : bag_writer_chunk_count(e->sink.bag);
+	if (stat(out, &sb) == 0)
+		e->res->bytes = (uint64_t)sb.st_size;
+	return BAG_OK;
+}
+
 BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_export_opts *opts,
                        struct bag_export_result *res, struct bag_error *err)
 {
 	struct bag_export_opts o;
 	struct bag_export_result r = { 0 };
 	struct export e = { .o = &o, .res = &r };
-	struct bag_scan_opts so = { .size = sizeof so };
-	struct bag_scan_stats st = { 0 };
-	struct stat sb;
 	int rc;
 
 	bag_error_clear(err);
@@ -337,16 +371,7 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 		goto sink_failed;
 	if (o.keep_latched && (rc = write_latched(&e, view)) != BAG_OK)
 		goto sink_failed;
-	so.threads = scan_threads(&o, r.compression);
-	so.filter = o.filter;
-	so.keep_data = true;
-	so.emit = emit;
-	so.arg = &e;
-	so.progress = o.progress;
-	so.progress_arg = o.progress_arg;
-	rc = bag_scan(view, &so, &st);
-	r.filtered = st.filtered;
-	r.lost += st.failed + st.lost;
+	rc = export_rows(&e, view);
 	if (rc == BAG_EEXPR) {
 		bag_error_copy(err, bag_expr_error(o.filter));
 		goto done;
@@ -364,16 +389,8 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 			bag_error_copy(err, bag_view_error(view));
 		goto done;
 	}
-	rc = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_close(e.sink.mcap) : bag_writer_close(e.sink.bag);
-	if (rc != BAG_OK)
-		goto sink_failed;
-	r.connections = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_channel_count(e.sink.mcap)
-	                                            : bag_writer_conn_count(e.sink.bag);
-	r.chunks = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_chunk_count(e.sink.mcap)
-	                                       : bag_writer_chunk_count(e.sink.bag);
-	if (stat(out, &sb) == 0)
-		r.bytes = (uint64_t)sb.st_size;
-	goto done;
+	if ((rc = sink_finish(&e, out)) == BAG_OK)
+		goto done;
 sink_failed:
 	bag_error_copy(err, sink_error(&e.sink));
 done:
