@@ -7,6 +7,7 @@
 
 #include <bagscope/tf.h>
 #include <bagscope/print.h>
+#include "lib/robot/keyidx-int.h"
 
 /* One stored transform of a frame to its parent: exactly 64 bytes. */
 struct tf_sample {
@@ -55,8 +56,7 @@ struct bag_tf {
 	bag_timeline_t *tl;               /* during the build only */
 	struct tf_frame *f;
 	size_t nf, fcap;
-	uint32_t *hash;                   /* open addressing: frame index + 1, 0 empty */
-	size_t hcap;                      /* a power of two, >= 2 * nf */
+	struct keyidx idx;                /* frames by name */
 	bool *conn_static;                /* per timeline connection (build) */
 	int64_t far_ns;
 	struct bag_tf_stats st;
