@@ -69,7 +69,7 @@ struct bag_tf {
 /* tf-tree.c: the warnings of the finished buffer and the frames' facts. */
 int tf_tree_warnings(bag_tf_t *tf);
 
-/* tf-lookup.c: the parent of frame f's sample i. */
+/* tf.c: the parent of frame f's sample i. */
 uint32_t tf_parent_at(const struct tf_frame *f, size_t i);
 
 #endif

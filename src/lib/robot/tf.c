@@ -82,6 +82,20 @@ static long intern(bag_tf_t *tf, const char *name, size_t len)
 	return (long)tf->nf - 1;
 }
 
+/* The parent of frame f's sample i: the run that holds it (binary search). */
+uint32_t tf_parent_at(const struct tf_frame *f, size_t i)
+{
+	size_t lo = 0, hi = f->nruns;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (f->runs[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return f->runs[lo].parent;
+}
+
 BAG_API long bag_tf_frame_find(const bag_tf_t *tf, const char *name)
 {
 	if (tf->idx.cap == 0)
