@@ -656,10 +656,10 @@ static bool reader_room(struct reader *r)
 	return true;
 }
 
-/* Every 64 Ki rows: a pending Ctrl-C stops the scan. */
+/* Every 4096 rows: a pending Ctrl-C stops the scan. */
 static int read_interrupted(struct reader *r)
 {
-	if (++r->emitted % 65536 != 0)
+	if (++r->emitted % 4096 != 0)
 		return 0;
 	PyGILState_STATE g = PyGILState_Ensure();
 	int rc = PyErr_CheckSignals();

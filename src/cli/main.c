@@ -86,6 +86,9 @@ int main(int argc, char **argv)
 	default:
 		return EXIT_BAD_INPUT;
 	}
+	/* a rosbag2 directory (or its metadata.yaml): its storage files */
+	if (bagset_rosbag2_args(&argc, &argv) != 0)
+		return EXIT_BAD_INPUT;
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

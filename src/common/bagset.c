@@ -2,7 +2,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +77,94 @@ int bagset_msg_path_args(int *argc, char **argv)
 	return 0;
 }
 
+int bagset_rosbag2_args(int *argc, char ***argv)
+{
+	static char **out;
+	size_t n = 0, cap = (size_t)*argc + 1;
+	bool rest = false;
+
+	if ((out = malloc(cap * sizeof *out)) == NULL) {
+		term_error("out of memory");
+		return -1;
+	}
+	for (int i = 0; i < *argc; i++) {
+		char **files = NULL, err[512];
+		size_t nf = 0;
+		rest |= strcmp((*argv)[i], "--") == 0;
+		int rc = i > 0 && !rest && (*argv)[i][0] != '-' ?
+		         bag_rosbag2_files((*argv)[i], &files, &nf, err, sizeof err) : BAG_OK;
+		/* a directory that holds no recording is some other argument (frames -o DIR) */
+		if (rc != BAG_OK && rc != BAG_ENOTFOUND) {
+			term_error("%s", err);
+			return -1;
+		}
+		char **grown = nf > 1 ? realloc(out, (cap += nf - 1) * sizeof *out) : out;
+		if (grown == NULL) {
+			term_error("out of memory");
+			return -1;
+		}
+		out = grown;
+		if (nf == 0)
+			out[n++] = (*argv)[i];
+		for (size_t k = 0; k < nf; k++)
+			out[n++] = files[k];
+		free(files);
+	}
+	out[n] = NULL;
+	*argc = (int)n;
+	*argv = out;
+	return 0;
+}
+
 /* --cache-size and --no-sign-request, for URL bags */
 static size_t remote_cache;
 static bool no_sign_request;
 volatile int bagset_cancel;
+static uint64_t fetched;          /* by every URL bag, added atomically */
+
+/* A URL bag's progress line on a terminal's stderr while it opens slowly. */
+struct ticker {
+	pthread_t thread;
+	const char *name;         /* escaped */
+	int stop;                 /* atomic */
+	bool started;
+};
+
+static void *tick(void *arg)
+{
+	struct ticker *t = arg;
+	bool shown = false;
+
+	for (int ms = 0; !__atomic_load_n(&t->stop, __ATOMIC_RELAXED); ms += 100) {
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+		if (ms < 1000)
+			continue;   /* only when it takes long */
+		fprintf(stderr, "\rbagscope: %s: %.1f MB fetched\033[K", t->name,
+		        (double)__atomic_load_n(&fetched, __ATOMIC_RELAXED) / 1e6);
+		fflush(stderr);
+		shown = true;
+	}
+	if (shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	return NULL;
+}
+
+static void ticker_start(struct ticker *t, const char *path, const char *name)
+{
+	t->name = name;
+	t->stop = 0;
+	t->started = bag_is_url(path) && isatty(STDERR_FILENO) && pthread_create(&t->thread, NULL, tick, t) == 0;
+}
+
+static void ticker_stop(struct ticker *t)
+{
+	if (!t->started)
+		return;
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t->thread, NULL);
+}
 
 void bagset_open_opts(struct bag_open_opts *o)
 {
@@ -87,6 +173,7 @@ void bagset_open_opts(struct bag_open_opts *o)
 	o->remote_cache_bytes = remote_cache;
 	o->no_sign_request = no_sign_request;
 	o->cancel = &bagset_cancel;
+	o->fetched = &fetched;
 }
 
 /* A byte count with an optional K, M or G (binary), at least 1 MiB; 0 if bad. */
@@ -176,15 +263,19 @@ int bagset_open_one(bag_t **bag, const char *path)
 {
 	struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 	struct term_scratch sc = { 0 };
+	struct ticker tk;
 	struct bag_recovery r;
+	const char *escaped = term_str(&sc, path);
 	int rc;
 
 	bagset_open_opts(&opts);
 	if (isatty(STDERR_FILENO)) {
 		opts.progress = show_progress;
-		opts.progress_arg = (void *)term_str(&sc, path);
+		opts.progress_arg = (void *)escaped;
 	}
+	ticker_start(&tk, path, escaped);
 	rc = bag_open(bag, path, &opts);
+	ticker_stop(&tk);
 	if (rc != BAG_OK) {
 		term_error("%s", bag_last_error(*bag)->message);
 		goto done;
@@ -269,4 +360,12 @@ void bagset_close(struct bagset *bs)
 		bag_close(bs->bags[i]);
 	free(bs->bags);
 	memset(bs, 0, sizeof *bs);
+}
+
+int topic_ref_cmp(const void *a, const void *b)
+{
+	const struct topic_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
 }

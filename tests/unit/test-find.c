@@ -284,6 +284,79 @@ static void test_literal(void **state)
 	}
 }
 
+/* One message of a definition, rendered as load() renders a bag's. */
+static void add_message(struct corpus *c, const char *type, const char *text, const uint8_t *data, size_t len)
+{
+	struct bag_error err;
+	struct bag_text t = { 0 };
+	struct msg *m;
+
+	c->m = realloc(c->m, (c->n + 1) * sizeof *c->m);
+	assert_non_null(c->m);
+	m = &c->m[c->n];
+	memset(m, 0, sizeof *m);
+	assert_int_equal(bag_msgdef_parse(&m->def, type, text, strlen(text)), BAG_OK);
+	m->first = c->n++;
+	m->text = strdup(text);
+	m->data = malloc(len);
+	memcpy(m->data, data, len);
+	m->len = len;
+	bag_print_summary(&t, m->def, m->data, m->len, SUMMARY_MAX, &err);
+	m->summary = strndup(t.p ? t.p : "", t.len);
+	bag_text_free(&t);
+	detail_decode_lines(m->def, m->data, m->len, keep_line, m, &err);
+}
+
+static size_t put_string(uint8_t *p, const char *s)
+{
+	uint32_t n = (uint32_t)strlen(s);
+
+	memcpy(p, &n, 4);
+	memcpy(p + 4, s, n);
+	return 4 + n;
+}
+
+/*
+ * Made-up messages for what the fixtures lack: a string past the summary's
+ * 64 bytes, escapes and invalid UTF-8, a needle across the summary's cut
+ * string and the next field, floats across fields and array elements.
+ */
+static void test_made(void **state)
+{
+	static const char *const pats[] = {
+		"abcd\"  b=", "ghij\"  b=", "END", "jEND", "d\"  b=\"tail", "\\n", "\\u0001", "\xEF\xBF\xBD", "b: \"tail\"",
+		"0.25  y=-1.5", "y=-1.5  v=", "-1.5", "v=[1.0, 2.0", "2.0, 3.0, 4.0, \xE2\x80\xA6 (6)]", "[5]: 6.0",
+		"1e+16", "e-05", "5e-05", "inf", "nan", "x: 0.25", "z=True", "z: true", "True", "rue  ",
+	};
+	struct corpus c = { 0 };
+	uint8_t buf[512];
+	size_t n = 0, yes = 0, no = 0;
+	char s1[128];
+	(void)state;
+	for (int i = 0; i < 100; i++)
+		s1[i] = (char)('a' + i % 10);   /* bytes 60..63, the summary's last: "abcd" */
+	strcpy(s1 + 100, "END");
+	n += put_string(buf + n, s1);
+	n += put_string(buf + n, "tail");
+	add_message(&c, "t/S", "string a\nstring b\n", buf, n);
+	n = put_string(buf, "line\nbreak \x01 bad \xff utf8 \xE2\x82");
+	add_message(&c, "t/S1", "string a\n", buf, n);
+	double x = 0.25, y = -1.5, v[6] = { 1, 2, 3, 4, 5, 6 }, w[3] = { 1e16, 5e-05, 1.0 / 0.0 };
+	n = 0;
+	memcpy(buf + n, &x, 8), n += 8;
+	memcpy(buf + n, &y, 8), n += 8;
+	uint32_t six = 6;
+	memcpy(buf + n, &six, 4), n += 4;
+	memcpy(buf + n, v, sizeof v), n += sizeof v;
+	memcpy(buf + n, w, sizeof w), n += sizeof w;
+	buf[n++] = 1;
+	add_message(&c, "t/F", "float64 x\nfloat64 y\nfloat64[] v\nfloat64[3] w\nbool z\n", buf, n);
+	check_all(&c, pats, sizeof pats / sizeof *pats, &yes, &no);
+	assert_true(yes >= 15);
+	assert_true(no >= 15);
+	corpus_free(&c);
+}
+
 /* "PATH=~TEXT" scopes a search to a field; anything else is all pattern. */
 static void test_scope(void **state)
 {
@@ -310,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_basic),  cmocka_unit_test(test_nested), cmocka_unit_test(test_tf),
 		cmocka_unit_test(test_large),  cmocka_unit_test(test_images), cmocka_unit_test(test_freq),
 		cmocka_unit_test(test_regex),  cmocka_unit_test(test_literal), cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_made),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,6 +82,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	so.block_cache_bytes = o.remote_cache_bytes;
 	so.no_sign_request = o.no_sign_request;
 	so.cancel = o.cancel;
+	so.fetched = o.fetched;
 	rc = bag_source_open(&bag->src, path, &so, cause, sizeof cause);
 	if (rc != BAG_OK) {
 		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause);
@@ -197,6 +198,13 @@ BAG_API void bag_version(const bag_t *bag, int *major, int *minor)
 BAG_API const char *bag_format(const bag_t *bag)
 {
 	return bag->format_name;
+}
+
+BAG_API void bag_file_info(const bag_t *bag, struct bag_file_info *out)
+{
+	*out = (struct bag_file_info){ "bag", "", "", NULL, 0 };
+	if (bag->fmt != NULL && bag->fmt->describe != NULL)
+		bag->fmt->describe(bag, out);
 }
 
 BAG_API bool bag_relative_times(const bag_t *bag)

@@ -34,6 +34,9 @@
 #ifdef HAVE_LZ4
 #include <lz4frame.h>
 #endif
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #include "lib/out/compress-int.h"
 #include "lib/common/util-int.h"
@@ -98,6 +101,25 @@ int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct c
 		rc = bag_error_say(err, BAG_EUNSUPP, "lz4 is not supported by this build");
 		goto fail;
 #endif
+	} else if (c == BAG_COMPRESSION_ZSTD) {
+#ifdef HAVE_ZSTD
+		size_t bound = ZSTD_compressBound(len), n;
+
+		if (cbuf_reserve(out, bound) != 0) {
+			rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
+			goto fail;
+		}
+		/* level 3, zstd's default and what the mcap CLI writes */
+		n = ZSTD_compress(out->p, bound, in, len, 3);
+		if (ZSTD_isError(n)) {
+			rc = bag_error_say(err, BAG_ECOMPRESS, "zstd compression failed: %s", ZSTD_getErrorName(n));
+			goto fail;
+		}
+		out->len = n;
+#else
+		rc = bag_error_say(err, BAG_EUNSUPP, "zstd is not supported by this build");
+		goto fail;
+#endif
 	} else if (cbuf_reserve(out, len) == 0) {
 		memcpy(out->p, in, len);
 		out->len = len;
@@ -110,39 +132,6 @@ int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct c
 	}
 fail:
 	return rc;
-}
-
-static uint32_t crc_table[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[0][i] = c;
-	}
-	for (uint32_t i = 0; i < 256; i++)
-		for (int t = 1; t < 8; t++)
-			crc_table[t][i] = crc_table[t - 1][i] >> 8 ^ crc_table[0][crc_table[t - 1][i] & 0xff];
-}
-
-uint32_t bag_crc32(uint32_t crc, const void *p, size_t n)
-{
-	const uint8_t *s = p;
-	uint32_t c = ~crc;
-
-	pthread_once(&crc_once, crc_init);
-	for (; n >= 8; n -= 8, s += 8) {
-		uint32_t lo = c ^ ((uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24);
-		c = crc_table[7][lo & 0xff] ^ crc_table[6][lo >> 8 & 0xff] ^ crc_table[5][lo >> 16 & 0xff] ^
-		    crc_table[4][lo >> 24] ^ crc_table[3][s[4]] ^ crc_table[2][s[5]] ^ crc_table[1][s[6]] ^
-		    crc_table[0][s[7]];
-	}
-	while (n-- > 0)
-		c = crc_table[0][(c ^ *s++) & 0xff] ^ c >> 8;
-	return ~c;
 }
 
 struct cpool {
