@@ -219,19 +219,6 @@ static void first_note(struct app *app)
 		skipped_note(app);
 }
 
-/*
- * Whether a bag is read from a URL: then the topic rates' pass over every
- * index entry starts after the first screen, so that it does not come
- * before the reads the screen needs.
- */
-static bool any_url(const struct app *app)
-{
-	for (size_t i = 0; i < app->cb.nbags; i++)
-		if (bag_is_url(bag_path(app->cb.bags[i])))
-			return true;
-	return false;
-}
-
 /* Open the bags; with several, one that does not open is skipped and said so. */
 static int open_all(struct app *app)
 {
@@ -258,7 +245,7 @@ static int open_all(struct app *app)
 		return -1;
 	}
 	app_marks_load(app);
-	if (!any_url(app))
+	if (!app_any_url(app))
 		job_rates(app->find.job, app->m.topic_of, app->m.ntopics);
 	first_note(app);
 	return 0;
@@ -380,7 +367,7 @@ int tui_run(char *const *paths, size_t n)
 		draw_all(&app);
 		fprintf(app.timing, "first-screen %.3f\n", (double)(app_now_ns() - app.t0) / 1e6);
 	}
-	if (any_url(&app)) {
+	if (app_any_url(&app)) {
 		draw_all(&app);
 		job_rates(app.find.job, app.m.topic_of, app.m.ntopics);
 	}
