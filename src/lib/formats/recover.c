@@ -283,6 +283,64 @@ static int inflate_body(struct scan *s, struct chunk *ch, bool cut, struct bag_i
 	return rc;
 }
 
+/* An uncompressed chunk's records walked (used of len bytes): where it ends, what was lost after them. */
+static int end_plain(struct scan *s, struct chunk *ch, bool cut, bool stopped, size_t used, size_t len,
+                     uint32_t stated, uint64_t *end)
+{
+	bag_t *bag = s->bag;
+	int rc;
+
+	/* records give way to a top-level record: the chunk ends there */
+	if (stopped || (cut && used < len))
+		*end = ch->data_pos + used;
+	if (stopped && !cut && (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its records "
+	                                      "end after %zu; read to there", stated, used)) != BAG_OK)
+		return rc;
+	ch->size = ch->data_len = (uint32_t)used;
+	if (stopped || used == len)
+		return BAG_OK;
+	/* a record that does not fit: the end of the file, or damage with more after it */
+	uint64_t lost_end = ch->data_pos + len;
+	if (cut && (rc = find_record(s, ch->data_pos + used, &lost_end)) != BAG_OK)
+		return rc;
+	if (cut)
+		*end = lost_end;
+	return add_loss(s, ch->data_pos + used, lost_end, ch->pos,
+	                "chunk at byte %llu %s: %llu messages in its first %zu bytes recovered, "
+	                "the %llu bytes after them lost", (unsigned long long)ch->pos,
+	                !cut ? "ends in an incomplete record" : lost_end == bag->file_size ? "is cut off" :
+	                "runs into unreadable bytes", (unsigned long long)s->cur_count, used,
+	                (unsigned long long)(lost_end - ch->data_pos - used));
+}
+
+/* A compressed chunk's stream (inf) walked to used bytes: where it ends, whether it is whole. */
+static int end_compressed(struct scan *s, struct chunk *ch, bool cut, const struct bag_inflated *inf, size_t used,
+                          uint32_t stated, uint64_t *end)
+{
+	const char *name = bag_compression_name(ch->compression);
+	int rc;
+
+	if (inf->ended) {
+		/* the stream's own end is where the chunk's data ends */
+		*end = ch->data_pos + inf->used;
+		if (!cut && inf->used != stated &&
+		    (rc = bag_warn(s->bag, ch->pos, "chunk data_len says %u bytes but its %s stream is %zu bytes; "
+		                   "read to its end", stated, name, inf->used)) != BAG_OK)
+			return rc;
+		ch->data_len = (uint32_t)inf->used;
+	}
+	if (inf->ended && used == inf->len) {
+		ch->size = (uint32_t)inf->len;
+		return BAG_OK;
+	}
+	ch->size = (uint32_t)used;
+	ch->partial = true;
+	return add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
+	                "%s chunk at byte %llu %s: %zu bytes decompressed%s%s, %llu messages recovered",
+	                name, (unsigned long long)ch->pos, cut ? "is cut off" : "is damaged", inf->len,
+	                inf->err.message[0] ? " before: " : "", inf->err.message, (unsigned long long)s->cur_count);
+}
+
 /*
  * Decompress chunk ch's body (as far as it goes) and walk it: count its
  * messages (unless harvest_only) and collect its connections. For a chunk
@@ -327,49 +385,8 @@ static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_on
 		goto fail;
 	if (harvest_only)
 		goto fail;
-	if (none) {
-		/* records give way to a top-level record: the chunk ends there */
-		if (stopped || (cut && used < inf.len))
-			*end = ch->data_pos + used;
-		if (stopped && !cut && (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its records "
-		                                      "end after %zu; read to there", stated, used)) != BAG_OK)
-			goto fail;
-		ch->size = ch->data_len = (uint32_t)used;
-		if (stopped || used == inf.len)
-			goto fail;
-		/* a record that does not fit: the end of the file, or damage with more after it */
-		uint64_t lost_end = ch->data_pos + inf.len;
-		if (cut && (rc = find_record(s, ch->data_pos + used, &lost_end)) != BAG_OK)
-			goto fail;
-		if (cut)
-			*end = lost_end;
-		rc = add_loss(s, ch->data_pos + used, lost_end, ch->pos,
-		              "chunk at byte %llu %s: %llu messages in its first %zu bytes recovered, "
-		              "the %llu bytes after them lost", (unsigned long long)ch->pos,
-		              !cut ? "ends in an incomplete record" : lost_end == bag->file_size ? "is cut off" :
-		              "runs into unreadable bytes", (unsigned long long)s->cur_count, used,
-		              (unsigned long long)(lost_end - ch->data_pos - used));
-		goto fail;
-	}
-	if (inf.ended) {
-		/* the stream's own end is where the chunk's data ends */
-		*end = ch->data_pos + inf.used;
-		if (!cut && inf.used != stated &&
-		    (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its %s stream is %zu bytes; "
-		                   "read to its end", stated, name, inf.used)) != BAG_OK)
-			goto fail;
-		ch->data_len = (uint32_t)inf.used;
-	}
-	if (inf.ended && used == inf.len) {
-		ch->size = (uint32_t)inf.len;
-		goto fail;
-	}
-	ch->size = (uint32_t)used;
-	ch->partial = true;
-	rc = add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
-	              "%s chunk at byte %llu %s: %zu bytes decompressed%s%s, %llu messages recovered",
-	              name, (unsigned long long)ch->pos, cut ? "is cut off" : "is damaged", inf.len,
-	              inf.err.message[0] ? " before: " : "", inf.err.message, (unsigned long long)s->cur_count);
+	rc = none ? end_plain(s, ch, cut, stopped, used, inf.len, stated, end)
+	          : end_compressed(s, ch, cut, &inf, used, stated, end);
 fail:
 	free(inf.buf);
 	return rc;
