@@ -7,7 +7,7 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libmd-dev libturbojpeg0-dev libspng-dev libncurses-dev libcmocka-dev"
 if [ "$1" = "--test" ]; then
-	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all ros-std-msgs"
+	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all ros-std-msgs time"
 	# node and npm (the MCAP test's reader): Debian's, unless a node with its npm is there
 	# already (NodeSource's nodejs ships npm and conflicts with Debian's npm package)
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
