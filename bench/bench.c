@@ -61,7 +61,7 @@ static int write_bench_bag(const char *path, uint64_t n, enum bag_compression co
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
-		fprintf(stderr, "bench: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "bench: %s\n", bag_writer_error(w)->message);
 	bag_writer_free(w);
 	for (int c = 0; c < 10; c++)
 		free((char *)conns[c].topic);
@@ -86,7 +86,7 @@ static int write_conns_bag(const char *path, uint64_t nconns, uint32_t threshold
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
-		fprintf(stderr, "bench: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "bench: %s\n", bag_writer_error(w)->message);
 	bag_writer_free(w);
 	return rc;
 }
@@ -162,7 +162,7 @@ static int bench_conns(const char *dir, const char *bin, uint64_t nconns, uint32
 	       (unsigned long long)nconns);
 	t = now();
 	if (bag_open(&bag, path, NULL) != BAG_OK) {
-		fprintf(stderr, "bench: %s\n", bag_errmsg(bag));
+		fprintf(stderr, "bench: %s\n", bag_last_error(bag)->message);
 		return 1;
 	}
 	printf("bag_open:    %8.3f s  in-process, %zu connections, %zu chunks\n", now() - t,
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 		return 1;
 	t = now();
 	if (bag_timeline_load(tl, 0) != 1) {
-		fprintf(stderr, "bench: %s\n", bag_timeline_errmsg(tl));
+		fprintf(stderr, "bench: %s\n", bag_timeline_error(tl)->message);
 		return 1;
 	}
 	printf("timeline:    %8.3f s  full load in-process, %.2f bytes/message\n", now() - t,

@@ -94,7 +94,7 @@ static int micro(long reps)
 	bag_msgdef_t *def;
 
 	if (bag_msgdef_parse(&def, "sensor_msgs/Imu", imu_def, sizeof imu_def - 1) != BAG_OK) {
-		fprintf(stderr, "bench-expr: %s\n", bag_msgdef_errmsg(def));
+		fprintf(stderr, "bench-expr: %s\n", bag_msgdef_error(def)->message);
 		return 1;
 	}
 	for (int i = 0; i < NMSG; i++)
@@ -106,7 +106,7 @@ static int micro(long reps)
 		long hits = 0;
 		if (bag_expr_parse(&e, filters[f], strlen(filters[f])) != BAG_OK ||
 		    bag_expr_compile(&p, e, &conn, def) != BAG_OK || bag_expr_check(e, &p, 1) != BAG_OK) {
-			fprintf(stderr, "bench-expr: %s: %s\n", filters[f], bag_expr_errmsg(e));
+			fprintf(stderr, "bench-expr: %s: %s\n", filters[f], bag_expr_error(e)->message);
 			return 1;
 		}
 		double t0 = now();
@@ -121,7 +121,7 @@ static int micro(long reps)
 	double t0 = now();
 	long bad = 0;
 	for (long r = 0; r < reps; r++)
-		bad += bag_decode(def, msgs[r % NMSG], lens[r % NMSG], NULL, NULL, NULL, NULL, 0) != BAG_OK;
+		bad += bag_decode(def, msgs[r % NMSG], lens[r % NMSG], NULL, NULL, NULL, NULL) != BAG_OK;
 	printf("  %6.1f ns/decode bag_decode() of the whole message, no visitor%s\n",
 	       (now() - t0) / (double)reps * 1e9, bad ? " (errors!)" : "");
 	bag_msgdef_free(def);
@@ -157,7 +157,7 @@ static int whole(long n, const char *dir, int keep)
 			rc = bag_writer_close(w);
 	}
 	if (rc != BAG_OK) {
-		fprintf(stderr, "bench-expr: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "bench-expr: %s\n", bag_writer_error(w)->message);
 		bag_writer_free(w);
 		return 1;
 	}
@@ -183,7 +183,7 @@ static int whole(long n, const char *dir, int keep)
 	for (uint64_t r = 0; r < rows; r++) {
 		struct bag_message m;
 		if (bag_view_read(view, r, &m) != BAG_OK) {
-			fprintf(stderr, "bench-expr: %s\n", bag_view_errmsg(view));
+			fprintf(stderr, "bench-expr: %s\n", bag_view_error(view)->message);
 			return 1;
 		}
 		sum += m.data[m.size - 1];
@@ -192,7 +192,7 @@ static int whole(long n, const char *dir, int keep)
 	for (uint64_t r = 0; r < rows; r++) {
 		struct bag_message m;
 		if (bag_view_read(view, r, &m) != BAG_OK) {
-			fprintf(stderr, "bench-expr: %s\n", bag_view_errmsg(view));
+			fprintf(stderr, "bench-expr: %s\n", bag_view_error(view)->message);
 			return 1;
 		}
 		hits += bag_expr_eval(p, m.data, m.size, m.time_ns) == 1;

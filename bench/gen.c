@@ -44,16 +44,16 @@ enum { RT_DECODE, GEN_DECODE, RT_JSON, GEN_JSON };
 static double pass(struct topic *tp, int kind, void *msg, struct bag_text *t)
 {
 	double t0 = now();
-	char err[256];
+	struct bag_error err;
 
 	for (size_t i = 0; i < tp->n; i++) {
 		t->len = 0;
 		switch (kind) {
 		case RT_DECODE:
-			bag_decode(tp->def, tp->data[i], tp->size[i], NULL, NULL, NULL, err, sizeof err);
+			bag_decode(tp->def, tp->data[i], tp->size[i], NULL, NULL, NULL, &err);
 			break;
 		case RT_JSON:
-			bag_print_json(t, tp->def, tp->data[i], tp->size[i], err, sizeof err);
+			bag_print_json(t, tp->def, tp->data[i], tp->size[i], &err);
 			break;
 		default:
 			if (tp->type->decode(msg, tp->data[i], tp->size[i]) == BAG_OK) {
@@ -120,9 +120,9 @@ int main(int argc, char **argv)
 		}
 		/* the two printers agree */
 		for (size_t i = 0; i < tp->n; i++) {
-			char err[256];
+			struct bag_error err;
 			t.len = u.len = 0;
-			bag_print_json(&t, tp->def, tp->data[i], tp->size[i], err, sizeof err);
+			bag_print_json(&t, tp->def, tp->data[i], tp->size[i], &err);
 			if (tp->type->decode(msg, tp->data[i], tp->size[i]) == BAG_OK) {
 				tp->type->print_json(&u, msg);
 				tp->type->release(msg);

@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 			struct bag_image img = { .width = W, .height = H, .pixel = BAG_PIXEL_RGB8, .pixels = src };
 			uint8_t *png;
 			size_t plen;
-			char err[128];
-			bag_image_png(&img, &png, &plen, err, sizeof err);
+			struct bag_error err;
+			bag_image_png(&img, &png, &plen, &err);
 			name = "png";
 			def = cdef;
 			msg = message(NULL, 0, png, plen, "png", &len);
@@ -124,9 +124,9 @@ int main(int argc, char **argv)
 			double t0 = now();
 			for (int f = 0; f < frames; f++) {
 				struct bag_image img;
-				char err[128];
-				if (bag_image_decode(&img, def, msg, len, err, sizeof err) != BAG_OK) {
-					fprintf(stderr, "%s: %s\n", name, err);
+				struct bag_error err;
+				if (bag_image_decode(&img, def, msg, len, &err) != BAG_OK) {
+					fprintf(stderr, "%s: %s\n", name, err.message);
 					return 1;
 				}
 				bag_image_to_rgb(&img, pw, ph, rgb);

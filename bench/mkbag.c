@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 		rc = bag_writer_close(w);
 fail:
 	if (rc != BAG_OK)
-		fprintf(stderr, "mkbag: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "mkbag: %s\n", bag_writer_error(w)->message);
 	bag_writer_free(w);
 	for (size_t k = 0; k < NTOPICS; k++)
 		free(topics[k].def);

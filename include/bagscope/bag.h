@@ -62,13 +62,29 @@ struct bag_open_opts {
 	 * and older) or an empty one: a type pkg/Name is looked up as
 	 * DIR/pkg/msg/Name.msg (DIR a package root, such as Debian's
 	 * /usr/share or a ROS_PACKAGE_PATH entry), or DIR/msg/Name.msg when DIR
-	 * is the package's directory; first found wins. Borrowed during
-	 * bag_open() only. NULL: none (such messages stay undecoded).
+	 * is the package's directory; first found wins. These come first; the
+	 * directories of the environment follow them, as every front end finds
+	 * them: BAGSCOPE_MSG_PATH, then ROS_PACKAGE_PATH (':'-separated), then
+	 * /usr/share (where Debian's ros-*-msgs packages install). Borrowed
+	 * during bag_open() only. NULL: only the environment's.
 	 */
 	const char *const *msg_path;
 	size_t msg_path_n;
+	/*
+	 * A URL's bag (http://, https://, s3://): bound on the bytes kept of
+	 * what was fetched (0 = 256 MiB), shared with every bag_dup().
+	 */
+	size_t remote_cache_bytes;
+	bool no_sign_request;      /* s3://: anonymous, no credentials (public buckets) */
+	/*
+	 * When *cancel becomes non-zero (another thread, a signal handler), a
+	 * remote read in flight stops with BAG_ECANCELED. Borrowed for the
+	 * handle's life, its dups' too; may be NULL.
+	 */
+	volatile int *cancel;
+	bool msg_path_only;        /* true: msg_path alone, not the environment's directories */
 };
-#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL, NULL, 0 }
+#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL, NULL, 0, 0, false, NULL, false }
 
 /* One connection-header field, as recorded. */
 struct bag_kv {
@@ -111,7 +127,7 @@ struct bag_chunk_info {
 
 /*
  * Open path read-only. *out is set even on failure (unless BAG_ENOMEM), so
- * that bag_errmsg(*out) can be read; the caller always calls bag_close().
+ * that bag_last_error(*out) can be read; the caller always calls bag_close().
  * Returns 0, BAG_EINVAL (opts->size not set, or options this library does
  * not know), BAG_EIO (also for a path that is not a regular file, such as a
  * FIFO: refused at once), BAG_ENOTBAG (no version line of a format it
@@ -138,14 +154,36 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag);
  */
 BAG_API void bag_close(bag_t *bag);
 
-/* The last failure's one-line message ("" if none); valid until the next call. */
-BAG_API const char *bag_errmsg(const bag_t *bag);
+/*
+ * The last failure (code 0 and "" if none; common.h); valid until the next
+ * call on bag. For NULL (bag_open() out of memory): BAG_ENOMEM.
+ */
+BAG_API const struct bag_error *bag_last_error(const bag_t *bag);
 
 /* The path given to bag_open(), borrowed. */
 BAG_API const char *bag_path(const bag_t *bag);
 
 /* File size in bytes. */
 BAG_API uint64_t bag_file_size(const bag_t *bag);
+
+/* Whether path is a URL bag_open() reads remotely (http://, https://, s3://). */
+BAG_API bool bag_is_url(const char *path);
+
+/*
+ * Bytes and requests a URL's bag has fetched so far, its dups included
+ * (0 and 0 for a local file). Safe to call from another thread.
+ */
+BAG_API void bag_fetched(const bag_t *bag, uint64_t *bytes, uint64_t *requests);
+
+/*
+ * Expand s3://bucket/prefix/GLOB (GLOB as fnmatch(3), '*' not crossing
+ * '/') through ListObjectsV2 into the sorted s3:// URLs of the matching
+ * objects; free them with bag_url_list_free(). 0, or BAG_E* with err set to
+ * one line (BAG_ENOTFOUND when nothing matches).
+ */
+BAG_API int bag_url_expand(const char *pattern, bool no_sign_request, char ***urls, size_t *n,
+                           char *err, size_t errlen);
+BAG_API void bag_url_list_free(char **urls, size_t n);
 
 /* Format version, e.g. 2 and 0 (1 and 2 for 1.2; 0 and 0 for version 0). */
 BAG_API void bag_version(const bag_t *bag, int *major, int *minor);

@@ -17,7 +17,11 @@
 #include <bagscope/image.h>
 #include <bagscope/cloud.h>
 #include <bagscope/export.h>
+#include <bagscope/find.h>
 #include <bagscope/mcap.h>
+#include <bagscope/tf.h>
+#include <bagscope/log.h>
+#include <bagscope/diag.h>
 
 #ifdef __cplusplus
 extern "C" {

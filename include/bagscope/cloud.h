@@ -9,7 +9,7 @@
  * definition is checked against the ROS layout and every size against the
  * bytes there are, so the work is bounded by the message: a point_step of 0
  * is refused, and only the first BAG_CLOUD_SUMMARY_FIELDS fields are
- * summarised. Errors are one line in `char *err, size_t errlen`.
+ * summarised. Errors are one line in `struct bag_error *err`.
  */
 #ifndef BAGSCOPE_CLOUD_H
 #define BAGSCOPE_CLOUD_H
@@ -59,7 +59,7 @@ BAG_API const char *bag_cloud_type_name(uint8_t datatype);
  * c->data points into data.
  */
 BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const uint8_t *data, size_t len,
-                             char *err, size_t errlen);
+                             struct bag_error *err);
 
 /* Element k of field f of point i (row-major), or NaN when it cannot be read. */
 BAG_API double bag_cloud_value(const struct bag_cloud *c, uint64_t i, size_t f, uint32_t k);

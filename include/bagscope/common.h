@@ -5,19 +5,25 @@
  * Errors, one style across the API:
  *  - Every library function that can fail returns an int: 0 (BAG_OK) or one
  *    of the negative BAG_E* codes below (bag_strerror() names them).
- *  - A function on a handle keeps a one-line message on that handle, read
- *    with bag_<object>_errmsg(): bag_errmsg(bag_t), bag_timeline_errmsg(),
- *    bag_view_errmsg(), bag_msgdef_errmsg(), bag_writer_errmsg(). It names
- *    the file, the byte offset and the problem where they apply, stays valid
- *    until the next call on the handle, and a constructor sets *out even on
- *    failure so it can be read (NULL, after BAG_ENOMEM, reads "out of memory").
+ *  - The details are a struct bag_error (below): the code, a byte offset and
+ *    a one-line message naming the file, the offset and the problem. Every
+ *    handle embeds one, read with that handle's accessor: bag_last_error(),
+ *    bag_view_error(), bag_timeline_error(), bag_writer_error(),
+ *    bag_mcap_writer_error(), bag_expr_error(), bag_msgdef_error(),
+ *    bag_reduce_error(). It stays valid until the next call on the handle;
+ *    a constructor sets *out even on failure so it can be read (a NULL
+ *    handle, after BAG_ENOMEM, reads BAG_ENOMEM "out of memory").
  *  - A function that only reads a shared, const object (bag_decode() and the
- *    bag_print_*() printers over a bag_msgdef_t, which threads share) has no
- *    handle to write to: it takes `char *err, size_t errlen` as its last
- *    parameters and writes the one-line message there (NUL-terminated,
- *    truncated to errlen; err may be NULL when errlen is 0).
- * Options structs (bag_open_opts, bag_writer_opts) lead with their size;
- * start them from their *_INIT macro.
+ *    bag_print_*() printers over a bag_msgdef_t, which threads share; the
+ *    image, cloud and export functions) has no handle to write to: it takes
+ *    a `struct bag_error *err` out-parameter (may be NULL), filled on
+ *    failure.
+ * Option structs (bag_open_opts, bag_writer_opts, bag_scan_opts, ...) lead
+ * with their size_t size; start them from their BAG_*_INIT macro. One growth
+ * rule for all: fields are only ever added at the end; a smaller (older)
+ * struct is accepted, its missing fields read as zero (their defaults); a
+ * larger (newer) one is accepted only if every byte this library does not
+ * know is zero, otherwise BAG_EINVAL.
  */
 #ifndef BAGSCOPE_COMMON_H
 #define BAGSCOPE_COMMON_H
@@ -60,7 +66,7 @@ extern "C" {
 	X(BAG_ECANCELED, -14, "cancelled") \
 	X(BAG_EEXPR,     -15, "bad expression")
 
-enum bag_error {
+enum bag_errcode {
 #define BAG_X_ENUM(name, value, text) name = value,
 	BAG_ERRORS(BAG_X_ENUM)
 #undef BAG_X_ENUM
@@ -77,6 +83,29 @@ BAG_API unsigned bag_lib_version(void);
 
 /* The fixed text for a BAG_E* code; never NULL, static storage. */
 BAG_API const char *bag_strerror(int code);
+
+/* The offset of a struct bag_error that has none. */
+#define BAG_NO_OFFSET UINT64_MAX
+/* The size of struct bag_error's message buffer, NUL included. */
+#define BAG_ERROR_MESSAGE_MAX 512
+
+/*
+ * One failure: what every handle keeps and every accessor returns.
+ *  - code: BAG_OK (0) when nothing failed, else the BAG_E* code returned.
+ *  - offset: the byte offset the problem is at, BAG_NO_OFFSET if none. Its
+ *    unit is the input the message is about: a file offset for a bag or a
+ *    written file, a position in the expression text for bag_expr_error(),
+ *    in the message's data for bag_decode() and the printers.
+ *  - message: one line, NUL-terminated, "" when code is BAG_OK, e.g.
+ *    "x.bag: at byte 4133: chunk of 812 bytes runs past the end of the file".
+ *    Truncated to BAG_ERROR_MESSAGE_MAX - 1 bytes. Print this.
+ */
+struct bag_error {
+	int code;
+	uint64_t offset;
+	char message[BAG_ERROR_MESSAGE_MAX];
+};
+#define BAG_ERROR_INIT {0, BAG_NO_OFFSET, ""}
 
 /* Chunk compression kinds, as named in a chunk record's compression field. */
 enum bag_compression {

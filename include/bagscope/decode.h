@@ -17,6 +17,26 @@
 extern "C" {
 #endif
 
+/*
+ * The element budget. Decoding one message of n bytes may visit at most
+ * BAG_DECODE_BUDGET(n) elements: every value, every nested message and the
+ * top message count one each, an array counts its elements. That is
+ * BAG_DECODE_BUDGET_BASE + BAG_DECODE_BUDGET_PER_BYTE * n, and never more
+ * than BAG_DECODE_BUDGET_MAX. Every value but an empty message takes bytes,
+ * so a message fits unless it nests many empty messages (or arrays of
+ * them): `Mid[] m`, Mid being `Empty[65536] e`, would make 2^32 elements of
+ * 4 bytes. A message over budget does not decode (BAG_EDECODE, "expands to
+ * more than N elements"), whoever decodes it: bag_decode(), `check`, the
+ * browser, and the code `bagscope gen` writes.
+ */
+#define BAG_DECODE_BUDGET_BASE 65536u
+#define BAG_DECODE_BUDGET_PER_BYTE 16u
+#define BAG_DECODE_BUDGET_MAX (UINT64_C(1) << 32)
+#define BAG_DECODE_BUDGET(n)                                                                       \
+	((uint64_t)(n) < (BAG_DECODE_BUDGET_MAX - BAG_DECODE_BUDGET_BASE) / BAG_DECODE_BUDGET_PER_BYTE \
+	         ? BAG_DECODE_BUDGET_BASE + (uint64_t)(n) * BAG_DECODE_BUDGET_PER_BYTE                 \
+	         : BAG_DECODE_BUDGET_MAX)
+
 /* One primitive value. */
 struct bag_value {
 	enum bag_prim prim;
@@ -30,8 +50,8 @@ struct bag_value {
 			uint32_t len;
 		} s;
 		struct {
-			int64_t secs;   /* uint32 for time, int32 for duration */
-			uint32_t nsecs;
+			int64_t secs;   /* as stored: uint32 for time, int32 for duration */
+			int64_t nsecs;  /* likewise (a duration's -5 is -5, not 4294967291) */
 		} t;
 	} v;
 };
@@ -54,14 +74,28 @@ struct bag_visitor {
 
 /*
  * Decode data[0..len) as def's top type, calling vis with ud. Returns 0, or
- * BAG_EDECODE with a one-line message in err[0..errlen) such as
+ * BAG_EDECODE with *err (may be NULL; common.h) filled: offset the byte in
+ * data, message such as
  * "markers[3].pose.position.x at byte 120: needs 8 bytes, 2 remain".
+ * On success *err is cleared (code 0, "").
  * Bytes left over after the message are not an error; *used (if not NULL)
  * tells how many were decoded.
  */
 BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
-                       char *err, size_t errlen);
+                       struct bag_error *err);
+
+/*
+ * Asked after begin_array: whether to visit the array's elements. false
+ * skips elements of a fixed size (numbers, fixed messages) in one step,
+ * their bytes checked to be there; others are visited anyway.
+ */
+typedef bool (*bag_elements_fn)(void *ud, const struct bag_msgdef_field *field, uint32_t len);
+
+/* bag_decode, asking elements (not NULL) before each array's elements. */
+BAG_API int bag_decode_some(const bag_msgdef_t *def, const uint8_t *data, size_t len,
+                            const struct bag_visitor *vis, bag_elements_fn elements, void *ud,
+                            struct bag_error *err);
 
 #ifdef __cplusplus
 }

@@ -95,11 +95,11 @@ struct bag_export_result {
  * bag_scan()), BAG_ECANCELED (progress asked to stop), BAG_EIO (a write
  * failed, e.g. a full disk), BAG_ENOMEM, BAG_EUNSUPP, or an index load
  * error; on any failure nothing is left at out (an existing file there is
- * untouched). err (errlen bytes, may be NULL when errlen is 0) gets one line
+ * untouched). *err (may be NULL; common.h) gets the code and one line
  * naming the file and the problem.
  */
 BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_export_opts *opts,
-                       struct bag_export_result *res, char *err, size_t errlen);
+                       struct bag_export_result *res, struct bag_error *err);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@
  *           | value                      a bool used as a test
  *   value  := value ("+" | "-") value | value ("*" | "/") value | "-" value
  *           | NUMBER | STRING | true | false | path | $topic | $type | $time
- *           | len(path) | abs(value) | "(" expr ")"
+ *           | len(path) | abs(value) | tf(FRAME, FRAME).FIELD | "(" expr ")"
  *   path   := NAME { "." NAME | "[" ["-"] INTEGER "]" | "[*]" }
  *
  * - `!` at the head of a comparison takes the whole comparison: `!a == b`
@@ -110,7 +110,8 @@ struct bag_expr_val {
 
 /*
  * Parse text[0..len) as a filter (an expr: a test). *out is set even on
- * failure (unless BAG_ENOMEM) so that bag_expr_errmsg()/bag_expr_errpos()
+ * failure (unless BAG_ENOMEM) so that bag_expr_error() (message; offset = the
+ * position in text)
  * can be read; always bag_expr_free() it. Returns 0, BAG_EEXPR (a syntax
  * error, a bad number, a regex that does not compile, a value where a test
  * is needed ...) or BAG_ENOMEM. text need not be NUL-terminated and is not
@@ -133,8 +134,7 @@ BAG_API void bag_expr_free(bag_expr_t *e);
  * the byte offset in the text it concerns (text length for "at the end").
  * Valid until the next call on e.
  */
-BAG_API const char *bag_expr_errmsg(const bag_expr_t *e);
-BAG_API size_t bag_expr_errpos(const bag_expr_t *e);
+BAG_API const struct bag_error *bag_expr_error(const bag_expr_t *e);
 
 /*
  * Compile e for connection conn, whose definition def was parsed from
@@ -201,5 +201,19 @@ BAG_API int bag_expr_eval_value(const bag_expr_prog_t *p, const uint8_t *data, s
  * "/imu/data" gives 9; the path proper starts after the '.'.
  */
 BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topics, size_t n);
+
+/*
+ * The transform buffer (tf.h) that tf(TARGET, SOURCE).FIELD terms look up
+ * at each message's record time; borrowed, it must outlive e's evaluations.
+ * Without one (NULL, the default) every tf() term is missing. FIELD is
+ * translation.x/y/z, rotation.x/y/z/w, roll, pitch or yaw; frames are
+ * names or quoted strings. A lookup that fails (tf2's extrapolation,
+ * connectivity ...) is a missing value.
+ */
+struct bag_tf;
+BAG_API void bag_expr_set_tf(bag_expr_t *e, const struct bag_tf *tf);
+
+/* Whether text (a message path) starts with a tf( term: it then names no topic. */
+BAG_API bool bag_expr_is_tf_path(const char *text);
 
 #endif

@@ -15,7 +15,7 @@
  * The definition is checked field by field against the ROS layout of the
  * type (any other layout is refused), and every length against the bytes
  * there are: a bad image is an error with a one-line reason, never a crash.
- * Functions here take `char *err, size_t errlen` for that line (common.h).
+ * Functions here take `struct bag_error *err` for that line (common.h).
  */
 #ifndef BAGSCOPE_IMAGE_H
 #define BAGSCOPE_IMAGE_H
@@ -62,7 +62,7 @@ BAG_API bool bag_image_type(const char *type);
  * img->png (when set) points into data.
  */
 BAG_API int bag_image_decode(struct bag_image *img, const bag_msgdef_t *def, const uint8_t *data, size_t len,
-                             char *err, size_t errlen);
+                             struct bag_error *err);
 
 /* Free the pixels and zero *img; accepts a zeroed image. */
 BAG_API void bag_image_free(struct bag_image *img);
@@ -81,7 +81,7 @@ BAG_API int bag_image_to_rgb(const struct bag_image *img, uint32_t w, uint32_t h
  * as 16-bit grey over its finite range (NaN 0, +inf 65535). Returns 0,
  * BAG_ENOMEM or BAG_EIO (the encoder failed; err says why).
  */
-BAG_API int bag_image_png(const struct bag_image *img, uint8_t **out, size_t *outlen, char *err, size_t errlen);
+BAG_API int bag_image_png(const struct bag_image *img, uint8_t **out, size_t *outlen, struct bag_error *err);
 
 #ifdef __cplusplus
 }

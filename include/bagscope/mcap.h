@@ -94,7 +94,7 @@ BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w);
 BAG_API void bag_mcap_writer_free(bag_mcap_writer_t *w);
 
 /* The last failure as one line naming the file; "out of memory" for NULL. */
-BAG_API const char *bag_mcap_writer_errmsg(const bag_mcap_writer_t *w);
+BAG_API const struct bag_error *bag_mcap_writer_error(const bag_mcap_writer_t *w);
 
 #ifdef __cplusplus
 }

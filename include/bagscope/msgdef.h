@@ -92,7 +92,7 @@ struct bag_msgdef_type {
 
 /*
  * Parse text (len bytes) as the definition of type. *out is set even on
- * failure (unless BAG_ENOMEM) so bag_msgdef_errmsg() can be read; always
+ * failure (unless BAG_ENOMEM) so bag_msgdef_error() can be read; always
  * bag_msgdef_free() it. Returns 0 or BAG_EDEFINITION, whose message names
  * the line and the problem (an unknown type, a bad array size, ...).
  */
@@ -102,7 +102,7 @@ BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *t
 BAG_API void bag_msgdef_free(bag_msgdef_t *def);
 
 /* The last failure's one-line message. */
-BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def);
+BAG_API const struct bag_error *bag_msgdef_error(const bag_msgdef_t *def);
 
 /* The top type; NULL if the parse failed (or def is NULL, after BAG_ENOMEM). */
 BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def);

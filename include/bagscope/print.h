@@ -44,6 +44,12 @@ BAG_API void bag_text_json_string(struct bag_text *t, const char *s, size_t len)
 BAG_API void bag_text_double(struct bag_text *t, double d);
 
 /*
+ * Append secs + nsecs / 10^9 (a time's or a duration's fields as stored;
+ * either may be negative in a duration) exactly, as "-1.000000005".
+ */
+BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs);
+
+/*
  * The printers: decode data[0..len) by def and append its text. Return 0,
  * BAG_EDECODE (with a message in err, see bag_decode(); the text appended so
  * far is left in place) or BAG_ENOMEM.
@@ -59,13 +65,13 @@ BAG_API void bag_text_double(struct bag_text *t, double d);
  *       std_msgs/Header left out.
  */
 BAG_API int bag_print_json(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen);
+                           size_t len, struct bag_error *err);
 BAG_API int bag_print_yaml(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen);
+                           size_t len, struct bag_error *err);
 BAG_API int bag_print_csv(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                          size_t len, bool header, char *err, size_t errlen);
+                          size_t len, bool header, struct bag_error *err);
 BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                              size_t len, size_t max, char *err, size_t errlen);
+                              size_t len, size_t max, struct bag_error *err);
 
 /*
  * A hex dump of data[0..len): per 16 bytes, a line with the offset (8 hex
@@ -79,7 +85,9 @@ BAG_API void bag_print_hex(struct bag_text *t, const uint8_t *data, size_t len);
  * The definition as an indented tree, one line per field: "type[size] name"
  * ("uint8[] data", "geometry_msgs/Point position" with its fields indented
  * two more spaces below), constants as "type NAME=value". Each line starts
- * with indent spaces and ends with a newline.
+ * with indent spaces and ends with a newline. Past 20000 lines nested types
+ * are no longer expanded (a few types can nest into 2^24 lines), and a last
+ * line "# (cut: ...)" says so.
  */
 BAG_API void bag_print_msgdef_tree(struct bag_text *t, const bag_msgdef_t *def, int indent);
 

@@ -69,10 +69,10 @@ struct bag_reduce_opts {
  * is the longest topic of tl that prefixes it (bag_expr_topic_prefix), the
  * rest after its '.' is parsed as a value and compiled for every connection
  * of that topic. *out is set even on failure (unless BAG_ENOMEM) so that
- * bag_reduce_errmsg() can be read; always bag_reduce_free() it. Returns 0,
+ * bag_reduce_error() can be read; always bag_reduce_free() it. Returns 0,
  * BAG_EEXPR (no topic prefixes the path, nothing after the topic, a syntax
  * error, or a part that fits none of the topic's connections: the message
- * says which, bag_reduce_errpath() which path and bag_reduce_errpos() the
+ * says which, bag_reduce_errpath() which path and bag_reduce_error()'s offset the
  * byte offset in it), BAG_EINVAL (n == 0) or BAG_ENOMEM.
  */
 BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *const *paths, size_t n);
@@ -80,10 +80,12 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 /* Free; accepts NULL. Not while bag_reduce_run() runs. */
 BAG_API void bag_reduce_free(bag_reduce_t *r);
 
-/* The last failure: one line ("" if none), the path's index and the byte offset in it. */
-BAG_API const char *bag_reduce_errmsg(const bag_reduce_t *r);
+/*
+ * The last failure (common.h; its offset is the byte offset in the path),
+ * and the index of the path it concerns.
+ */
+BAG_API const struct bag_error *bag_reduce_error(const bag_reduce_t *r);
 BAG_API size_t bag_reduce_errpath(const bag_reduce_t *r);
-BAG_API size_t bag_reduce_errpos(const bag_reduce_t *r);
 
 /* Series (the paths given), and the topic of series i (borrowed from tl). */
 BAG_API size_t bag_reduce_series_count(const bag_reduce_t *r);
@@ -95,7 +97,7 @@ BAG_API const char *bag_reduce_topic(const bag_reduce_t *r, size_t i);
  * earlier run are dropped first. Returns 0, BAG_ECANCELED (by
  * bag_reduce_cancel() or the progress function: the samples so far are
  * kept), BAG_ENOMEM, BAG_EINVAL (bad opts) or an index error (message in
- * bag_reduce_errmsg()). Messages that cannot be read are counted by
+ * bag_reduce_error()). Messages that cannot be read are counted by
  * bag_reduce_failed(), the first reason kept; they are not an error.
  */
 BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts);
@@ -108,10 +110,10 @@ BAG_API bool bag_reduce_done(bag_reduce_t *r);
 
 /*
  * Messages whose value could not be read (unreadable chunks, messages too
- * short for the path), and the first one's reason (copied into
- * buf[0..len), NUL-terminated; may be NULL when len is 0).
+ * short for the path), and the first one's reason, copied into *first
+ * (code 0 and "" when none; first may be NULL). Safe from any thread.
  */
-BAG_API uint64_t bag_reduce_failed(bag_reduce_t *r, char *buf, size_t len);
+BAG_API uint64_t bag_reduce_failed(bag_reduce_t *r, struct bag_error *first);
 
 /* Samples of series i gathered so far. */
 BAG_API uint64_t bag_reduce_count(bag_reduce_t *r, size_t i);

@@ -74,7 +74,7 @@ typedef void (*bag_scan_chunk_fn)(void *arg, const bag_t *bag, size_t bag_index,
 typedef int (*bag_scan_chunk_emit_fn)(void *arg, size_t bag_index, size_t chunk, const char *text,
                                       size_t len);
 
-/* Options for bag_scan(). Zero-initialise, set size = sizeof. */
+/* Options for bag_scan(). Start from BAG_SCAN_OPTS_INIT (common.h's growth rule). */
 struct bag_scan_opts {
 	size_t size;               /* sizeof(struct bag_scan_opts), for growth */
 	unsigned threads;          /* worker threads; 0 = one per online core */
@@ -90,6 +90,8 @@ struct bag_scan_opts {
 	void *progress_arg;
 	size_t cache_bytes;        /* chunk cache per worker; 0 = 16 MiB */
 };
+#define BAG_SCAN_OPTS_INIT { sizeof(struct bag_scan_opts), 0, NULL, false, false, NULL, NULL, NULL, NULL, \
+                             NULL, NULL, NULL, 0 }
 
 /* What a scan did. */
 struct bag_scan_stats {
@@ -106,12 +108,14 @@ struct bag_scan_stats {
  * Pass over every row of v (see above). The filter is compiled for each
  * selected connection first; one that compiles on none of them is refused
  * before anything is read: BAG_EEXPR, with the reason and position in
- * bag_expr_errmsg(filter) / bag_expr_errpos(filter). Connections for which
+ * bag_expr_error(filter). Connections for which
  * the filter is false whatever the message, and rows whose time alone decides
  * it, are settled from the index. stats (may be NULL) is filled in any case.
  * v must not be used by another thread meanwhile; its index groups loaded by
- * the scan are given back as it goes. Returns 0, BAG_EEXPR, BAG_ENOMEM, an
- * index load error (message in bag_view_errmsg(v)), or what emit returned.
+ * the scan are given back as it goes. opts NULL: the defaults (only stats
+ * gathered). Returns 0, BAG_EEXPR, BAG_ENOMEM, BAG_EINVAL (opts of a size or
+ * with fields this library cannot read: common.h's growth rule), an index
+ * load error (in bag_view_error(v)), or what emit returned.
  */
 BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag_scan_stats *stats);
 

@@ -43,6 +43,7 @@ typedef struct bag_view bag_view_t;
  * replaces both: conn_mask[i] for timeline connection i.
  */
 struct bag_query {
+	size_t size;                  /* sizeof(struct bag_query): the growth rule, common.h */
 	int64_t start_ns;             /* first time included (BAG_TIME_MIN: none) */
 	int64_t end_ns;               /* last time included (BAG_TIME_MAX: none) */
 	const char *const *topics;    /* TopicQuery */
@@ -60,9 +61,12 @@ struct bag_query {
 	void *conn_arg;
 };
 
+/* The query that selects everything, for `struct bag_query q = BAG_QUERY_INIT;`. */
+#define BAG_QUERY_INIT { sizeof(struct bag_query), BAG_TIME_MIN, BAG_TIME_MAX, NULL, 0, NULL, 0, NULL, NULL, NULL }
+
 /*
- * Fill q with the query that selects everything. Always start from it: the
- * struct may grow fields, which init sets to their defaults.
+ * Fill q with the query that selects everything (BAG_QUERY_INIT). Always
+ * start from one of them: the struct may grow fields (common.h's rule).
  */
 BAG_API void bag_query_init(struct bag_query *q);
 
@@ -94,7 +98,7 @@ BAG_API int bag_timeline_open(bag_timeline_t **out, bag_t *const *bags, size_t n
 BAG_API void bag_timeline_free(bag_timeline_t *tl);
 
 /* The last failure's message (""): names the bag, byte offset and problem. */
-BAG_API const char *bag_timeline_errmsg(const bag_timeline_t *tl);
+BAG_API const struct bag_error *bag_timeline_error(const bag_timeline_t *tl);
 
 /*
  * Index damage worked around so far, one line each ("PATH: at byte N:
@@ -126,13 +130,27 @@ BAG_API int64_t bag_timeline_end(const bag_timeline_t *tl);
 BAG_API int bag_timeline_load(bag_timeline_t *tl, uint64_t max_rows);
 
 /* Rows loaded so far, and bytes their entries use. */
+/*
+ * Every message's record time, from the index alone, gathered per group of
+ * connections: group[c] is the group (< ngroups) of timeline connection c
+ * for c < bag_timeline_conn_count(tl), or SIZE_MAX to leave it out. On
+ * success times[g] is a malloc'd array (free it; NULL when empty) of group
+ * g's n[g] times in ascending order. One pass over the chunks' index data
+ * (chunks without usable index data are walked, as the timeline does),
+ * holding 8 bytes a message and one chunk's entries; the timeline's groups
+ * are not loaded. Returns 0 or a BAG_E* code (bag_timeline_error()).
+ */
+BAG_API int bag_timeline_times(bag_timeline_t *tl, const size_t *group, size_t ngroups, int64_t **times,
+                               uint64_t *n);
+
 BAG_API uint64_t bag_timeline_loaded_rows(const bag_timeline_t *tl);
 BAG_API size_t bag_timeline_memory(const bag_timeline_t *tl);
 
 /*
  * A view of tl selecting q (NULL: everything). May read the index of the
- * groups at the ends of a time range. Returns 0, BAG_ENOMEM, or a load
- * error; on failure *out may be set for bag_view_errmsg(); free it.
+ * groups at the ends of a time range. Returns 0, BAG_ENOMEM, BAG_EINVAL (q
+ * of a size this library cannot read: common.h's growth rule), or a load
+ * error; on failure *out may be set for bag_view_error(); free it.
  */
 BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag_query *q);
 
@@ -140,7 +158,7 @@ BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag
 BAG_API void bag_view_free(bag_view_t *v);
 
 /* The last failure's message. */
-BAG_API const char *bag_view_errmsg(const bag_view_t *v);
+BAG_API const struct bag_error *bag_view_error(const bag_view_t *v);
 
 /* Rows in the view. */
 BAG_API uint64_t bag_view_count(const bag_view_t *v);

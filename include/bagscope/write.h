@@ -79,7 +79,7 @@ struct bag_conn_spec {
  * written since; bag_writer_free() without a close leaves it that way too.
  *
  * *out is set even on failure (to NULL only for BAG_ENOMEM) so that
- * bag_writer_errmsg() can be read; always bag_writer_free() it.
+ * bag_writer_error() can be read; always bag_writer_free() it.
  * Returns 0, BAG_EIO (the message names the file and errno's text),
  * BAG_EINVAL (no path, unknown compression, opts->size not set or unknown
  * options), BAG_EUNSUPP (lz4 in a build without liblz4) or BAG_ENOMEM; in
@@ -101,7 +101,7 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path,
  * be used further) or a writer that is closed; BAG_EIO, BAG_ENOMEM or
  * BAG_ECOMPRESS when writing a full chunk out failed. After any failure other
  * than BAG_EINVAL the writer is broken: every later write or close returns
- * the same code and bag_writer_errmsg() keeps describing the first failure.
+ * the same code and bag_writer_error() keeps describing the first failure.
  */
 BAG_API int bag_writer_write(bag_writer_t *w, const struct bag_conn_spec *conn,
                              int64_t time_ns, const void *data, size_t len);
@@ -166,7 +166,7 @@ BAG_API void bag_writer_free(bag_writer_t *w);
  * until the next call on w or bag_writer_free(). NULL w (bag_writer_open()
  * out of memory) gives "out of memory".
  */
-BAG_API const char *bag_writer_errmsg(const bag_writer_t *w);
+BAG_API const struct bag_error *bag_writer_error(const bag_writer_t *w);
 
 #ifdef __cplusplus
 }

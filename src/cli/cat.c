@@ -296,7 +296,7 @@ static int print_fields(const struct cat *c, const struct bag_message *m, struct
 static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *t)
 {
 	const struct cat *c = arg;
-	char err[256];
+	struct bag_error err;
 	size_t start = t->len, row;
 	int rc = BAG_OK;
 
@@ -325,7 +325,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		bag_msgdef_parse(&bad, m->conn->type, m->conn->definition, strlen(m->conn->definition));
 		bag_text_printf(t, "%s: connection %u (%s): bad message definition: %s",
 		                bag_path(bag_timeline_bag(c->tl, m->bag_index)), m->conn->id, m->conn->topic,
-		                bag_msgdef_errmsg(bad));
+		                bag_msgdef_error(bad)->message);
 		bag_msgdef_free(bad);
 		return BAG_EDEFINITION;
 	}
@@ -336,12 +336,12 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		APPEND(t, ",\"type\":");
 		bag_text_json_string(t, m->conn->type, strlen(m->conn->type));
 		bag_text_printf(t, ",\"time_ns\":%lld,\"msg\":", (long long)m->time_ns);
-		rc = bag_print_json(t, def, m->data, m->size, err, sizeof err);
+		rc = bag_print_json(t, def, m->data, m->size, &err);
 		APPEND(t, "}\n");
 		escape_tail(t, start, true);
 		break;
 	case FORMAT_YAML:
-		rc = bag_print_yaml(t, def, m->data, m->size, err, sizeof err);
+		rc = bag_print_yaml(t, def, m->data, m->size, &err);
 		APPEND(t, "---\n");
 		/* escapes controls itself; any DEL or C1 left is in a double-quoted scalar */
 		escape_tail(t, start, true);
@@ -349,7 +349,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 	default:
 		bag_text_printf(t, "%lld,", (long long)m->time_ns);
 		row = t->len;
-		rc = bag_print_csv(t, def, m->data, m->size, false, err, sizeof err);
+		rc = bag_print_csv(t, def, m->data, m->size, false, &err);
 		escape_tail(t, row, false);
 		APPEND(t, "\n");
 		break;
@@ -360,7 +360,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		                "as %s: %s", bag_path(bag_timeline_bag(c->tl, m->bag_index)),
 		                (unsigned long long)bag_chunk_pos(bag_timeline_bag(c->tl, m->bag_index), m->chunk),
 		                m->conn->topic, (long long)(m->time_ns / BAG_NSEC_PER_SEC),
-		                (long long)(m->time_ns % BAG_NSEC_PER_SEC), m->offset, m->conn->type, err);
+		                (long long)(m->time_ns % BAG_NSEC_PER_SEC), m->offset, m->conn->type, err.message);
 	}
 	return rc;
 }
@@ -399,7 +399,7 @@ static void emit_error(struct cat *c, const struct bag_scan_item *it)
 /* The csv header, from the first message printed (as rostopic echo -p). */
 static void csv_header(struct cat *c, const struct bag_message *m)
 {
-	char err[256];
+	struct bag_error err;
 	bag_msgdef_t *def = c->defs[m->conn_index];
 
 	c->csv_header_done = true;
@@ -412,7 +412,7 @@ static void csv_header(struct cat *c, const struct bag_message *m)
 		}
 	} else {
 		APPEND(&c->head, "%time,");
-		if (def == NULL || bag_print_csv(&c->head, def, m->data, m->size, true, err, sizeof err) != BAG_OK)
+		if (def == NULL || bag_print_csv(&c->head, def, m->data, m->size, true, &err) != BAG_OK)
 			return;
 	}
 	escape_tail(&c->head, 0, false);
@@ -566,7 +566,7 @@ int cmd_cat(int argc, char **argv)
 		goto done;
 	}
 	if (bag_view_open(&view, cb.tl, &q) != BAG_OK) {
-		cli_error("%s", bag_view_errmsg(view));
+		cli_error("%s", bag_view_error(view)->message);
 		goto done;
 	}
 	if (!c.o.count && c.o.fields == NULL && c.o.format == FORMAT_CSV && !one_topic(view, cb.tl)) {
@@ -602,7 +602,7 @@ int cmd_cat(int argc, char **argv)
 	}
 	if (rc != BAG_OK && rc != BAG_ECANCELED) {
 		fflush(stdout);
-		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : bag_view_errmsg(view));
+		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : bag_view_error(view)->message);
 		goto done;
 	}
 	if (c.o.count)

@@ -68,7 +68,7 @@ int cmd_check(int argc, char **argv)
 		rc = bag_open(&bag, argv[i], &opts);
 
 		if (rc != BAG_OK) {
-			printf("%s\n", term_str(&sc, bag_errmsg(bag)));
+			printf("%s\n", term_str(&sc, bag_last_error(bag)->message));
 			printf("%s: cannot be checked: %s\n", path, bag_strerror(rc));
 			term_scratch_free(&sc);
 			status = EXIT_BAD_INPUT;
@@ -77,7 +77,7 @@ int cmd_check(int argc, char **argv)
 		}
 		rc = bag_check(bag, flags, print_finding, (void *)path, &st);
 		if (rc != BAG_OK) {
-			cli_error("%s", bag_errmsg(bag));
+			cli_error("%s", bag_last_error(bag)->message);
 			status = EXIT_BAD_INPUT;
 		}
 		printf("%s: %s%llu records, %llu chunks, %llu messages checked: %llu problem%s\n", path,

@@ -55,6 +55,12 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
  */
 void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e);
 
+/* Append ns as a UTC date and time with nanoseconds: 2017-07-14T02:40:00.000000000Z. */
+void cli_utc_time(struct bag_text *t, int64_t ns);
+
+/* Whether to colour stdout: a terminal, and NO_COLOR unset or empty (no-color.org). */
+bool cli_colour(void);
+
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
@@ -65,5 +71,8 @@ int cmd_gen(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_tf(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_diag(int argc, char **argv);
 
 #endif

@@ -41,7 +41,7 @@ static bool print_conn(const struct bag_connection *c, bool tree, struct bag_tex
 	printf("topic:    %s\nconn:     %u\ntype:     %s\n", term_str(&sc, c->topic), c->id,
 	       term_str(&sc, c->type));
 	if (rc != BAG_OK)
-		printf("md5sum:   %s (definition does not parse: %s)\n", md5, term_str(&sc, bag_msgdef_errmsg(def)));
+		printf("md5sum:   %s (definition does not parse: %s)\n", md5, term_str(&sc, bag_msgdef_error(def)->message));
 	else if (ok)
 		printf("md5sum:   %s (matches the definition)\n", md5);
 	else
@@ -105,7 +105,7 @@ int cmd_defs(int argc, char **argv)
 		bag_t *bag;
 		bagset_open_opts(&opts);
 		if (bag_open(&bag, argv[b], &opts) != BAG_OK) {
-			cli_error("%s", bag_errmsg(bag));
+			cli_error("%s", bag_last_error(bag)->message);
 			bag_close(bag);
 			status = EXIT_BAD_INPUT;
 			continue;

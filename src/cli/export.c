@@ -241,7 +241,7 @@ int cmd_export(int argc, char **argv)
 	bag_expr_t *filter = NULL;
 	bool *mask = NULL;
 	size_t warnings = 0;
-	char err[1024];
+	struct bag_error err;
 	int status = EXIT_USAGE, rc;
 
 	if (parse_args(argc, argv, &a) != 0)
@@ -275,7 +275,7 @@ int cmd_export(int argc, char **argv)
 	}
 	q.conn_mask = mask;
 	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
-		cli_error("%s", bag_view_errmsg(view));
+		cli_error("%s", bag_view_error(view)->message);
 		goto done;
 	}
 	eo.format = a.format;
@@ -297,7 +297,7 @@ int cmd_export(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGXFSZ, SIG_IGN);
-	rc = bag_export(view, a.out, &eo, &r, err, sizeof err);
+	rc = bag_export(view, a.out, &eo, &r, &err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (prog.shown)
@@ -313,7 +313,7 @@ int cmd_export(int argc, char **argv)
 		goto done;
 	}
 	if (rc != BAG_OK) {
-		cli_error("export: %s", err);
+		cli_error("export: %s", err.message);
 		status = rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
 		goto done;
 	}

@@ -85,7 +85,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 {
 	const struct frames *f = arg;
 	struct bag_image img;
-	char err[256];
+	struct bag_error err;
 	uint8_t *png = NULL;
 	size_t len = 0;
 	int rc;
@@ -96,16 +96,16 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		bag_text_printf(out, "its definition does not parse");
 		return BAG_EDEFINITION;
 	}
-	if ((rc = bag_image_decode(&img, def, m->data, m->size, err, sizeof err)) != BAG_OK) {
-		bag_text_append(out, err, strlen(err));
+	if ((rc = bag_image_decode(&img, def, m->data, m->size, &err)) != BAG_OK) {
+		bag_text_append(out, err.message, strlen(err.message));
 		return rc == BAG_ENOMEM ? rc : BAG_EDECODE;
 	}
 	if (img.png != NULL)
 		bag_text_append(out, (const char *)img.png, img.png_len);
-	else if ((rc = bag_image_png(&img, &png, &len, err, sizeof err)) == BAG_OK)
+	else if ((rc = bag_image_png(&img, &png, &len, &err)) == BAG_OK)
 		bag_text_append(out, (const char *)png, len);
 	else
-		bag_text_append(out, err, strlen(err));
+		bag_text_append(out, err.message, strlen(err.message));
 	free(png);
 	bag_image_free(&img);
 	return rc == BAG_OK && out->failed ? BAG_ENOMEM : rc;
@@ -191,13 +191,13 @@ int cmd_frames(int argc, char **argv)
 		goto done;
 	}
 	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
-		cli_error("%s", bag_view_errmsg(view));
+		cli_error("%s", bag_view_error(view)->message);
 		goto done;
 	}
 	rc = bag_scan(view, &so, NULL);
 	cli_timeline_warnings(bs.tl, &f.warnings);
 	if (rc != BAG_OK && rc != BAG_ECANCELED) {
-		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : bag_view_errmsg(view));
+		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : bag_view_error(view)->message);
 		goto done;
 	}
 	struct term_scratch sc = { 0 };

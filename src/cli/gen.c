@@ -133,7 +133,7 @@ int cmd_gen(int argc, char **argv)
 	q.types = o.types;
 	q.ntypes = o.ntypes;
 	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
-		cli_error("%s", view ? bag_view_errmsg(view) : "out of memory");
+		cli_error("%s", view ? bag_view_error(view)->message : "out of memory");
 		goto done;
 	}
 	nall = bag_timeline_conn_count(bs.tl);
@@ -149,7 +149,14 @@ int cmd_gen(int argc, char **argv)
 			continue;
 		if (bag_msgdef_parse(&defs[i], c->type, c->definition, strlen(c->definition)) != BAG_OK) {
 			cli_error("%s: connection %u (%s): bad message definition, left out: %s", argv[optind], c->id,
-			          c->topic, bag_msgdef_errmsg(defs[i]));
+			          c->topic, bag_msgdef_error(defs[i])->message);
+			left_out = true;
+			continue;
+		}
+		if (gen_message_bytes(defs[i]) > GEN_MAX_MESSAGE_BYTES) {
+			cli_error("%s: connection %u (%s): a %s would take %llu bytes in memory (fixed arrays), more "
+			          "than gen's %llu: left out", argv[optind], c->id, c->topic, c->type,
+			          (unsigned long long)gen_message_bytes(defs[i]), (unsigned long long)GEN_MAX_MESSAGE_BYTES);
 			left_out = true;
 			continue;
 		}

@@ -142,96 +142,53 @@ static double ros_to_sec(int64_t ns)
 	return (double)(ns / BAG_NSEC_PER_SEC) + (double)(ns % BAG_NSEC_PER_SEC) / 1e9;
 }
 
-/* Periods topic t holds (one fewer than its messages). */
-static uint64_t topic_periods(const struct bag_facts *f, size_t t)
-{
-	return f->topics[t].messages > 1 ? f->topics[t].messages - 1 : 0;
-}
-
 /*
  * Each topic's median rate as `rosbag info --freq` gives it: the periods
  * between consecutive stamps (rosbag's float seconds) of the topic's messages
- * in time order, their median, its inverse.
- *
- * Topics are taken in order, as many at a time as fit in a buffer of
- * max(largest topic, a quarter of the bag) periods, with one pass over the
- * timeline per batch: the memory beyond the timeline's 16 B per message is at
- * most 8 B per message of the largest topic or 2 B per message of the bag,
- * and the passes are few (at most 9) however many topics there are.
+ * in time order, their median, its inverse. The times come from the index
+ * alone (bag_timeline_times: 8 bytes a message); each topic's periods are
+ * written over its times, in place.
  */
 static int gather_freq(struct bag_facts *f)
 {
 	bag_timeline_t *tl = NULL;
-	bag_view_t *view = NULL;
 	size_t nt = f->ntopics;
-	uint64_t *base = calloc(nt ? nt : 1, sizeof *base), *nper = calloc(nt ? nt : 1, sizeof *nper);
-	double *last = calloc(nt ? nt : 1, sizeof *last), *buf = NULL;
-	uint64_t budget = bag_message_count(f->bag) / 4, rows;
-	struct bag_message m;
+	int64_t **times = calloc(nt ? nt : 1, sizeof *times);
+	uint64_t *n = calloc(nt ? nt : 1, sizeof *n);
 	int rc = BAG_ENOMEM;
 
-	if (base == NULL || nper == NULL || last == NULL)
-		goto fail;
-	for (size_t t = 0; t < nt; t++)
-		if (topic_periods(f, t) > budget)
-			budget = topic_periods(f, t);
-	if ((rc = bag_timeline_open(&tl, &f->bag, 1)) != BAG_OK ||
-	    (rc = bag_timeline_load(tl, 0)) < 0 ||
-	    (rc = bag_view_open(&view, tl, NULL)) != BAG_OK) {
-		cli_error("%s", view ? bag_view_errmsg(view) : bag_timeline_errmsg(tl));
+	if (times == NULL || n == NULL) {
+		cli_error("out of memory");
 		goto fail;
 	}
-	rows = bag_view_count(view);
-	rc = BAG_ENOMEM;
-	if (budget > SIZE_MAX / sizeof *buf || (buf = malloc(budget ? budget * sizeof *buf : 1)) == NULL)
+	if ((rc = bag_timeline_open(&tl, &f->bag, 1)) != BAG_OK ||
+	    (rc = bag_timeline_times(tl, f->conn_topic, nt, times, n)) != BAG_OK) {
+		cli_error("%s", bag_timeline_error(tl)->message);
 		goto fail;
-	for (size_t t0 = 0, t1; t0 < nt; t0 = t1) {
-		uint64_t used = 0;
-
-		for (t1 = t0; t1 < nt && used + topic_periods(f, t1) <= budget; t1++) {
-			base[t1] = used;
-			nper[t1] = 0;
-			used += topic_periods(f, t1);
-		}
-		if (used == 0)
+	}
+	for (size_t t = 0; t < nt; t++) {
+		int64_t prev;
+		double med;
+		if (n[t] < 2)
 			continue;
-		for (uint64_t row = 0; row < rows; row++) {
-			if ((rc = bag_view_entry(view, row, &m)) != BAG_OK) {
-				cli_error("%s", bag_view_errmsg(view));
-				goto fail;
-			}
-			size_t t = f->conn_topic[m.conn->index];
-			double stamp = ros_to_sec(m.time_ns);
-			if (t < t0 || t >= t1)
-				continue;
-			/* nper counts stamps seen; period k sits at base + k - 1 */
-			if (nper[t] > 0 && nper[t] <= topic_periods(f, t))
-				buf[base[t] + nper[t] - 1] = stamp - last[t];
-			last[t] = stamp;
-			nper[t]++;
+		/* period k - 1 is stored where time k - 1 was, once that is read */
+		prev = times[t][0];
+		for (uint64_t k = 1; k < n[t]; k++) {
+			double p = ros_to_sec(times[t][k]) - ros_to_sec(prev);
+			prev = times[t][k];
+			memcpy(&times[t][k - 1], &p, sizeof p);
 		}
-		for (size_t t = t0; t < t1; t++) {
-			uint64_t n = nper[t] > 1 ? nper[t] - 1 : 0;
-			double med;
-			if (n > topic_periods(f, t))
-				n = topic_periods(f, t);
-			if (n == 0)
-				continue;
-			med = median(buf + base[t], (size_t)n);
-			if (med > 0)
-				f->topics[t].freq = 1.0 / med;
-		}
+		med = median((double *)times[t], (size_t)(n[t] - 1));
+		if (med > 0)
+			f->topics[t].freq = 1.0 / med;
 	}
 	f->freq_done = true;
 	rc = BAG_OK;
 fail:
-	if (rc == BAG_ENOMEM)
-		cli_error("out of memory");
-	free(buf);
-	free(base);
-	free(nper);
-	free(last);
-	bag_view_free(view);
+	for (size_t t = 0; times != NULL && t < nt; t++)
+		free(times[t]);
+	free(times);
+	free(n);
 	bag_timeline_free(tl);
 	return rc;
 }
@@ -295,12 +252,12 @@ static int gather(struct bag_facts *f, bag_t *bag, bool freq)
 	for (size_t i = 0; i < f->nchunks; i++) {
 		size_t k;
 		if ((rc = bag_chunk_stat(bag, i, &ci)) == BAG_ENOMEM || rc == BAG_EIO) {
-			cli_error("%s", bag_errmsg(bag));
+			cli_error("%s", bag_last_error(bag)->message);
 			return rc;
 		}
 		if (rc != BAG_OK) {
 			/* the rest comes from the index: say what is wrong with this chunk, go on */
-			cli_error("warning: %s", bag_errmsg(bag));
+			cli_error("warning: %s", bag_last_error(bag)->message);
 			continue;
 		}
 		for (k = 0; k < f->ncomp && f->comp[k].kind != ci.compression; k++)

@@ -28,6 +28,9 @@ static const struct subcommand subcommands[] = {
 	{ "frames", cmd_frames, "write the images of a camera topic as PNG files" },
 	{ "plot", cmd_plot, "plot message paths over time: braille chart, or min/max columns (--csv)" },
 	{ "export", cmd_export, "write a subset, merge, repair or recompress to a new bag or MCAP file" },
+	{ "tf", cmd_tf, "the TF frame tree, and transform lookups as tf2 gives them (--lookup)" },
+	{ "log", cmd_log, "the /rosout log: one line per message, by level, node, text (--summary)" },
+	{ "diag", cmd_diag, "diagnostics: each status's level changes and time per level (--json)" },
 };
 
 static void usage(FILE *out)
@@ -36,6 +39,9 @@ static void usage(FILE *out)
 	      "       bagscope COMMAND [ARGS]...\n"
 	      "       bagscope --version\n"
 	      "  --msg-path DIR (anywhere, repeatable): .msg files for bags without definitions (1.1 and older)\n"
+	      "  BAG may be a URL: http(s)://HOST/PATH, s3://BUCKET/KEY, s3://BUCKET/PREFIX/GLOB\n"
+	      "  --cache-size SIZE (anywhere): bytes of a URL bag kept in memory (default 256M)\n"
+	      "  --no-sign-request (anywhere): read s3:// anonymously (public buckets)\n"
 	      "\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
@@ -53,6 +59,15 @@ int main(int argc, char **argv)
 	/* --msg-path DIR, anywhere: .msg directories for bags without definitions */
 	if (bagset_msg_path_args(&argc, argv) != 0)
 		return EXIT_USAGE;
+	/* --cache-size, --no-sign-request, anywhere; s3://bucket/prefix/ *.bag expanded */
+	switch (bagset_remote_args(&argc, &argv)) {
+	case 0:
+		break;
+	case -1:
+		return EXIT_USAGE;
+	default:
+		return EXIT_BAD_INPUT;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

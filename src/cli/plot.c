@@ -126,13 +126,13 @@ static void path_error(const bag_reduce_t *r, const char *path)
 {
 	struct bag_text before = { 0 };
 	struct term_scratch sc = { 0 };
-	size_t pos = bag_reduce_errpos(r);
+	size_t pos = bag_reduce_error(r)->offset;
 	int lead = (int)strlen("bagscope: plot: ");
 
 	if (pos > strlen(path))
 		pos = strlen(path);
 	term_escape(&before, path, pos);
-	cli_error("plot: %s", bag_reduce_errmsg(r));
+	cli_error("plot: %s", bag_reduce_error(r)->message);
 	fprintf(stderr, "%*s%s\n%*s^\n", lead, "", term_str(&sc, path), lead + (int)before.len, "");
 	bag_text_free(&before);
 	term_scratch_free(&sc);
@@ -294,14 +294,14 @@ int cmd_plot(int argc, char **argv)
 			path_error(r, o.paths[bag_reduce_errpath(r)]);
 			status = EXIT_USAGE;
 		} else {
-			cli_error("plot: %s", bag_reduce_errmsg(r));
+			cli_error("plot: %s", bag_reduce_error(r)->message);
 		}
 		goto done;
 	}
 	ro.start_ns = t0;
 	ro.end_ns = t1;
 	if ((rc = bag_reduce_run(r, &ro)) != BAG_OK) {
-		cli_error("%s", bag_reduce_errmsg(r));
+		cli_error("%s", bag_reduce_error(r)->message);
 		goto done;
 	}
 	cli_timeline_warnings(bs.tl, &warnings);
@@ -321,11 +321,11 @@ int cmd_plot(int argc, char **argv)
 	else
 		print_chart(r, &o, cols, W, t0, t1, isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL);
 	fflush(stdout);
-	char why[256];
-	uint64_t failed = bag_reduce_failed(r, why, sizeof why);
+	struct bag_error why;
+	uint64_t failed = bag_reduce_failed(r, &why);
 	status = EXIT_OK;
 	if (failed > 0) {
-		cli_error("%llu messages could not be read; the first: %s", (unsigned long long)failed, why);
+		cli_error("%llu messages could not be read; the first: %s", (unsigned long long)failed, why.message);
 		status = EXIT_BAD_INPUT;
 	}
 done:

@@ -56,11 +56,6 @@ struct stats {
 	bool scanned;
 };
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct topic_stats *)a)->topic, ((const struct topic_stats *)b)->topic);
-}
-
 /* Whether a definition's first field is a std_msgs/Header. */
 static bool starts_with_header(const struct bag_connection *c)
 {
@@ -76,33 +71,44 @@ static bool starts_with_header(const struct bag_connection *c)
 	return yes;
 }
 
-/* The topics of the timeline, and which topic each connection is on. */
+/* A connection by topic, then position. */
+struct conn_ref {
+	const char *topic;
+	size_t i;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct conn_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The topics of the timeline, and which topic each connection is on: one sort, then a pass over its runs. */
 static int list_topics(struct stats *s)
 {
 	size_t n = bag_timeline_conn_count(s->cb.tl);
+	struct conn_ref *refs = malloc((n ? n : 1) * sizeof *refs);
 
 	s->topics = calloc(n ? n : 1, sizeof *s->topics);
 	s->conn_topic = calloc(n ? n : 1, sizeof *s->conn_topic);
-	if (s->topics == NULL || s->conn_topic == NULL)
+	if (refs == NULL || s->topics == NULL || s->conn_topic == NULL) {
+		free(refs);
 		return BAG_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct bag_connection *c = bag_timeline_conn(s->cb.tl, i, NULL);
-		size_t t;
-		for (t = 0; t < s->ntopics; t++)
-			if (strcmp(s->topics[t].topic, c->topic) == 0)
-				break;
-		if (t == s->ntopics)
+	}
+	for (size_t i = 0; i < n; i++)
+		refs[i] = (struct conn_ref){ bag_timeline_conn(s->cb.tl, i, NULL)->topic, i };
+	qsort(refs, n, sizeof *refs, cmp_ref);
+	for (size_t k = 0; k < n; k++) {
+		const struct bag_connection *c = bag_timeline_conn(s->cb.tl, refs[k].i, NULL);
+		if (k == 0 || strcmp(refs[k - 1].topic, refs[k].topic) != 0)
 			s->topics[s->ntopics++] = (struct topic_stats){ .topic = c->topic, .type = c->type,
 			                                                .has_header = true };
-		s->topics[t].has_header &= starts_with_header(c);
+		s->topics[s->ntopics - 1].has_header &= starts_with_header(c);
+		s->conn_topic[refs[k].i] = s->ntopics - 1;
 	}
-	if (s->ntopics > 1)
-		qsort(s->topics, s->ntopics, sizeof *s->topics, cmp_name);
-	for (size_t i = 0; i < n; i++) {
-		struct topic_stats key = { .topic = bag_timeline_conn(s->cb.tl, i, NULL)->topic };
-		struct topic_stats *t = bsearch(&key, s->topics, s->ntopics, sizeof *s->topics, cmp_name);
-		s->conn_topic[i] = (size_t)(t - s->topics);
-	}
+	free(refs);
 	return BAG_OK;
 }
 
@@ -188,44 +194,26 @@ static void topic_figures(struct topic_stats *t, const int64_t *times, uint64_t 
 }
 
 /*
- * Pass 1: every topic's record times from the index, in one pass over the
- * timeline (each topic's times kept apart, 8 bytes a message), then each
- * topic's figures.
+ * Pass 1: every topic's record times from the index (bag_timeline_times:
+ * each topic's times kept apart, 8 bytes a message), then each topic's
+ * figures.
  */
 static int all_times(struct stats *s)
 {
-	bag_view_t *v = NULL;
-	struct bag_message m;
 	int64_t **times = calloc(s->ntopics ? s->ntopics : 1, sizeof *times);
 	uint64_t *n = calloc(s->ntopics ? s->ntopics : 1, sizeof *n);
-	uint64_t *cap = calloc(s->ntopics ? s->ntopics : 1, sizeof *cap);
 	int64_t *periods = NULL;
 	uint64_t most = 0;
 	int rc = BAG_ENOMEM;
 
-	if (times == NULL || n == NULL || cap == NULL)
+	if (times == NULL || n == NULL)
 		goto nomem;
-	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) != BAG_OK) {
-		cli_error("%s", bag_view_errmsg(v));
+	if ((rc = bag_timeline_times(s->cb.tl, s->conn_topic, s->ntopics, times, n)) != BAG_OK) {
+		cli_error("%s", bag_timeline_error(s->cb.tl)->message);
 		goto fail;
 	}
-	for (uint64_t r = 0; r < bag_view_count(v); r++) {
-		if ((rc = bag_view_entry(v, r, &m)) != BAG_OK) {
-			cli_error("%s", bag_view_errmsg(v));
-			goto fail;
-		}
-		size_t t = s->conn_topic[m.conn_index];
-		if (n[t] == cap[t]) {
-			uint64_t nc = cap[t] ? 2 * cap[t] : 1024;
-			int64_t *g = realloc(times[t], nc * sizeof *g);
-			if (g == NULL)
-				goto nomem;
-			times[t] = g;
-			cap[t] = nc;
-		}
-		times[t][n[t]++] = m.time_ns;
+	for (size_t t = 0; t < s->ntopics; t++)
 		most = n[t] > most ? n[t] : most;
-	}
 	if ((periods = malloc((most ? most : 1) * sizeof *periods)) == NULL)
 		goto nomem;
 	for (size_t t = 0; t < s->ntopics; t++)
@@ -241,9 +229,7 @@ fail:
 		free(times[t]);
 	free(times);
 	free(n);
-	free(cap);
 	free(periods);
-	bag_view_free(v);
 	return rc;
 }
 
@@ -307,7 +293,7 @@ static int scan_sizes(struct stats *s)
 	if ((rc = bag_view_open(&v, s->cb.tl, NULL)) == BAG_OK)
 		rc = bag_scan(v, &o, NULL);
 	if (rc != BAG_OK)
-		cli_error("%s", bag_view_errmsg(v));
+		cli_error("%s", bag_view_error(v)->message);
 	bag_view_free(v);
 	for (size_t i = 0; i < s->ntopics; i++) {
 		struct topic_stats *t = &s->topics[i];

@@ -1,5 +1,8 @@
 /* bagset.c - opening bags with progress and notes (see bagset.h). */
+#include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +24,9 @@ static int show_progress(void *arg, uint64_t done, uint64_t total)
 	return 0;
 }
 
-/* --msg-path directories, then those of the environment (msg_path_env()). */
+/* --msg-path directories (the library adds those of the environment after them). */
 static const char **msg_dirs;
 static size_t msg_ndirs, msg_cap;
-static char *msg_env[2];          /* copies of the variables, cut at ':' */
 
 int bagset_msg_path_add(const char *dir)
 {
@@ -73,30 +75,99 @@ int bagset_msg_path_args(int *argc, char **argv)
 	return 0;
 }
 
-/* The directories of BAGSCOPE_MSG_PATH, ROS_PACKAGE_PATH and /usr/share, once. */
-static void msg_path_env(void)
-{
-	static const char *const vars[] = { "BAGSCOPE_MSG_PATH", "ROS_PACKAGE_PATH" };
-	static bool done;
-
-	if (done)
-		return;
-	done = true;
-	for (size_t v = 0; v < 2; v++) {
-		const char *e = getenv(vars[v]);
-		if (e == NULL || (msg_env[v] = strdup(e)) == NULL)
-			continue;
-		for (char *save = NULL, *d = strtok_r(msg_env[v], ":", &save); d; d = strtok_r(NULL, ":", &save))
-			bagset_msg_path_add(d);
-	}
-	bagset_msg_path_add("/usr/share");
-}
+/* --cache-size and --no-sign-request, for URL bags */
+static size_t remote_cache;
+static bool no_sign_request;
+volatile int bagset_cancel;
 
 void bagset_open_opts(struct bag_open_opts *o)
 {
-	msg_path_env();
 	o->msg_path = msg_dirs;
 	o->msg_path_n = msg_ndirs;
+	o->remote_cache_bytes = remote_cache;
+	o->no_sign_request = no_sign_request;
+	o->cancel = &bagset_cancel;
+}
+
+/* A byte count with an optional K, M or G (binary), at least 1 MiB; 0 if bad. */
+static size_t parse_cache_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!isdigit((unsigned char)s[0]))
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (errno == ERANGE || *end != '\0' || v > (SIZE_MAX >> shift) || (v << shift) < ((size_t)1 << 20))
+		return 0;
+	return (size_t)(v << shift);
+}
+
+/* Append path to *out (n, cap), or the URLs an s3:// glob lists; -2 printed on failure. */
+static int add_input(char ***out, size_t *n, size_t *cap, char *path)
+{
+	char **urls = NULL, err[512];
+	size_t nurls = 1;
+	bool glob = strncmp(path, "s3://", 5) == 0 && strpbrk(path, "*?[") != NULL;
+
+	if (glob && bag_url_expand(path, no_sign_request, &urls, &nurls, err, sizeof err) != BAG_OK) {
+		term_error("%s", err);
+		return -2;
+	}
+	if (*n + nurls + 1 > *cap) {
+		size_t c = (*n + nurls + 1) * 2;
+		char **a = realloc(*out, c * sizeof *a);
+		if (a == NULL) {
+			bag_url_list_free(urls, nurls);
+			term_error("out of memory");
+			return -2;
+		}
+		*out = a;
+		*cap = c;
+	}
+	for (size_t i = 0; i < nurls; i++)
+		(*out)[(*n)++] = glob ? urls[i] : path;
+	free(urls);   /* the strings live on in *out, to the end of the program */
+	return 0;
+}
+
+int bagset_remote_args(int *argc, char ***argv)
+{
+	char **in = *argv, **out = NULL;
+	size_t n = 0, cap = 0;
+	bool rest = false;
+
+	for (int i = 0; i < *argc; i++) {
+		if (!rest && strcmp(in[i], "--no-sign-request") == 0) {
+			no_sign_request = true;
+		} else if (!rest && (strcmp(in[i], "--cache-size") == 0 || strncmp(in[i], "--cache-size=", 13) == 0)) {
+			const char *v = in[i][12] == '=' ? in[i] + 13 : i + 1 < *argc ? in[++i] : "";
+			if ((remote_cache = parse_cache_size(v)) == 0) {
+				term_error("--cache-size needs a size of at least 1M, such as 64M or 1G");
+				return -1;
+			}
+		} else {
+			rest = rest || strcmp(in[i], "--") == 0;
+			if (add_input(&out, &n, &cap, in[i]) != 0)
+				return -2;
+		}
+	}
+	if (out == NULL && (out = malloc(sizeof *out)) == NULL) {
+		term_error("out of memory");
+		return -2;
+	}
+	out[n] = NULL;
+	*argc = (int)n;
+	*argv = out;
+	return 0;
 }
 
 int bagset_open_one(bag_t **bag, const char *path)
@@ -113,7 +184,7 @@ int bagset_open_one(bag_t **bag, const char *path)
 	}
 	rc = bag_open(bag, path, &opts);
 	if (rc != BAG_OK) {
-		term_error("%s", bag_errmsg(*bag));
+		term_error("%s", bag_last_error(*bag)->message);
 		goto done;
 	}
 	bag_recovery_report(*bag, &r);
@@ -154,7 +225,7 @@ int bagset_open(struct bagset *bs, char *const *paths, size_t n)
 	}
 	rc = bag_timeline_open(&bs->tl, bs->bags, bs->nbags);
 	if (rc != BAG_OK)
-		term_error("%s", bag_timeline_errmsg(bs->tl));
+		term_error("%s", bag_timeline_error(bs->tl)->message);
 done:
 	return rc;
 }
@@ -178,14 +249,14 @@ int bagset_open_skip(struct bagset *bs, char *const *paths, size_t n, struct bag
 		}
 		if (first == BAG_OK)
 			first = rc;
-		bag_text_printf(skipped, "%s\n", bag_errmsg(bag));
+		bag_text_printf(skipped, "%s\n", bag_last_error(bag)->message);
 		bag_close(bag);
 	}
 	if (bs->nbags == 0)
 		return first != BAG_OK ? first : BAG_EINVAL;
 	rc = bag_timeline_open(&bs->tl, bs->bags, bs->nbags);
 	if (rc != BAG_OK)
-		term_error("%s", bag_timeline_errmsg(bs->tl));
+		term_error("%s", bag_timeline_error(bs->tl)->message);
 	return rc;
 }
 

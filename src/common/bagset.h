@@ -51,6 +51,18 @@ int bagset_msg_path_add(const char *dir);
  */
 int bagset_msg_path_args(int *argc, char **argv);
 
+/*
+ * Take --cache-size SIZE (the block cache of URL bags) and --no-sign-request
+ * (anonymous s3://) out of argv (up to a "--"), and expand each
+ * s3://bucket/prefix/GLOB into the objects it lists. *argv becomes a new
+ * array that lives to the end of the program. Returns 0, -1 for a bad
+ * option or -2 for a listing that failed (both printed).
+ */
+int bagset_remote_args(int *argc, char ***argv);
+
+/* Set non-zero to cancel remote reads in flight (the browser's Esc); reset it after. */
+extern volatile int bagset_cancel;
+
 /* Set o's .msg directories (those above) for a caller that opens bags itself. */
 void bagset_open_opts(struct bag_open_opts *o);
 

@@ -2,7 +2,7 @@
  * termtext.c - escaping text for a terminal (the scheme is in termtext.h).
  * Clean runs are copied as they are; the text is walked once, a UTF-8
  * sequence at a time, and only well-formed sequences of U+00A0 and above
- * pass through besides printable ASCII.
+ * pass through besides printable ASCII, less the bidirectional controls.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -42,6 +42,24 @@ static size_t utf8_len(const uint8_t *s, size_t n)
 	return need + 1;
 }
 
+/*
+ * The code point of a bidirectional control at s (n bytes left; U+061C,
+ * U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), or 0. They reorder
+ * what a terminal shows after them, so a name could show as another.
+ */
+static unsigned bidi_control(const uint8_t *s, size_t n)
+{
+	if (n >= 2 && s[0] == 0xD8 && s[1] == 0x9C)
+		return 0x061C;
+	if (n < 3 || s[0] != 0xE2)
+		return 0;
+	if (s[1] == 0x80 && (s[2] == 0x8E || s[2] == 0x8F || (s[2] >= 0xAA && s[2] <= 0xAE)))
+		return 0x2000u + (s[2] - 0x80u);
+	if (s[1] == 0x81 && s[2] >= 0xA6 && s[2] <= 0xA9)
+		return 0x2040u + (s[2] - 0x80u);
+	return 0;
+}
+
 /* How many bytes at s pass as they are (0: s[0] starts something to escape). */
 static size_t clean_len(const uint8_t *s, size_t n)
 {
@@ -55,7 +73,7 @@ static size_t clean_len(const uint8_t *s, size_t n)
 	/* U+0080..U+009F, the C1 controls, are C2 80..C2 9F */
 	if (k == 2 && s[0] == 0xC2 && s[1] < 0xA0)
 		return 0;
-	return k;
+	return bidi_control(s, n) ? 0 : k;
 }
 
 bool term_clean(const char *str, size_t len)
@@ -95,6 +113,10 @@ void term_escape(struct bag_text *t, const char *str, size_t len)
 			esc[1] = named[s[i]];
 			n = 2;
 			i++;
+		} else if (bidi_control(s + i, len - i)) {
+			unsigned cp = bidi_control(s + i, len - i);
+			n = (size_t)snprintf(esc, sizeof esc, "\\u%04x", cp);
+			i += cp < 0x800 ? 2 : 3;
 		} else if (s[i] == 0xC2 && utf8_len(s + i, len - i) == 2) {
 			memcpy(esc, "\\u00", 4);
 			esc[4] = hex[s[i + 1] >> 4];
@@ -121,15 +143,24 @@ static bool json_raw_control(const uint8_t *s, size_t n)
 	return s[0] == 0x7F || (s[0] == 0xC2 && n > 1 && s[1] >= 0x80 && s[1] < 0xA0);
 }
 
+/* What json_raw_control() finds, or a bidirectional control. */
+static bool json_escapes(const uint8_t *s, size_t n)
+{
+	return json_raw_control(s, n) || bidi_control(s, n) != 0;
+}
+
 bool term_json_clean(const char *str, size_t len)
 {
-	const char *p = str, *end = str + len;
+	static const uint8_t leads[] = { 0xC2, 0xD8, 0xE2 };
 	bool clean = memchr(str, 0x7F, len) == NULL;
 
-	/* memchr is fast, and most text has neither byte */
-	while (clean && (p = memchr(p, 0xC2, (size_t)(end - p))) != NULL) {
-		clean = !json_raw_control((const uint8_t *)p, (size_t)(end - p));
-		p++;
+	/* memchr is fast, and most text has none of these bytes */
+	for (size_t k = 0; clean && k < sizeof leads; k++) {
+		const char *p = str, *end = str + len;
+		while (clean && (p = memchr(p, leads[k], (size_t)(end - p))) != NULL) {
+			clean = !json_escapes((const uint8_t *)p, (size_t)(end - p));
+			p++;
+		}
 	}
 	return clean;
 }
@@ -141,13 +172,14 @@ void term_json(struct bag_text *t, const char *str, size_t len)
 	size_t run = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		if (!json_raw_control(s + i, len - i))
+		unsigned cp = bidi_control(s + i, len - i);
+		if (cp == 0 && !json_raw_control(s + i, len - i))
 			continue;
-		uint8_t c = s[i] == 0x7F ? 0x7F : s[i + 1];
-		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+		cp = cp ? cp : s[i] == 0x7F ? 0x7F : s[i + 1];
+		char esc[6] = { '\\', 'u', hex[cp >> 12], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15] };
 		bag_text_append(t, str + run, i - run);
 		bag_text_append(t, esc, sizeof esc);
-		i += s[i] == 0x7F ? 0 : 1;
+		i += s[i] == 0x7F ? 0 : cp < 0x800 ? 1 : 2;
 		run = i + 1;
 	}
 	bag_text_append(t, str + run, len - run);

@@ -14,6 +14,8 @@
  *                             not part of well-formed UTF-8 (two lower-case
  *                             hex digits)
  *   \u0080 ... \u009f         a C1 control written as UTF-8
+ *   \u202e, \u2066, ...       a bidirectional control (U+061C, U+200E,
+ *                             U+200F, U+202A..U+202E, U+2066..U+2069)
  * Everything else is kept: printable ASCII (the backslash included), and
  * well-formed UTF-8 from U+00A0 up. The result is printable text only, and
  * escaping it again changes nothing: escaping at the last step is always safe.
@@ -38,8 +40,9 @@ void term_escape(struct bag_text *t, const char *s, size_t len);
 /*
  * JSON text s[0..len) as the library's printers write it (control characters
  * below 0x20 escaped, DEL and the C1 controls left raw, as Python's json with
- * ensure_ascii=False does) appended to t with DEL and C1 written as \u007f,
- * \u0080 ... \u009f: the same JSON value, nothing a terminal obeys. In JSON
+ * ensure_ascii=False does) appended to t with DEL, C1 and the bidirectional
+ * controls written as \u007f, \u0080 ... \u009f, \u202e ...: the same JSON
+ * value (the text stays exact), nothing a terminal obeys. In JSON
  * text those bytes only occur inside strings. term_json_clean(): nothing to do.
  */
 bool term_json_clean(const char *s, size_t len);

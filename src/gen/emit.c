@@ -10,9 +10,11 @@
  * and the public decode / free / print_json over them. A run of fields of
  * fixed size is checked once and loaded at known offsets. C++ overloads
  * read/load/json on the type; C names them after it. Arrays are allocated
- * only after their length is checked against the bytes left (decode.c's
- * rule: elements times their fewest bytes, or 65536 elements of none), so
- * a message never makes the code allocate more than it could hold.
+ * only after their length is checked against the bytes left (elements
+ * times their fewest bytes) and charged to the message's element budget
+ * (bagscope/decode.h, spent as decode.c spends it; model.c's charge_type()),
+ * so a message never makes the code allocate more than it could hold, nor
+ * expand past what bagscope cat would print.
  *
  * The support functions (little-endian loads, counts, JSON numbers) are
  * written only when some type uses them: compilers warn of unused ones.
@@ -339,6 +341,9 @@ static void read_var_array(struct emitter *e, const struct gen_field *f)
 
 	e->need |= NEED_COUNT | NEED_U32;
 	bag_text_printf(b, "\tBAG_GEN_TRY(bag_gen_count(c, %u, &n));\n", min);
+	if (g == NULL || g->fixed)
+		bag_text_printf(b, "\tBAG_GEN_TRY(bag_gen_charge(c, n, UINT64_C(%llu)));\n",
+		                (unsigned long long)(g ? g->nodes : 1));
 	if (e->cpp) {
 		bag_text_printf(b, "\tout->%s.resize(n);\n", f->id);
 		snprintf(data, sizeof data, "out->%s.data()", f->id);
@@ -377,7 +382,6 @@ static void read_var_array(struct emitter *e, const struct gen_field *f)
 static void read_field(struct emitter *e, const struct gen_field *f)
 {
 	char lhs[512];
-	const struct gen_type *g = sub(e, f);
 
 	e->ind = "\t";
 	snprintf(lhs, sizeof lhs, "out->%s", f->id);
@@ -388,10 +392,6 @@ static void read_field(struct emitter *e, const struct gen_field *f)
 	} else {
 		bool fixed;
 		uint64_t w = elem_wire(e, f, &fixed);
-		if (g != NULL && g->min == 0 && f->f->fixed_len > GEN_MAX_EMPTY_ELEMS) {
-			e->need |= NEED_CUR;
-			bag_text_printf(e->b, "\tif (%u > BAG_GEN_LEFT(c))\n\t\treturn BAG_EDECODE;\n", f->f->fixed_len);
-		}
 		bag_text_printf(e->b, "\tfor (uint32_t i = 0; i < %u; i++) {\n", f->f->fixed_len);
 		snprintf(lhs, sizeof lhs, "out->%s[i]", f->id);
 		e->ind = "\t\t";
@@ -407,14 +407,6 @@ static void read_field(struct emitter *e, const struct gen_field *f)
 		bag_text_printf(e->b, "\t}\n");
 		e->ind = "\t";
 	}
-}
-
-/* A field that must not join a run: fixed, but checked on its own by decode.c. */
-static bool alone(const struct emitter *e, const struct gen_field *f)
-{
-	const struct gen_type *g = sub(e, f);
-
-	return f->f->array == BAG_ARRAY_FIXED && g != NULL && g->min == 0 && f->f->fixed_len > GEN_MAX_EMPTY_ELEMS;
 }
 
 static bool needs_count(const struct emitter *e, const struct gen_type *g)
@@ -454,6 +446,7 @@ static void emit_read(struct emitter *e, const struct gen_type *g)
 	GEN_APPEND(b, "(struct bag_gen_cur *c, ");
 	tref(e, b, g);
 	GEN_APPEND(b, " *out)\n{\n");
+	bag_text_printf(b, "\tBAG_GEN_TRY(bag_gen_charge(c, 1, UINT64_C(%llu)));\n", (unsigned long long)g->charge);
 	if (g->fixed) {
 		if (g->wire > 0)
 			bag_text_printf(b, "\tif (BAG_GEN_LEFT(c) < %llu)\n\t\treturn BAG_EDECODE;\n", (unsigned long long)g->wire);
@@ -470,7 +463,7 @@ static void emit_read(struct emitter *e, const struct gen_type *g)
 	for (size_t k = 0; k < g->t->nfields;) {
 		uint64_t w = 0, run = 0, off = 0;
 		size_t end = k;
-		while (end < g->t->nfields && !alone(e, &g->fields[end]) && field_fixed(e, &g->fields[end], &w)) {
+		while (end < g->t->nfields && field_fixed(e, &g->fields[end], &w)) {
 			run += w;
 			end++;
 		}
@@ -669,10 +662,11 @@ static void emit_public(struct emitter *e, const struct gen_type *g)
 			"int decode(%s &out, const uint8_t *data, size_t size)\n{\n"
 			"\tstruct bag_gen_cur c;\n\tint rc;\n\n"
 			"\tc.p = data != NULL ? data : reinterpret_cast<const uint8_t *>(\"\");\n"
-			"\tc.end = c.p + size;\n"
+			"\tc.end = c.p + size;\n\tc.budget = BAG_DECODE_BUDGET(size);\n"
 			"\ttry {\n\t\trc = bag_gen_read(&c, &out);\n\t} catch (const std::bad_alloc &) {\n"
 			"\t\trc = BAG_ENOMEM;\n\t}\n"
-			"\tif (rc != BAG_OK)\n\t\tout = %s();\n\treturn rc;\n}\n\n", g->name, g->name);
+			"\tif (rc != BAG_OK) {\n\t\t/* in place: no temporary the size of the message on the stack */\n"
+			"\t\tout.~%s();\n\t\tnew (&out) %s();\n\t}\n\treturn rc;\n}\n\n", g->name, g->name, g->name);
 		bag_text_printf(b,
 			"int print_json(struct bag_text *t, const %s &msg)\n{\n"
 			"\tbag_gen_json(t, &msg);\n\treturn t->failed ? BAG_ENOMEM : BAG_OK;\n}\n\n", g->name);
@@ -684,7 +678,7 @@ static void emit_public(struct emitter *e, const struct gen_type *g)
 		"int %s_decode(struct %s *out, const uint8_t *data, size_t size)\n{\n"
 		"\tstruct bag_gen_cur c;\n\tint rc;\n\n"
 		"\tc.p = data != NULL ? data : (const uint8_t *)\"\";\n"
-		"\tc.end = c.p + size;\n"
+		"\tc.end = c.p + size;\n\tc.budget = BAG_DECODE_BUDGET(size);\n"
 		"\tmemset(out, 0, sizeof *out);\n"
 		"\trc = %s_read(&c, out);\n"
 		"\tif (rc != BAG_OK)\n\t\t%s_free(out);\n\treturn rc;\n}\n\n", g->cid, g->cid, g->cid, g->cid);
@@ -768,9 +762,14 @@ static void emit_support(const struct emitter *e, struct bag_text *t)
 	if (need & NEED_CUR)
 		GEN_APPEND(t,
 			"/* A cursor over a message: the next byte and the end. */\n"
-			"struct bag_gen_cur {\n\tconst uint8_t *p;\n\tconst uint8_t *end;\n};\n\n"
+			"struct bag_gen_cur {\n\tconst uint8_t *p;\n\tconst uint8_t *end;\n"
+			"\tuint64_t budget;       /* elements the message may still expand to (bagscope/decode.h) */\n};\n\n"
 			"#define BAG_GEN_LEFT(c) ((size_t)((c)->end - (c)->p))\n"
-			"#define BAG_GEN_TRY(call) do { int rc_ = (call); if (rc_ != BAG_OK) return rc_; } while (0)\n\n");
+			"#define BAG_GEN_TRY(call) do { int rc_ = (call); if (rc_ != BAG_OK) return rc_; } while (0)\n\n"
+			"/* Spend n elements of each nodes: a message over its budget does not decode. */\n"
+			"static int bag_gen_charge(struct bag_gen_cur *c, uint64_t n, uint64_t each)\n{\n"
+			"\tif (each != 0 && n > c->budget / each)\n\t\treturn BAG_EDECODE;\n"
+			"\tc->budget -= n * each;\n\treturn BAG_OK;\n}\n\n");
 	if (need & NEED_U16)
 		GEN_APPEND(t, "static uint16_t bag_gen_u16(const uint8_t *p)\n{\n"
 		              "\treturn (uint16_t)(p[0] | p[1] << 8);\n}\n\n");
@@ -807,7 +806,7 @@ static void emit_support(const struct emitter *e, struct bag_text *t)
 			"static int bag_gen_count(struct bag_gen_cur *c, uint32_t min, uint32_t *n)\n{\n"
 			"\tif (BAG_GEN_LEFT(c) < 4)\n\t\treturn BAG_EDECODE;\n"
 			"\t*n = bag_gen_u32(c->p);\n\tc->p += 4;\n"
-			"\tif (min > 0 ? *n > BAG_GEN_LEFT(c) / min : *n > 65536 && *n > BAG_GEN_LEFT(c))\n"
+			"\tif (min > 0 && *n > BAG_GEN_LEFT(c) / min)\n"
 			"\t\treturn BAG_EDECODE;\n\treturn BAG_OK;\n}\n\n");
 	if ((need & NEED_STRING) && e->cpp)
 		GEN_APPEND(t,
@@ -847,10 +846,10 @@ static void emit_support(const struct emitter *e, struct bag_text *t)
 		              "\tbag_text_append(t, \",\\\"nsecs\\\":\", 9);\n\tbag_gen_json_u64(t, nsecs);\n"
 		              "\tbag_text_append(t, \"}\", 1);\n}\n\n");
 	if (need & NEED_JDUR)
-		GEN_APPEND(t, "/* nsecs as bagscope cat prints it: the stored 32 bits, unsigned */\n"
+		GEN_APPEND(t, "/* as bagscope cat prints it: both fields signed, as stored */\n"
 		              "static void bag_gen_json_duration(struct bag_text *t, int32_t secs, int32_t nsecs)\n{\n"
 		              "\tbag_text_append(t, \"{\\\"secs\\\":\", 8);\n\tbag_gen_json_i64(t, secs);\n"
-		              "\tbag_text_append(t, \",\\\"nsecs\\\":\", 9);\n\tbag_gen_json_u64(t, (uint32_t)nsecs);\n"
+		              "\tbag_text_append(t, \",\\\"nsecs\\\":\", 9);\n\tbag_gen_json_i64(t, nsecs);\n"
 		              "\tbag_text_append(t, \"}\", 1);\n}\n\n");
 }
 
@@ -891,7 +890,7 @@ static const char cpp_api[] =
 	" *   int pkg::decode(Name &out, const uint8_t *data, size_t size);\n"
 	" *       Read a serialized message. Returns BAG_OK, BAG_EDECODE (the bytes do not\n"
 	" *       hold such a message: every length is checked against what is left) or\n"
-	" *       BAG_ENOMEM. On failure out is reset to Name(). Bytes after the message\n"
+	" *       BAG_ENOMEM. On failure out is reset to Name() (in place). Bytes after the message\n"
 	" *       are not an error.\n"
 	" *   int pkg::print_json(struct bag_text *t, const Name &msg);\n"
 	" *       Append the message as `bagscope cat --format json` prints its \"msg\";\n"
@@ -975,7 +974,7 @@ int gen_emit_code(const struct gen_model *m, struct gen_file *header, struct gen
 		GEN_APPEND(c, "\n#include <cstdlib>\n#include <cstring>\n#include <new>\n\n");
 	else
 		GEN_APPEND(c, "\n#include <stdlib.h>\n#include <string.h>\n\n");
-	bag_text_printf(c, "#include <bagscope/print.h>\n\n#include \"%s\"\n\n", hname);
+	bag_text_printf(c, "#include <bagscope/decode.h>\n#include <bagscope/print.h>\n\n#include \"%s\"\n\n", hname);
 	emit_support(&e, c);
 	bag_text_append(c, body.p ? body.p : "", body.len);
 	if (body.failed || e.lit.failed)

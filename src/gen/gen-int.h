@@ -18,9 +18,6 @@
 /* The longest identifier made from one name of the bag (unique() may add "_N"). */
 #define GEN_IDENT_MAX 200
 
-/* Elements allowed in an array of messages that take no bytes (decode.c's rule). */
-#define GEN_MAX_EMPTY_ELEMS 65536
-
 struct gen_field {
 	const struct bag_msgdef_field *f;
 	char *id;                 /* member name */
@@ -38,12 +35,16 @@ struct gen_type {
 	char *cid;                /* C: struct tag and function prefix, "pkg__Name" */
 	char *ns, *name;          /* C++: namespace ("" for none) and struct name */
 	bool versioned;           /* another definition shares its name */
+	int digits;               /* versioned: md5 digits in its name (8, or 32 if 8 do not tell) */
 	struct gen_field *fields;
 	struct gen_const *consts;
 	uint32_t min;             /* fewest bytes a message takes, as the runtime decoder counts */
 	bool fixed;               /* every message takes exactly wire bytes */
 	uint64_t wire;
 	bool heap;                /* holds strings or variable arrays, at any depth */
+	bool same;                /* every message takes the same bytes (msgdef.c's "fixed") */
+	uint64_t nodes;           /* same: its values and messages, itself included (saturating) */
+	uint64_t charge;          /* what its read charges to decode.h's element budget */
 };
 
 /* A topic and the types its connections carry, in connection order. */
@@ -60,6 +61,8 @@ struct gen_model {
 	const char *source;       /* the bag's file name */
 	struct gen_type *types;   /* dependency order: a type after the types it holds */
 	size_t ntypes;
+	size_t *type_slots;       /* hash index of types by (name, md5): index + 1, 0 empty */
+	size_t type_cap;          /* its size, a power of two over twice ntypes */
 	struct gen_topic *topics; /* by name */
 	size_t ntopics;
 	size_t *roots;            /* the topics' types, each once, in connection order */

@@ -34,6 +34,17 @@ struct gen_file {
 int gen_run(const struct gen_conn *conns, size_t n, enum gen_lang lang, const char *source,
             struct gen_file **files, size_t *nfiles, struct bag_text *warnings);
 
+/*
+ * Fixed arrays too large to embed: a message type whose struct would take
+ * more than GEN_MAX_MESSAGE_BYTES in memory (fixed arrays are members, so
+ * `uint8[4294967295]` would make every message 4 GiB, past what a C object
+ * may be) is refused: the CLI leaves its connections out, saying so, as it
+ * does a definition that does not parse. gen_message_bytes() is that size
+ * (strings and vectors counted as std::string and std::vector), saturating.
+ */
+#define GEN_MAX_MESSAGE_BYTES (UINT64_C(1) << 28)
+uint64_t gen_message_bytes(const bag_msgdef_t *def);
+
 /* Free what gen_run() returned; accepts NULL. */
 void gen_files_free(struct gen_file *files, size_t nfiles);
 

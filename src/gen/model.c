@@ -133,7 +133,11 @@ static void set_free(struct nameset *s)
 
 /* ---- identifiers ------------------------------------------------------------- */
 
-/* C11 and C++20 keywords, and names the headers the code includes define as macros. */
+/*
+ * C11 and C++20 keywords, lower-case names the headers the code includes
+ * take (macros, functions a member or namespace would hide), and the names
+ * the generated code declares itself in a package's namespace (C++).
+ */
 static const char *const reserved_words[] = {
 	"_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
 	"_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
@@ -147,38 +151,49 @@ static const char *const reserved_words[] = {
 	"static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw",
 	"true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
 	"volatile", "wchar_t", "while", "xor", "xor_eq",
-	"NULL", "EOF", "errno", "stdin", "stdout", "stderr", "linux", "unix", "i386", "BUFSIZ",
-	"EXIT_SUCCESS", "EXIT_FAILURE", "RAND_MAX", "MB_CUR_MAX", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX",
-	"WCHAR_MIN", "WCHAR_MAX", "WINT_MIN", "WINT_MAX", "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "NAN",
-	"INFINITY", "HUGE_VAL", "HUGE_VALF", "EDOM", "ERANGE", "EILSEQ",
+	"errno", "stdin", "stdout", "stderr", "linux", "unix", "i386", "assert", "offsetof", "alloca",
+	"setjmp", "va_arg", "va_start", "va_end", "va_copy", "std", "main", "decode", "print_json",
 };
-
-/* INT8_MAX, UINT_LEAST16_MIN, INTPTR_MAX, INTMAX_MIN, ...: <stdint.h>'s macros. */
-static bool stdint_macro(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (*s == 'U')
-		s++, n--;
-	return strncmp(s, "INT", 3) == 0 && n > 7 &&
-	       (strcmp(s + n - 4, "_MAX") == 0 || strcmp(s + n - 4, "_MIN") == 0);
-}
 
 static bool is_reserved(const char *s)
 {
 	for (size_t i = 0; i < sizeof reserved_words / sizeof *reserved_words; i++)
 		if (strcmp(s, reserved_words[i]) == 0)
 			return true;
-	return stdint_macro(s);
+	return false;
+}
+
+/* Whether a name of n bytes could be a macro's: two or more bytes, no lower-case letter, or X_... */
+static bool macro_like(const char *s, size_t n)
+{
+	if (n < 2)
+		return false;
+	if (s[0] >= 'A' && s[0] <= 'Z' && s[1] == '_')
+		return true;
+	for (; *s; s++)
+		if (*s >= 'a' && *s <= 'z')
+			return false;
+	return true;
 }
 
 /*
- * An identifier from name[0..len): bytes other than letters, digits and '_'
- * become '_'; "x" before a leading digit or a name of the library's or the
- * generated support's ("bag_", "BAG"); '_' after a keyword or macro name; at
- * most GEN_IDENT_MAX bytes of the name.
+ * An identifier from name[0..len) (the rule is in bagscope(1), gen, NAMES):
+ *  1. a byte other than an ASCII letter, digit or '_' becomes '_', and a run
+ *     of '_' one '_' (only the code's own pkg__Name holds "__", which C++
+ *     reserves);
+ *  2. 'x' goes before a name that starts with a digit or '_' (C reserves
+ *     _X and __x), or with "bag" then '_' or its end, or with "BAG" (the
+ *     prefixes of libbagscope and of the generated support);
+ *  3. '_' goes after a name that could be a macro (two or more bytes, no
+ *     lower-case letter: SEEK_SET, EINVAL, FILE, INT8_WIDTH; or an upper-case
+ *     letter then '_': L_tmpnam, P_tmpdir), a typedef's
+ *     (ending in "_t": uint8_t, size_t), a keyword, or a reserved word above;
+ *  4. of the name, at most GEN_IDENT_MAX bytes are used.
+ * A name so changed gets a warning where it is named (note_rename()). A
+ * part (alone false: a C constant's name after its type's pkg__Name_) takes
+ * rules 1 and 4 only: with that prefix it can meet no other name.
  */
-static char *ident(struct gen_model *m, const char *name, size_t len)
+static char *ident_as(struct gen_model *m, const char *name, size_t len, bool alone)
 {
 	char *s, *p;
 
@@ -187,17 +202,36 @@ static char *ident(struct gen_model *m, const char *name, size_t len)
 
 	if (s == NULL)
 		return keep(m, NULL);
-	if (len == 0 || isdigit((unsigned char)name[0]) || (len >= 4 && strncmp(name, "bag_", 4) == 0) ||
+	if (!alone) {
+		/* rule 1 only */
+	} else if (len == 0 || isdigit((unsigned char)name[0]) || !isalnum((unsigned char)name[0]) ||
+	    (len >= 4 && strncmp(name, "bag_", 4) == 0) || (len == 3 && strncmp(name, "bag", 3) == 0) ||
 	    (len >= 3 && strncmp(name, "BAG", 3) == 0))
 		*p++ = 'x';
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
-		*p++ = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+		c = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+		if (c != '_' || p == s || p[-1] != '_')
+			*p++ = c;
 	}
 	*p = '\0';
-	if (is_reserved(s))
+	if (alone && (is_reserved(s) || macro_like(s, (size_t)(p - s)) || (p - s >= 2 && p[-2] == '_' && p[-1] == 't')))
 		strcpy(p, "_");
 	return keep(m, s);
+}
+
+static char *ident(struct gen_model *m, const char *name, size_t len)
+{
+	return ident_as(m, name, len, true);
+}
+
+/* A warning when the code names a bag's name otherwise (what: "field", "type", ...). */
+static void note_rename(struct gen_model *m, const char *type, const char *what, const char *name, size_t len,
+                        const char *id)
+{
+	if (id != NULL && (strlen(id) != len || memcmp(id, name, len) != 0))
+		bag_text_printf(m->warnings, "%s: %s %.*s is %s in the code (gen's naming rule)\n", type, what,
+		                (int)len, name, id);
 }
 
 /* base, or base_2, base_3, ... : the first not in set; added to it. */
@@ -227,13 +261,84 @@ unsigned gen_prim_size(enum bag_prim p)
 	return (unsigned)p < sizeof sizes / sizeof *sizes ? sizes[p] : 0;
 }
 
+static uint64_t type_hash(const struct bag_msgdef_type *t)
+{
+	return hash(t->name, false) ^ (hash(t->md5, false) * 31);
+}
+
+static bool same_type(const struct bag_msgdef_type *a, const struct bag_msgdef_type *b)
+{
+	return strcmp(a->md5, b->md5) == 0 && strcmp(a->name, b->name) == 0;
+}
+
+/* The slot of the type with t's name and md5 in the index (or the empty one where it goes). */
+static size_t *type_slot(const struct gen_model *m, const struct bag_msgdef_type *t)
+{
+	size_t mask = m->type_cap - 1;
+
+	for (size_t i = type_hash(t) & mask;; i = (i + 1) & mask)
+		if (m->type_slots[i] == 0 || same_type(m->types[m->type_slots[i] - 1].t, t))
+			return &m->type_slots[i];
+}
+
+/* Make room in the index for one more type. */
+static int index_grow(struct gen_model *m)
+{
+	size_t cap = m->type_cap ? m->type_cap : 64, *old = m->type_slots, oldcap = m->type_cap;
+
+	while (2 * (m->ntypes + 1) > cap)
+		cap *= 2;
+	if (cap == m->type_cap)
+		return BAG_OK;
+	if ((m->type_slots = calloc(cap, sizeof *m->type_slots)) == NULL) {
+		m->type_slots = old;
+		return BAG_ENOMEM;
+	}
+	m->type_cap = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i] != 0)
+			*type_slot(m, m->types[old[i] - 1].t) = old[i];
+	free(old);
+	return BAG_OK;
+}
+
 /* The type with t's name and md5, or m->ntypes. */
 static size_t find_type(const struct gen_model *m, const struct bag_msgdef_type *t)
 {
-	for (size_t i = 0; i < m->ntypes; i++)
-		if (strcmp(m->types[i].t->md5, t->md5) == 0 && strcmp(m->types[i].t->name, t->name) == 0)
-			return i;
-	return m->ntypes;
+	size_t at = m->type_cap ? *type_slot(m, t) : 0;
+
+	return at ? at - 1 : m->ntypes;
+}
+
+static uint64_t sat_mul_add(uint64_t acc, uint64_t a, uint64_t b)
+{
+	uint64_t p = b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+
+	return acc > UINT64_MAX - p ? UINT64_MAX : acc + p;
+}
+
+/*
+ * The element budget (decode.h) as the generated code spends it: a read
+ * charges the type's own message, its values, and the nodes of the messages
+ * it loads whole (fixed ones); messages read one by one charge themselves;
+ * a variable array charges its elements when its length is known. So every
+ * element is charged once, as decode.c charges it.
+ */
+static void charge_type(struct gen_model *m, struct gen_type *g)
+{
+	g->same = true;
+	g->nodes = g->charge = 1;
+	for (size_t k = 0; k < g->t->nfields; k++) {
+		const struct bag_msgdef_field *f = g->fields[k].f;
+		const struct gen_type *sub = f->prim == BAG_PRIM_MESSAGE ? &m->types[g->fields[k].type] : NULL;
+		uint64_t n = f->array == BAG_ARRAY_FIXED ? f->fixed_len : 1, each = sub ? sub->nodes : 1;
+		bool same = (sub ? sub->same : f->prim != BAG_PRIM_STRING) || (f->array == BAG_ARRAY_FIXED && n == 0);
+
+		g->same &= same && f->array != BAG_ARRAY_VARIABLE;
+		g->nodes = sat_mul_add(g->nodes, n, each);
+		if (f->array != BAG_ARRAY_VARIABLE && (sub == NULL || sub->fixed))
+			g->charge = sat_mul_add(g->charge, n, each);
+	}
 }
 
 /* Sizes as decode.c and msgdef.c count them (min saturates at UINT32_MAX). */
@@ -244,6 +349,7 @@ static void size_type(struct gen_model *m, struct gen_type *g)
 	g->fixed = true;
 	g->wire = 0;
 	g->heap = false;
+	charge_type(m, g);
 	for (size_t k = 0; k < g->t->nfields; k++) {
 		const struct bag_msgdef_field *f = g->fields[k].f;
 		const struct gen_type *sub = f->prim == BAG_PRIM_MESSAGE ? &m->types[g->fields[k].type] : NULL;
@@ -298,18 +404,61 @@ static int add_type(struct gen_model *m, const struct bag_msgdef_type *t, size_t
 			return BAG_ENOMEM;
 		}
 	}
-	struct gen_type *types = realloc(m->types, (m->ntypes + 1) * sizeof *types);
+	size_t cap = m->ntypes < 16 ? 16 : m->ntypes & (m->ntypes - 1) ? 0 : 2 * m->ntypes;
+	struct gen_type *types = index_grow(m) != BAG_OK ? NULL : cap ? realloc(m->types, cap * sizeof *types) : m->types;
 	if (types == NULL) {
 		free(fields);
 		return BAG_ENOMEM;
 	}
 	m->types = types;
 	*at = m->ntypes++;
+	types[*at].t = t;
+	*type_slot(m, t) = m->ntypes;
 	memset(&types[*at], 0, sizeof *types);
 	types[*at].t = t;
 	types[*at].fields = fields;
 	size_type(m, &types[*at]);
 	return BAG_OK;
+}
+
+/* ---- memory of a message --------------------------------------------------------- */
+
+/* Bytes of one t in memory; memo[i] (index of the type in def, plus one) caches them. */
+static uint64_t type_bytes(const bag_msgdef_t *def, const struct bag_msgdef_type *t, uint64_t *memo)
+{
+	static const uint8_t prim_bytes[] = {
+		[BAG_PRIM_BOOL] = 1, [BAG_PRIM_INT8] = 1, [BAG_PRIM_UINT8] = 1, [BAG_PRIM_INT16] = 2,
+		[BAG_PRIM_UINT16] = 2, [BAG_PRIM_INT32] = 4, [BAG_PRIM_UINT32] = 4, [BAG_PRIM_INT64] = 8,
+		[BAG_PRIM_UINT64] = 8, [BAG_PRIM_FLOAT32] = 4, [BAG_PRIM_FLOAT64] = 8, [BAG_PRIM_STRING] = 32,
+		[BAG_PRIM_TIME] = 8, [BAG_PRIM_DURATION] = 8,
+	};
+	size_t i = (size_t)(t - bag_msgdef_type_at(def, 0));
+	uint64_t sum = 1;
+
+	if (memo[i] != 0)
+		return memo[i] - 1;
+	for (size_t k = 0; k < t->nfields; k++) {
+		const struct bag_msgdef_field *f = &t->fields[k];
+		uint64_t each = f->msg ? type_bytes(def, f->msg, memo) : prim_bytes[f->prim];
+		if (f->array == BAG_ARRAY_VARIABLE)
+			each = 24;
+		sum = sat_mul_add(sum, each, f->array == BAG_ARRAY_FIXED ? f->fixed_len : 1);
+	}
+	memo[i] = sum == UINT64_MAX ? sum : sum + 1;
+	return sum;
+}
+
+uint64_t gen_message_bytes(const bag_msgdef_t *def)
+{
+	uint64_t *memo = calloc(bag_msgdef_type_count(def) + 1, sizeof *memo), n;
+
+	if (memo == NULL || bag_msgdef_root(def) == NULL) {
+		free(memo);
+		return UINT64_MAX;
+	}
+	n = type_bytes(def, bag_msgdef_root(def), memo);
+	free(memo);
+	return n;
 }
 
 /* ---- constants ------------------------------------------------------------- */
@@ -418,11 +567,70 @@ static char *const_value(struct gen_model *m, const struct gen_type *g, const st
 /* ---- naming ------------------------------------------------------------------ */
 
 /* Name every type, its members and constants. */
+static int by_name_md5(const void *a, const void *b)
+{
+	const struct bag_msgdef_type *x = *(const struct bag_msgdef_type *const *)a;
+	const struct bag_msgdef_type *y = *(const struct bag_msgdef_type *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : strcmp(x->md5, y->md5);
+}
+
+/*
+ * Which types share their name with another (versioned), and how many md5
+ * digits tell them apart (8, or 32 when another shares the first 8): by one
+ * sort on (name, md5), where such neighbours are adjacent.
+ */
+static void mark_versions(struct gen_model *m)
+{
+	const struct bag_msgdef_type **v = malloc((m->ntypes + 1) * sizeof *v);
+
+	if (v == NULL) {
+		m->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < m->ntypes; i++)
+		v[i] = m->types[i].t;
+	qsort(v, m->ntypes, sizeof *v, by_name_md5);
+	for (size_t i = 0; i < m->ntypes; i++) {
+		bool prev = i > 0 && strcmp(v[i - 1]->name, v[i]->name) == 0;
+		bool next = i + 1 < m->ntypes && strcmp(v[i + 1]->name, v[i]->name) == 0;
+		struct gen_type *g = &m->types[find_type(m, v[i])];
+		g->versioned = prev || next;
+		g->digits = (prev && strncmp(v[i - 1]->md5, v[i]->md5, 8) == 0) ||
+		            (next && strncmp(v[i + 1]->md5, v[i]->md5, 8) == 0) ? 32 : 8;
+	}
+	free(v);
+}
+
+/*
+ * C: each constant is a macro pkg__Name_NAME, named after every type's
+ * members are, so that no macro takes a member's name (which it would
+ * expand wherever the member is named).
+ */
+static void name_c_consts(struct gen_model *m, struct nameset *cscope, const struct nameset *fields)
+{
+	for (size_t i = 0; i < m->ntypes && !m->failed; i++) {
+		struct gen_type *g = &m->types[i];
+		for (size_t k = 0; k < g->t->nconsts; k++) {
+			const struct bag_msgdef_const *c = &g->t->consts[k];
+			char *base = mprintf(m, "%s_%s", g->cid, ident_as(m, c->name, strlen(c->name), false));
+			char *id = base;
+			for (unsigned n = 2; id != NULL && set_has(fields, id); n++)
+				id = mprintf(m, "%s_%u", base, n);
+			g->consts[k].c = c;
+			g->consts[k].value = const_value(m, g, c);
+			g->consts[k].id = id ? unique(m, cscope, id) : NULL;
+		}
+	}
+}
+
 static void name_types(struct gen_model *m, struct nameset *cscope, struct nameset *cxxglobal)
 {
 	bool cpp = m->lang == GEN_CPP;
-	struct nameset cxxtypes = { 0 };
+	struct nameset cxxtypes = { 0 }, fieldset = { 0 }, *fields = &fieldset;
 
+	mark_versions(m);
 	/* package namespaces first: a type without a package may not take their names */
 	for (size_t i = 0; i < m->ntypes && !m->failed; i++) {
 		const char *slash = strchr(m->types[i].t->name, '/');
@@ -435,17 +643,9 @@ static void name_types(struct gen_model *m, struct nameset *cscope, struct names
 		struct gen_type *g = &m->types[i];
 		const char *full = g->t->name, *slash = strchr(full, '/');
 		const char *base = slash ? slash + 1 : full;
-		int digits = 0;
+		int digits = g->versioned ? g->digits : 0;
 		struct nameset members = { 0 };
 
-		for (size_t j = 0; j < m->ntypes; j++) {
-			if (j == i || strcmp(m->types[j].t->name, full) != 0)
-				continue;
-			g->versioned = true;
-			digits = digits ? digits : 8;
-			if (strncmp(m->types[j].t->md5, g->t->md5, 8) == 0)
-				digits = 32;
-		}
 		char *pkg = slash ? ident(m, full, (size_t)(slash - full)) : NULL;
 		char *name = mprintf(m, "%s%s%.*s", base, digits ? "_" : "", digits, g->t->md5);
 		if (name == NULL || (slash && pkg == NULL))
@@ -453,6 +653,10 @@ static void name_types(struct gen_model *m, struct nameset *cscope, struct names
 		name = ident(m, name, strlen(name));
 		if (name == NULL)
 			break;
+		if (slash)
+			note_rename(m, full, "package", full, (size_t)(slash - full), pkg);
+		if (!digits)
+			note_rename(m, full, "type", base, strlen(base), name);
 		/* C: pkg__Name and the functions named after it */
 		g->cid = unique(m, cscope, slash ? mprintf(m, "%s__%s", pkg, name) : name);
 		if (g->cid == NULL)
@@ -477,24 +681,26 @@ static void name_types(struct gen_model *m, struct nameset *cscope, struct names
 			set_free(&members);
 			break;
 		}
-		for (size_t k = 0; k < g->t->nfields; k++)
-			g->fields[k].id = unique(m, &members, ident(m, g->fields[k].f->name, strlen(g->fields[k].f->name)));
-		for (size_t k = 0; k < g->t->nconsts; k++) {
+		for (size_t k = 0; k < g->t->nfields; k++) {
+			const char *fn = g->fields[k].f->name;
+			g->fields[k].id = unique(m, &members, ident(m, fn, strlen(fn)));
+			note_rename(m, full, "field", fn, strlen(fn), g->fields[k].id);
+			if (!cpp && g->fields[k].id != NULL && !set_has(fields, g->fields[k].id) && !set_add(fields, g->fields[k].id))
+				m->failed = true;
+		}
+		for (size_t k = 0; k < g->t->nconsts && cpp; k++) {
 			const struct bag_msgdef_const *c = &g->t->consts[k];
-			char *cn = ident(m, c->name, strlen(c->name));
 			g->consts[k].c = c;
 			g->consts[k].value = const_value(m, g, c);
-			if (cn != NULL)
-				g->consts[k].id = cpp ? unique(m, &members, cn) : unique(m, cscope, mprintf(m, "%s_%s", g->cid, cn));
+			g->consts[k].id = unique(m, &members, ident(m, c->name, strlen(c->name)));
+			note_rename(m, full, "constant", c->name, strlen(c->name), g->consts[k].id);
 		}
 		set_free(&members);
 	}
+	if (!cpp)
+		name_c_consts(m, cscope, fields);
 	set_free(&cxxtypes);
-}
-
-static int topic_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct gen_topic *)a)->name, ((const struct gen_topic *)b)->name);
+	set_free(&fieldset);
 }
 
 /*
@@ -522,43 +728,77 @@ static bool topic_macros(struct gen_model *m, struct nameset *cscope, const stru
 }
 
 /* Topics by name with their versions; roots; topic ids and the C++ topic namespace. */
+/* A connection by its topic, then its position. */
+struct conn_ref {
+	const char *topic;
+	size_t i;
+};
+
+static int conn_ref_cmp(const void *a, const void *b)
+{
+	const struct conn_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * The topics (by name) and their versions: the connections sorted by topic
+ * and position, so that each topic is one run; seen[type] is the last topic
+ * (plus one) that took the type, and whether a root has one (the bit).
+ */
+static int group_topics(struct gen_model *m, const struct gen_conn *conns, const size_t *root_of, size_t n)
+{
+	struct conn_ref *refs = malloc((n + 1) * sizeof *refs);
+	size_t *seen = calloc(m->ntypes + 1, sizeof *seen);
+	bool *is_root = calloc(m->ntypes + 1, sizeof *is_root);
+	int rc = BAG_ENOMEM;
+
+	m->topics = calloc(n + 1, sizeof *m->topics);
+	m->roots = calloc(n + 1, sizeof *m->roots);
+	if (refs == NULL || seen == NULL || is_root == NULL || m->topics == NULL || m->roots == NULL)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		refs[i] = (struct conn_ref){ conns[i].topic, i };
+		if (!is_root[root_of[i]])
+			m->roots[m->nroots++] = root_of[i];
+		is_root[root_of[i]] = true;
+	}
+	qsort(refs, n, sizeof *refs, conn_ref_cmp);
+	for (size_t a = 0, b; a < n; a = b) {
+		struct gen_topic *tp = &m->topics[m->ntopics++];
+		for (b = a; b < n && strcmp(refs[b].topic, refs[a].topic) == 0; b++)
+			;
+		tp->name = refs[a].topic;
+		tp->types = calloc(b - a, sizeof *tp->types);
+		tp->md5sums = calloc(b - a, sizeof *tp->md5sums);
+		if (tp->types == NULL || tp->md5sums == NULL)
+			goto done;
+		for (size_t k = a; k < b; k++) {
+			size_t r = root_of[refs[k].i];
+			if (seen[r] == m->ntopics)
+				continue;
+			seen[r] = m->ntopics;
+			tp->types[tp->nversions] = r;
+			tp->md5sums[tp->nversions++] = conns[refs[k].i].md5sum;
+		}
+	}
+	rc = BAG_OK;
+done:
+	free(refs);
+	free(seen);
+	free(is_root);
+	return rc;
+}
+
 static int add_topics(struct gen_model *m, const struct gen_conn *conns, const size_t *root_of, size_t n,
                       struct nameset *cscope, struct nameset *cxxglobal)
 {
 	struct nameset files = { .nocase = true };
 	static const char *const taken[] = { "msgs", "dump", "table", "Makefile", "CMakeLists" };
 
-	m->topics = calloc(n + 1, sizeof *m->topics);
-	m->roots = calloc(n + 1, sizeof *m->roots);
-	if (m->topics == NULL || m->roots == NULL)
+	if (group_topics(m, conns, root_of, n) != BAG_OK)
 		return BAG_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct gen_topic *tp = NULL;
-		size_t r = root_of[i], v;
-		for (size_t k = 0; k < m->ntopics && tp == NULL; k++)
-			if (strcmp(m->topics[k].name, conns[i].topic) == 0)
-				tp = &m->topics[k];
-		if (tp == NULL) {
-			tp = &m->topics[m->ntopics++];
-			tp->name = conns[i].topic;
-			tp->types = calloc(n + 1, sizeof *tp->types);
-			tp->md5sums = calloc(n + 1, sizeof *tp->md5sums);
-			if (tp->types == NULL || tp->md5sums == NULL)
-				return BAG_ENOMEM;
-		}
-		for (v = 0; v < tp->nversions && tp->types[v] != r; v++)
-			;
-		if (v == tp->nversions) {
-			tp->types[tp->nversions] = r;
-			tp->md5sums[tp->nversions++] = conns[i].md5sum;
-		}
-		for (v = 0; v < m->nroots && m->roots[v] != r; v++)
-			;
-		if (v == m->nroots)
-			m->roots[m->nroots++] = r;
-	}
-	if (m->ntopics > 1)
-		qsort(m->topics, m->ntopics, sizeof *m->topics, topic_cmp);
 	for (size_t k = 0; k < sizeof taken / sizeof *taken; k++)
 		if (!set_add(&files, taken[k]))
 			m->failed = true;
@@ -613,6 +853,7 @@ void gen_model_free(struct gen_model *m)
 		free(m->strs[i]);
 	free(m->strs);
 	free(m->types);
+	free(m->type_slots);
 	free(m->topics);
 	free(m->roots);
 }

@@ -31,6 +31,7 @@
 	X(ZOOM,         'z',       0,    "zoom the detail to the full screen") \
 	X(WRAP,         'w',       0,    "wrap long lines in the detail") \
 	X(LOG,          'L',       0,    "the log: recovery report, warnings, errors") \
+	X(TF,           'T',       0,    "the TF pane: frame tree, ages and lookups at the selected time") \
 	X(JUMP,         't',       ':',  "jump to a time (epoch, date, 19:25:00, +offset, -30s, 50%, #row)") \
 	X(NEXT_SAME,    ']',       0,    "next message on the same topic") \
 	X(PREV_SAME,    '[',       0,    "previous message on the same topic") \
@@ -38,7 +39,7 @@
 	X(BACK_1S,      ',',       0,    "back 1 s") \
 	X(FWD_10S,      '>',       0,    "forward 10 s") \
 	X(BACK_10S,     '<',       0,    "back 10 s") \
-	X(SEARCH,       '/',       0,    "search the text shown (smart case; a regex if it has . * [ ...)") \
+	X(SEARCH,       '/',       0,    "search the text shown (smart case; a regex if it has . * [ ...; PATH=~TEXT: one field)") \
 	X(SEARCH_NEXT,  'n',       0,    "next match") \
 	X(SEARCH_PREV,  'N',       0,    "previous match") \
 	X(FILTER,       '&',       'f',  "filter: show only messages for which an expression holds (empty: off)") \

@@ -4,7 +4,7 @@
  * bag_expr_topic_prefix) and the value path after it
  * (bag_expr_parse_value), compiled for each connection of that topic. The
  * decoding worker evaluates them after each summary (worker_set_extra);
- * app->cols is guarded by cols_lock, as the worker reads it.
+ * app->cols is guarded by its lock, as the worker reads it.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -39,10 +39,10 @@ static void columns_extra(void *arg, size_t bag, size_t conn_index, const uint8_
 	size_t ti = conn_index;
 
 	for (size_t b = 0; b < bag && b < app->cb.nbags; b++)
-		ti += bag_conn_count(app->bags[b]);
-	pthread_mutex_lock(&app->cols_lock);
-	for (int k = 0; k < app->ncols; k++) {
-		struct column *c = &app->cols[k];
+		ti += bag_conn_count(app->cb.bags[b]);
+	pthread_mutex_lock(&app->cols.lock);
+	for (int k = 0; k < app->cols.n; k++) {
+		struct column *c = &app->cols.c[k];
 		struct bag_expr_val v;
 		if (c->progs == NULL || c->progs[ti] == NULL)
 			continue;
@@ -54,12 +54,12 @@ static void columns_extra(void *arg, size_t bag, size_t conn_index, const uint8_
 			bag_text_append(out, "?", 1);
 		bag_text_append(out, "  ", 2);
 	}
-	pthread_mutex_unlock(&app->cols_lock);
+	pthread_mutex_unlock(&app->cols.lock);
 }
 
 static void column_free(struct app *app, struct column *c)
 {
-	for (size_t i = 0; c->progs != NULL && i < bag_timeline_conn_count(app->tl); i++)
+	for (size_t i = 0; c->progs != NULL && i < bag_timeline_conn_count(app->cb.tl); i++)
 		bag_expr_prog_free(c->progs[i]);
 	free(c->progs);
 	bag_expr_free(c->expr);
@@ -70,37 +70,30 @@ void app_columns_free(struct app *app)
 {
 	if (app->worker != NULL)
 		worker_set_extra(app->worker, NULL, NULL);
-	for (int k = 0; k < app->ncols; k++)
-		column_free(app, &app->cols[k]);
-	app->ncols = 0;
-}
-
-/* Summaries are made anew with the new columns. */
-static void flush_cache(struct app *app)
-{
-	memset(app->cache, 0, CACHE_SLOTS * sizeof *app->cache);
-	app->cache_used = 0;
+	for (int k = 0; k < app->cols.n; k++)
+		column_free(app, &app->cols.c[k]);
+	app->cols.n = 0;
 }
 
 void app_column_set(struct app *app, const char *text)
 {
 	struct model *m = &app->m;
 	struct column c = { 0 };
-	size_t n = bag_timeline_conn_count(app->tl), nsel = 0;
+	size_t n = bag_timeline_conn_count(app->cb.tl), nsel = 0;
 	const char **topics = calloc(m->ntopics + 1, sizeof *topics);
 	bag_expr_prog_t **sel = calloc(n + 1, sizeof *sel);
 
 	if (topics == NULL || sel == NULL)
 		goto done;
 	if (text[strspn(text, " ")] == '\0') {
-		pthread_mutex_lock(&app->cols_lock);
+		pthread_mutex_lock(&app->cols.lock);
 		app_columns_free(app);
-		pthread_mutex_unlock(&app->cols_lock);
-		flush_cache(app);
+		pthread_mutex_unlock(&app->cols.lock);
+		app_cache_flush(app);
 		snprintf(m->note, sizeof m->note, "columns removed");
 		goto done;
 	}
-	if (app->ncols == MAX_COLUMNS) {
+	if (app->cols.n == MAX_COLUMNS) {
 		snprintf(m->note, sizeof m->note, "%d columns at most (C with nothing removes them)", MAX_COLUMNS);
 		goto done;
 	}
@@ -115,14 +108,14 @@ void app_column_set(struct app *app, const char *text)
 	snprintf(c.topic, sizeof c.topic, "%.*s", (int)pre, c.text);
 	c.path = c.text + pre + (c.text[pre] == '.');
 	if (bag_expr_parse_value(&c.expr, c.path, strlen(c.path)) != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "column: %s at column %zu", c.expr ? bag_expr_errmsg(c.expr) : "out of memory",
-		         c.expr ? (size_t)(c.path - c.text) + bag_expr_errpos(c.expr) + 1 : 0);
+		snprintf(m->note, sizeof m->note, "column: %s at column %zu", c.expr ? bag_expr_error(c.expr)->message : "out of memory",
+		         c.expr ? (size_t)(c.path - c.text) + bag_expr_error(c.expr)->offset + 1 : 0);
 		goto done;
 	}
 	if ((c.progs = calloc(n + 1, sizeof *c.progs)) == NULL)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
-		const struct bag_connection *conn = bag_timeline_conn(app->tl, i, NULL);
+		const struct bag_connection *conn = bag_timeline_conn(app->cb.tl, i, NULL);
 		if (strcmp(conn->topic, c.topic) != 0)
 			continue;
 		if (bag_expr_compile(&c.progs[i], c.expr, conn, app_def(app, i)) != BAG_OK)
@@ -130,19 +123,19 @@ void app_column_set(struct app *app, const char *text)
 		sel[nsel++] = c.progs[i];
 	}
 	if (bag_expr_check(c.expr, sel, nsel) != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "column: %s", bag_expr_errmsg(c.expr));
+		snprintf(m->note, sizeof m->note, "column: %s", bag_expr_error(c.expr)->message);
 		goto done;
 	}
-	pthread_mutex_lock(&app->cols_lock);
-	app->cols[app->ncols] = c;
-	app->cols[app->ncols].path = app->cols[app->ncols].text + (c.path - c.text);
-	app->ncols++;
-	pthread_mutex_unlock(&app->cols_lock);
+	pthread_mutex_lock(&app->cols.lock);
+	app->cols.c[app->cols.n] = c;
+	app->cols.c[app->cols.n].path = app->cols.c[app->cols.n].text + (c.path - c.text);
+	app->cols.n++;
+	pthread_mutex_unlock(&app->cols.lock);
 	memset(&c, 0, sizeof c);
 	worker_set_extra(app->worker, columns_extra, app);
-	flush_cache(app);
+	app_cache_flush(app);
 	snprintf(m->note, sizeof m->note, "column %s added on %s (C with nothing removes the columns)",
-	         app->cols[app->ncols - 1].path, app->cols[app->ncols - 1].topic);
+	         app->cols.c[app->cols.n - 1].path, app->cols.c[app->cols.n - 1].topic);
 done:
 	column_free(app, &c);
 	free(topics);

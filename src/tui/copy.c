@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tui/draw.h"
+#include "tui/view-detail.h"
 
 /* Base64 of s[0..n) appended to t. */
 static void base64(struct bag_text *t, const uint8_t *s, size_t n)
@@ -63,18 +64,16 @@ static void osc52(struct app *app, const char *what, const char *s, size_t n)
 void app_copy(struct app *app, enum action a)
 {
 	struct model *m = &app->m;
-	struct detail *d = &app->detail;
 	struct bag_message msg;
 	struct bag_text t = { 0 };
-	char err[256];
+	struct bag_error err = BAG_ERROR_INIT;
 
-	if (model_entry(m, m->row, &msg) != BAG_OK || app->detail_bytes == NULL) {
+	if (model_entry(m, m->row, &msg) != BAG_OK || app->sel.bytes == NULL) {
 		snprintf(m->note, sizeof m->note, "nothing to copy yet");
 		return;
 	}
 	bag_msgdef_t *def = app_def(app, msg.conn_index);
-	size_t *idx = malloc((d->n + 1) * sizeof *idx), n = idx ? detail_visible(d, idx, d->n) : 0;
-	const struct dline *l = idx && m->focus == PANE_DETAIL && d->cursor < n ? &d->lines[idx[d->cursor]] : NULL;
+	const struct dline *l = m->focus == PANE_DETAIL ? detail_pane_cursor_line(app) : NULL;
 
 	if (a == ACTION_COPY && l != NULL && l->path != NULL) {
 		const char *v = strstr(l->text, ": ");
@@ -88,13 +87,12 @@ void app_copy(struct app *app, enum action a)
 			osc52(app, "the field path", t.p, t.len);
 		}
 	} else if (bag_msgdef_root(def) != NULL) {
-		int rc = a == ACTION_COPY_JSON ? bag_print_json(&t, def, app->detail_bytes, app->detail_size, err, sizeof err)
-		                               : bag_print_yaml(&t, def, app->detail_bytes, app->detail_size, err, sizeof err);
+		int rc = a == ACTION_COPY_JSON ? bag_print_json(&t, def, app->sel.bytes, app->sel.size, &err)
+		                               : bag_print_yaml(&t, def, app->sel.bytes, app->sel.size, &err);
 		if (rc == BAG_OK && !t.failed)
 			osc52(app, a == ACTION_COPY_JSON ? "the message as JSON" : "the message as YAML", t.p, t.len);
 		else
-			snprintf(m->note, sizeof m->note, "cannot copy: %s", rc == BAG_OK ? "out of memory" : err);
+			snprintf(m->note, sizeof m->note, "cannot copy: %s", rc == BAG_OK ? "out of memory" : err.message);
 	}
 	bag_text_free(&t);
-	free(idx);
 }

@@ -223,7 +223,7 @@ void detail_value_text(struct bag_text *t, const struct bag_value *v)
 	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64: bag_text_double(t, v->v.f); break;
 	case BAG_PRIM_STRING: bag_text_json_string(t, v->v.s.p, v->v.s.len); break;
 	default:
-		bag_text_printf(t, "%lld.%09u", (long long)v->v.t.secs, v->v.t.nsecs);
+		bag_text_seconds(t, v->v.t.secs, v->v.t.nsecs);
 		break;
 	}
 }
@@ -245,13 +245,13 @@ static void tree_value(void *ud, const struct bag_msgdef_field *f, int64_t index
 }
 
 int detail_decode_lines(const bag_msgdef_t *def, const uint8_t *data, size_t len, detail_line_fn sink,
-                        void *arg, char *err, size_t errlen)
+                        void *arg, struct bag_error *err)
 {
 	static const struct bag_visitor vis = {
 		tree_begin_message, tree_end_message, tree_begin_array, tree_end_array, tree_value,
 	};
 	struct tree_state s = { .sink = sink, .arg = arg };
-	int rc = bag_decode(def, data, len, &vis, &s, NULL, err, errlen);
+	int rc = bag_decode(def, data, len, &vis, &s, NULL, err);
 
 	bag_text_free(&s.t);
 	bag_text_free(&s.path);
@@ -270,13 +270,13 @@ static void keep_line(void *arg, int depth, bool node, const char *text, size_t 
 
 int detail_decoded(struct detail *d, const bag_msgdef_t *def, const uint8_t *data, size_t len)
 {
-	char err[256];
+	struct bag_error err;
 	int rc;
 
 	detail_clear(d);
-	rc = detail_decode_lines(def, data, len, keep_line, d, err, sizeof err);
+	rc = detail_decode_lines(def, data, len, keep_line, d, &err);
 	if (rc != BAG_OK)
-		add(d, 0, false, "decode error: %s", err);
+		add(d, 0, false, "decode error: %s", err.message);
 	return rc;
 }
 
@@ -350,7 +350,7 @@ void detail_connection(struct detail *d, const struct bag_connection *c, const b
 			add(d, 1 + ind / 2, false, "%.*s", (int)(nl - s - ind), s + ind);
 		}
 	} else if (def != NULL) {
-		add(d, 0, false, "definition does not parse: %s", bag_msgdef_errmsg(def));
+		add(d, 0, false, "definition does not parse: %s", bag_msgdef_error(def)->message);
 	}
 	add(d, 0, true, "definition text:");
 	for (const char *s = c->definition; *s;) {

@@ -19,8 +19,8 @@ struct dline {
 struct detail {
 	struct dline *lines;
 	size_t n, cap;
-	size_t cursor;      /* index into the visible lines */
-	size_t top;
+	uint64_t cursor;    /* index into the visible lines */
+	uint64_t top;
 	int hscroll;
 };
 
@@ -38,7 +38,7 @@ typedef void (*detail_line_fn)(void *arg, int depth, bool node, const char *text
 
 /* Every line of data[0..len) decoded by def, to sink. Returns 0 or BAG_EDECODE (err says why). */
 int detail_decode_lines(const bag_msgdef_t *def, const uint8_t *data, size_t len, detail_line_fn sink,
-                        void *arg, char *err, size_t errlen);
+                        void *arg, struct bag_error *err);
 
 /* A primitive value as the detail writes it (appended to t). */
 void detail_value_text(struct bag_text *t, const struct bag_value *v);

@@ -1,7 +1,8 @@
 /*
- * draw.h - what the pane views share for drawing: colours, clipped text, a
- * pane's title row, time formatting. Only the draw/view/layout files call
- * curses.
+ * draw.h - what the panes share for drawing (paint.c): colours, clipped
+ * text, a pane's title row, time formatting; and the screen (screen.c),
+ * the layout (layout.c) and the pane table (panes.c). Only these and the
+ * view-*.c files call curses.
  */
 #ifndef BAGSCOPE_TUI_DRAW_H
 #define BAGSCOPE_TUI_DRAW_H
@@ -36,15 +37,33 @@ int draw_width(const char *s);
 /* A date as the status line shows it, in UTC or local time (m.local), with the zone. */
 void draw_fmt_date(const struct app *app, int64_t t, char *buf, size_t cap);
 
-/* A pane's title row, highlighted when the pane has the focus. */
-void draw_pane_title(struct app *app, struct rect r, const char *title, int pane);
+/* A pane's title row: " " its ops' title, then rest; highlighted when the pane has the focus. */
+void draw_pane_title(struct app *app, const struct pane *p, const char *rest);
 
 /* A message time as the list shows it: epoch or relative, to the nanosecond. */
 void draw_fmt_time(const struct app *app, int64_t ns, char *buf, size_t cap);
 
-/* The panes (view-conns.c, view-list.c, view-detail.c). */
-extern const struct pane_ops view_conns_ops;
-extern const struct pane_ops view_list_ops;
-extern const struct pane_ops view_detail_ops;
+void draw_init_colours(struct app *app);
+
+/* screen.c: the whole screen (the layout first). */
+void draw_all(struct app *app);
+
+/* layout.c: pane rectangles from the terminal size; the pane at (y, x) or PANE_COUNT. */
+void layout_compute(struct app *app);
+int layout_pane_at(const struct app *app, int y, int x);
+
+/* panes.c: the table, and what is done to every pane. */
+extern const struct pane_ops *const pane_table[PANE_COUNT];
+int panes_init(struct app *app);
+void panes_free(struct app *app);
+/* The selected message changed: each pane's moved op. */
+void panes_moved(struct app *app);
+bool panes_busy(const struct app *app);
+/* The open modal pane (SLOT_SCREEN), or NULL. */
+struct pane *panes_modal(struct app *app);
+/* An action: the modal pane, else the focused pane, then every other open pane. */
+bool panes_key(struct app *app, enum action a);
+/* Tab and Shift-Tab: the next pane on screen that takes keys. */
+void panes_focus_next(struct app *app, int dir);
 
 #endif

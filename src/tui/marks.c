@@ -7,7 +7,7 @@
  * get them. In $XDG_STATE_HOME/bagscope (default ~/.local/state/bagscope),
  * one line per mark: "time_ns chunk offset".
  *
- * app->marks holds message keys (work_key) sorted by time then key; the
+ * app->marks.v holds message keys (work_key) sorted by time then key; the
  * times are kept beside them in the high half of a pair array.
  */
 #define _GNU_SOURCE
@@ -23,7 +23,7 @@
 
 #define FP_BYTES 65536
 
-/* app->marks: pairs (time_ns, key), sorted; nmarks counts pairs. */
+/* app->marks.v: pairs (time_ns, key), sorted; nmarks counts pairs. */
 static int cmp_pair(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -60,7 +60,7 @@ static void marks_path(const struct app *app, size_t i, char *out, size_t cap)
 		snprintf(dir, sizeof dir, "%s/.local/state/bagscope", home);
 	else
 		return;
-	if ((fd = open(bag_path(app->bags[i]), O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(bag_path(app->cb.bags[i]), O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	if (fstat(fd, &st) == 0) {
 		uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)st.st_size;
@@ -100,8 +100,8 @@ static void marks_save(struct app *app)
 		if (f == NULL)
 			continue;
 		size_t n = 0;
-		for (size_t i = 0; i < app->nmarks; i++) {
-			uint64_t t = app->marks[2 * i], k = app->marks[2 * i + 1];
+		for (size_t i = 0; i < app->marks.n; i++) {
+			uint64_t t = app->marks.v[2 * i], k = app->marks.v[2 * i + 1];
 			if ((k >> 56) != b)
 				continue;
 			fprintf(f, "%lld %llu %llu\n", (long long)t, (unsigned long long)(k >> 32 & 0xFFFFFF),
@@ -120,14 +120,14 @@ static void marks_save(struct app *app)
 
 static bool marks_grow(struct app *app)
 {
-	if (app->nmarks < app->capmarks)
+	if (app->marks.n < app->marks.cap)
 		return true;
-	size_t cap = app->capmarks ? app->capmarks * 2 : 64;
-	uint64_t *m = realloc(app->marks, cap * 2 * sizeof *m);
+	size_t cap = app->marks.cap ? app->marks.cap * 2 : 64;
+	uint64_t *m = realloc(app->marks.v, cap * 2 * sizeof *m);
 	if (m == NULL)
 		return false;
-	app->marks = m;
-	app->capmarks = cap;
+	app->marks.v = m;
+	app->marks.cap = cap;
 	return true;
 }
 
@@ -142,20 +142,20 @@ void app_marks_load(struct app *app)
 		if (f == NULL)
 			continue;
 		while (fscanf(f, "%lld %llu %llu", &t, &ch, &off) == 3 && marks_grow(app)) {
-			app->marks[2 * app->nmarks] = (uint64_t)t;
-			app->marks[2 * app->nmarks + 1] = work_key(b, (size_t)ch, (uint32_t)off);
-			app->nmarks++;
+			app->marks.v[2 * app->marks.n] = (uint64_t)t;
+			app->marks.v[2 * app->marks.n + 1] = work_key(b, (size_t)ch, (uint32_t)off);
+			app->marks.n++;
 		}
 		fclose(f);
 	}
-	if (app->nmarks > 1)
-		qsort(app->marks, app->nmarks, 2 * sizeof *app->marks, cmp_pair);
+	if (app->marks.n > 1)
+		qsort(app->marks.v, app->marks.n, 2 * sizeof *app->marks.v, cmp_pair);
 }
 
 bool app_marked(const struct app *app, uint64_t key)
 {
-	for (size_t i = 0; i < app->nmarks; i++)
-		if (app->marks[2 * i + 1] == key)
+	for (size_t i = 0; i < app->marks.n; i++)
+		if (app->marks.v[2 * i + 1] == key)
 			return true;
 	return false;
 }
@@ -166,11 +166,11 @@ static bool goto_mark(struct app *app, size_t i)
 	struct model *m = &app->m;
 	struct bag_message msg;
 
-	if (model_seek(m, (int64_t)app->marks[2 * i]) != BAG_OK)
+	if (model_seek(m, (int64_t)app->marks.v[2 * i]) != BAG_OK)
 		return false;
 	for (uint64_t r = m->row; r < model_count(m) && model_entry(m, r, &msg) == BAG_OK &&
-	                          msg.time_ns == (int64_t)app->marks[2 * i]; r++)
-		if (work_key(msg.bag_index, msg.chunk, msg.offset) == app->marks[2 * i + 1]) {
+	                          msg.time_ns == (int64_t)app->marks.v[2 * i]; r++)
+		if (work_key(msg.bag_index, msg.chunk, msg.offset) == app->marks.v[2 * i + 1]) {
 			model_goto(m, r);
 			return true;
 		}
@@ -186,43 +186,43 @@ void app_mark_act(struct app *app, enum action a)
 		return;
 	uint64_t key = work_key(msg.bag_index, msg.chunk, msg.offset), t = (uint64_t)msg.time_ns;
 	if (a == ACTION_MARK) {
-		for (size_t i = 0; i < app->nmarks; i++)
-			if (app->marks[2 * i + 1] == key) {
-				memmove(app->marks + 2 * i, app->marks + 2 * i + 2, (app->nmarks - i - 1) * 2 * sizeof *app->marks);
-				app->nmarks--;
-				snprintf(m->note, sizeof m->note, "mark removed (%zu left)", app->nmarks);
+		for (size_t i = 0; i < app->marks.n; i++)
+			if (app->marks.v[2 * i + 1] == key) {
+				memmove(app->marks.v + 2 * i, app->marks.v + 2 * i + 2, (app->marks.n - i - 1) * 2 * sizeof *app->marks.v);
+				app->marks.n--;
+				snprintf(m->note, sizeof m->note, "mark removed (%zu left)", app->marks.n);
 				marks_save(app);
 				return;
 			}
 		if (!marks_grow(app))
 			return;
-		app->marks[2 * app->nmarks] = t;
-		app->marks[2 * app->nmarks + 1] = key;
-		app->nmarks++;
-		if (app->nmarks > 1)
-			qsort(app->marks, app->nmarks, 2 * sizeof *app->marks, cmp_pair);
-		snprintf(m->note, sizeof m->note, "marked (%zu marks; u and U move between them)", app->nmarks);
+		app->marks.v[2 * app->marks.n] = t;
+		app->marks.v[2 * app->marks.n + 1] = key;
+		app->marks.n++;
+		if (app->marks.n > 1)
+			qsort(app->marks.v, app->marks.n, 2 * sizeof *app->marks.v, cmp_pair);
+		snprintf(m->note, sizeof m->note, "marked (%zu marks; u and U move between them)", app->marks.n);
 		marks_save(app);
 		return;
 	}
-	if (app->nmarks == 0) {
+	if (app->marks.n == 0) {
 		snprintf(m->note, sizeof m->note, "no marks: m marks the selected message");
 		return;
 	}
 	uint64_t here[2] = { t, key };
 	size_t i;
 	if (a == ACTION_MARK_NEXT) {
-		for (i = 0; i < app->nmarks && cmp_pair(app->marks + 2 * i, here) <= 0; i++)
+		for (i = 0; i < app->marks.n && cmp_pair(app->marks.v + 2 * i, here) <= 0; i++)
 			;
-		if (i == app->nmarks) {
+		if (i == app->marks.n) {
 			i = 0;
 			snprintf(m->note, sizeof m->note, "no later mark: back to the first");
 		}
 	} else {
-		for (i = app->nmarks; i > 0 && cmp_pair(app->marks + 2 * (i - 1), here) >= 0; i--)
+		for (i = app->marks.n; i > 0 && cmp_pair(app->marks.v + 2 * (i - 1), here) >= 0; i--)
 			;
 		if (i == 0) {
-			i = app->nmarks;
+			i = app->marks.n;
 			snprintf(m->note, sizeof m->note, "no earlier mark: on to the last");
 		}
 		i--;

@@ -163,3 +163,92 @@ bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def)
 			return false;
 	return true;
 }
+
+/* Past the bracket expression that starts at p ('['). */
+static const char *skip_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++)
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *e = strchr(p + 2, ']');
+			p = e ? e : p + strlen(p) - 1;
+		}
+	return *p ? p + 1 : p;
+}
+
+/* The current run ends: keep it when it is the longest so far. */
+static void run_end(char *run, size_t *n, char *best, size_t *nbest)
+{
+	if (*n > *nbest) {
+		memcpy(best, run, *n);
+		*nbest = *n;
+	}
+	*n = 0;
+}
+
+size_t match_literal(const struct matcher *m, char *out, size_t cap)
+{
+	char run[256];
+	size_t n = 0, nbest = 0;
+	int depth = 0;
+
+	if (!m->regex) {
+		size_t k = m->len < cap ? m->len : cap;
+		memcpy(out, m->fold, k);
+		return k;
+	}
+	for (const char *p = m->pat; *p;) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '|' && depth == 0)
+			return 0;
+		if (c == '(' || c == ')' || depth > 0 || c == '[' || c == '.' || c == '^' || c == '$' ||
+		    (c == '\\' && (p[1] == '\0' || isalnum((unsigned char)p[1]) || strchr("<>`'", p[1]))) ||
+		    (m->icase && c >= 0x80)) {
+			depth += c == '(' ? 1 : c == ')' && depth > 0 ? -1 : 0;
+			run_end(run, &n, out, &nbest);
+			p = c == '[' ? skip_bracket(p) : p + 1 + (c == '\\' && p[1] != '\0');
+			continue;
+		}
+		if (c == '*' || c == '?' || c == '{' || c == '+') {
+			if (c != '+' && n > 0)
+				n--;   /* the atom before may be absent */
+			run_end(run, &n, out, &nbest);
+			p = c == '{' && strchr(p, '}') ? strchr(p, '}') + 1 : p + 1;
+			continue;
+		}
+		if (c == '\\')
+			c = (unsigned char)*++p;
+		if (n < sizeof run && n < cap)
+			run[n++] = m->icase ? (char)lower(c) : (char)c;
+		p++;
+	}
+	run_end(run, &n, out, &nbest);
+	return nbest;
+}
+
+const char *match_scope(const char *text, char *path, size_t cap)
+{
+	const char *op = strstr(text, "=~");
+	size_t n = op ? (size_t)(op - text) : 0;
+
+	path[0] = '\0';
+	if (op == NULL || n == 0 || n >= cap || !(isalpha((unsigned char)text[0]) || text[0] == '_'))
+		return text;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)text[i]) && strchr("_.[]", text[i]) == NULL)
+			return text;
+	memcpy(path, text, n);
+	path[n] = '\0';
+	return op + 2;
+}
+
+bool match_in_scope(const char *scope, const char *path)
+{
+	size_t n = strlen(scope);
+
+	return strncmp(path, scope, n) == 0 && (path[n] == '\0' || path[n] == '.' || path[n] == '[');
+}

@@ -45,6 +45,25 @@ void match_free(struct matcher *m);
 bool match_find(const struct matcher *m, const char *s, size_t len, size_t *start, size_t *end);
 
 /*
+ * A search's scope: "PATH=~PATTERN", PATH a field path (letters, digits,
+ * '_', '.', "[i]"), looks for PATTERN in that field's detail lines only (the
+ * field's own line and those under it). Returns PATTERN and copies PATH to
+ * path[0..cap); any other text is all pattern (path "").
+ */
+const char *match_scope(const char *text, char *path, size_t cap);
+
+/* Whether a detail line's field path is scope or under it. */
+bool match_in_scope(const char *scope, const char *path);
+
+/*
+ * The longest literal every match of the regex holds (outside groups,
+ * bracket expressions and optional parts), in out[0..cap) folded when the
+ * case is ignored; its length, 0 when there is none (an alternation at the
+ * top, say). A plain pattern is its own literal.
+ */
+size_t match_literal(const struct matcher *m, char *out, size_t cap);
+
+/*
  * Whether a message of a connection whose definition is def (NULL: did not
  * parse) can match only where its bytes contain the pattern: false means
  * "skip the message when match_in_bytes() says no".

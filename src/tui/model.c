@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tui/model.h"
+#include "tui/scroll.h"
 #include "common/timeparse.h"
 
 
@@ -189,21 +190,7 @@ static uint64_t frow_lower(const struct model *m, uint64_t vrow)
 
 static void keep_in_sight(struct model *m)
 {
-	uint64_t count = model_count(m);
-	uint64_t h = m->list_height > 0 ? (uint64_t)m->list_height : 1;
-
-	if (count == 0) {
-		m->row = m->top = 0;
-		return;
-	}
-	if (m->row >= count)
-		m->row = count - 1;
-	if (m->row < m->top)
-		m->top = m->row;
-	if (m->row >= m->top + h)
-		m->top = m->row - h + 1;
-	if (m->top + h > count)
-		m->top = count > h ? count - h : 0;
+	scroll_keep(&m->row, &m->top, model_count(m), m->list_height);
 }
 
 int64_t model_time(struct model *m)
@@ -234,7 +221,7 @@ int model_refilter(struct model *m)
 	rc = bag_view_open(&view, m->tl, &q);
 	free(mask);
 	if (rc != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(view));
+		snprintf(m->note, sizeof m->note, "%s", bag_view_error(view)->message);
 		bag_view_free(view);
 		return rc;
 	}
@@ -291,7 +278,7 @@ int model_seek(struct model *m, int64_t t)
 	int rc = bag_view_seek(m->view, t, &row);
 
 	if (rc != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "%s", bag_view_errmsg(m->view));
+		snprintf(m->note, sizeof m->note, "%s", bag_view_error(m->view)->message);
 		keep_in_sight(m);
 		return rc;
 	}
@@ -434,17 +421,8 @@ struct topic_row *model_focused_topic(struct model *m)
 
 static void topic_move(struct model *m, long delta)
 {
-	long n = (long)m->ntopics, c = (long)m->topic_cursor + delta;
-	int h = m->topic_height > 0 ? m->topic_height : 1;
-
-	if (n == 0)
-		return;
-	c = c < 0 ? 0 : c >= n ? n - 1 : c;
-	m->topic_cursor = (size_t)c;
-	if (m->topic_cursor < m->topic_top)
-		m->topic_top = m->topic_cursor;
-	if (m->topic_cursor >= m->topic_top + (size_t)h)
-		m->topic_top = m->topic_cursor - (size_t)h + 1;
+	if (m->ntopics > 0)
+		scroll_by(&m->topic_cursor, &m->topic_top, m->ntopics, m->topic_height, delta);
 }
 
 bool model_act(struct model *m, enum action a)
@@ -474,8 +452,8 @@ bool model_act(struct model *m, enum action a)
 		}
 	}
 	switch (a) {
-	case ACTION_NEXT_PANE: m->focus = (enum pane)((m->focus + 1) % PANE_COUNT); return true;
-	case ACTION_PREV_PANE: m->focus = (enum pane)((m->focus + PANE_COUNT - 1) % PANE_COUNT); return true;
+	case ACTION_NEXT_PANE: m->focus = (enum pane_id)((m->focus + 1) % PANE_COUNT); return true;
+	case ACTION_PREV_PANE: m->focus = (enum pane_id)((m->focus + PANE_COUNT - 1) % PANE_COUNT); return true;
 	case ACTION_TOGGLE_TOPIC:
 		if ((t = model_focused_topic(m)) != NULL) {
 			t->shown = !t->shown;

@@ -9,8 +9,8 @@
 #include <bagscope/bagscope.h>
 
 #include "tui/actions.h"
+#include "tui/pane.h"
 
-enum pane { PANE_CONNS, PANE_LIST, PANE_DETAIL, PANE_COUNT };
 enum sort_mode { SORT_NAME, SORT_COUNT, SORT_RATE, SORT_COUNT_ };
 enum detail_mode { DETAIL_DECODED, DETAIL_HEX, DETAIL_CONN, DETAIL_COUNT_ };
 
@@ -34,13 +34,13 @@ struct model {
 	size_t *topic_conns;       /* every timeline connection, grouped by topic */
 	size_t *order;             /* topics in display order */
 	enum sort_mode sort;
-	size_t topic_cursor;       /* index into order */
-	size_t topic_top;
+	uint64_t topic_cursor;     /* index into order */
+	uint64_t topic_top;
 	int topic_height;          /* rows the pane shows */
 	uint64_t row;              /* message-list cursor */
 	uint64_t top;              /* first visible row */
 	int list_height;
-	enum pane focus;
+	enum pane_id focus;
 	enum detail_mode detail;
 	bool relative;             /* times relative to the bag start */
 	bool local;                /* dates in local time (else UTC) */

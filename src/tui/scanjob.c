@@ -25,6 +25,7 @@
 
 #include "tui/detail.h"
 #include "tui/match.h"
+#include "tui/bgjob.h"
 #include "tui/scanjob.h"
 #include "tui/worker.h"
 
@@ -37,8 +38,7 @@ struct scanjob {
 	bag_timeline_t *tl;          /* the job thread's own */
 	size_t nconns;
 	bag_msgdef_t **defs;         /* per timeline connection, parsed on first use */
-	pthread_t thread;
-	bool started;
+	struct bgjob job;            /* the job thread and the pipe that wakes the loop */
 	pthread_mutex_t lock;
 	pthread_cond_t wake, idle;
 	bool quit;
@@ -47,15 +47,14 @@ struct scanjob {
 	struct job_req req;          /* the next job (conn_mask and pattern copied below) */
 	bool *mask;                  /* req's connections */
 	char pattern[256];
+	char scope[256];             /* req's field path, "" for the whole text */
 	struct job_state st;         /* shared; the main thread copies it */
 	uint64_t *rows;              /* filter rows found, not yet taken */
 	size_t nrows, caprows;
 	bool changed;
 	int64_t notified;            /* when the pipe was last written */
-	int pipe_rd, pipe_wr;
 	/* the topics' median rates, on a thread of their own */
-	pthread_t rates_thread;
-	bool rates_started;
+	struct bgjob rates_job;      /* its thread (no pipe) */
 	size_t *rates_topic_of;      /* per timeline connection: its topic */
 	size_t ntopics;
 	double *rates;               /* per topic, Hz (0: fewer than two messages) */
@@ -70,6 +69,7 @@ struct pass {
 	bool *needs_text;            /* per connection: see match_needs_text() */
 	bool *name_match;            /* per connection: its topic or type matches */
 	bool *never;                 /* per connection: no message can show the pattern */
+	bag_finder_t **finders;      /* per connection: the pattern's (a regex's required) literal, or NULL */
 	uint64_t base;               /* full-view row of this view's row 0 */
 	uint64_t lo, hi;             /* accept full-view rows in [lo, hi) */
 	bool last;                   /* keep the last match, not the first */
@@ -92,15 +92,12 @@ static int64_t now_ns(void)
 static void notify(struct scanjob *j, bool now)
 {
 	int64_t t = now_ns();
-	char b = 1;
 
 	j->changed = true;
 	if (!now && t - j->notified < NOTIFY_NS)
 		return;
 	j->notified = t;
-	if (write(j->pipe_wr, &b, 1) < 0) {
-		/* full: a wake-up is waiting already */
-	}
+	bgjob_wake(&j->job);
 }
 
 static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
@@ -115,6 +112,7 @@ static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
 /* A detail line to match: stop looking once one did. */
 struct line_match {
 	const struct matcher *mt;
+	const char *scope;           /* a field path, or "" */
 	bool hit;
 };
 
@@ -123,20 +121,23 @@ static void match_line(void *arg, int depth, bool node, const char *text, size_t
 	struct line_match *lm = arg;
 	size_t a, b;
 
-	(void)depth, (void)node, (void)path;
-	if (!lm->hit && match_find(lm->mt, text, len, &a, &b))
+	(void)depth, (void)node;
+	if (!lm->hit && (lm->scope[0] == '\0' || match_in_scope(lm->scope, path)) &&
+	    match_find(lm->mt, text, len, &a, &b))
 		lm->hit = true;
 }
 
 /*
  * On a scan worker: whether the message shows the pattern anywhere: its
  * topic or type, its summary (as the list shows it) or a line of its
- * detail. 0: it does (emit it); 1: it does not.
+ * detail (with a scope, only that field's lines). The byte prefilter and
+ * the finder (bagscope/find.h) rule most messages out without writing
+ * their text. 0: it does (emit it); 1: it does not.
  */
 static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
 	const struct pass *p = arg;
-	char err[160];
+	struct bag_error err;
 	size_t a, b;
 
 	if (p->name_match[m->conn_index])
@@ -145,17 +146,22 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 		return 1;
 	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
 		return 1;
+	if (p->finders[m->conn_index] != NULL &&
+	    !bag_finder_maybe(p->finders[m->conn_index], def, m->data, m->size, out))
+		return 1;
 	out->len = 0;
-	bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, err, sizeof err);
-	for (size_t i = 0; i < out->len; i++)
-		if (out->p[i] == '\n' || out->p[i] == '\t')
-			out->p[i] = ' ';
-	bool hit = out->len > 0 && match_find(&p->mt, out->p, out->len, &a, &b);
-	out->len = 0;
-	if (hit)
-		return 0;
-	struct line_match lm = { &p->mt, false };
-	detail_decode_lines(def, m->data, m->size, match_line, &lm, err, sizeof err);
+	if (p->j->scope[0] == '\0') {
+		bag_print_summary(out, def, m->data, m->size, WORK_SUMMARY_MAX - 1, &err);
+		for (size_t i = 0; i < out->len; i++)
+			if (out->p[i] == '\n' || out->p[i] == '\t')
+				out->p[i] = ' ';
+		bool hit = out->len > 0 && match_find(&p->mt, out->p, out->len, &a, &b);
+		out->len = 0;
+		if (hit)
+			return 0;
+	}
+	struct line_match lm = { &p->mt, p->j->scope, false };
+	detail_decode_lines(def, m->data, m->size, match_line, &lm, &err);
 	return lm.hit ? 0 : 1;
 }
 
@@ -275,12 +281,36 @@ static int search_pass(struct pass *p, bag_view_t *full, int64_t start, int64_t 
 		if (rc == BAG_ECANCELED && p->stopped)
 			rc = BAG_OK;
 	} else {
-		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", v ? bag_view_errmsg(v) : bag_timeline_errmsg(p->j->tl));
+		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", v ? bag_view_error(v)->message : bag_timeline_error(p->j->tl)->message);
 	}
 	if (rc != BAG_OK && rc != BAG_ECANCELED && p->j->st.err[0] == '\0')
-		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", bag_view_errmsg(v));
+		snprintf(p->j->st.err, sizeof p->j->st.err, "%s", bag_view_error(v)->message);
 	bag_view_free(v);
 	return rc;
+}
+
+/* What each shown connection's messages need looked at: names, prefilters, finders. */
+static void search_conns(struct scanjob *j, struct pass *p)
+{
+	char lit[256];
+	size_t nlit = match_literal(&p->mt, lit, sizeof lit), a, b;
+
+	for (size_t i = 0; i < j->nconns; i++) {
+		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
+		const bag_msgdef_t *def = job_def(j, i);
+		if (!j->mask[i])
+			continue;
+		p->name_match[i] = j->scope[0] == '\0' && (match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
+		                                           match_find(&p->mt, c->type, strlen(c->type), &a, &b));
+		p->needs_text[i] = match_needs_text(&p->mt, def);
+		/* no strings and nothing else that could show the pattern: no message can match */
+		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(def);
+		if (nlit > 0 && bag_msgdef_root(def) != NULL &&
+		    bag_finder_new(&p->finders[i], def, lit, nlit, p->mt.icase, WORK_SUMMARY_MAX - 1) != BAG_OK) {
+			bag_finder_free(p->finders[i]);
+			p->finders[i] = NULL;
+		}
+	}
 }
 
 static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
@@ -294,17 +324,7 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		snprintf(j->st.err, sizeof j->st.err, "bad regex '%s': %s", j->pattern, p->mt.err);
 		return BAG_EINVAL;
 	}
-	for (size_t i = 0; i < j->nconns; i++) {
-		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
-		size_t a, b;
-		if (!j->mask[i])
-			continue;
-		p->name_match[i] = match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
-		                   match_find(&p->mt, c->type, strlen(c->type), &a, &b);
-		p->needs_text[i] = match_needs_text(&p->mt, job_def(j, i));
-		/* no strings and nothing else that could show the pattern: no message can match */
-		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(job_def(j, i));
-	}
+	search_conns(j, p);
 	if (r->dir > 0) {
 		rc = search_pass(p, full, t, BAG_TIME_MAX, r->row + 1, count, false);
 		if (rc == BAG_OK && !p->found) {
@@ -327,6 +347,8 @@ static int run_search(struct scanjob *j, struct pass *p, bag_view_t *full)
 		}
 	}
 	match_free(&p->mt);
+	for (size_t i = 0; i < j->nconns; i++)
+		bag_finder_free(p->finders[i]);
 	j->st.found = p->found;
 	j->st.found_row = p->row;
 	return rc;
@@ -346,9 +368,9 @@ static int run_filter(struct scanjob *j, struct pass *p, bag_view_t *full)
 	o.progress_arg = p;
 	rc = bag_scan(full, &o, NULL);
 	if (rc == BAG_EEXPR)
-		snprintf(j->st.err, sizeof j->st.err, "%s", bag_expr_errmsg(j->req.filter));
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_expr_error(j->req.filter)->message);
 	else if (rc != BAG_OK && rc != BAG_ECANCELED)
-		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_errmsg(full));
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_error(full)->message);
 	if (p->nbuf > 0)
 		flush_rows(p);
 	free(p->buf);
@@ -365,12 +387,13 @@ static void run_job(struct scanjob *j)
 	p.needs_text = calloc(j->nconns + 1, sizeof *p.needs_text);
 	p.name_match = calloc(j->nconns + 1, sizeof *p.name_match);
 	p.never = calloc(j->nconns + 1, sizeof *p.never);
-	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL)
+	p.finders = calloc(j->nconns + 1, sizeof *p.finders);
+	if (p.needs_text == NULL || p.name_match == NULL || p.never == NULL || p.finders == NULL)
 		goto done;
 	bag_query_init(&q);
 	q.conn_mask = j->mask;
 	if ((rc = bag_view_open(&full, j->tl, &q)) != BAG_OK) {
-		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_errmsg(full));
+		snprintf(j->st.err, sizeof j->st.err, "%s", bag_view_error(full)->message);
 		goto done;
 	}
 	rc = j->req.kind == JOB_SEARCH ? run_search(j, &p, full) : run_filter(j, &p, full);
@@ -379,6 +402,7 @@ done:
 	free(p.needs_text);
 	free(p.name_match);
 	free(p.never);
+	free(p.finders);
 	pthread_mutex_lock(&j->lock);
 	j->st.rc = rc;
 	if (rc != BAG_OK && j->st.err[0] == '\0')
@@ -505,10 +529,7 @@ int job_rates(struct scanjob *j, const size_t *topic_of, size_t ntopics)
 		return BAG_ENOMEM;
 	memcpy(j->rates_topic_of, topic_of, j->nconns * sizeof *topic_of);
 	j->ntopics = ntopics;
-	if (pthread_create(&j->rates_thread, NULL, rates_main, j) != 0)
-		return BAG_ENOMEM;
-	j->rates_started = true;
-	return BAG_OK;
+	return bgjob_start(&j->rates_job, rates_main, j) == 0 ? BAG_OK : BAG_ENOMEM;
 }
 
 bool job_take_rates(struct scanjob *j, double *out)
@@ -527,12 +548,12 @@ bool job_take_rates(struct scanjob *j, double *out)
 int job_open(struct scanjob **out, bag_t *const *bags, size_t n)
 {
 	struct scanjob *j = calloc(1, sizeof *j);
-	int fds[2], rc = BAG_ENOMEM;
+	int rc = BAG_ENOMEM;
 
 	*out = j;
 	if (j == NULL)
 		return BAG_ENOMEM;
-	j->pipe_rd = j->pipe_wr = -1;
+	j->job.rd = j->job.wr = j->rates_job.rd = j->rates_job.wr = -1;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->wake, NULL);
 	pthread_cond_init(&j->idle, NULL);
@@ -550,31 +571,23 @@ int job_open(struct scanjob **out, bag_t *const *bags, size_t n)
 	j->mask = calloc(j->nconns + 1, sizeof *j->mask);
 	if (j->defs == NULL || j->mask == NULL)
 		return BAG_ENOMEM;
-	if (pipe(fds) != 0)
+	if (bgjob_init(&j->job) != 0)
 		return BAG_EIO;
-	j->pipe_rd = fds[0];
-	j->pipe_wr = fds[1];
-	fcntl(j->pipe_rd, F_SETFL, O_NONBLOCK);
-	fcntl(j->pipe_wr, F_SETFL, O_NONBLOCK);
-	if (pthread_create(&j->thread, NULL, job_main, j) != 0)
-		return BAG_ENOMEM;
-	j->started = true;
-	return BAG_OK;
+	return bgjob_start(&j->job, job_main, j) == 0 ? BAG_OK : BAG_ENOMEM;
 }
 
 void job_close(struct scanjob *j)
 {
 	if (j == NULL)
 		return;
-	if (j->started) {
+	if (j->job.started) {
 		pthread_mutex_lock(&j->lock);
 		j->quit = j->cancel = true;
 		pthread_cond_signal(&j->wake);
 		pthread_mutex_unlock(&j->lock);
-		pthread_join(j->thread, NULL);
 	}
-	if (j->rates_started)
-		pthread_join(j->rates_thread, NULL);
+	bgjob_close(&j->job);
+	bgjob_close(&j->rates_job);
 	free(j->rates);
 	free(j->rates_topic_of);
 	for (size_t i = 0; j->defs != NULL && i < j->nconns; i++)
@@ -586,10 +599,6 @@ void job_close(struct scanjob *j)
 	for (size_t i = 0; i < j->nbags; i++)
 		bag_close(j->bags[i]);
 	free(j->bags);
-	if (j->pipe_rd >= 0)
-		close(j->pipe_rd);
-	if (j->pipe_wr >= 0)
-		close(j->pipe_wr);
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->wake);
 	pthread_cond_destroy(&j->idle);
@@ -622,7 +631,9 @@ int job_start(struct scanjob *j, const struct job_req *req)
 	j->req.conn_mask = NULL;
 	memcpy(j->mask, req->conn_mask, j->nconns * sizeof *j->mask);
 	snprintf(j->pattern, sizeof j->pattern, "%s", req->pattern ? req->pattern : "");
+	snprintf(j->scope, sizeof j->scope, "%s", req->scope ? req->scope : "");
 	j->req.pattern = j->pattern;
+	j->req.scope = j->scope;
 	memset(&j->st, 0, sizeof j->st);
 	j->st.kind = req->kind;
 	j->st.running = true;
@@ -636,16 +647,14 @@ int job_start(struct scanjob *j, const struct job_req *req)
 
 int job_fd(const struct scanjob *j)
 {
-	return j->pipe_rd;
+	return bgjob_fd(&j->job);
 }
 
 bool job_poll(struct scanjob *j, struct job_state *st, uint64_t **rows, size_t *n, size_t *cap)
 {
-	char drain[64];
 	bool changed;
 
-	while (read(j->pipe_rd, drain, sizeof drain) > 0)
-		;
+	bgjob_drain(&j->job);
 	pthread_mutex_lock(&j->lock);
 	changed = j->changed;
 	j->changed = false;

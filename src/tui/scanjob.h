@@ -25,6 +25,7 @@ struct job_req {
 	const bool *conn_mask;     /* the shown connections (copied) */
 	bag_expr_t *filter;        /* JOB_FILTER: the filter; JOB_SEARCH: the active one or NULL. Borrowed until done. */
 	const char *pattern;       /* JOB_SEARCH */
+	const char *scope;         /* JOB_SEARCH: a field path to look in only (match_scope), or NULL */
 	int dir;                   /* JOB_SEARCH: 1 forward, -1 backward */
 	uint64_t row;              /* JOB_SEARCH: the selected row (of the browser's unfiltered view) */
 	int64_t time_ns;           /* its time */

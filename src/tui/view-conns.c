@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "tui/draw.h"
+#include "tui/view-detail.h"
 
 /* Topics with their counts and rates; [x] marks the shown ones. Names escaped, widths measured after. */
-static void draw_conns(struct app *app, struct rect r)
+static void draw(struct app *app, struct pane *p)
 {
 	struct model *m = &app->m;
+	struct rect r = p->r;
 	static const char *const sort_names[] = { "name", "count", "rate" };
 	struct term_scratch sc = { 0 };
 	char line[512];
@@ -20,9 +22,9 @@ static void draw_conns(struct app *app, struct rect r)
 
 	for (size_t i = 0; i < m->ntopics; i++)
 		shown += m->topics[i].shown;
-	snprintf(line, sizeof line, " Connections  %zu/%zu topics shown  sort: %s   [x] toggle [o] only [a] all [s] sort",
+	snprintf(line, sizeof line, "  %zu/%zu topics shown  sort: %s   [x] toggle [o] only [a] all [s] sort",
 	         shown, m->ntopics, sort_names[m->sort]);
-	draw_pane_title(app, r, line, PANE_CONNS);
+	draw_pane_title(app, p, line);
 	int tw = 8, yw = 4;
 	for (size_t i = 0; i < m->ntopics; i++) {
 		int a = (int)strlen(term_str(&sc, m->topics[i].topic));
@@ -74,7 +76,55 @@ static void draw_conns(struct app *app, struct rect r)
 	term_scratch_free(&sc);
 }
 
-const struct pane_ops view_conns_ops = {
+/* Moves of the topic cursor (the model's); Enter shows the topic's connections in the detail. */
+static bool key(struct app *app, struct pane *p, enum action a, bool focused)
+{
+	struct topic_row *t;
+
+	(void)p;
+	if (!focused)
+		return false;
+	switch (a) {
+	case ACTION_UP: case ACTION_DOWN: case ACTION_PAGE_UP: case ACTION_PAGE_DOWN: case ACTION_TOP: case ACTION_BOTTOM:
+		return model_act(&app->m, a);
+	case ACTION_ENTER:
+		if ((t = model_topic(&app->m)) != NULL)
+			detail_pane_show_topic(app, (size_t)(t - app->m.topics));
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A click selects the topic; on its [x] box it shows or hides it. */
+static void click(struct app *app, struct pane *p, int row, int col)
+{
+	struct model *m = &app->m;
+
+	(void)p;
+	if (row < 2 || m->topic_top + (uint64_t)row - 2 >= m->ntopics)
+		return;
+	m->topic_cursor = m->topic_top + (uint64_t)row - 2;
+	if (col >= 1 && col <= 3)
+		model_act(m, ACTION_TOGGLE_TOPIC);
+}
+
+/* A row per topic under the title and the header, at least 4 rows. */
+static int height(const struct app *app, const struct pane *p, int avail)
+{
+	int h = (int)app->m.ntopics + 2;
+
+	(void)p;
+	h = h > avail ? avail : h;
+	return h < 4 ? 4 : h;
+}
+
+const struct pane_ops pane_conns = {
 	.title = "Connections",
-	.draw = draw_conns,
+	.help = "one row per topic: [x] shown, type, messages, rate, connections",
+	.slot = SLOT_TOP,
+	.draw = draw,
+	.key = key,
+	.height = height,
+	.click = click,
 };

@@ -1,7 +1,7 @@
 /*
  * view-media.c - the detail pane's pictures (see media.h).
  *
- * The selection's bytes (from the worker, app->detail_bytes) are decoded
+ * The selection's bytes (from the worker, app->sel) are decoded
  * once per message (image.h, cloud.h) and kept with the picture scaled to
  * the pane, so redraws cost nothing until the message or the pane changes.
  *
@@ -60,14 +60,14 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static struct media *media_get(struct app *app)
+static struct media *media_get(struct media **mdp)
 {
-	if (app->media == NULL && (app->media = calloc(1, sizeof *app->media)) != NULL) {
+	if (*mdp == NULL && (*mdp = calloc(1, sizeof **mdp)) != NULL) {
 		const char *ct = getenv("COLORTERM");
-		app->media->truecolor = ct != NULL && (strcmp(ct, "truecolor") == 0 || strcmp(ct, "24bit") == 0);
-		app->media->pair_next = PAIR_BASE;
+		(*mdp)->truecolor = ct != NULL && (strcmp(ct, "truecolor") == 0 || strcmp(ct, "24bit") == 0);
+		(*mdp)->pair_next = PAIR_BASE;
 	}
-	return app->media;
+	return *mdp;
 }
 
 static void media_reset(struct media *md)
@@ -83,28 +83,28 @@ static void media_reset(struct media *md)
 /* Decode the selection's bytes if they are new. */
 static void load(struct app *app, struct media *md, const struct bag_message *msg)
 {
-	char err[160];
+	struct bag_error err;
 
-	if (md->bytes == app->detail_bytes && md->row == msg->row && md->kind != K_NONE)
+	if (md->bytes == app->sel.bytes && md->row == msg->row && md->kind != K_NONE)
 		return;
 	media_reset(md);
-	md->bytes = app->detail_bytes;
+	md->bytes = app->sel.bytes;
 	md->row = msg->row;
 	bag_msgdef_t *def = app_def(app, msg->conn_index);
 	double t0 = now_ms();
 	if (bag_image_type(msg->conn->type)) {
-		if (bag_image_decode(&md->img, def, app->detail_bytes, app->detail_size, err, sizeof err) == BAG_OK) {
+		if (bag_image_decode(&md->img, def, app->sel.bytes, app->sel.size, &err) == BAG_OK) {
 			md->kind = K_IMAGE;
 			snprintf(md->what, sizeof md->what, "image %ux%u %s", md->img.width, md->img.height, md->img.encoding);
 		} else {
 			md->kind = K_ERROR;
-			snprintf(md->what, sizeof md->what, "cannot show this image: %s", err);
+			snprintf(md->what, sizeof md->what, "cannot show this image: %.200s", err.message);
 		}
-	} else if (bag_cloud_decode(&md->cloud, def, app->detail_bytes, app->detail_size, err, sizeof err) == BAG_OK) {
+	} else if (bag_cloud_decode(&md->cloud, def, app->sel.bytes, app->sel.size, &err) == BAG_OK) {
 		md->kind = K_CLOUD;
 	} else {
 		md->kind = K_ERROR;
-		snprintf(md->what, sizeof md->what, "cannot read this point cloud: %s", err);
+		snprintf(md->what, sizeof md->what, "cannot read this point cloud: %.200s", err.message);
 	}
 	md->ms = now_ms() - t0;
 }
@@ -211,10 +211,10 @@ static void draw_image(struct app *app, struct media *md, struct rect r)
 	put_picture(app, md, area, md->rgb, md->pw, md->ph, fresh);
 	if (fresh)
 		md->ms += now_ms() - t0;
-	snprintf(title, sizeof title, " Detail: %s  %ux%u cells  %s  %.1f ms   [v] mode", md->what, md->pw,
+	snprintf(title, sizeof title, ": %s  %ux%u cells  %s  %.1f ms   [v] mode", md->what, md->pw,
 	         (md->ph + 1) / 2, md->truecolor ? "24-bit" : app->colour && COLORS >= 256 ? "256 colours" : "shades",
 	         md->ms);
-	draw_pane_title(app, r, title, PANE_DETAIL);
+	draw_pane_title(app, &app->panes[PANE_DETAIL], title);
 }
 
 /* A short number for the cloud's tables. */
@@ -229,13 +229,13 @@ static void num(char *buf, size_t cap, double v)
 }
 
 /* A point cloud: facts, the field table, the first points, a top-down density picture. */
-static void draw_cloud(struct app *app, struct media *md, struct rect r)
+/* The cloud's facts and its fields' table; returns the next free row. */
+static int cloud_facts(struct app *app, const struct bag_cloud *c, struct rect r)
 {
-	const struct bag_cloud *c = &md->cloud;
 	char line[1024], a[32], b[32];
 	int y = r.y + 1, end = r.y + r.h;
 
-	draw_pane_title(app, r, " Detail: point cloud   [v] mode", PANE_DETAIL);
+	draw_pane_title(app, &app->panes[PANE_DETAIL], ": point cloud   [v] mode");
 	for (int row = y; row < end; row++)
 		draw_put(row, r.x, r.w, "");
 	snprintf(line, sizeof line, " %llu points (%u x %u)  %s-endian  dense %s", (unsigned long long)c->points,
@@ -256,7 +256,15 @@ static void draw_cloud(struct app *app, struct media *md, struct rect r)
 		         f->readable ? "" : "  (unreadable)");
 		draw_put(y++, r.x, r.w, line);
 	}
-	/* the first points: x, y, z first, then the other fields */
+	return y;
+}
+
+/* The first points, x, y, z first, then the other fields; returns the next free row. */
+static int cloud_points(const struct bag_cloud *c, struct rect r, int y)
+{
+	char line[1024], a[32];
+	int end = r.y + r.h;
+
 	int order[16], n = 0;
 	int xyz[3] = { c->x, c->y, c->z };
 	for (int k = 0; k < 3; k++)
@@ -280,9 +288,15 @@ static void draw_cloud(struct app *app, struct media *md, struct rect r)
 		}
 		draw_put(y++, r.x, r.w, line);
 	}
-	if (c->x < 0 || c->y < 0 || end - y < 3)
-		return;
-	/* top-down density: x to the right, y up, aspect kept, shades by count */
+	return y;
+}
+
+/* A top-down density picture of x and y from row y: x to the right, y up, aspect kept, shades by count. */
+static void cloud_topdown(struct app *app, const struct bag_cloud *c, struct rect r, int y)
+{
+	char line[1024], a[32], b[32];
+	int end = r.y + r.h;
+
 	const struct bag_cloud_field *fx = &c->fields[c->x], *fy = &c->fields[c->y];
 	if (!(fx->min <= fx->max && fy->min <= fy->max))
 		return;
@@ -328,24 +342,33 @@ static void draw_cloud(struct app *app, struct media *md, struct rect r)
 	free(bins);
 }
 
-bool media_draw(struct app *app, struct rect r)
+static void draw_cloud(struct app *app, struct media *md, struct rect r)
+{
+	const struct bag_cloud *c = &md->cloud;
+	int y = cloud_points(c, r, cloud_facts(app, c, r));
+
+	if (c->x >= 0 && c->y >= 0 && r.y + r.h - y >= 3)
+		cloud_topdown(app, c, r, y);
+}
+
+bool media_draw(struct app *app, struct media **mdp, struct rect r)
 {
 	struct bag_message msg;
 	struct media *md;
 
-	if (app->m.detail != DETAIL_DECODED || app->detail_bytes == NULL || bag_view_count(app->m.view) == 0 ||
+	if (app->m.detail != DETAIL_DECODED || app->sel.bytes == NULL || bag_view_count(app->m.view) == 0 ||
 	    bag_view_entry(app->m.view, app->m.row, &msg) != BAG_OK)
 		return false;
 	if (!bag_image_type(msg.conn->type) && strcmp(msg.conn->type, "sensor_msgs/PointCloud2") != 0)
 		return false;
-	if ((md = media_get(app)) == NULL)
+	if ((md = media_get(mdp)) == NULL)
 		return false;
 	load(app, md, &msg);
 	switch (md->kind) {
 	case K_IMAGE: draw_image(app, md, r); break;
 	case K_CLOUD: draw_cloud(app, md, r); break;
 	default:
-		draw_pane_title(app, r, " Detail: decoded   [v] mode", PANE_DETAIL);
+		draw_pane_title(app, &app->panes[PANE_DETAIL], ": decoded   [v] mode");
 		for (int y = r.y + 1; y < r.y + r.h; y++)
 			draw_put(y, r.x, r.w, "");
 		/* the reason, wrapped at spaces to the pane's width */
@@ -371,9 +394,8 @@ bool media_draw(struct app *app, struct rect r)
 	return true;
 }
 
-void media_flush(struct app *app)
+void media_flush(struct app *app, struct media *md, bool covered)
 {
-	struct media *md = app->media;
 	bool drawn;
 
 	if (md == NULL || !md->truecolor)
@@ -386,7 +408,7 @@ void media_flush(struct app *app)
 	 * new picture), have curses repaint its lines first.
 	 */
 	if (md->shown && (!drawn || (md->pending && memcmp(&md->shown_at, &md->pic, sizeof md->pic) != 0))) {
-		if (app->help || app->too_small)
+		if (covered || app->too_small)
 			redrawwin(stdscr);
 		else
 			wredrawln(stdscr, md->shown_at.y, md->shown_at.h);
@@ -406,12 +428,11 @@ void media_flush(struct app *app)
 	md->shown_at = md->pic;
 }
 
-void media_free(struct app *app)
+void media_free(struct media *md)
 {
-	if (app->media == NULL)
+	if (md == NULL)
 		return;
-	media_reset(app->media);
-	bag_text_free(&app->media->esc);
-	free(app->media);
-	app->media = NULL;
+	media_reset(md);
+	bag_text_free(&md->esc);
+	free(md);
 }

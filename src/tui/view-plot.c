@@ -1,5 +1,5 @@
 /*
- * view-plot.c - the plot pane (see plot.h).
+ * view-plot.c - the plot pane (see plot.h), driven through pane_plot's ops.
  *
  * State: the paths, a reduction (reduce.h) over a timeline of bag_dup()
  * handles that only the plot's thread uses, the zoom window [z0, z1], and a
@@ -22,7 +22,9 @@
 #include <string.h>
 
 #include "common/chart.h"
+#include "tui/bgjob.h"
 #include "tui/plot.h"
+#include "tui/prompt.h"
 
 #define MAX_SERIES 4
 #define LABEL_W 10
@@ -32,18 +34,14 @@ static const short series_colour[MAX_SERIES] = { COLOR_CYAN, COLOR_YELLOW, COLOR
 
 struct plot {
 	bool open;
-	struct rect r;
-	char input[256];               /* the prompt's text */
-	size_t len;
-	char hint[256];                /* completions offered by the last Tab */
+	struct rect r;                 /* the pane's, as last drawn */
 	char *paths[MAX_SERIES];
 	size_t npaths;
 	bag_t **bags;                  /* dups for the thread */
 	size_t nbags;
 	bag_timeline_t *tl;
 	bag_reduce_t *red;
-	pthread_t thread;
-	bool started;
+	struct bgjob job;              /* the reduction's thread (no pipe: the loop polls while busy) */
 	bool finished;                 /* atomic: the run returned */
 	int rc;                        /* its result, once finished */
 	uint64_t done, total;          /* atomic: rows passed, of */
@@ -56,9 +54,7 @@ struct plot {
 
 static struct plot *plot_get(struct app *app)
 {
-	if (app->plot == NULL)
-		app->plot = calloc(1, sizeof *app->plot);
-	return app->plot;
+	return app->panes[PANE_PLOT].state;
 }
 
 static int progress(void *arg, uint64_t done, uint64_t total)
@@ -85,10 +81,9 @@ static void *run(void *arg)
 /* Stop the thread and drop the reduction and its bags. */
 static void stop(struct plot *p)
 {
-	if (p->started) {
+	if (p->job.started) {
 		bag_reduce_cancel(p->red);
-		pthread_join(p->thread, NULL);
-		p->started = false;
+		bgjob_join(&p->job);
 	}
 	bag_reduce_free(p->red);
 	p->red = NULL;
@@ -131,24 +126,22 @@ static void start(struct app *app, struct plot *p, const char *text)
 	if ((p->bags = calloc(app->cb.nbags, sizeof *p->bags)) == NULL)
 		goto nomem;
 	for (; p->nbags < app->cb.nbags; p->nbags++)
-		if (bag_dup(&p->bags[p->nbags], app->bags[p->nbags]) != BAG_OK) {
+		if (bag_dup(&p->bags[p->nbags], app->cb.bags[p->nbags]) != BAG_OK) {
 			bag_close(p->bags[p->nbags]);
 			goto nomem;
 		}
 	if (bag_timeline_open(&p->tl, p->bags, p->nbags) != BAG_OK)
 		goto nomem;
 	if ((rc = bag_reduce_open(&p->red, p->tl, (const char *const *)p->paths, p->npaths)) != BAG_OK) {
-		snprintf(app->m.note, sizeof app->m.note, "plot: %s", bag_reduce_errmsg(p->red));
+		snprintf(app->m.note, sizeof app->m.note, "plot: %s", bag_reduce_error(p->red)->message);
 		stop(p);
 		return;
 	}
-	if (pthread_create(&p->thread, NULL, run, p) != 0)
+	if (bgjob_start(&p->job, run, p) != 0)
 		goto nomem;
-	p->started = true;
 	p->open = true;
 	p->z0 = app->m.start_ns;
 	p->z1 = app->m.end_ns;
-	layout_compute(app);
 	return;
 nomem:
 	snprintf(app->m.note, sizeof app->m.note, "plot: out of memory");
@@ -167,7 +160,7 @@ static const struct bag_msgdef_type *topic_type(struct app *app, const char *top
 }
 
 /* Offer names[0..n) for the partial word at input[from..len): extend to their common prefix. */
-static void complete(struct plot *p, size_t from, const char *const *names, const char *const *suffix, size_t n)
+static void complete(struct prompt *p, size_t from, const char *const *names, const char *const *suffix, size_t n)
 {
 	size_t have = p->len - from, common = 0;
 	size_t k, shown = 0;
@@ -184,34 +177,34 @@ static void complete(struct plot *p, size_t from, const char *const *names, cons
 		common = c;
 	}
 	if (n == 1) {
-		snprintf(p->input + from, sizeof p->input - from, "%s%s", names[0], suffix[0]);
+		snprintf(p->buf + from, sizeof p->buf - from, "%s%s", names[0], suffix[0]);
 		p->hint[0] = '\0';
 	} else {
 		if (common > have)
-			snprintf(p->input + from, sizeof p->input - from, "%.*s", (int)common, names[0]);
+			snprintf(p->buf + from, sizeof p->buf - from, "%.*s", (int)common, names[0]);
 		int len = 0;
 		for (k = 0; k < n && len < (int)sizeof p->hint - 40; k++, shown++)
 			len += snprintf(p->hint + len, sizeof p->hint - (size_t)len, "%s%s", k ? " " : "", names[k]);
 		if (shown < n)
 			snprintf(p->hint + len, sizeof p->hint - (size_t)len, " ... (%zu)", n);
 	}
-	p->len = strlen(p->input);
+	p->len = strlen(p->buf);
 }
 
 /* Tab: complete the topic, or the field path after it, of the last path typed. */
-static void tab(struct app *app, struct plot *p)
+void plot_tab(struct app *app, struct prompt *p)
 {
-	char *word = strrchr(p->input, ',');
-	size_t from = word ? (size_t)(word - p->input) + 1 : 0;
+	char *word = strrchr(p->buf, ',');
+	size_t from = word ? (size_t)(word - p->buf) + 1 : 0;
 	const char **names = calloc(app->m.ntopics + 256, sizeof *names), **suffix = calloc(app->m.ntopics + 256, sizeof *suffix);
 	const char **topics = calloc(app->m.ntopics + 1, sizeof *topics);
 	size_t n = 0;
 
 	if (names == NULL || suffix == NULL || topics == NULL)
 		goto done;
-	while (p->input[from] == ' ')
+	while (p->buf[from] == ' ')
 		from++;
-	word = p->input + from;
+	word = p->buf + from;
 	for (size_t i = 0; i < app->m.ntopics; i++)
 		topics[i] = app->m.topics[i].topic;
 	size_t tl = bag_expr_topic_prefix(word, topics, app->m.ntopics);
@@ -244,46 +237,19 @@ static void tab(struct app *app, struct plot *p)
 		suffix[n++] = f->prim == BAG_PRIM_MESSAGE ? (f->array != BAG_ARRAY_NONE ? "[0]." : ".")
 		                                          : f->array != BAG_ARRAY_NONE ? "[0]" : "";
 	}
-	complete(p, (size_t)(s - p->input), names, suffix, n);
+	complete(p, (size_t)(s - p->buf), names, suffix, n);
 done:
 	free(names);
 	free(suffix);
 	free(topics);
 }
 
-void plot_prompt_key(struct app *app, int key)
+void plot_submit(struct app *app, const char *text)
 {
 	struct plot *p = plot_get(app);
 
-	if (p == NULL) {
-		app->prompt = 0;
-		return;
-	}
-	if (key == 27) {
-		app->prompt = 0;
-	} else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
-		app->prompt = 0;
-		start(app, p, p->input);
-	} else if (key == '\t') {
-		tab(app, p);
-	} else if ((key == KEY_BACKSPACE || key == 127 || key == 8) && p->len > 0) {
-		p->input[--p->len] = '\0';
-		p->hint[0] = '\0';
-	} else if (key >= 0x20 && key < 0x7f && p->len + 1 < sizeof p->input) {
-		p->input[p->len++] = (char)key;
-		p->input[p->len] = '\0';
-		p->hint[0] = '\0';
-	}
-}
-
-const char *plot_prompt_text(struct app *app)
-{
-	static char line[600];
-	struct plot *p = plot_get(app);
-
-	snprintf(line, sizeof line, "plot (up to 4 paths, ',' between; Tab completes): %s%s%s", p ? p->input : "",
-	         p && p->hint[0] ? "    " : "", p ? p->hint : "");
-	return line;
+	if (p != NULL)
+		start(app, p, text);
 }
 
 /* Keep the cursor's time inside the window: the window follows the list. */
@@ -338,20 +304,15 @@ static void pan(struct app *app, struct plot *p, int dir)
 	model_seek(&app->m, t < app->m.start_ns ? app->m.start_ns : t);
 }
 
-bool plot_act(struct app *app, enum action a)
+/* The plot's keys work from any pane: zoom, pan, close. */
+static bool key(struct app *app, struct pane *pane, enum action a, bool focused)
 {
-	struct plot *p;
+	struct plot *p = pane->state;
 
-	if (a != ACTION_PLOT && a != ACTION_PLOT_CLOSE && a != ACTION_PLOT_ZOOM_IN && a != ACTION_PLOT_ZOOM_OUT &&
+	(void)focused;
+	if (a != ACTION_PLOT_CLOSE && a != ACTION_PLOT_ZOOM_IN && a != ACTION_PLOT_ZOOM_OUT &&
 	    a != ACTION_PLOT_PAN_LEFT && a != ACTION_PLOT_PAN_RIGHT)
 		return false;
-	if ((p = plot_get(app)) == NULL)
-		return true;
-	if (a == ACTION_PLOT) {
-		app->prompt = 'p';
-		p->hint[0] = '\0';
-		return true;
-	}
 	if (!p->open) {
 		snprintf(app->m.note, sizeof app->m.note, "no plot: press p");
 		return true;
@@ -360,7 +321,6 @@ bool plot_act(struct app *app, enum action a)
 	case ACTION_PLOT_CLOSE:
 		stop(p);
 		p->open = false;
-		layout_compute(app);
 		break;
 	case ACTION_PLOT_ZOOM_IN: zoom(app, p, 0.5); break;
 	case ACTION_PLOT_ZOOM_OUT: zoom(app, p, 2.0); break;
@@ -371,25 +331,24 @@ bool plot_act(struct app *app, enum action a)
 	return true;
 }
 
-int plot_height(struct app *app, int body_h)
+/* Half the body while open (6 rows at least, or none when the body is too small). */
+static int height(const struct app *app, const struct pane *pane, int avail)
 {
-	struct plot *p = app->plot;
-	int h = body_h / 2;
+	const struct plot *p = pane->state;
+	int h = avail / 2;
 
-	if (p == NULL || !p->open)
+	(void)app;
+	if (!p->open)
 		return 0;
-	return h < 6 ? (body_h >= 12 ? 6 : 0) : h;
+	return h < 6 ? (avail >= 12 ? 6 : 0) : h;
 }
 
-void plot_place(struct app *app, struct rect r)
+static bool busy(const struct app *app, const struct pane *pane)
 {
-	if (app->plot != NULL)
-		app->plot->r = r;
-}
+	const struct plot *p = pane->state;
 
-bool plot_busy(struct app *app)
-{
-	return app->plot != NULL && app->plot->started && !__atomic_load_n(&app->plot->finished, __ATOMIC_ACQUIRE);
+	(void)app;
+	return p->job.started && !__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE);
 }
 
 /* Seconds from the bag start, to the millisecond. */
@@ -407,7 +366,7 @@ static void draw_title(struct app *app, struct plot *p)
 	char buf[512], val[48];
 	int x = r.x;
 
-	draw_pane_title(app, r, " Plot", -1);
+	draw_pane_title(app, &app->panes[PANE_PLOT], "");
 	x += 6;
 	for (size_t s = 0; s < p->npaths && x < r.x + r.w; s++) {
 		double v;
@@ -427,7 +386,7 @@ static void draw_title(struct app *app, struct plot *p)
 	if (!__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE))
 		snprintf(buf, sizeof buf, " reducing %llu%% ", (unsigned long long)(total ? done * 100 / total : 0));
 	else if (p->rc != BAG_OK)
-		snprintf(buf, sizeof buf, " %s ", bag_reduce_errmsg(p->red));
+		snprintf(buf, sizeof buf, " %.480s ", bag_reduce_error(p->red)->message);
 	else
 		snprintf(buf, sizeof buf, " %llu samples  [+ -] zoom [{ }] pan [P] close ",
 		         (unsigned long long)bag_reduce_count(p->red, 0));
@@ -436,12 +395,75 @@ static void draw_title(struct app *app, struct plot *p)
 		draw_put(r.y, r.x + r.w - w, w, buf);
 }
 
-void plot_draw(struct app *app)
+/* The y labels and the braille rows, the cursor's column in bold. */
+static void draw_canvas(struct app *app, struct plot *p, double lo, double hi, int cur)
 {
-	struct plot *p = app->plot;
+	struct rect r = p->r;
+	int cw = r.w - LABEL_W, chh = r.h - 2;
 	char labels[3][32], cell[4];
 
-	if (p == NULL || !p->open || p->red == NULL || p->r.h < 3 || p->r.w <= LABEL_W + 2)
+	chart_label(hi, hi - lo, labels[0], sizeof labels[0]);
+	chart_label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
+	chart_label(lo, hi - lo, labels[2], sizeof labels[2]);
+	for (int y = 0; y < chh; y++) {
+		const char *l = y == 0 ? labels[0] : y == chh - 1 ? labels[2] : y == chh / 2 && chh > 2 ? labels[1] : "";
+		char lab[40];
+		snprintf(lab, sizeof lab, "%*.*s%s", LABEL_W - 1, LABEL_W - 1, l, l[0] ? "\xE2\x94\xA4" : "\xE2\x94\x82");
+		draw_colour_on(app, C_DIM, 0);
+		draw_put(r.y + 1 + y, r.x, LABEL_W, lab);
+		draw_colour_off(app, C_DIM, 0);
+		move(r.y + 1 + y, r.x + LABEL_W);
+		for (int x = 0; x < cw; x++) {
+			int s = p->chart.series[y * cw + x];
+			attr_t at = cur >= 0 && x == cur / 2 ? A_BOLD : 0;
+			if (app->colour && s > 0)
+				attron(COLOR_PAIR(PAIR_BASE + s - 1));
+			if (at)
+				attron(at);
+			chart_cell_utf8(&p->chart, x, y, cell);
+			if (app->utf8)
+				addstr(cell);
+			else
+				addch(p->chart.dots[y * cw + x] ? (at ? '|' : '*') : ' ');
+			if (at)
+				attroff(at);
+			if (app->colour && s > 0)
+				attroff(COLOR_PAIR(PAIR_BASE + s - 1));
+		}
+	}
+}
+
+/* The time axis: the window's ends, and the cursor's time under it. */
+static void draw_axis(struct app *app, struct plot *p, int64_t t, int cur)
+{
+	struct rect r = p->r;
+	int cw = r.w - LABEL_W;
+	char a[48], b[48], c[48], axis[512];
+	rel(app, p->z0, a, sizeof a);
+	rel(app, p->z1, b, sizeof b);
+	rel(app, t, c, sizeof c);
+	int gap = cw - (int)strlen(a) - (int)strlen(b);
+	snprintf(axis, sizeof axis, "%*s %s%*s%s", LABEL_W - 1, "", a, gap > 0 ? gap : 1, "", b);
+	draw_colour_on(app, C_DIM, 0);
+	draw_put(r.y + r.h - 1, r.x, r.w, axis);
+	draw_colour_off(app, C_DIM, 0);
+	if (cur >= 0 && cw > (int)strlen(c) + 2) {
+		int cx = r.x + LABEL_W + cur / 2 - (int)strlen(c) / 2;
+		/* the cursor's time under it, unless it would cover an end's */
+		if (cx > r.x + LABEL_W + (int)strlen(a) + 1 && cx + (int)strlen(c) < r.x + r.w - (int)strlen(b) - 1) {
+			attron(A_BOLD);
+			draw_put(r.y + r.h - 1, cx, (int)strlen(c), c);
+			attroff(A_BOLD);
+		}
+	}
+}
+
+static void draw(struct app *app, struct pane *pane)
+{
+	struct plot *p = pane->state;
+
+	p->r = pane->r;
+	if (!p->open || p->red == NULL || p->r.h < 3 || p->r.w <= LABEL_W + 2)
 		return;
 	if (app->colour && !p->pairs) {
 		for (int s = 0; s < MAX_SERIES; s++)
@@ -475,64 +497,41 @@ void plot_draw(struct app *app)
 	if (cur >= 0)
 		chart_vline(&p->chart, cur);
 	draw_title(app, p);
-	chart_label(hi, hi - lo, labels[0], sizeof labels[0]);
-	chart_label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
-	chart_label(lo, hi - lo, labels[2], sizeof labels[2]);
-	for (int y = 0; y < chh; y++) {
-		const char *l = y == 0 ? labels[0] : y == chh - 1 ? labels[2] : y == chh / 2 && chh > 2 ? labels[1] : "";
-		char lab[40];
-		snprintf(lab, sizeof lab, "%*.*s%s", LABEL_W - 1, LABEL_W - 1, l, l[0] ? "\xE2\x94\xA4" : "\xE2\x94\x82");
-		draw_colour_on(app, C_DIM, 0);
-		draw_put(r.y + 1 + y, r.x, LABEL_W, lab);
-		draw_colour_off(app, C_DIM, 0);
-		move(r.y + 1 + y, r.x + LABEL_W);
-		for (int x = 0; x < cw; x++) {
-			int s = p->chart.series[y * cw + x];
-			attr_t at = cur >= 0 && x == cur / 2 ? A_BOLD : 0;
-			if (app->colour && s > 0)
-				attron(COLOR_PAIR(PAIR_BASE + s - 1));
-			if (at)
-				attron(at);
-			chart_cell_utf8(&p->chart, x, y, cell);
-			if (app->utf8)
-				addstr(cell);
-			else
-				addch(p->chart.dots[y * cw + x] ? (at ? '|' : '*') : ' ');
-			if (at)
-				attroff(at);
-			if (app->colour && s > 0)
-				attroff(COLOR_PAIR(PAIR_BASE + s - 1));
-		}
-	}
-	char a[48], b[48], c[48], axis[512];
-	rel(app, p->z0, a, sizeof a);
-	rel(app, p->z1, b, sizeof b);
-	rel(app, t, c, sizeof c);
-	int gap = cw - (int)strlen(a) - (int)strlen(b);
-	snprintf(axis, sizeof axis, "%*s %s%*s%s", LABEL_W - 1, "", a, gap > 0 ? gap : 1, "", b);
-	draw_colour_on(app, C_DIM, 0);
-	draw_put(r.y + r.h - 1, r.x, r.w, axis);
-	draw_colour_off(app, C_DIM, 0);
-	if (cur >= 0 && cw > (int)strlen(c) + 2) {
-		int cx = r.x + LABEL_W + cur / 2 - (int)strlen(c) / 2;
-		/* the cursor's time under it, unless it would cover an end's */
-		if (cx > r.x + LABEL_W + (int)strlen(a) + 1 && cx + (int)strlen(c) < r.x + r.w - (int)strlen(b) - 1) {
-			attron(A_BOLD);
-			draw_put(r.y + r.h - 1, cx, (int)strlen(c), c);
-			attroff(A_BOLD);
-		}
-	}
+	draw_canvas(app, p, lo, hi, cur);
+	draw_axis(app, p, t, cur);
 }
 
-void plot_free(struct app *app)
+static int init(struct app *app, struct pane *pane)
 {
-	struct plot *p = app->plot;
+	struct plot *p = calloc(1, sizeof *p);
 
+	(void)app;
+	if ((pane->state = p) == NULL)
+		return -1;
+	p->job.rd = p->job.wr = -1;
+	return 0;
+}
+
+static void pane_free(struct app *app, struct pane *pane)
+{
+	struct plot *p = pane->state;
+
+	(void)app;
 	if (p == NULL)
 		return;
 	stop(p);
 	chart_free(&p->chart);
 	free(p->cols);
-	free(p);
-	app->plot = NULL;
 }
+
+const struct pane_ops pane_plot = {
+	.title = "Plot",
+	.help = "message paths over time (p), its axis the timeline's; + - zoom, { } pan, P closes",
+	.slot = SLOT_BOTTOM,
+	.init = init,
+	.draw = draw,
+	.key = key,
+	.height = height,
+	.busy = busy,
+	.free = pane_free,
+};

@@ -7,7 +7,6 @@
  * once per connection. After each batch of results one byte is written to a
  * pipe, which the main loop polls with the keyboard.
  */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "tui/worker.h"
+#include "tui/bgjob.h"
 #include "tui/detail.h"
 
 #define MAX_PENDING 4096
@@ -24,8 +24,6 @@ struct worker {
 	bag_t **bags;
 	size_t nbags;
 	bag_msgdef_t ***defs;        /* per bag, per connection index */
-	pthread_t thread;
-	bool started;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
@@ -34,7 +32,7 @@ struct worker {
 	struct work_result results[MAX_RESULTS];
 	size_t nresults;
 	uint64_t done;
-	int pipe_rd, pipe_wr;
+	struct bgjob job;            /* the thread, and the pipe that wakes the loop */
 	work_extra_fn extra;
 	void *extra_arg;
 };
@@ -47,13 +45,13 @@ static void serve(struct worker *w, const struct work_item *it, struct work_resu
 	uint32_t size;
 	const struct bag_connection *c;
 	bag_msgdef_t **def;
-	char err[160];
+	struct bag_error err;
 
 	memset(r, 0, sizeof *r);
 	r->key = it->key;
 	r->rc = bag_message_read(bag, it->chunk, it->offset, it->conn_id, it->time_ns, &data, &size);
 	if (r->rc != BAG_OK) {
-		detail_problem_first(bag_errmsg(bag), r->summary, sizeof r->summary);
+		detail_problem_first(bag_last_error(bag)->message, r->summary, sizeof r->summary);
 		return;
 	}
 	r->size = size;
@@ -64,12 +62,12 @@ static void serve(struct worker *w, const struct work_item *it, struct work_resu
 	if (!bag_conn_has_definition(c)) {
 		snprintf(r->summary, sizeof r->summary, "(no definition: %s)", c->type);
 	} else if (bag_msgdef_root(*def) == NULL) {
-		snprintf(r->summary, sizeof r->summary, "bad definition: %s", bag_msgdef_errmsg(*def));
+		snprintf(r->summary, sizeof r->summary, "bad definition: %.*s", 150, bag_msgdef_error(*def)->message);
 		r->rc = BAG_EDEFINITION;
 	} else {
 		t->len = 0;
-		r->rc = bag_print_summary(t, *def, data, size, sizeof r->summary - 1, err, sizeof err);
-		snprintf(r->summary, sizeof r->summary, "%s", r->rc == BAG_OK ? (t->len ? t->p : "") : err);
+		r->rc = bag_print_summary(t, *def, data, size, sizeof r->summary - 1, &err);
+		snprintf(r->summary, sizeof r->summary, "%.*s", (int)sizeof r->summary - 1, r->rc == BAG_OK ? (t->len ? t->p : "") : err.message);
 	}
 	pthread_mutex_lock(&w->lock);
 	work_extra_fn extra = w->extra;
@@ -108,12 +106,8 @@ static void *run(void *arg)
 		pthread_mutex_lock(&w->lock);
 		w->results[w->nresults++] = r;
 		w->done++;
-		if (w->npending == 0 || w->nresults % 16 == 1) {
-			char b = 1;
-			if (write(w->pipe_wr, &b, 1) < 0) {
-				/* the pipe is full: the main loop has wakeups waiting already */
-			}
-		}
+		if (w->npending == 0 || w->nresults % 16 == 1)
+			bgjob_wake(&w->job);
 	}
 	pthread_mutex_unlock(&w->lock);
 	bag_text_free(&t);
@@ -123,12 +117,12 @@ static void *run(void *arg)
 int worker_start(struct worker **out, bag_t *const *bags, size_t n)
 {
 	struct worker *w = calloc(1, sizeof *w);
-	int fds[2], rc = BAG_ENOMEM;
+	int rc = BAG_ENOMEM;
 
 	*out = w;
 	if (w == NULL)
 		return BAG_ENOMEM;
-	w->pipe_rd = w->pipe_wr = -1;
+	w->job.rd = w->job.wr = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	w->bags = calloc(n, sizeof *w->bags);
@@ -143,15 +137,10 @@ int worker_start(struct worker **out, bag_t *const *bags, size_t n)
 		if (w->defs[i] == NULL)
 			return BAG_ENOMEM;
 	}
-	if (pipe(fds) != 0)
+	if (bgjob_init(&w->job) != 0)
 		return BAG_EIO;
-	w->pipe_rd = fds[0];
-	w->pipe_wr = fds[1];
-	fcntl(w->pipe_rd, F_SETFL, O_NONBLOCK);
-	fcntl(w->pipe_wr, F_SETFL, O_NONBLOCK);
-	if (pthread_create(&w->thread, NULL, run, w) != 0)
+	if (bgjob_start(&w->job, run, w) != 0)
 		return BAG_ENOMEM;
-	w->started = true;
 	return BAG_OK;
 }
 
@@ -159,13 +148,13 @@ void worker_stop(struct worker *w)
 {
 	if (w == NULL)
 		return;
-	if (w->started) {
+	if (w->job.started) {
 		pthread_mutex_lock(&w->lock);
 		w->stop = true;
 		pthread_cond_signal(&w->wake);
 		pthread_mutex_unlock(&w->lock);
-		pthread_join(w->thread, NULL);
 	}
+	bgjob_close(&w->job);
 	for (size_t i = 0; i < w->nresults; i++)
 		free(w->results[i].bytes);
 	for (size_t b = 0; b < w->nbags; b++) {
@@ -176,10 +165,6 @@ void worker_stop(struct worker *w)
 	}
 	free(w->defs);
 	free(w->bags);
-	if (w->pipe_rd >= 0)
-		close(w->pipe_rd);
-	if (w->pipe_wr >= 0)
-		close(w->pipe_wr);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->wake);
 	free(w);
@@ -204,16 +189,14 @@ void worker_set_extra(struct worker *w, work_extra_fn fn, void *arg)
 
 int worker_fd(const struct worker *w)
 {
-	return w->pipe_rd;
+	return bgjob_fd(&w->job);
 }
 
 size_t worker_take(struct worker *w, struct work_result *out, size_t max)
 {
-	char drain[64];
 	size_t n;
 
-	while (read(w->pipe_rd, drain, sizeof drain) > 0)
-		;
+	bgjob_drain(&w->job);
 	pthread_mutex_lock(&w->lock);
 	n = w->nresults < max ? w->nresults : max;
 	memcpy(out, w->results, n * sizeof *out);

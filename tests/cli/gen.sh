@@ -182,7 +182,7 @@ expect "$v/msgs.h" 'first version: \* / and / \* and ? ?/ in a comment, then a b
 expect "$v/msgs.h" '/\* none: int32\[0\] holds nothing \*/'
 expect "$v/thing.h" '#define thing_MD5SUM_2 "1600a3fb78365eb94a5742ec2b95656b"'
 expect "$tmp/versions-cpp/msgs.hpp" 'int16_t Thing{};'
-expect "$tmp/versions-cpp/msgs.hpp" 'static constexpr float HALF = static_cast<float>(0.5);'
+expect "$tmp/versions-cpp/msgs.hpp" 'static constexpr float HALF_ = static_cast<float>(0.5);'
 expect "$tmp/versions-cpp/thing.hpp" 'using Msg_1 = ::fixture_pkg::Thing_cf8e9d1e;'
 [ "$(grep -c '^struct std_msgs__Header {' "$tmp/nested_bz2-c/msgs.h")" = 1 ] ||
 	fail "nested_bz2: std_msgs/Header, held by three topics' types, is not declared once"

@@ -9,7 +9,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bag_msgdef_t *def = NULL;
-	char err[256];
+	struct bag_error err;
 	size_t n;
 
 	if (size < 2)
@@ -21,13 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *msg = data + 2 + n;
 		size_t len = size - 2 - n;
 		struct bag_text t = { 0 };
-		(void)bag_print_json(&t, def, msg, len, err, sizeof err);
+		(void)bag_print_json(&t, def, msg, len, &err);
 		bag_text_free(&t);
-		(void)bag_print_yaml(&t, def, msg, len, err, sizeof err);
+		(void)bag_print_yaml(&t, def, msg, len, &err);
 		bag_text_free(&t);
-		(void)bag_print_csv(&t, def, msg, len, true, err, sizeof err);
+		(void)bag_print_csv(&t, def, msg, len, true, &err);
 		bag_text_free(&t);
-		(void)bag_print_summary(&t, def, msg, len, 80, err, sizeof err);
+		(void)bag_print_summary(&t, def, msg, len, 80, &err);
 		bag_text_free(&t);
 	}
 	bag_msgdef_free(def);

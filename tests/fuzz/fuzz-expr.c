@@ -64,8 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(msg);
 		}
 	} else {
-		(void)bag_expr_errmsg(e);
-		(void)bag_expr_errpos(e);
+		(void)bag_expr_error(e)->message;
+		(void)bag_expr_error(e)->offset;
 	}
 	bag_msgdef_free(def);
 	bag_expr_free(e);

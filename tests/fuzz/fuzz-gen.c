@@ -55,8 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct bag_gen_type *type = &bag_gen_types[k];
 		struct bag_text want = { 0 }, got = { 0 };
 		void *msg = malloc(type->size);
-		char err[256];
-		int rw = bag_print_json(&want, defs[k], data, size, err, sizeof err);
+		struct bag_error err;
+		int rw = bag_print_json(&want, defs[k], data, size, &err);
 		int rg = msg != NULL ? type->decode(msg, data, size) : BAG_ENOMEM;
 
 		if (rg == BAG_OK) {

@@ -29,7 +29,7 @@ static const struct {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bag_msgdef_t *def = NULL;
-	char err[256];
+	struct bag_error err;
 
 	if (size < 1)
 		return 0;
@@ -38,18 +38,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (k < 2) {
 		struct bag_image img;
-		if (bag_image_decode(&img, def, data + 1, size - 1, err, sizeof err) == BAG_OK) {
+		if (bag_image_decode(&img, def, data + 1, size - 1, &err) == BAG_OK) {
 			uint8_t rgb[7 * 5 * 3], *png = NULL;
 			size_t len;
 			if (bag_image_to_rgb(&img, 7, 5, rgb) != BAG_OK)
 				abort();
-			if ((uint64_t)img.width * img.height <= 1 << 20 && bag_image_png(&img, &png, &len, err, sizeof err) == BAG_OK)
+			if ((uint64_t)img.width * img.height <= 1 << 20 && bag_image_png(&img, &png, &len, &err) == BAG_OK)
 				free(png);
 			bag_image_free(&img);
 		}
 	} else {
 		struct bag_cloud c;
-		if (bag_cloud_decode(&c, def, data + 1, size - 1, err, sizeof err) == BAG_OK) {
+		if (bag_cloud_decode(&c, def, data + 1, size - 1, &err) == BAG_OK) {
 			for (uint64_t i = 0; i < c.points && i < 8; i++)
 				for (size_t f = 0; f < c.nfields; f++)
 					(void)bag_cloud_value(&c, i, f, 0);

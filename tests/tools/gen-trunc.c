@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	for (uint64_t row = 0; bag_gen_ntopics > 0 && row < bag_view_count(view); row++) {
 		struct bag_message m;
 		struct bag_text want = { 0 }, got = { 0 };
-		char err[256];
+		struct bag_error err;
 		size_t used;
 
 		if (bag_view_read(view, row, &m) != BAG_OK || seen[m.conn_index]++ >= PER_CONN)
@@ -96,14 +96,14 @@ int main(int argc, char **argv)
 			types[m.conn_index] = lookup(m.conn, &defs[m.conn_index]);
 		const struct bag_gen_type *type = types[m.conn_index];
 		bag_msgdef_t *def = defs[m.conn_index];
-		if (type == NULL || bag_decode(def, m.data, m.size, NULL, NULL, &used, err, sizeof err) != BAG_OK) {
+		if (type == NULL || bag_decode(def, m.data, m.size, NULL, NULL, &used, &err) != BAG_OK) {
 			fprintf(stderr, "gen-trunc: %s: row %llu: no generated type, or the runtime refuses it\n",
 			        m.conn->topic, (unsigned long long)row);
 			failed = 1;
 			continue;
 		}
 		nmsgs++;
-		bag_print_json(&want, def, m.data, m.size, err, sizeof err);
+		bag_print_json(&want, def, m.data, m.size, &err);
 		if (decode_copy(type, m.data, m.size, msg, &got) != BAG_OK || got.len != want.len ||
 		    memcmp(got.p, want.p, got.len) != 0) {
 			fprintf(stderr, "gen-trunc: %s: row %llu: the generated decoder does not print what cat does\n",

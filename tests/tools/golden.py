@@ -5,6 +5,9 @@ tools stored beside them (see tests/data/fixtures/README.md for the rules).
 
     golden.py BAGSCOPE [--only NAME]
 
+With GOLDEN_BASE_URL set (http://HOST:PORT/ serving tests/data/fixtures),
+every bag is read through that URL instead of the file: the same checks.
+
 Prints one line per check and ends with 'N passed, N failed'."""
 import gzip
 import json
@@ -123,6 +126,8 @@ def main():
         if only not in entry['name']:
             continue
         bag = os.path.join(DATA, entry['bag'])
+        if os.environ.get('GOLDEN_BASE_URL'):
+            bag = os.environ['GOLDEN_BASE_URL'] + entry['bag']
         msgs = jsonl(os.path.join(EXP, entry['cat']))
         rc, out, err = run(binary, ['info', '--json', bag])
         if rc != 0:

@@ -129,7 +129,7 @@ static int spec(struct bag_conn_spec *c, const char *topic, const char *def, con
 {
 	memset(c, 0, sizeof *c);
 	if (bag_msgdef_parse(keep, "fixture_pkg/Thing", def, strlen(def)) != BAG_OK) {
-		fprintf(stderr, "write-gen: %s\n", bag_msgdef_errmsg(*keep));
+		fprintf(stderr, "write-gen: %s\n", bag_msgdef_error(*keep)->message);
 		return -1;
 	}
 	c->topic = topic;
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	rc = 0;
 	goto done;
 fail:
-	fprintf(stderr, "write-gen: %s\n", w ? bag_writer_errmsg(w) : "cannot open");
+	fprintf(stderr, "write-gen: %s\n", w ? bag_writer_error(w)->message : "cannot open");
 done:
 	bag_writer_free(w);
 	bag_msgdef_free(da);

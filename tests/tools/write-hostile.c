@@ -51,7 +51,7 @@ static int write_hostile(const char *path)
 	int rc = bag_msgdef_parse(&def, conn.type, definition, strlen(definition));
 
 	if (rc != BAG_OK) {
-		fprintf(stderr, "write-hostile: %s\n", bag_msgdef_errmsg(def));
+		fprintf(stderr, "write-hostile: %s\n", bag_msgdef_error(def)->message);
 		goto done;
 	}
 	conn.md5sum = bag_msgdef_root(def)->md5;
@@ -71,7 +71,7 @@ static int write_hostile(const char *path)
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
-		fprintf(stderr, "write-hostile: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "write-hostile: %s\n", bag_writer_error(w)->message);
 done:
 	bag_writer_free(w);
 	bag_msgdef_free(def);

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
-		fprintf(stderr, "write-sample: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "write-sample: %s\n", bag_writer_error(w)->message);
 	bag_writer_free(w);
 	return rc == BAG_OK ? 0 : 1;
 }

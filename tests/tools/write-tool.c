@@ -55,7 +55,7 @@ static int big(const char *out, long n, long size, const char *comp)
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
-		fprintf(stderr, "write-tool: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "write-tool: %s\n", bag_writer_error(w)->message);
 	bag_writer_free(w);
 	free(buf);
 	return rc == BAG_OK ? 0 : 1;
@@ -93,7 +93,7 @@ static int append(const char *path, const char *src, long n, bool crash)
 	if (rc == BAG_OK)
 		rc = bag_writer_close(w);
 	if (rc != BAG_OK)
-		fprintf(stderr, "write-tool: %s\n", bag_writer_errmsg(w));
+		fprintf(stderr, "write-tool: %s\n", bag_writer_error(w)->message);
 	bag_writer_free(w);
 	bag_view_free(v);
 	bag_timeline_free(tl);

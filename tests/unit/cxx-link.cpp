@@ -17,7 +17,7 @@ int main()
 	bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 	bag_t *bag = nullptr;
 	if (bag_open(&bag, TEST_DATA_DIR "/fixtures/bags/basic_none.bag", &opts) != BAG_OK) {
-		std::string why = bag_errmsg(bag);
+		std::string why = bag_last_error(bag)->message;
 		bag_close(bag);
 		FAIL("%s", why.c_str());
 	}
@@ -26,7 +26,7 @@ int main()
 	bag_msgdef_t *def = nullptr;
 	bag_text text = {};
 	bag_message m;
-	char err[256];
+	struct bag_error err;
 	int rc = bag_timeline_open(&tl, &bag, 1);
 	if (rc == BAG_OK)
 		rc = bag_view_open(&view, tl, nullptr);
@@ -35,7 +35,7 @@ int main()
 	if (rc == BAG_OK)
 		rc = bag_msgdef_parse(&def, m.conn->type, m.conn->definition, std::strlen(m.conn->definition));
 	if (rc == BAG_OK)
-		rc = bag_print_json(&text, def, m.data, m.size, err, sizeof err);
+		rc = bag_print_json(&text, def, m.data, m.size, &err);
 	if (rc == BAG_OK)
 		std::printf("%s %s %.*s\n", m.conn->topic, bag_strerror(rc), (int)text.len, text.p);
 	bag_text_free(&text);

@@ -24,7 +24,7 @@ static bag_t *open_ok(const char *path)
 	int rc = bag_open(&bag, path, NULL);
 
 	if (rc != BAG_OK)
-		fail_msg("%s", bag_errmsg(bag));
+		fail_msg("%s", bag_last_error(bag)->message);
 	return bag;
 }
 
@@ -169,9 +169,9 @@ static void expect_open_error_opts(const char *path, const struct bag_open_opts 
 	int rc = bag_open(&bag, path, opts);
 
 	assert_int_equal(rc, code);
-	if (strstr(bag_errmsg(bag), want) == NULL)
-		fail_msg("message '%s' lacks '%s'", bag_errmsg(bag), want);
-	assert_null(strchr(bag_errmsg(bag), '\n'));
+	if (strstr(bag_last_error(bag)->message, want) == NULL)
+		fail_msg("message '%s' lacks '%s'", bag_last_error(bag)->message, want);
+	assert_null(strchr(bag_last_error(bag)->message, '\n'));
 	bag_close(bag);
 }
 

@@ -40,6 +40,12 @@ static void test_escape_scheme(void **state)
 		  "nbsp\xc2\xa0\xc3\xa9\xe2\x80\xa6\xf0\x9f\x98\x80" },   /* U+00A0 and up kept */
 		{ "cut\xe2\x80", 5, "cut\\xe2\\x80" },                     /* truncated sequence */
 		{ "\xc0\xaf\xed\xa0\x80\xf5", 6, "\\xc0\\xaf\\xed\\xa0\\x80\\xf5" }, /* overlong, surrogate, > U+10FFFF */
+		/* bidirectional controls (issue 18): overrides, embeddings, isolates, marks */
+		{ "abc\xe2\x80\xae" "fed", 9, "abc\\u202efed" },
+		{ "\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad", 12, "\\u202a\\u202b\\u202c\\u202d" },
+		{ "\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", 12, "\\u2066\\u2067\\u2068\\u2069" },
+		{ "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", 8, "\\u200e\\u200f\\u061c" },
+		{ "\xe2\x80\xaf\xe2\x81\xa5\xe2\x80\x8d", 9, "\xe2\x80\xaf\xe2\x81\xa5\xe2\x80\x8d" }, /* neighbours kept */
 	};
 	struct bag_text t = { 0 }, again = { 0 };
 
@@ -75,8 +81,8 @@ static void test_scratch(void **state)
 
 static void test_json_controls(void **state)
 {
-	static const char in[] = "{\"s\":\"del\x7f nel\xc2\x85 csi\xc2\x9b nbsp\xc2\xa0 \\u001b\"}";
-	static const char out[] = "{\"s\":\"del\\u007f nel\\u0085 csi\\u009b nbsp\xc2\xa0 \\u001b\"}";
+	static const char in[] = "{\"s\":\"del\x7f nel\xc2\x85 csi\xc2\x9b nbsp\xc2\xa0 \\u001b rlo\xe2\x80\xae lri\xe2\x81\xa6\"}";
+	static const char out[] = "{\"s\":\"del\\u007f nel\\u0085 csi\\u009b nbsp\xc2\xa0 \\u001b rlo\\u202e lri\\u2066\"}";
 	struct bag_text t = { 0 };
 
 	assert_false(term_json_clean(in, sizeof in - 1));

@@ -60,7 +60,7 @@ static void run(const struct tb_buf *b, struct outcome *o)
 	memset(o, 0, sizeof *o);
 	o->open_rc = bag_open(&bag, path, NULL);
 	unlink(path);
-	snprintf(o->open_msg, sizeof o->open_msg, "%s", bag_errmsg(bag));
+	snprintf(o->open_msg, sizeof o->open_msg, "%s", bag_last_error(bag)->message);
 	if (o->open_rc != BAG_OK)
 		goto done;
 	bag_recovery_report(bag, &r);
@@ -76,7 +76,7 @@ static void run(const struct tb_buf *b, struct outcome *o)
 	for (uint64_t row = 0; row < bag_view_count(v) && row < 15; row++) {
 		struct bag_message m;
 		o->rc[row] = bag_view_read(v, row, &m);
-		snprintf(o->msg[row], sizeof o->msg[row], "%s", o->rc[row] ? bag_view_errmsg(v) : "");
+		snprintf(o->msg[row], sizeof o->msg[row], "%s", o->rc[row] ? bag_view_error(v)->message : "");
 		if (o->rc[row] == BAG_OK) {
 			assert_int_equal(m.size, 4);
 			o->value[row] = bag_le32(m.data);
@@ -404,8 +404,8 @@ static void test_index_section_damage_recovers(void **state)
 		char want[128];
 		assert_int_equal(bag_open(&bag, path, &strict), BAG_ENOINDEX);
 		snprintf(want, sizeof want, "chunk at byte %zu counts 2147483649 messages, more than", lay.chunk_pos[1]);
-		if (strstr(bag_errmsg(bag), want) == NULL)
-			fail_msg("%s", bag_errmsg(bag));
+		if (strstr(bag_last_error(bag)->message, want) == NULL)
+			fail_msg("%s", bag_last_error(bag)->message);
 		bag_close(bag);
 		unlink(path);
 	}

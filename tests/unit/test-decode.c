@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -28,17 +29,17 @@ static bag_msgdef_t *parse_ok(const char *type, const char *text)
 	bag_msgdef_t *def;
 
 	if (bag_msgdef_parse(&def, type, text, strlen(text)) != BAG_OK)
-		fail_msg("%s", bag_msgdef_errmsg(def));
+		fail_msg("%s", bag_msgdef_error(def)->message);
 	return def;
 }
 
 /* Decode to JSON; returns the code, the text in *out (static). */
-static int to_json(const bag_msgdef_t *def, const void *data, size_t len, const char **out, char *err)
+static int to_json(const bag_msgdef_t *def, const void *data, size_t len, const char **out, struct bag_error *err)
 {
 	static struct bag_text t;
 
 	bag_text_free(&t);
-	int rc = bag_print_json(&t, def, data, len, err, 256);
+	int rc = bag_print_json(&t, def, data, len, err);
 	*out = t.len ? t.p : "";
 	return rc;
 }
@@ -56,7 +57,7 @@ static void test_nested_ok(void **state)
 	size_t n = 0;
 	double x = 1.5, y = -2;
 	const char *json;
-	char err[256];
+	struct bag_error err;
 
 	n += put_u32(buf + n, 1);
 	n += put_u32(buf + n, 2);
@@ -65,15 +66,15 @@ static void test_nested_ok(void **state)
 	memcpy(buf + n, &x, 8);
 	memcpy(buf + n + 8, &y, 8);
 	n += 16;
-	assert_int_equal(to_json(def, buf, n, &json, err), BAG_OK);
+	assert_int_equal(to_json(def, buf, n, &json, &err), BAG_OK);
 	assert_string_equal(json, "{\"items\":[{\"name\":\"ab\",\"pos\":{\"x\":1.5,\"y\":-2.0}}]}");
 	/* an element that cannot fit is refused before it is read */
-	assert_int_equal(to_json(def, buf, n - 3, &json, err), BAG_EDECODE);
-	assert_string_equal(err, "items at byte 4: array of 1 elements cannot fit in the 19 bytes that remain");
+	assert_int_equal(to_json(def, buf, n - 3, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "items at byte 4: array of 1 elements cannot fit in the 19 bytes that remain");
 	/* a string that claims 3 bytes too many: the path and offset of the field that runs out */
 	put_u32(buf + 4, 5);
-	assert_int_equal(to_json(def, buf, n, &json, err), BAG_EDECODE);
-	assert_string_equal(err, "items[0].pos.y at byte 21: needs 8 bytes for a float64, 5 remain");
+	assert_int_equal(to_json(def, buf, n, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "items[0].pos.y at byte 21: needs 8 bytes for a float64, 5 remain");
 	bag_msgdef_free(def);
 }
 
@@ -84,25 +85,25 @@ static void test_huge_counts_fail_fast(void **state)
 	bag_msgdef_t *empty = parse_ok("pkg/E", "Nothing[] n\n=====\nMSG: pkg/Nothing\n");
 	uint8_t buf[16] = { 0 };
 	const char *json;
-	char err[256];
+	struct bag_error err;
 
 	put_u32(buf, 0xFFFFFFFFu);
-	assert_int_equal(to_json(def, buf, 10, &json, err), BAG_EDECODE);
-	assert_non_null(strstr(err, "array of 4294967295 elements cannot fit in the 6 bytes"));
-	assert_int_equal(to_json(bytes, buf, 10, &json, err), BAG_EDECODE);
+	assert_int_equal(to_json(def, buf, 10, &json, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "array of 4294967295 elements cannot fit in the 6 bytes"));
+	assert_int_equal(to_json(bytes, buf, 10, &json, &err), BAG_EDECODE);
 	/* a string length past the end */
 	put_u32(buf, 0);
 	put_u32(buf + 4, 1000);
-	assert_int_equal(to_json(bytes, buf, 12, &json, err), BAG_EDECODE);
-	assert_string_equal(err, "s at byte 4: string of 1000 bytes, 4 remain");
+	assert_int_equal(to_json(bytes, buf, 12, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "s at byte 4: string of 1000 bytes, 4 remain");
 	/* elements that take no bytes: a huge count is refused, not looped over */
 	put_u32(buf, 0xFFFFFFFFu);
-	assert_int_equal(to_json(empty, buf, 4, &json, err), BAG_EDECODE);
+	assert_int_equal(to_json(empty, buf, 4, &json, &err), BAG_EDECODE);
 	put_u32(buf, 3);
-	assert_int_equal(to_json(empty, buf, 4, &json, err), BAG_OK);
+	assert_int_equal(to_json(empty, buf, 4, &json, &err), BAG_OK);
 	assert_string_equal(json, "{\"n\":[{},{},{}]}");
 	/* no bytes at all */
-	assert_int_equal(to_json(bytes, buf, 0, &json, err), BAG_EDECODE);
+	assert_int_equal(to_json(bytes, buf, 0, &json, &err), BAG_EDECODE);
 	bag_msgdef_free(def);
 	bag_msgdef_free(bytes);
 	bag_msgdef_free(empty);
@@ -163,7 +164,7 @@ static void test_special_values_json(void **state)
 	uint64_t ubig = UINT64_MAX;
 	int32_t secs = -1;
 	const char *json;
-	char err[256];
+	struct bag_error err;
 
 	memcpy(buf + n, &nanf, 4), n += 4;
 	memcpy(buf + n, &inf, 8), n += 8;
@@ -172,7 +173,7 @@ static void test_special_values_json(void **state)
 	memcpy(buf + n, &ubig, 8), n += 8;
 	memcpy(buf + n, &secs, 4), n += 4;
 	n += put_u32(buf + n, 500000000);
-	assert_int_equal(to_json(def, buf, n, &json, err), BAG_OK);
+	assert_int_equal(to_json(def, buf, n, &json, &err), BAG_OK);
 	assert_string_equal(json, "{\"f\":\"nan\",\"d\":\"-inf\",\"ok\":true,\"big\":-9223372036854775808,"
 	                          "\"ubig\":18446744073709551615,\"dur\":{\"secs\":-1,\"nsecs\":500000000}}");
 	bag_msgdef_free(def);
@@ -183,17 +184,17 @@ static void test_summary_elides(void **state)
 	bag_msgdef_t *def = parse_ok("pkg/B", "uint8[] data\nstring s\n");
 	uint8_t buf[64] = { 0 };
 	struct bag_text t = { 0 };
-	char err[256];
+	struct bag_error err;
 
 	put_u32(buf, 10);
 	for (int i = 0; i < 10; i++)
 		buf[4 + i] = (uint8_t)i;
 	put_u32(buf + 14, 2);
 	memcpy(buf + 18, "hi", 2);
-	assert_int_equal(bag_print_summary(&t, def, buf, 20, 200, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_summary(&t, def, buf, 20, 200, &err), BAG_OK);
 	assert_string_equal(t.p, "data=[0, 1, 2, 3, \xE2\x80\xA6 (10)]  s=\"hi\"");
 	t.len = 0;
-	assert_int_equal(bag_print_summary(&t, def, buf, 20, 8, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_summary(&t, def, buf, 20, 8, &err), BAG_OK);
 	assert_int_equal(t.len, 8);
 	bag_text_free(&t);
 	bag_msgdef_free(def);
@@ -215,7 +216,7 @@ static void test_quiet_walk_agrees(void **state)
 	bag_msgdef_t *def = parse_ok("pkg/Q", def_text);
 	uint8_t buf[512];
 	size_t n = 0;
-	char err[256];
+	struct bag_error err;
 	(void)state;
 
 	memset(buf, 7, sizeof buf);
@@ -230,8 +231,8 @@ static void test_quiet_walk_agrees(void **state)
 	for (size_t len = 0; len <= n + 3; len++) {
 		const char *json;
 		size_t used_q = 0;
-		int quiet = bag_decode(def, buf, len, &none, NULL, &used_q, err, sizeof err);
-		int full = to_json(def, buf, len, &json, err);
+		int quiet = bag_decode(def, buf, len, &none, NULL, &used_q, &err);
+		int full = to_json(def, buf, len, &json, &err);
 		assert_int_equal(quiet, full);
 		assert_int_equal(quiet == BAG_OK, len >= n);
 		if (quiet == BAG_OK)
@@ -240,10 +241,61 @@ static void test_quiet_walk_agrees(void **state)
 	bag_msgdef_free(def);
 }
 
+/* Issue 18: the element budget, BAG_DECODE_BUDGET(len), the same with and without a visitor. */
+static void test_element_budget(void **state)
+{
+	static const struct bag_visitor none = { 0 };
+	bag_msgdef_t *nested = parse_ok("b/Nested", "Mid[] m\n=====\nMSG: b/Mid\nEmpty[65536] e\n=====\nMSG: b/Empty\n");
+	bag_msgdef_t *flat = parse_ok("b/Flat", "Empty[] e\n=====\nMSG: b/Empty\n");
+	bag_msgdef_t *zero = parse_ok("b/Zero", "Z[] z\n=====\nMSG: b/Z\nstring[0] s\nuint8[0] u\n");
+	bag_msgdef_t *bytes = parse_ok("b/Bytes", "uint8[] data\n");
+	uint8_t *buf = calloc(1, 1 << 20);
+	const char *json;
+	struct bag_error err;
+	(void)state;
+
+	assert_non_null(buf);
+	assert_int_equal(BAG_DECODE_BUDGET(0), 65536);
+	assert_int_equal(BAG_DECODE_BUDGET(4), 65536 + 64);
+	assert_int_equal(BAG_DECODE_BUDGET(SIZE_MAX), UINT64_C(1) << 32);
+	/* 65536 Mids of 65536 Empties each: 2^32 elements in 4 bytes, refused at once */
+	put_u32(buf, 65536);
+	assert_int_equal(to_json(nested, buf, 4, &json, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "m at byte 4: the message expands to more than 65600 elements, the budget for 4 bytes");
+	assert_int_equal(bag_decode(nested, buf, 4, &none, NULL, NULL, &err), BAG_EDECODE);
+	/* one Mid is 1 + 65536 elements, and the top message one: 65538 of the 65600 of 4 bytes; two are not */
+	put_u32(buf, 1);
+	assert_int_equal(bag_decode(nested, buf, 4, &none, NULL, NULL, &err), BAG_OK);
+	assert_int_equal(to_json(nested, buf, 4, &json, &err), BAG_OK);
+	put_u32(buf, 2);
+	assert_int_equal(bag_decode(nested, buf, 4, &none, NULL, NULL, &err), BAG_EDECODE);
+	assert_int_equal(to_json(nested, buf, 4, &json, &err), BAG_EDECODE);
+	/* the edge, with and without a visitor: the top message and n Empties in 4 bytes */
+	for (uint32_t n = 65595; n <= 65600; n++) {
+		put_u32(buf, n);
+		int want = 1 + n <= 65536 + 64 ? BAG_OK : BAG_EDECODE;
+		assert_int_equal(bag_decode(flat, buf, 4, &none, NULL, NULL, &err), want);
+		assert_int_equal(to_json(flat, buf, 4, &json, &err), want);
+	}
+	/* a type of no bytes made of zero-length arrays of strings is fixed too: charged at once */
+	put_u32(buf, 0xFFFFFFFFu);
+	assert_int_equal(to_json(zero, buf, 4, &json, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "expands to more than"));
+	/* bytes are never over budget: a megabyte of uint8 decodes */
+	put_u32(buf, (1 << 20) - 4);
+	assert_int_equal(to_json(bytes, buf, 1 << 20, &json, &err), BAG_OK);
+	free(buf);
+	bag_msgdef_free(nested);
+	bag_msgdef_free(flat);
+	bag_msgdef_free(zero);
+	bag_msgdef_free(bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quiet_walk_agrees),
+		cmocka_unit_test(test_element_budget),
 		cmocka_unit_test(test_nested_ok),
 		cmocka_unit_test(test_huge_counts_fail_fast),
 		cmocka_unit_test(test_json_strings),

@@ -267,7 +267,7 @@ static void test_append_refusals(void **state)
 	copy_file(TEST_DATA_DIR "/fixtures/broken/crashed_none.bag", path_in("crashed.bag"));
 	before = slurp(path_in("crashed.bag"), &n1);
 	assert_int_equal(bag_writer_open(&w, path_in("crashed.bag"), &o), BAG_ENOINDEX);
-	assert_non_null(strstr(bag_writer_errmsg(w), "no usable index"));
+	assert_non_null(strstr(bag_writer_error(w)->message, "no usable index"));
 	assert_int_equal(bag_writer_write(w, &str_conn, 1, "", 0), BAG_ENOINDEX);
 	bag_writer_free(w);
 	after = slurp(path_in("crashed.bag"), &n2);
@@ -340,7 +340,7 @@ static void test_no_replace(void **state)
 	assert_int_equal(bag_writer_open(&w, path_in("taken.bag"), &o), BAG_OK);
 	assert_int_equal(bag_writer_write(w, &str_conn, 1, "\0\0\0\0", 4), BAG_OK);
 	assert_int_equal(bag_writer_close(w), BAG_EIO);
-	assert_non_null(strstr(bag_writer_errmsg(w), "exists"));
+	assert_non_null(strstr(bag_writer_error(w)->message, "exists"));
 	bag_writer_free(w);
 	f = fopen(path_in("taken.bag"), "r");
 	assert_non_null(fgets(buf, sizeof buf, f));
@@ -359,7 +359,7 @@ static void test_mcap_refusals(void **state)
 	(void)state;
 	o.compression = BAG_COMPRESSION_BZ2;
 	assert_int_equal(bag_mcap_writer_open(&w, path_in("x.mcap"), &o), BAG_EINVAL);
-	assert_non_null(strstr(bag_mcap_writer_errmsg(w), "bz2"));
+	assert_non_null(strstr(bag_mcap_writer_error(w)->message, "bz2"));
 	bag_mcap_writer_free(w);
 	assert_int_equal(count_files("x.mcap"), 0);
 	o.compression = BAG_COMPRESSION_NONE;
@@ -407,12 +407,12 @@ static void test_export_result(void **state)
 	struct bag_export_result r;
 	struct ex e;
 	struct stat st;
-	char err[256];
+	struct bag_error err;
 	bag_t *out;
 
 	(void)state;
 	ex_open(&e, in, 2);
-	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, &err), BAG_OK);
 	assert_int_equal(r.messages, 23 + 15);
 	assert_int_equal(r.lost, 0);
 	assert_int_equal(r.input_losses, 0);
@@ -427,20 +427,20 @@ static void test_export_result(void **state)
 	assert_int_equal(bag_chunk_count(out), r.chunks);
 	bag_close(out);
 	/* the target: existing (not forced), an input */
-	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, err, sizeof err), BAG_EINVAL);
-	assert_non_null(strstr(err, "exists"));
+	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, &err), BAG_EINVAL);
+	assert_non_null(strstr(err.message, "exists"));
 	o.force = true;
-	assert_int_equal(bag_export(e.v, in[1], &o, &r, err, sizeof err), BAG_EINVAL);
-	assert_non_null(strstr(err, "input"));
-	assert_int_equal(bag_export(e.v, dir, &o, &r, err, sizeof err), BAG_EINVAL);
+	assert_int_equal(bag_export(e.v, in[1], &o, &r, &err), BAG_EINVAL);
+	assert_non_null(strstr(err.message, "input"));
+	assert_int_equal(bag_export(e.v, dir, &o, &r, &err), BAG_EINVAL);
 	o.compression = "zstd";
-	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, err, sizeof err), BAG_EINVAL);
+	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, &err), BAG_EINVAL);
 	o.compression = "bz2";
 	o.format = BAG_EXPORT_MCAP;
-	assert_int_equal(bag_export(e.v, path_in("res.mcap"), &o, &r, err, sizeof err), BAG_EINVAL);
+	assert_int_equal(bag_export(e.v, path_in("res.mcap"), &o, &r, &err), BAG_EINVAL);
 	assert_int_equal(count_files("res.mcap"), 0);
 	o.size = 0;
-	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, err, sizeof err), BAG_EINVAL);
+	assert_int_equal(bag_export(e.v, path_in("res.bag"), &o, &r, &err), BAG_EINVAL);
 	ex_close(&e);
 }
 
@@ -458,16 +458,16 @@ static void test_export_cancel(void **state)
 	struct bag_export_opts o = BAG_EXPORT_OPTS_INIT;
 	struct bag_export_result r;
 	struct ex e;
-	char err[256];
+	struct bag_error err;
 	int calls = 0;
 
 	(void)state;
 	ex_open(&e, in, 1);
 	o.progress = stop_at_once;
 	o.progress_arg = &calls;
-	assert_int_equal(bag_export(e.v, path_in("cancel.bag"), &o, &r, err, sizeof err), BAG_ECANCELED);
+	assert_int_equal(bag_export(e.v, path_in("cancel.bag"), &o, &r, &err), BAG_ECANCELED);
 	assert_true(calls >= 1);
-	assert_non_null(strstr(err, "cancel"));
+	assert_non_null(strstr(err.message, "cancel"));
 	assert_int_equal(count_files("cancel"), 0);
 	ex_close(&e);
 }
@@ -493,7 +493,7 @@ static void test_export_lost(void **state)
 	struct lost_lines l = { 0 };
 	const char *in[2];
 	struct ex e;
-	char err[256];
+	struct bag_error err;
 	size_t n;
 	uint8_t *p = slurp(TEST_DATA_DIR "/fixtures/bags/basic_none.bag", &n);
 	uint8_t *hit = memmem(p, n, "compression=none", 16);
@@ -511,7 +511,7 @@ static void test_export_lost(void **state)
 	ex_open(&e, in, 2);
 	o.lost = on_lost;
 	o.lost_arg = &l;
-	assert_int_equal(bag_export(e.v, path_in("lost.bag"), &o, &r, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_export(e.v, path_in("lost.bag"), &o, &r, &err), BAG_OK);
 	assert_int_equal(l.n, 1);
 	assert_non_null(strstr(l.first, "zstd"));
 	assert_int_equal(r.lost, 23);

@@ -176,7 +176,7 @@ static void fx_open(struct fx *f, const char *path, const char *const *topics, s
 
 	memset(f, 0, sizeof *f);
 	if (bag_open(&f->bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(f->bag));
+		fail_msg("%s", bag_last_error(f->bag)->message);
 	assert_int_equal(bag_timeline_open(&f->tl, &f->bag, 1), BAG_OK);
 	bag_query_init(&q);
 	q.topics = topics;
@@ -263,7 +263,7 @@ static bag_expr_t *parse_ok(const char *text)
 	bag_expr_t *e;
 
 	if (bag_expr_parse(&e, text, strlen(text)) != BAG_OK)
-		fail_msg("'%s': %s at %zu", text, bag_expr_errmsg(e), bag_expr_errpos(e));
+		fail_msg("'%s': %s at %zu", text, bag_expr_error(e)->message, bag_expr_error(e)->offset);
 	return e;
 }
 
@@ -278,7 +278,7 @@ static size_t count(const char *name, const char *filter)
 	snprintf(path, sizeof path, FIX "bags/%s.bag", name);
 	fx_open(&f, path, NULL, 0);
 	if (fx_compile(&f, e) != BAG_OK)
-		fail_msg("'%s' refused: %s at %zu", filter, bag_expr_errmsg(e), bag_expr_errpos(e));
+		fail_msg("'%s' refused: %s at %zu", filter, bag_expr_error(e)->message, bag_expr_error(e)->offset);
 	n = fx_run(&f, NULL, 0);
 	fx_close(&f);
 	bag_expr_free(e);
@@ -295,9 +295,9 @@ static void refused(const char *name, const char *filter, size_t pos, const char
 	snprintf(path, sizeof path, FIX "bags/%s.bag", name);
 	fx_open(&f, path, NULL, 0);
 	assert_int_equal(fx_compile(&f, e), BAG_EEXPR);
-	if (strstr(bag_expr_errmsg(e), msg) == NULL || bag_expr_errpos(e) != pos)
-		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", filter, bag_expr_errmsg(e),
-		         bag_expr_errpos(e), msg, pos);
+	if (strstr(bag_expr_error(e)->message, msg) == NULL || bag_expr_error(e)->offset != pos)
+		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", filter, bag_expr_error(e)->message,
+		         bag_expr_error(e)->offset, msg, pos);
 	fx_close(&f);
 	bag_expr_free(e);
 }
@@ -337,7 +337,7 @@ static void run_case(const char *bagname, const struct json *c)
 	snprintf(path, sizeof path, FIX "%s", bagname);
 	fx_open(&f, path, topics, ntopics);
 	if (fx_compile(&f, e) != BAG_OK)
-		fail_msg("%s: '%s' refused: %s", bagname, filter, bag_expr_errmsg(e));
+		fail_msg("%s: '%s' refused: %s", bagname, filter, bag_expr_error(e)->message);
 	n = fx_run(&f, hits, 256);
 	if (n != nexp)
 		fail_msg("%s: '%s' selects %zu messages, the reference %zu", bagname, filter, n, nexp);
@@ -365,8 +365,8 @@ static void run_refusal(const char *bagname, const struct json *c)
 	}
 	if (rc != BAG_EEXPR)
 		fail_msg("%s: '%s' was not refused", bagname, filter);
-	assert_true(strlen(bag_expr_errmsg(e)) > 0);
-	assert_true(bag_expr_errpos(e) <= strlen(filter));
+	assert_true(strlen(bag_expr_error(e)->message) > 0);
+	assert_true(bag_expr_error(e)->offset <= strlen(filter));
 	bag_expr_free(e);
 }
 
@@ -404,8 +404,8 @@ static void parse_fails(const char *text, bool filter, size_t pos, const char *m
 
 	if (rc != BAG_EEXPR)
 		fail_msg("'%s' parsed (%d)", text, rc);
-	if (strstr(bag_expr_errmsg(e), msg) == NULL || bag_expr_errpos(e) != pos)
-		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", text, bag_expr_errmsg(e), bag_expr_errpos(e),
+	if (strstr(bag_expr_error(e)->message, msg) == NULL || bag_expr_error(e)->offset != pos)
+		fail_msg("'%s': got \"%s\" at %zu, wanted \"%s\" at %zu", text, bag_expr_error(e)->message, bag_expr_error(e)->offset,
 		         msg, pos);
 	bag_expr_free(e);
 }
@@ -466,12 +466,20 @@ static void test_parse_errors(void **state)
 		strcat(chain, "+1");
 	strcat(chain, " > 0");
 	parse_fails(chain, true, 399, "nested too deeply");
+	/* a regex whose repetitions glibc would write out past the bounds (issue 18) */
+	parse_fails("$topic =~ \"(.*){1,32000}[bc]\"", true, 10, "a repetition count over 255");
+	parse_fails("$topic =~ \"((a{1,200}){1,200})\"", true, 10, "exceed 1000 atoms");
+	parse_fails("$topic =~ \"((.*){1,100}){1,99}x\"", true, 10, "exceed 1000 atoms");
+	bag_expr_free(parse_ok("$topic =~ \"^/(a|b)[]x[:alpha:]]{2,5}(.*){1,255}$\""));
+	/* integers past 64 bits are refused at the literal (issue 18), not rounded to a double */
+	parse_fails("u == 18446744073709551616", true, 5, "out of range");
+	parse_fails("u == 99999999999999999999999999999999999999999999999999", true, 5, "out of range");
 	/* and what is fine */
 	const char *good[] = {
 		"a", "!a", "not a", "a and b or not c", "a.b[0].c[-1][*].d == 1", "x =~ 'single \\'quoted\\''",
 		"len(s) == abs(-3)", "$topic == \"/a\" || $type =~ \"^sensor\" && $time > 1.5e9", "a . b [ 0 ] > .5",
 		"x.and == 1 && y.not", "len == 1 && abs > 2", "true", "(((a)))", "0x7fffffffffffffff == 9223372036854775807",
-		"x == 99999999999999999999", "a[*].b == c[*].d",
+		"x == 99999999999999999999.0", "a[*].b == c[*].d",
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
 		bag_expr_free(parse_ok(good[i]));
@@ -496,7 +504,7 @@ static int truth_at(const char *text, int64_t time_ns)
 
 	assert_int_equal(bag_expr_compile(&p, e, &test_conn, NULL), BAG_OK);
 	if (bag_expr_check(e, &p, 1) != BAG_OK)
-		fail_msg("'%s' refused: %s", text, bag_expr_errmsg(e));
+		fail_msg("'%s' refused: %s", text, bag_expr_error(e)->message);
 	assert_false(bag_expr_prog_needs_data(p));
 	r = bag_expr_eval(p, NULL, 0, time_ns);
 	bag_expr_prog_free(p);
@@ -551,12 +559,16 @@ static void test_numbers(void **state)
 	TRUE("-2 * 4611686018427387904 == -9223372036854775808");
 	TRUE("18446744073709551615 - 18446744073709551614 == 1");
 	TRUE("9007199254740993 != 9007199254740992");        /* doubles would say equal */
-	TRUE("9007199254740993 == 9007199254740992.0");      /* int with float: as doubles */
+	TRUE("9007199254740993 != 9007199254740992.0");      /* int with float: exactly (issue 18) */
+	TRUE("9007199254740993 > 9007199254740992.0 && 9007199254740992 == 9007199254740992.0");
 	TRUE("18446744073709551615 + 1 == 18446744073709551616.0"); /* beyond uint64: a double, no UB */
+	FALSE("18446744073709551615 + 1 == 18446744073709551615");  /* ... which no uint64 equals */
+	TRUE("18446744073709551615 < 18446744073709551616.0 && -9223372036854775808 == -9223372036854775808.0");
+	TRUE("-9223372036854775808 > -9223372036854777856.0 && 3 < 3.5 && 3 > 2.5 && -3 > -3.5 && -3 < -2.5");
 	TRUE("9223372036854775807 * 9223372036854775807 > 8.5e37");
 	TRUE("0x10 == 16 && 0XfF == 255");
 	TRUE("1e3 == 1000 && .5 == 0.5 && 2.5e-1 == 0.25");
-	TRUE("99999999999999999999 > 18446744073709551615");
+	TRUE("99999999999999999999.0 > 18446744073709551615");
 	/* / divides as doubles; NaN and inf */
 	TRUE("1 / 2 == 0.5");
 	TRUE("7 / 7 == 1");
@@ -584,6 +596,30 @@ static void test_numbers(void **state)
 	TRUE("$topic == \"/t/x\" && $type == \"pkg/T\"");
 	TRUE("$topic =~ \"^/t/\" && $topic !~ \"y\"");
 	TRUE("$topic < \"/u\"");
+}
+
+static void test_flat_chains(void **state)
+{
+	/* a flat chain of && or || is not nesting (issue 18): 3000 terms parse, evaluate in a loop */
+	size_t cap = 3000 * 24 + 64, n = 0;
+	char *flat = malloc(cap);
+	assert_non_null(flat);
+	for (int i = 0; i < 3000; i++)
+		n += (size_t)snprintf(flat + n, cap - n, "%s$topic == \"/%d\"", i ? " || " : "", i);
+	snprintf(flat + n, cap - n, " || $topic == \"/t/x\"");
+	assert_int_equal(truth(flat), 1);
+	flat[n] = '\0';
+	assert_int_equal(truth(flat), 0);
+	for (size_t k = 0; k < n; k++)       /* the same terms joined by && */
+		if (flat[k] == '|')
+			flat[k] = '&';
+	assert_int_equal(truth(flat), 0);
+	free(flat);
+	/* and depth still counts inside a chain */
+	char nested[2048] = "a || ";
+	for (int i = 0; i < 250; i++)
+		strcat(nested, "(");
+	parse_fails(nested, true, 205, "nested too deeply");
 }
 
 static void test_time_exact(void **state)
@@ -678,7 +714,11 @@ static void test_nested_values(void **state)
 	assert_int_equal(count("nested_bz2", "bigger > big"), 5);
 	assert_int_equal(count("nested_bz2", "bigger + big == 13835058055282163711"), 5); /* one up, one down */
 	/* beyond uint64: a double, and so is the literal */
-	assert_int_equal(count("nested_bz2", "bigger - big == 23058430092136939519"), 5);
+	assert_int_equal(count("nested_bz2", "bigger - big == 23058430092136939519.0"), 5);
+	/* 2^64 - 1 equals no double and no 2^64 (issue 18) */
+	assert_int_equal(count("nested_bz2", "bigger == 18446744073709551615 + 1"), 0);
+	assert_int_equal(count("nested_bz2", "bigger == 18446744073709551616.0"), 0);
+	assert_int_equal(count("nested_bz2", "bigger < 18446744073709551616.0"), 5);
 	assert_int_equal(count("nested_bz2", "bigger - 18446744073709551611 == header.seq * -1 + 4"), 5);
 	assert_int_equal(count("nested_bz2", "ratio == 0.3333333432674408"), 5);     /* float32 widened */
 	/* fixed arrays: positive and negative indexes */
@@ -777,8 +817,8 @@ static void test_definition_missing(void **state)
 
 	assert_int_equal(bag_expr_compile(&p, e, &c, NULL), BAG_OK);
 	assert_int_equal(bag_expr_check(e, &p, 1), BAG_EEXPR);
-	assert_string_equal(bag_expr_errmsg(e), "the definition of pkg/Broken does not parse");
-	assert_int_equal(bag_expr_errpos(e), 18);
+	assert_string_equal(bag_expr_error(e)->message, "the definition of pkg/Broken does not parse");
+	assert_int_equal(bag_expr_error(e)->offset, 18);
 	assert_int_equal(bag_expr_prog_constant(p), 0);
 	bag_expr_prog_free(p);
 	bag_expr_free(e);
@@ -933,7 +973,7 @@ static void value_of(struct fx *f, const char *text, size_t row, struct bag_expr
 	struct bag_message m;
 
 	if (bag_expr_parse_value(&e, text, strlen(text)) != BAG_OK)
-		fail_msg("'%s': %s", text, bag_expr_errmsg(e));
+		fail_msg("'%s': %s", text, bag_expr_error(e)->message);
 	assert_int_equal(bag_view_read(f->view, row, &m), BAG_OK);
 	assert_int_equal(bag_expr_compile(&p, e, m.conn, f->defs[m.conn_index]), BAG_OK);
 	assert_int_equal(bag_expr_eval_value(p, m.data, m.size, m.time_ns, out), BAG_OK);
@@ -1097,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_definition_missing),
 		cmocka_unit_test(test_constants),
+		cmocka_unit_test(test_flat_chains),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_huge_fixed_sizes),
 		cmocka_unit_test(test_values),

@@ -103,8 +103,7 @@ static struct buf cimage_msg(const char *format, const uint8_t *data, size_t len
  * view, and decode it with the connection's definition. Returns the decode
  * result; err gets the reason.
  */
-static int roundtrip(const struct bag_conn_spec *conn, const struct buf *msg, struct bag_image *img, char *err,
-                     size_t errlen)
+static int roundtrip(const struct bag_conn_spec *conn, const struct buf *msg, struct bag_image *img, struct bag_error *err)
 {
 	char path[64];
 	bag_writer_t *w;
@@ -126,7 +125,7 @@ static int roundtrip(const struct bag_conn_spec *conn, const struct buf *msg, st
 	assert_int_equal(m.size, msg->len);
 	assert_true(bag_image_type(m.conn->type));
 	assert_int_equal(bag_msgdef_parse(&def, m.conn->type, m.conn->definition, strlen(m.conn->definition)), BAG_OK);
-	int rc = bag_image_decode(img, def, m.data, m.size, err, errlen);
+	int rc = bag_image_decode(img, def, m.data, m.size, err);
 	/* img->png points into the message: keep a copy that outlives the view */
 	if (rc == BAG_OK && img->png != NULL) {
 		uint8_t *copy = malloc(img->png_len);
@@ -169,7 +168,7 @@ static void test_raw8(void **state)
 		{ "mono8", 1, { 0 }, BAG_PIXEL_GRAY8, 1 },
 		{ "8UC1", 1, { 0 }, BAG_PIXEL_GRAY8, 1 },
 	};
-	char err[256];
+	struct bag_error err;
 
 	(void)state;
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
@@ -182,7 +181,7 @@ static void test_raw8(void **state)
 					data[y * step + x * (uint32_t)cases[k].n + (uint32_t)c] = pat(x, y, c);
 		struct buf msg = image_msg(W, H, cases[k].enc, 0, step, data, H * step);
 		struct bag_image img;
-		assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_OK);
+		assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_OK);
 		assert_int_equal(img.width, W);
 		assert_int_equal(img.height, H);
 		assert_int_equal(img.pixel, cases[k].out);
@@ -207,7 +206,7 @@ static void test_raw8(void **state)
 /* mono16 / 16UC1 and 32FC1 in both byte orders; the display stretch and the png depth. */
 static void test_deep(void **state)
 {
-	char err[256];
+	struct bag_error err;
 
 	(void)state;
 	for (int big = 0; big <= 1; big++) {
@@ -224,7 +223,7 @@ static void test_deep(void **state)
 				}
 			struct buf msg = image_msg(W, H, enc, big, step, data, H * step);
 			struct bag_image img;
-			assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_OK);
+			assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_OK);
 			assert_int_equal(img.pixel, BAG_PIXEL_GRAY16);
 			for (uint32_t y = 0; y < H; y++)
 				for (uint32_t x = 0; x < W; x++) {
@@ -240,7 +239,7 @@ static void test_deep(void **state)
 			/* png: 16-bit grey, the same samples (SPNG_FMT_RAW: as in the file, big-endian) */
 			uint8_t *png;
 			size_t len;
-			assert_int_equal(bag_image_png(&img, &png, &len, err, sizeof err), BAG_OK);
+			assert_int_equal(bag_image_png(&img, &png, &len, &err), BAG_OK);
 			spng_ctx *ctx = spng_ctx_new(0);
 			struct spng_ihdr ihdr;
 			uint8_t back[W * H * 2];
@@ -275,7 +274,7 @@ static void test_deep(void **state)
 		}
 		struct buf msg = image_msg(W, H, "32FC1", big, step, data, H * step);
 		struct bag_image img;
-		assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_OK);
+		assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_OK);
 		assert_int_equal(img.pixel, BAG_PIXEL_FLOAT32);
 		for (int i = 0; i < W * H; i++) {
 			float f;
@@ -292,7 +291,7 @@ static void test_deep(void **state)
 		assert_int_equal(rgb[6 * 3], (uint8_t)lround((2.0 - 0.5) / 3.5 * 255));
 		uint8_t *png;
 		size_t len;
-		assert_int_equal(bag_image_png(&img, &png, &len, err, sizeof err), BAG_OK);
+		assert_int_equal(bag_image_png(&img, &png, &len, &err), BAG_OK);
 		spng_ctx *ctx = spng_ctx_new(0);
 		uint8_t back[W * H * 2];
 		spng_set_png_buffer(ctx, png, len);
@@ -314,7 +313,8 @@ static void test_bayer(void **state)
 {
 	static const char *const names[] = { "rggb", "bggr", "gbrg", "grbg" };
 	const uint8_t colour[3] = { 200, 100, 50 };
-	char err[256], enc[32];
+	struct bag_error err;
+	char enc[32];
 
 	(void)state;
 	for (int k = 0; k < 4; k++) {
@@ -332,7 +332,7 @@ static void test_bayer(void **state)
 		snprintf(enc, sizeof enc, "bayer_%s8", names[k]);
 		struct buf msg = image_msg(w, h, enc, 0, step, flat, h * step);
 		struct bag_image img;
-		assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_OK);
+		assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_OK);
 		assert_int_equal(img.pixel, BAG_PIXEL_RGB8);
 		for (uint32_t i = 0; i < w * h; i++)
 			assert_memory_equal(img.pixels + 3 * i, colour, 3);
@@ -340,7 +340,7 @@ static void test_bayer(void **state)
 		free(msg.p);
 		/* a site keeps its own sample in its own channel */
 		msg = image_msg(w, h, enc, 0, step, scene, h * step);
-		assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_OK);
+		assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_OK);
 		for (uint32_t y = 0; y < h; y++)
 			for (uint32_t x = 0; x < w; x++) {
 				char site = names[k][(y % 2) * 2 + x % 2];
@@ -364,7 +364,7 @@ static void test_bayer(void **state)
 /* yuv422 (UYVY) and yuv422_yuy2 (YUYV). */
 static void test_yuv(void **state)
 {
-	char err[256];
+	struct bag_error err;
 	struct bag_image img;
 
 	(void)state;
@@ -373,7 +373,7 @@ static void test_yuv(void **state)
 	const uint8_t want[6] = { 200, 49, 100, 228, 77, 128 };
 	for (int k = 0; k < 2; k++) {
 		struct buf msg = image_msg(2, 1, k ? "yuv422_yuy2" : "yuv422", 0, 6, k ? yuyv : uyvy, 6);
-		assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_OK);
+		assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_OK);
 		assert_int_equal(img.pixel, BAG_PIXEL_RGB8);
 		assert_memory_equal(img.pixels, want, 6);
 		bag_image_free(&img);
@@ -381,15 +381,15 @@ static void test_yuv(void **state)
 	}
 	const uint8_t eight[8] = { 128, 100, 200, 128, 128, 100, 200, 128 };
 	struct buf odd = image_msg(3, 1, "yuv422", 0, 8, eight, 8);
-	assert_int_equal(roundtrip(&image_conn, &odd, &img, err, sizeof err), BAG_EDECODE);
-	assert_non_null(strstr(err, "even width"));
+	assert_int_equal(roundtrip(&image_conn, &odd, &img, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "even width"));
 	free(odd.p);
 }
 
 /* jpeg made with libturbojpeg from blocks of colour; png from bag_image_png of a pattern. */
 static void test_compressed(void **state)
 {
-	char err[256];
+	struct bag_error err;
 	uint32_t w = 32, h = 16;
 	uint8_t *src = malloc(w * h * 3);
 	struct bag_image img, made;
@@ -407,7 +407,7 @@ static void test_compressed(void **state)
 	unsigned long jlen = 0;
 	assert_int_equal(tjCompress2(tj, src, (int)w, 0, (int)h, TJPF_RGB, &jpg, &jlen, TJSAMP_444, 95, 0), 0);
 	struct buf msg = cimage_msg("rgb8; jpeg compressed bgr8", jpg, jlen);
-	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_OK);
+	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_OK);
 	assert_int_equal(img.width, w);
 	assert_int_equal(img.height, h);
 	assert_int_equal(img.pixel, BAG_PIXEL_RGB8);
@@ -424,17 +424,17 @@ static void test_compressed(void **state)
 	free(msg.p);
 	/* corrupt jpegs: cut short, and garbage after the markers */
 	msg = cimage_msg("jpeg", jpg, jlen / 2);
-	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-	assert_non_null(strstr(err, "corrupt jpeg"));
+	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "corrupt jpeg"));
 	free(msg.p);
 	msg = cimage_msg("jpeg", jpg, jlen - 30);
-	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-	assert_non_null(strstr(err, "corrupt jpeg"));
+	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "corrupt jpeg"));
 	free(msg.p);
 	jpg[3] = 0x01;   /* the marker after SOI is no marker */
 	msg = cimage_msg("jpeg", jpg, jlen);
-	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-	assert_non_null(strstr(err, "corrupt jpeg"));
+	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "corrupt jpeg"));
 	free(msg.p);
 	tjFree(jpg);
 	tjDestroy(tj);
@@ -449,9 +449,9 @@ static void test_compressed(void **state)
 			made.pixels[i] = pat((uint32_t)(i % (w * bpp)), (uint32_t)(i / (w * bpp)), 0);
 		uint8_t *png;
 		size_t len;
-		assert_int_equal(bag_image_png(&made, &png, &len, err, sizeof err), BAG_OK);
+		assert_int_equal(bag_image_png(&made, &png, &len, &err), BAG_OK);
 		msg = cimage_msg("png", png, len);
-		assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_OK);
+		assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_OK);
 		assert_int_equal(img.pixel, kinds[k]);
 		assert_string_equal(img.encoding, "png");
 		assert_memory_equal(img.pixels, made.pixels, w * h * bpp);
@@ -466,7 +466,7 @@ static void test_compressed(void **state)
 			memset(withhdr, 0, 12);
 			memcpy(withhdr + 12, png, len);
 			msg = cimage_msg("16UC1; compressedDepth png", withhdr, len + 12);
-			assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_OK);
+			assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_OK);
 			assert_memory_equal(img.pixels, made.pixels, w * h * 2);
 			free((void *)img.png);
 			bag_image_free(&img);
@@ -476,15 +476,15 @@ static void test_compressed(void **state)
 		/* a flipped byte in the image data: its CRC fails */
 		png[len - 20] ^= 0x40;
 		msg = cimage_msg("png", png, len);
-		assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-		assert_non_null(strstr(err, "corrupt png"));
+		assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EDECODE);
+		assert_non_null(strstr(err.message, "corrupt png"));
 		free(msg.p);
 		free(png);
 		bag_image_free(&made);
 	}
 	msg = cimage_msg("tiff", (const uint8_t *)"II*\0abcd", 8);
-	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, err, sizeof err), BAG_EUNSUPP);
-	assert_non_null(strstr(err, "unknown compressed format 'tiff'"));
+	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EUNSUPP);
+	assert_non_null(strstr(err.message, "unknown compressed format 'tiff'"));
 	free(msg.p);
 	free(src);
 }
@@ -492,50 +492,50 @@ static void test_compressed(void **state)
 /* Damaged raw images and foreign layouts. */
 static void test_damaged(void **state)
 {
-	char err[256];
+	struct bag_error err;
 	struct bag_image img;
 	uint8_t data[64] = { 0 };
 	struct buf msg;
 
 	(void)state;
 	msg = image_msg(4, 4, "rgb8", 0, 12, data, 40);
-	assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-	assert_string_equal(err, "data holds 40 bytes, height 4 x step 12 needs 48");
+	assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "data holds 40 bytes, height 4 x step 12 needs 48");
 	free(msg.p);
 	msg = image_msg(4, 2, "rgb8", 0, 10, data, 40);
-	assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-	assert_string_equal(err, "step 10 is less than width 4 x 3 bytes of rgb8");
+	assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_string_equal(err.message, "step 10 is less than width 4 x 3 bytes of rgb8");
 	free(msg.p);
 	msg = image_msg(4, 2, "rgb9", 0, 12, data, 24);
-	assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_EUNSUPP);
-	assert_string_equal(err, "unknown image encoding 'rgb9'");
+	assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_EUNSUPP);
+	assert_string_equal(err.message, "unknown image encoding 'rgb9'");
 	free(msg.p);
 	msg = image_msg(0, 2, "mono8", 0, 0, data, 0);
-	assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-	assert_non_null(strstr(err, "empty"));
+	assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "empty"));
 	free(msg.p);
 	msg = image_msg(70000, 70000, "mono8", 0, 0, data, 0);
-	assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
+	assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_EDECODE);
 	free(msg.p);
 	/* a message cut inside its fields: the data length promises more than there is */
 	msg = image_msg(4, 2, "mono8", 0, 4, data, 8);
 	msg.len -= 3;
-	assert_int_equal(roundtrip(&image_conn, &msg, &img, err, sizeof err), BAG_EDECODE);
-	assert_non_null(strstr(err, "ends inside its fields"));
+	assert_int_equal(roundtrip(&image_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "ends inside its fields"));
 	free(msg.p);
 	/* an Image definition with another layout is refused, not misread */
 	struct bag_conn_spec odd = image_conn;
 	odd.definition = "Header header\nuint32 width\nuint32 height\nstring encoding\nuint8 is_bigendian\n"
 	                 "uint32 step\nuint8[] data\n" HEADER_DEF;
 	msg = image_msg(4, 2, "mono8", 0, 4, data, 8);
-	assert_int_equal(roundtrip(&odd, &msg, &img, err, sizeof err), BAG_EUNSUPP);
-	assert_non_null(strstr(err, "other fields"));
+	assert_int_equal(roundtrip(&odd, &msg, &img, &err), BAG_EUNSUPP);
+	assert_non_null(strstr(err.message, "other fields"));
 	free(msg.p);
 	/* not an image type */
 	bag_msgdef_t *def;
 	assert_int_equal(bag_msgdef_parse(&def, "std_msgs/Int32", "int32 data\n", 11), BAG_OK);
 	assert_false(bag_image_type("std_msgs/Int32"));
-	assert_int_equal(bag_image_decode(&img, def, data, 4, err, sizeof err), BAG_EUNSUPP);
+	assert_int_equal(bag_image_decode(&img, def, data, 4, &err), BAG_EUNSUPP);
 	bag_msgdef_free(def);
 }
 
@@ -580,7 +580,8 @@ static void test_cloud(void **state)
 {
 	static const struct bag_conn_spec conn = { "/points", "sensor_msgs/PointCloud2",
 	                                           "1158d486dd51d683ce2f1be655c3c181", CLOUD_DEF, NULL, false };
-	char err[256], path[64];
+	struct bag_error err;
+	char path[64];
 	(void)state;
 	for (int big = 0; big <= 1; big++) {
 		const uint32_t point_step = 28, row_step = 3 * 28 + 6;
@@ -636,7 +637,7 @@ static void test_cloud(void **state)
 		assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
 		assert_int_equal(bag_view_read(v, 0, &m), BAG_OK);
 		assert_int_equal(bag_msgdef_parse(&def, m.conn->type, m.conn->definition, strlen(m.conn->definition)), BAG_OK);
-		assert_int_equal(bag_cloud_decode(&c, def, m.data, m.size, err, sizeof err), BAG_OK);
+		assert_int_equal(bag_cloud_decode(&c, def, m.data, m.size, &err), BAG_OK);
 		assert_int_equal(c.points, 6);
 		assert_int_equal(c.nfields, 6);
 		assert_int_equal(c.is_bigendian, big);
@@ -665,17 +666,17 @@ static void test_cloud(void **state)
 		size_t data_len_at = m.size - 1 - sizeof pts - 4;
 		uint32_t shorter = sizeof pts - 7;
 		memcpy(cut + data_len_at, &shorter, 4);
-		assert_int_equal(bag_cloud_decode(&c, def, cut, data_len_at + 4 + shorter + 1, err, sizeof err), BAG_EDECODE);
-		assert_string_equal(err, "data holds 173 bytes, height 2 x row_step 90 needs 180");
+		assert_int_equal(bag_cloud_decode(&c, def, cut, data_len_at + 4 + shorter + 1, &err), BAG_EDECODE);
+		assert_string_equal(err.message, "data holds 173 bytes, height 2 x row_step 90 needs 180");
 		uint32_t small = 80;
 		memcpy(cut + data_len_at - 4, &small, 4);
-		assert_int_equal(bag_cloud_decode(&c, def, cut, m.size, err, sizeof err), BAG_EDECODE);
-		assert_string_equal(err, "row_step 80 is less than width 3 x point_step 28");
-		assert_int_equal(bag_cloud_decode(&c, def, cut, 30, err, sizeof err), BAG_EDECODE);
+		assert_int_equal(bag_cloud_decode(&c, def, cut, m.size, &err), BAG_EDECODE);
+		assert_string_equal(err.message, "row_step 80 is less than width 3 x point_step 28");
+		assert_int_equal(bag_cloud_decode(&c, def, cut, 30, &err), BAG_EDECODE);
 		/* 2 x 3 points of point_step 0 (and row_step 0): refused, not read */
 		memset(cut + data_len_at - 8, 0, 8);
-		assert_int_equal(bag_cloud_decode(&c, def, cut, m.size, err, sizeof err), BAG_EDECODE);
-		assert_string_equal(err, "point_step is 0 for 6 points");
+		assert_int_equal(bag_cloud_decode(&c, def, cut, m.size, &err), BAG_EDECODE);
+		assert_string_equal(err.message, "point_step is 0 for 6 points");
 		free(cut);
 		bag_msgdef_free(def);
 		bag_view_free(v);

@@ -188,7 +188,7 @@ static void test_chunk_past_4gib(void **state)
 	struct bag_chunk_info ci;
 
 	if (bag_open(&bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(bag));
+		fail_msg("%s", bag_last_error(bag)->message);
 	assert_true(bag_file_size(bag) > CHUNK_POS);
 	assert_int_equal(bag_message_count(bag), 2);
 	assert_int_equal(bag_chunk_stat(bag, 0, &ci), BAG_OK);
@@ -198,7 +198,7 @@ static void test_chunk_past_4gib(void **state)
 	assert_int_equal(bag_view_count(view), 2);
 	for (uint64_t i = 0; i < 2; i++) {
 		if (bag_view_read(view, i, &m) != BAG_OK)
-			fail_msg("%s", bag_view_errmsg(view));
+			fail_msg("%s", bag_view_error(view)->message);
 		assert_int_equal(m.time_ns, (int64_t)(10 + i) * BAG_NSEC_PER_SEC);
 		assert_int_equal(m.size, 4);
 		assert_int_equal(m.data[0], 7 + i);
@@ -250,7 +250,7 @@ static void test_sparse_tail(void **state)
 	close(fd);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (bag_open(&bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(bag));
+		fail_msg("%s", bag_last_error(bag)->message);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	bag_recovery_report(bag, &r);
 	assert_false(r.recovered);

@@ -23,7 +23,7 @@ static bag_msgdef_t *parse_ok(const char *type, const char *text)
 	bag_msgdef_t *def;
 
 	if (bag_msgdef_parse(&def, type, text, strlen(text)) != BAG_OK)
-		fail_msg("%s", bag_msgdef_errmsg(def));
+		fail_msg("%s", bag_msgdef_error(def)->message);
 	return def;
 }
 
@@ -167,8 +167,8 @@ static void expect_error(const char *text, const char *want)
 	bag_msgdef_t *def;
 
 	assert_int_equal(bag_msgdef_parse(&def, "pkg/Bad", text, strlen(text)), BAG_EDEFINITION);
-	if (strstr(bag_msgdef_errmsg(def), want) == NULL)
-		fail_msg("'%s' lacks '%s'", bag_msgdef_errmsg(def), want);
+	if (strstr(bag_msgdef_error(def)->message, want) == NULL)
+		fail_msg("'%s' lacks '%s'", bag_msgdef_error(def)->message, want);
 	bag_msgdef_free(def);
 }
 
@@ -236,7 +236,7 @@ static void test_depth_limit(void **state)
 	char *text = chain(BAG_MSGDEF_MAX_DEPTH, -1);
 
 	if (bag_msgdef_parse(&def, "pkg/C0", text, strlen(text)) != BAG_OK)
-		fail_msg("%s", bag_msgdef_errmsg(def));
+		fail_msg("%s", bag_msgdef_error(def)->message);
 	bag_msgdef_free(def);
 	free(text);
 	text = chain(BAG_MSGDEF_MAX_DEPTH + 1, -1);
@@ -245,7 +245,7 @@ static void test_depth_limit(void **state)
 	/* C40 met first as the top's field (level 2), then 40 levels down: that path counts */
 	text = chain(BAG_MSGDEF_MAX_DEPTH - 24 + 1, 40);
 	if (bag_msgdef_parse(&def, "pkg/C0", text, strlen(text)) != BAG_OK)
-		fail_msg("%s", bag_msgdef_errmsg(def));
+		fail_msg("%s", bag_msgdef_error(def)->message);
 	bag_msgdef_free(def);
 	free(text);
 	text = chain(BAG_MSGDEF_MAX_DEPTH + 2, 40);

@@ -35,8 +35,9 @@ static bag_t *open_old(const char *path, bool defs)
 		o.msg_path = usr_share;
 		o.msg_path_n = 1;
 	}
+	o.msg_path_only = true;
 	if (bag_open(&bag, path, &o) != BAG_OK)
-		fail_msg("%s", bag_errmsg(bag));
+		fail_msg("%s", bag_last_error(bag)->message);
 	return bag;
 }
 
@@ -96,10 +97,10 @@ static void check_stream(bag_t *bag, const char *slash, int64_t base, int nmsgs,
 		/* the definitions decode the messages */
 		bag_msgdef_t *def;
 		struct bag_text t = { 0 };
-		char err[128];
+		struct bag_error err;
 		assert_int_equal(bag_view_read(v, 0, &m), BAG_OK);
 		assert_int_equal(bag_msgdef_parse(&def, m.conn->type, m.conn->definition, strlen(m.conn->definition)), BAG_OK);
-		assert_int_equal(bag_print_json(&t, def, m.data, m.size, err, sizeof err), BAG_OK);
+		assert_int_equal(bag_print_json(&t, def, m.data, m.size, &err), BAG_OK);
 		assert_string_equal(t.p, "{\"data\":\"hello world 0\"}");
 		bag_text_free(&t);
 		bag_msgdef_free(def);
@@ -202,7 +203,7 @@ static void test_v12_crashed(void **state)
 	/* no_recover: refused as an unindexed 2.0 bag is */
 	o.no_recover = true;
 	assert_int_equal(bag_open(&bag, OLD "gen_v12_indexed_truncated.bag", &o), BAG_ENOINDEX);
-	assert_non_null(strstr(bag_errmsg(bag), "at byte 16: index_pos is 0"));
+	assert_non_null(strstr(bag_last_error(bag)->message, "at byte 16: index_pos is 0"));
 	bag_close(bag);
 }
 
@@ -565,8 +566,8 @@ static void test_versions(void **state)
 		put(&b, cases[i].text, strlen(cases[i].text));
 		path = write_tmp(&b);
 		assert_int_equal(bag_open(&bag, path, NULL), cases[i].rc);
-		if (strstr(bag_errmsg(bag), cases[i].msg) == NULL)
-			fail_msg("case %zu: %s", i, bag_errmsg(bag));
+		if (strstr(bag_last_error(bag)->message, cases[i].msg) == NULL)
+			fail_msg("case %zu: %s", i, bag_last_error(bag)->message);
 		bag_close(bag);
 		unlink(path);
 		free(path);

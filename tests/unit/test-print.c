@@ -73,15 +73,15 @@ static void expect_same(const char *what, const char *got, size_t got_len, const
 static void check_prefixes(const bag_msgdef_t *def, const uint8_t *msg, size_t len)
 {
 	struct bag_text t = { 0 };
-	char err[256];
+	struct bag_error err;
 
 	for (size_t cut = 0; cut < len; cut++) {
 		uint8_t *copy = malloc(cut ? cut : 1);
 		assert_non_null(copy);
 		memcpy(copy, msg, cut);
 		t.len = 0;
-		assert_int_equal(bag_print_yaml(&t, def, copy, cut, err, sizeof err), BAG_EDECODE);
-		assert_non_null(strstr(err, "at byte "));
+		assert_int_equal(bag_print_yaml(&t, def, copy, cut, &err), BAG_EDECODE);
+		assert_non_null(strstr(err.message, "at byte "));
 		free(copy);
 	}
 	bag_text_free(&t);
@@ -96,12 +96,13 @@ static void check_group(const char *name)
 	char *type = deftext, *md5 = strchr(type, '\n') + 1, *text = strchr(md5, '\n') + 1;
 	struct bag_text tj = { 0 }, ty = { 0 };
 	bag_msgdef_t *def;
-	char err[256], what[300];
+	struct bag_error err;
+	char what[300];
 
 	md5[-1] = '\0';
 	text[-1] = '\0';
 	if (bag_msgdef_parse(&def, type, text, dlen - (size_t)(text - deftext)) != BAG_OK)
-		fail_msg("%s: %s", name, bag_msgdef_errmsg(def));
+		fail_msg("%s: %s", name, bag_msgdef_error(def)->message);
 	snprintf(what, sizeof what, "%s md5", name);
 	expect_same(what, bag_msgdef_root(def)->md5, 32, md5, strlen(md5));
 	for (size_t at = 0; at + 4 <= mlen;) {
@@ -109,9 +110,9 @@ static void check_group(const char *name)
 		memcpy(&n, msgs + at, 4);
 		at += 4;
 		assert_true(n <= mlen - at);
-		if (bag_print_json(&tj, def, (const uint8_t *)msgs + at, n, err, sizeof err) != BAG_OK ||
-		    bag_print_yaml(&ty, def, (const uint8_t *)msgs + at, n, err, sizeof err) != BAG_OK)
-			fail_msg("%s: %s", name, err);
+		if (bag_print_json(&tj, def, (const uint8_t *)msgs + at, n, &err) != BAG_OK ||
+		    bag_print_yaml(&ty, def, (const uint8_t *)msgs + at, n, &err) != BAG_OK)
+			fail_msg("%s: %s", name, err.message);
 		bag_text_append(&tj, "\n", 1);
 		if (at == 4)
 			check_prefixes(def, (const uint8_t *)msgs + at, n);
@@ -189,7 +190,8 @@ static void test_double_ignores_locale(void **state)
 	struct bag_text t = { 0 };
 	bag_msgdef_t *def;
 	double x = 1.0 / 3;
-	char buf[16], err[128];
+	struct bag_error err;
+	char buf[16];
 
 	if (setlocale(LC_ALL, "de_DE.UTF-8") == NULL)
 		fail_msg("locale de_DE.UTF-8 missing: scripts/setup.sh --test installs locales-all");
@@ -202,10 +204,10 @@ static void test_double_ignores_locale(void **state)
 	}
 	assert_int_equal(bag_msgdef_parse(&def, "test/F", "float64 x\n", 10), BAG_OK);
 	t.len = 0;
-	assert_int_equal(bag_print_yaml(&t, def, (const uint8_t *)&x, sizeof x, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_yaml(&t, def, (const uint8_t *)&x, sizeof x, &err), BAG_OK);
 	assert_string_equal(t.p, "x: 0.3333333333333333\n");
 	t.len = 0;
-	assert_int_equal(bag_print_json(&t, def, (const uint8_t *)&x, sizeof x, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_json(&t, def, (const uint8_t *)&x, sizeof x, &err), BAG_OK);
 	assert_string_equal(t.p, "{\"x\":0.3333333333333333}");
 	bag_msgdef_free(def);
 	bag_text_free(&t);
@@ -219,7 +221,7 @@ static void yaml_strings(struct bag_text *t, const char *const *words, size_t n)
 	uint8_t buf[1024];
 	size_t len = 4;
 	uint32_t u = (uint32_t)n;
-	char err[256];
+	struct bag_error err;
 
 	assert_int_equal(bag_msgdef_parse(&def, "p/W", "string[] w\n", 11), BAG_OK);
 	memcpy(buf, &u, 4);
@@ -230,7 +232,7 @@ static void yaml_strings(struct bag_text *t, const char *const *words, size_t n)
 		len += 4 + u;
 	}
 	t->len = 0;
-	assert_int_equal(bag_print_yaml(t, def, buf, len, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_yaml(t, def, buf, len, &err), BAG_OK);
 	bag_msgdef_free(def);
 }
 
@@ -299,20 +301,21 @@ static void test_deepest_nesting(void **state)
 	bag_msgdef_t *def;
 	uint8_t *data;
 	size_t len;
-	char err[256], *text = deep_def(levels, &data, &len);
+	struct bag_error err;
+	char *text = deep_def(levels, &data, &len);
 
 	if (bag_msgdef_parse(&def, "deep/T0", text, strlen(text)) != BAG_OK)
-		fail_msg("%s", bag_msgdef_errmsg(def));
+		fail_msg("%s", bag_msgdef_error(def)->message);
 	for (int l = 0; l + 1 < levels; l++)
 		bag_text_printf(&want, "{\"a\":[");
 	bag_text_printf(&want, "{\"x\":7}");
 	for (int l = 0; l + 1 < levels; l++)
 		bag_text_printf(&want, "]}");
-	assert_int_equal(bag_print_json(&t, def, data, len, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_json(&t, def, data, len, &err), BAG_OK);
 	assert_string_equal(t.p, want.p);
 	t.len = 0;
 	want.len = 0;
-	assert_int_equal(bag_print_yaml(&t, def, data, len, err, sizeof err), BAG_OK);
+	assert_int_equal(bag_print_yaml(&t, def, data, len, &err), BAG_OK);
 	for (int l = 0; l + 1 < levels; l++)
 		bag_text_printf(&want, "%*sa: \n%*s- \n", 4 * l, "", 4 * l + 2, "");
 	bag_text_printf(&want, "%*sx: 7\n", 4 * (levels - 1), "");
@@ -324,6 +327,39 @@ static void test_deepest_nesting(void **state)
 	free(text);
 }
 
+/* Issue 18: 24 levels of two fields each would be 2^25 lines; the tree stops expanding past 20000. */
+static void test_tree_is_cut(void **state)
+{
+	struct bag_text def = { 0 }, t = { 0 };
+	bag_msgdef_t *md;
+	size_t lines = 0;
+	(void)state;
+
+	for (int i = 0; i <= 24; i++) {
+		if (i > 0)
+			bag_text_printf(&def, "================\nMSG: t/L%d\n", i);
+		if (i < 24)
+			bag_text_printf(&def, "L%d a\nL%d b\n", i + 1, i + 1);
+	}
+	assert_int_equal(bag_msgdef_parse(&md, "t/L0", def.p, def.len), BAG_OK);
+	bag_print_msgdef_tree(&t, md, 2);
+	for (size_t k = 0; k < t.len; k++)
+		lines += t.p[k] == '\n';
+	assert_true(lines > 20000 && lines < 20100);
+	static const char cut[] = "  # (cut: nested types past 20000 lines are not expanded)\n";
+	assert_string_equal(t.p + t.len - (sizeof cut - 1), cut);   /* the last line */
+	/* a small tree is whole, without the line */
+	bag_msgdef_free(md);
+	t.len = 0;
+	static const char small[] = "L1 a\n===\nMSG: t/L1\nuint8 x\n";
+	assert_int_equal(bag_msgdef_parse(&md, "t/L0", small, sizeof small - 1), BAG_OK);
+	bag_print_msgdef_tree(&t, md, 0);
+	assert_string_equal(t.p, "t/L1 a\n  uint8 x\n");
+	bag_msgdef_free(md);
+	bag_text_free(&def);
+	bag_text_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_double_ignores_locale),
 		cmocka_unit_test(test_yaml_string_styles),
 		cmocka_unit_test(test_hex_dump),
+		cmocka_unit_test(test_tree_is_cut),
 		cmocka_unit_test(test_deepest_nesting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

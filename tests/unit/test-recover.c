@@ -41,7 +41,7 @@ static uint64_t read_all(bag_t *bag, uint64_t *errors, char *first_err, size_t e
 			ok++;
 		} else {
 			if (*errors == 0 && first_err)
-				snprintf(first_err, errlen, "%s", bag_view_errmsg(v));
+				snprintf(first_err, errlen, "%s", bag_view_error(v)->message);
 			(*errors)++;
 		}
 	}
@@ -56,7 +56,7 @@ static bag_t *open_ok(const char *path)
 	int rc = bag_open(&bag, path, NULL);
 
 	if (rc != BAG_OK)
-		fail_msg("%s: %s", bag_strerror(rc), bag_errmsg(bag));
+		fail_msg("%s: %s", bag_strerror(rc), bag_last_error(bag)->message);
 	return bag;
 }
 
@@ -156,7 +156,7 @@ static void test_no_recover_option(void **state)
 	bag_t *bag;
 
 	assert_int_equal(bag_open(&bag, FIX "broken/crashed_none.bag", &o), BAG_ENOINDEX);
-	assert_non_null(strstr(bag_errmsg(bag), "at byte 13: index_pos is 0"));
+	assert_non_null(strstr(bag_last_error(bag)->message, "at byte 13: index_pos is 0"));
 	bag_close(bag);
 }
 
@@ -202,7 +202,7 @@ static bag_t *build_open(const struct tb_chunk *c, size_t n, int flags, struct t
 	rc = bag_open(&bag, path, NULL);
 	unlink(path);
 	if (rc != BAG_OK)
-		fail_msg("%s", bag_errmsg(bag));
+		fail_msg("%s", bag_last_error(bag)->message);
 	return bag;
 }
 
@@ -443,7 +443,7 @@ static void test_index_section_unusable(void **state)
 	b.len = lay.chunkinfo_pos[2];
 	path = tb_write_tmp(&b, 1);
 	assert_int_equal(bag_open(&bag, path, &o), BAG_ENOINDEX);
-	assert_non_null(strstr(bag_errmsg(bag), "2 of the 3 chunks"));
+	assert_non_null(strstr(bag_last_error(bag)->message, "2 of the 3 chunks"));
 	bag_close(bag);
 	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
 	assert_int_equal(bag_message_count(bag), 15);
@@ -487,7 +487,7 @@ static bag_t *open_buf(const struct tb_buf *b)
 	bag_t *bag;
 
 	if (bag_open(&bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(bag));
+		fail_msg("%s", bag_last_error(bag)->message);
 	unlink(path);
 	check_order(bag);
 	return bag;
@@ -631,7 +631,7 @@ static void test_progress_and_cancel(void **state)
 	memset(&p, 0, sizeof p);
 	p.cancel_at = 1;
 	assert_int_equal(bag_open(&bag, FIX "broken/truncated_bz2.bag", &o), BAG_ECANCELED);
-	assert_non_null(strstr(bag_errmsg(bag), "recovery scan cancelled"));
+	assert_non_null(strstr(bag_last_error(bag)->message, "recovery scan cancelled"));
 	bag_close(bag);
 }
 

@@ -167,7 +167,7 @@ static void test_columns_exact(void **state)
 	for (size_t i = 0; i < f.n; i++)
 		nonnan += !isnan(f.s[i].v);
 	assert_int_equal(bag_reduce_count(r, 0), nonnan);
-	assert_int_equal(bag_reduce_failed(r, NULL, 0), 0);
+	assert_int_equal(bag_reduce_failed(r, NULL), 0);
 	int64_t t0 = f.s[0].t, t1 = f.s[f.n - 1].t;
 	for (size_t W = 1; W <= 300; W++)
 		compare(r, &f, t0, t1, W);
@@ -278,12 +278,12 @@ static void test_series_and_errors(void **state)
 		const char *p[2] = { "/value.data", bad[k][0] };
 		assert_int_equal(bag_reduce_open(&r, f.tl, p, 2), BAG_EEXPR);
 		assert_int_equal(bag_reduce_errpath(r), 1);
-		assert_non_null(strstr(bag_reduce_errmsg(r), bad[k][1]));
+		assert_non_null(strstr(bag_reduce_error(r)->message, bad[k][1]));
 		bag_reduce_free(r);
 	}
 	const char *dat = "/value.dat";
 	assert_int_equal(bag_reduce_open(&r, f.tl, &dat, 1), BAG_EEXPR);
-	assert_int_equal(bag_reduce_errpos(r), strlen("/value."));
+	assert_int_equal(bag_reduce_error(r)->offset, strlen("/value."));
 	bag_reduce_free(r);
 	assert_int_equal(bag_reduce_open(&r, f.tl, NULL, 0), BAG_EINVAL);
 	bag_reduce_free(r);

@@ -503,7 +503,7 @@ static void test_filter_from_index(void **state)
 	assert_int_equal(bag_expr_parse(&e, bad, sizeof bad - 1), BAG_OK);
 	o.filter = e;
 	assert_int_equal(bag_scan(v, &o, &st), BAG_EEXPR);
-	assert_int_equal(bag_expr_errpos(e), 0);
+	assert_int_equal(bag_expr_error(e)->offset, 0);
 	assert_int_equal(st.chunks_read, 0);
 	bag_expr_free(e);
 	seen_free(&s);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <bagscope/bagscope.h>
@@ -56,10 +57,10 @@ static void fx_open(struct fixture *fx, const char *path, const struct bag_query
 {
 	memset(fx, 0, sizeof *fx);
 	if (bag_open(&fx->bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(fx->bag));
+		fail_msg("%s", bag_last_error(fx->bag)->message);
 	assert_int_equal(bag_timeline_open(&fx->tl, &fx->bag, 1), BAG_OK);
 	if (bag_view_open(&fx->view, fx->tl, q) != BAG_OK)
-		fail_msg("%s", bag_view_errmsg(fx->view));
+		fail_msg("%s", bag_view_error(fx->view)->message);
 }
 
 static void fx_close(struct fixture *fx)
@@ -246,6 +247,94 @@ static void test_two_bags_merged(void **state)
 	bag_close(bags[1]);
 }
 
+/*
+ * bag_timeline_times() gives each topic's times in order, as the real
+ * rosbag's reading of the bag lists them (the reference .cat.jsonl), with
+ * one topic left out; from the index alone (no group is loaded).
+ */
+static void check_times(const char *bag, const char *ref_path)
+{
+	static struct ref_msg ref[16384];
+	size_t n = load_ref(ref_path, ref, 16384), nc, ntopics = 0;
+	char topics[16][128];
+	struct fixture fx;
+
+	fx_open(&fx, bag, NULL);
+	nc = bag_timeline_conn_count(fx.tl);
+	size_t *group = calloc(nc, sizeof *group);
+	assert_non_null(group);
+	for (size_t c = 0; c < nc; c++) {
+		const char *topic = bag_timeline_conn(fx.tl, c, NULL)->topic;
+		size_t t = 0;
+		while (t < ntopics && strcmp(topics[t], topic) != 0)
+			t++;
+		if (t == ntopics) {
+			assert_true(ntopics < 16);
+			snprintf(topics[ntopics++], sizeof topics[0], "%s", topic);
+		}
+		group[c] = t == 0 ? SIZE_MAX : t - 1;   /* the first topic is left out */
+	}
+	int64_t *times[16];
+	uint64_t count[16];
+	assert_int_equal(bag_timeline_times(fx.tl, group, ntopics - 1, times, count), BAG_OK);
+	assert_int_equal(bag_timeline_loaded_rows(fx.tl), 0);
+	for (size_t t = 1; t < ntopics; t++) {
+		uint64_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(ref[i].topic, topics[t]) != 0)
+				continue;
+			assert_true(k < count[t - 1]);
+			assert_int_equal(times[t - 1][k], ref[i].time_ns);
+			k++;
+		}
+		assert_int_equal(k, count[t - 1]);
+		free(times[t - 1]);
+	}
+	free(group);
+	fx_close(&fx);
+}
+
+static void test_times_per_topic(void **state)
+{
+	check_times(FIX "bags/basic_none.bag", FIX "expected/basic_none.cat.jsonl");
+	check_times(FIX "bags/nested_bz2.bag", FIX "expected/nested_bz2.cat.jsonl");
+	check_times(FIX "bags/tf_lz4.bag", FIX "expected/tf_lz4.cat.jsonl");
+}
+
+/* Write bag's (topic, time) sequence, as its merged timeline reads it, to a reference file. */
+static void view_ref(const char *bag, const char *out)
+{
+	struct fixture fx;
+	struct bag_message m;
+	FILE *f = fopen(out, "w");
+
+	assert_non_null(f);
+	fx_open(&fx, bag, NULL);
+	for (uint64_t i = 0; i < bag_view_count(fx.view); i++) {
+		assert_int_equal(bag_view_entry(fx.view, i, &m), BAG_OK);
+		fprintf(f, "{\"topic\":\"%s\",\"time_ns\":%lld}\n", m.conn->topic, (long long)m.time_ns);
+	}
+	fclose(f);
+	fx_close(&fx);
+}
+
+/* The same as the merged timeline on a larger bag and on ones recovered by a scan. */
+static void test_times_like_timeline(void **state)
+{
+	const char *bags[] = { FIX "bags/large_lz4.bag", FIX "broken/crashed_none.bag",
+	                       FIX "broken/truncated_bz2.bag", FIX "foreign/rosbag.js/example-unsorted-chunks.bag" };
+	char tmp[] = "/tmp/test-times-XXXXXX";
+	int fd = mkstemp(tmp);
+
+	assert_true(fd >= 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof bags / sizeof *bags; i++) {
+		view_ref(bags[i], tmp);
+		check_times(bags[i], tmp);
+	}
+	unlink(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +347,8 @@ int main(void)
 		cmocka_unit_test(test_type_query_and_seek),
 		cmocka_unit_test(test_unsorted_chunks),
 		cmocka_unit_test(test_two_bags_merged),
+		cmocka_unit_test(test_times_per_topic),
+		cmocka_unit_test(test_times_like_timeline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

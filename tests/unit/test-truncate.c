@@ -191,15 +191,13 @@ static size_t index_records(const struct file *f, struct end *e, size_t *pos)
 
 static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *t)
 {
-	char err[256];
-
 	(void)arg;
 	bag_text_printf(t, "%s %lld ", m->conn->topic, (long long)m->time_ns);
 	if (def == NULL || !bag_conn_has_definition(m->conn)) {
 		bag_text_printf(t, "null %u", m->size);
 		return BAG_OK;
 	}
-	return bag_print_json(t, def, m->data, m->size, err, sizeof err);
+	return bag_print_json(t, def, m->data, m->size, NULL);
 }
 
 static int emit(void *arg, const struct bag_scan_item *it)
@@ -230,7 +228,7 @@ static void msgs_free(struct msgs *m)
 /* An opened cut (or whole file): its messages and its warnings joined by newlines. */
 struct reading {
 	int rc;              /* BAG_OK, or where it failed */
-	char why[512];
+	char why[BAG_ERROR_MESSAGE_MAX + 16];
 	struct msgs m;
 	char warnings[4096];
 };
@@ -256,9 +254,9 @@ static void scan_all(bag_t *bag, struct reading *r, bool scan)
 	else if (!scan)
 		;
 	else if ((r->rc = bag_view_open(&v, tl, NULL)) != BAG_OK)
-		snprintf(r->why, sizeof r->why, "view: %s", bag_view_errmsg(v));
+		snprintf(r->why, sizeof r->why, "view: %s", bag_view_error(v)->message);
 	else if ((r->rc = bag_scan(v, &so, NULL)) != BAG_OK)
-		snprintf(r->why, sizeof r->why, "scan: %s", bag_view_errmsg(v));
+		snprintf(r->why, sizeof r->why, "scan: %s", bag_view_error(v)->message);
 	for (size_t i = 0; tl != NULL && i < bag_timeline_warning_count(tl); i++)
 		add_warning(r, bag_timeline_warning(tl, i));
 	bag_view_free(v);
@@ -294,7 +292,7 @@ static void read_bag(const char *path, struct reading *r, bool scan)
 	o.msg_path = usr_share;
 	o.msg_path_n = 1;
 	if ((r->rc = bag_open(&bag, path, &o)) != BAG_OK) {
-		snprintf(r->why, sizeof r->why, "%s", bag_errmsg(bag));
+		snprintf(r->why, sizeof r->why, "%s", bag_last_error(bag)->message);
 	} else {
 		report(bag, r);
 		scan_all(bag, r, scan);
@@ -358,7 +356,7 @@ static int check_cut(const struct file *f, const struct msgs *whole, const struc
 	size_t cut = e->at + extra, nwant;
 	const char **want = calloc(whole->n + 1, sizeof *want);
 	struct reading r;
-	char why[512];
+	char why[BAG_ERROR_MESSAGE_MAX + 16];
 	const char *bad;
 
 	assert_non_null(want);

@@ -463,7 +463,7 @@ static void write_bag(const char *path, enum bag_compression comp, uint32_t thre
 	bag_writer_t *w;
 
 	if (bag_writer_open(&w, path, &opts) != BAG_OK)
-		fail_msg("%s", bag_writer_errmsg(w));
+		fail_msg("%s", bag_writer_error(w)->message);
 	for (int i = 0; i < n; i++) {
 		int64_t v = i;
 		char s[64];
@@ -472,10 +472,10 @@ static void write_bag(const char *path, enum bag_compression comp, uint32_t thre
 		int rc = i % 2 ? bag_writer_write(w, &str_conn, time_of(i), s, 4 + len)
 		               : bag_writer_write(w, &int_conn, time_of(i), &v, 8);
 		if (rc != BAG_OK)
-			fail_msg("%s", bag_writer_errmsg(w));
+			fail_msg("%s", bag_writer_error(w)->message);
 	}
 	if (bag_writer_close(w) != BAG_OK)
-		fail_msg("%s", bag_writer_errmsg(w));
+		fail_msg("%s", bag_writer_error(w)->message);
 	bag_writer_free(w);
 }
 
@@ -502,7 +502,7 @@ static void read_back(const char *path, int n, enum bag_compression comp, size_t
 	int seen_int = 0, seen_str = 0;
 
 	if (bag_open(&bag, path, NULL) != BAG_OK)
-		fail_msg("%s", bag_errmsg(bag));
+		fail_msg("%s", bag_last_error(bag)->message);
 	assert_int_equal(bag_message_count(bag), n);
 	assert_int_equal(bag_conn_count(bag), 2);
 	assert_string_equal(bag_conn(bag, 0)->callerid, "/counter");
@@ -519,7 +519,7 @@ static void read_back(const char *path, int n, enum bag_compression comp, size_t
 	assert_int_equal(bag_view_count(view), n);
 	for (uint64_t r = 0; r < (uint64_t)n; r++) {
 		if (bag_view_read(view, r, &m) != BAG_OK)
-			fail_msg("%s", bag_view_errmsg(view));
+			fail_msg("%s", bag_view_error(view)->message);
 		assert_true(m.time_ns >= last);
 		last = m.time_ns;
 		if (m.conn->id == 0) {
@@ -642,11 +642,11 @@ static void check_layout(enum bag_compression comp)
 
 	snprintf(path, sizeof path, "%s/layout-%s.bag", dir, bag_compression_name(comp));
 	if (bag_writer_open(&w, path, &opts) != BAG_OK)
-		fail_msg("%s", bag_writer_errmsg(w));
+		fail_msg("%s", bag_writer_error(w)->message);
 	for (int i = 0; i < n; i++) {
 		size_t len = layout_payload(i, buf);
 		if (bag_writer_write(w, layout_conn(i), layout_time(i), buf, len) != BAG_OK)
-			fail_msg("%s", bag_writer_errmsg(w));
+			fail_msg("%s", bag_writer_error(w)->message);
 	}
 	assert_int_equal(bag_writer_close(w), BAG_OK);
 	bag_writer_free(w);
@@ -830,12 +830,12 @@ static void test_open_in_missing_dir(void **state)
 	struct stat st;
 
 	assert_int_equal(bag_writer_open(&w, "/nonexistent-dir/x.bag", NULL), BAG_EIO);
-	assert_non_null(strstr(bag_writer_errmsg(w), "/nonexistent-dir/x.bag"));
-	assert_non_null(strstr(bag_writer_errmsg(w), strerror(ENOENT)));
+	assert_non_null(strstr(bag_writer_error(w)->message, "/nonexistent-dir/x.bag"));
+	assert_non_null(strstr(bag_writer_error(w)->message, strerror(ENOENT)));
 	int64_t v = 1;
 	assert_int_equal(bag_writer_write(w, &int_conn, in_order(0), &v, 8), BAG_EIO);
 	assert_int_equal(bag_writer_close(w), BAG_EIO);
-	assert_non_null(strstr(bag_writer_errmsg(w), strerror(ENOENT)));
+	assert_non_null(strstr(bag_writer_error(w)->message, strerror(ENOENT)));
 	bag_writer_free(w);
 	assert_int_equal(stat("/nonexistent-dir/x.bag", &st), -1);
 	bag_writer_free(NULL);
@@ -860,7 +860,7 @@ static void test_bad_arguments(void **state)
 	struct { struct bag_writer_opts o; uint32_t newer; } big = { BAG_WRITER_OPTS_INIT, 1 };
 	big.o.size = sizeof big;
 	assert_int_equal(bag_writer_open(&w, path, &unsized), BAG_EINVAL);
-	assert_non_null(strstr(bag_writer_errmsg(w), "bag_writer_opts.size is 0"));
+	assert_non_null(strstr(bag_writer_error(w)->message, "bag_writer_opts.size is 0"));
 	bag_writer_free(w);
 	assert_int_equal(bag_writer_open(&w, path, &big.o), BAG_EINVAL);
 	bag_writer_free(w);
@@ -868,7 +868,7 @@ static void test_bad_arguments(void **state)
 	no_md5.md5sum = NULL;
 	assert_int_equal(bag_writer_open(&w, path, NULL), BAG_OK);
 	assert_int_equal(bag_writer_write(w, &int_conn, -1, &v, 8), BAG_EINVAL);
-	assert_non_null(strstr(bag_writer_errmsg(w), "time"));
+	assert_non_null(strstr(bag_writer_error(w)->message, "time"));
 	assert_int_equal(bag_writer_write(w, &int_conn, (INT64_C(1) << 32) * BAG_NSEC_PER_SEC, &v, 8), BAG_EINVAL);
 	assert_int_equal(bag_writer_write(w, NULL, in_order(0), &v, 8), BAG_EINVAL);
 	assert_int_equal(bag_writer_write(w, &no_md5, in_order(0), &v, 8), BAG_EINVAL);
@@ -943,12 +943,12 @@ static void test_io_error_is_sticky(void **state)
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	assert_int_equal(rc, BAG_EIO);
-	snprintf(msg, sizeof msg, "%s", bag_writer_errmsg(w));
+	snprintf(msg, sizeof msg, "%s", bag_writer_error(w)->message);
 	assert_non_null(strstr(msg, path));
 	assert_non_null(strstr(msg, strerror(EFBIG)));
 	assert_int_equal(bag_writer_write(w, &int_conn, in_order(0), payload, 8), BAG_EIO);
 	assert_int_equal(bag_writer_close(w), BAG_EIO);
-	assert_string_equal(bag_writer_errmsg(w), msg);
+	assert_string_equal(bag_writer_error(w)->message, msg);
 	bag_writer_free(w);
 	assert_int_equal(count_files("full"), 0);
 }

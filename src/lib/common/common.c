@@ -1,9 +1,11 @@
 /*
  * common.c - the library's version, error texts and compression names (fixed
- * tables, no state), and the helpers the modules share (util-int.h): growing
- * an array, reading a caller's option struct.
+ * tables, no state), and the helpers the modules share (util-int.h): the one
+ * error setter, growing an array, reading a caller's option struct.
  */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,47 @@ BAG_API const char *bag_strerror(int code)
 #undef BAG_X_TEXT
 	}
 	return "unknown error";
+}
+
+const struct bag_error bag_error_nomem = {BAG_ENOMEM, BAG_NO_OFFSET, "out of memory"};
+
+int bag_error_vset(struct bag_error *e, int code, const char *path, uint64_t off,
+                   const char *fmt, va_list ap)
+{
+	int n = 0;
+
+	if (e == NULL)
+		return code;
+	e->code = code;
+	e->offset = off;
+	e->message[0] = '\0';
+	if (path != NULL && off != BAG_NO_OFFSET)
+		n = snprintf(e->message, sizeof e->message, "%s: at byte %llu: ", path,
+		             (unsigned long long)off);
+	else if (path != NULL)
+		n = snprintf(e->message, sizeof e->message, "%s: ", path);
+	if (n < 0 || (size_t)n >= sizeof e->message)
+		return code;
+	vsnprintf(e->message + n, sizeof e->message - (size_t)n, fmt, ap);
+	return code;
+}
+
+int bag_error_set(struct bag_error *e, int code, const char *path, uint64_t off,
+                  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bag_error_vset(e, code, path, off, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int bag_error_copy(struct bag_error *dst, const struct bag_error *src)
+{
+	if (dst != NULL && dst != src)
+		memcpy(dst, src, sizeof *dst);
+	return src->code;
 }
 
 static const char *const compression_names[] = {

@@ -2,8 +2,43 @@
 #ifndef BAGSCOPE_UTIL_INT_H
 #define BAGSCOPE_UTIL_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+
+#include <bagscope/common.h>
+
+/*
+ * The one error setter. Fills e (nothing when e is NULL): code, offset off
+ * (BAG_NO_OFFSET if none) and the message printf(fmt, ...), prefixed with
+ * "PATH: " when path is not NULL and then "at byte OFF: " when off is not
+ * BAG_NO_OFFSET. Truncates to the message buffer. Returns code, so a failure
+ * reads `return bag_error_set(&h->err, BAG_EIO, h->path, off, "...")`.
+ * Every module's own helper (bag_fail, bag_warn, w_fail ...) is a wrapper.
+ */
+int bag_error_set(struct bag_error *e, int code, const char *path, uint64_t off,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int bag_error_vset(struct bag_error *e, int code, const char *path, uint64_t off,
+                   const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* bag_error_set() without a path or an offset, the common case. */
+#define bag_error_say(e, code, ...) bag_error_set((e), (code), NULL, BAG_NO_OFFSET, __VA_ARGS__)
+
+/* Back to "no error" (code 0, no offset, ""). e may be NULL. */
+static inline void bag_error_clear(struct bag_error *e)
+{
+	if (e != NULL) {
+		e->code = BAG_OK;
+		e->offset = BAG_NO_OFFSET;
+		e->message[0] = '\0';
+	}
+}
+
+/* Copy src into dst (dst may be NULL); returns src's code. */
+int bag_error_copy(struct bag_error *dst, const struct bag_error *src);
+
+/* What an accessor returns for a NULL handle: BAG_ENOMEM, "out of memory". */
+extern const struct bag_error bag_error_nomem;
 
 /*
  * Make room in the array *p (capacity *cap elements of elem bytes) for need

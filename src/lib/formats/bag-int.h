@@ -11,8 +11,8 @@
 #include <bagscope/record.h>
 #include "lib/formats/codec-int.h"
 #include "lib/formats/record-int.h"
+#include "lib/io/source-int.h"
 
-#define BAG_ERRMSG_MAX 512
 #define NO_CHUNK UINT32_MAX
 #define INDEX_ENTRY_BYTES 12          /* one index-data entry: time, offset */
 
@@ -47,11 +47,11 @@ struct chunk {
 	uint32_t lru_next;
 };
 
-struct oldfmt;
+struct bag_reader;
 
 struct bag {
 	char *path;
-	int fd;                   /* read-only */
+	struct bag_source *src;   /* where the bytes come from (io/source-int.h) */
 	uint64_t file_size;
 	int major, minor;
 	uint64_t index_pos;       /* from the bag header */
@@ -74,6 +74,7 @@ struct bag {
 	size_t spare_cap;
 	uint8_t *raw;             /* compressed bytes being read (scratch) */
 	size_t raw_cap;
+	size_t stat_ahead;        /* chunks below this had their headers prefetched */
 	uint64_t cache_loads;
 	uint64_t cache_hits;
 	bag_progress_fn progress; /* from bag_open_opts */
@@ -85,16 +86,19 @@ struct bag {
 	char **warnings;          /* at most BAG_WARNINGS_MAX */
 	size_t nwarnings;         /* all warnings, kept or not */
 	int *shared;              /* handles sharing path, conns, chunk_conns, losses,
-	                             warnings and old (bag_dup); NULL while alone */
-	struct oldfmt *old;       /* a bag older than 2.0: its reader's facts
-	                             (format-int.h); NULL for 2.0 */
-	char errmsg[BAG_ERRMSG_MAX];
+	                             warnings and fmt_state (bag_dup); NULL while alone */
+	const struct bag_reader *fmt;   /* its format's reader (reader-int.h) */
+	void *fmt_state;          /* that reader's own facts, shared by dups */
+	char format_name[32];     /* "2.0", "1.2 (unindexed)", ... */
+	bool relative;            /* times are durations since the recording started */
+	struct bag_error err;      /* the last failure (bag_fail) */
 };
 
 /*
  * The modules below bag.c, bottom first; each calls only those above it in
- * this list (and record.c, codec.c): handle.c, conn.c, recover.c, chunk.c.
- * bag.c (open, dup, close) sits on all of them.
+ * this list (and record.c, codec.c): handle.c, conn.c, recover.c, the
+ * format readers (reader-int.h), chunk.c. bag.c (open, dup, close) sits on
+ * all of them.
  */
 
 /* ---- handle.c: the open file, its errors, warnings and totals ---- */
@@ -113,8 +117,18 @@ int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* pread exactly len bytes at off; BAG_EIO / BAG_ETRUNCATED with a message. */
+/*
+ * Read exactly len bytes at off through the bag's source: the one call the
+ * library reads through. BAG_EIO / BAG_ETRUNCATED (or a remote source's
+ * code) with a message.
+ */
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
+
+/* Hint that these spans are read next (a remote source merges them). */
+void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n);
+
+/* Whether the bag's bytes are the local file st describes. */
+bool bag_is_file(const bag_t *bag, const struct stat *st);
 
 /* Add a linked chunk's messages to the bag's count, start and end. */
 void bag_count_chunk(bag_t *bag, const struct chunk *ch);
@@ -134,6 +148,12 @@ int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
 /* Free what bag_parse_connection() allocated in c. */
 void bag_conn_free(struct bag_connection *c);
 
+/*
+ * Drop every connection and chunk, and the totals (before a recovery scan,
+ * and at close). The chunk cache must be empty.
+ */
+void bag_reset_index(bag_t *bag);
+
 /* ---- chunk.c: chunk headers, the cache ---- */
 
 /* Read chunk i's record header if not yet done (fills the stat fields). */
@@ -142,10 +162,6 @@ int chunk_load_stat(bag_t *bag, size_t i);
 /* Free every cached chunk buffer (at close). */
 void chunk_cache_clear(bag_t *bag);
 
-/* ---- bag.c ---- */
-
-/* Drop every connection and chunk (before a recovery scan). */
-void bag_reset_index(bag_t *bag);
 
 /* ---- recover.c ---- */
 

@@ -22,7 +22,7 @@ struct bag_inflated {
 	size_t used;              /* input bytes consumed; when ended, the stream's length */
 	bool ended;               /* the stream ended properly */
 	bool full;                /* stopped because the output reached its limit */
-	char err[128];            /* why it stopped before the end; "" when ended */
+	struct bag_error err;     /* why it stopped before the end; code 0 when ended */
 };
 
 /*

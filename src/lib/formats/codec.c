@@ -27,6 +27,7 @@
 #endif
 
 #include <bagscope/record.h>
+#include "lib/common/util-int.h"
 #include "lib/formats/codec-int.h"
 
 #define LZ4_MAGIC 0x184D2204u
@@ -74,8 +75,8 @@ static size_t sink_room(struct sink *s, size_t want)
 	}
 	if (s->cap - out->len < want && s->rc == BAG_OK) {
 		out->full = true;
-		if (out->err[0] == '\0')
-			snprintf(out->err, sizeof out->err, "decompresses to more than %zu bytes", s->max);
+		if (out->err.code == BAG_OK)
+			bag_error_say(&out->err, BAG_ECOMPRESS, "decompresses to more than %zu bytes", s->max);
 	}
 	return s->cap - out->len;
 }
@@ -108,15 +109,15 @@ static void inflate_bz2(const uint8_t *src, size_t src_len, struct sink *s)
 			break;
 		}
 		if (bz != BZ_OK) {
-			snprintf(out->err, sizeof out->err, "bz2 data is corrupt (bzip2 error %d)", bz);
+			bag_error_say(&out->err, BAG_ECOMPRESS, "bz2 data is corrupt (bzip2 error %d)", bz);
 			break;
 		}
 		if (z.avail_in == 0 && z.avail_out != 0) {
-			snprintf(out->err, sizeof out->err, "bz2 stream is cut off");
+			bag_error_say(&out->err, BAG_ECOMPRESS, "bz2 stream is cut off");
 			break;
 		}
 		if (z.avail_in == in_before && room == z.avail_out) {
-			snprintf(out->err, sizeof out->err, "bz2 stream makes no progress");
+			bag_error_say(&out->err, BAG_ECOMPRESS, "bz2 stream makes no progress");
 			break;
 		}
 	}
@@ -238,7 +239,7 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 		size_t in_n = src_len - in_at, out_n = room;
 		ret = LZ4F_decompress(dctx, out->buf + out->len, &out_n, src + in_at, &in_n, NULL);
 		if (LZ4F_isError(ret)) {
-			snprintf(out->err, sizeof out->err, "lz4 data is corrupt (%s)", LZ4F_getErrorName(ret));
+			bag_error_say(&out->err, BAG_ECOMPRESS, "lz4 data is corrupt (%s)", LZ4F_getErrorName(ret));
 			break;
 		}
 		in_at += in_n;
@@ -248,7 +249,7 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 			break;
 		}
 		if (in_n == 0 && out_n == 0) {
-			snprintf(out->err, sizeof out->err, "lz4 frame is cut off");
+			bag_error_say(&out->err, BAG_ECOMPRESS, "lz4 frame is cut off");
 			break;
 		}
 	}
@@ -272,7 +273,7 @@ int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_
 		out->buf = NULL;
 	out->len = out->used = 0;
 	out->ended = out->full = false;
-	out->err[0] = '\0';
+	bag_error_clear(&out->err);
 	if (grow && s.cap > 0) {
 		s.cap = cap < max_cap ? cap : max_cap;
 		if ((out->buf = malloc(s.cap)) == NULL)

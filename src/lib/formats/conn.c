@@ -123,3 +123,18 @@ void bag_conns_sort(bag_t *bag)
 	for (size_t i = 0; i < bag->nconns; i++)
 		bag->conns[i].index = (uint32_t)i;
 }
+
+void bag_reset_index(bag_t *bag)
+{
+	for (size_t i = 0; i < bag->nconns; i++)
+		bag_conn_free(&bag->conns[i]);
+	free(bag->conns);
+	free(bag->chunks);
+	free(bag->chunk_conns);
+	bag->conns = NULL;
+	bag->chunks = NULL;
+	bag->chunk_conns = NULL;
+	bag->nconns = bag->nchunks = bag->nchunk_conns = 0;
+	bag->message_count = 0;
+	bag->start_ns = bag->end_ns = 0;
+}

@@ -21,6 +21,7 @@
 #define BAGSCOPE_FORMAT_INT_H
 
 #include "lib/formats/bag-int.h"
+#include "lib/formats/reader-int.h"
 
 #define OLD_SPAN_BYTES ((uint64_t)4 << 20)  /* raw bytes per span (chunk) */
 #define OLD_LINE_MAX 4096                   /* a topic / type / md5 line of 1.1 and older */
@@ -62,7 +63,13 @@ struct strmap {
 	size_t arena_len, arena_cap;
 };
 
-/* An older bag's facts; shared read-only by bag_dup() handles. */
+struct oldfmt;
+
+/* A format's record parser: as v12_parse below. */
+typedef int (*old_parse_fn)(const struct oldfmt *f, const uint8_t *p, size_t avail, struct old_rec *r,
+                            char *why, size_t whylen);
+
+/* An older bag's facts (bag->fmt_state); shared read-only by bag_dup() handles. */
 struct oldfmt {
 	enum old_kind kind;
 	bool roslog;              /* #ROSLOG magic (1.1) */
@@ -70,26 +77,39 @@ struct oldfmt {
 	bool relative;            /* times are durations since the recording started */
 	uint64_t body;            /* the first record */
 	struct strmap conns;      /* record key -> connection index */
-	char name[32];            /* "1.2 (unindexed)" ... */
+	old_parse_fn parse;       /* its format's record parser */
 };
+
+/* The older bag's facts on a handle its reader opened. */
+static inline struct oldfmt *old_of(const bag_t *bag)
+{
+	return bag->fmt_state;
+}
 
 /* ---- format-old.c: what the readers share ---- */
 
 /*
- * Open an older bag, if path's first bytes are one (bag.c calls this first):
- * BAG_ENOTBAG when they are not (bag.c goes on with 2.0), else 0 or the
- * open's error. msg_path: directories of .msg files for definitions.
+ * Start an older bag's open: its facts (kind, first record at body, the
+ * record parser) put on the handle as fmt_state. Returns 0 or BAG_ENOMEM.
  */
-int bag_old_open(bag_t *bag, const char *const *msg_path, size_t nmsg_path, bool no_recover);
+int old_begin(bag_t *bag, enum old_kind kind, bool roslog, uint64_t body, old_parse_fn parse);
+
+/*
+ * End an older bag's open once its reader has found the connections and
+ * spans: version, sorted connections, definitions from o->msg_path's .msg
+ * files, relative times, the format's name. Returns 0 or an error.
+ */
+int old_finish(bag_t *bag, const struct bag_open_opts *o);
 
 /*
  * Chunk i of an older bag: its span read and translated into 2.0 message
  * records in *out (malloc'd); sets the chunk's size. Returns 0 or an error.
+ * The read_span of the older formats' readers.
  */
-int bag_old_span_read(bag_t *bag, size_t i, uint8_t **out);
+int old_span_read(bag_t *bag, size_t i, uint8_t **out);
 
-/* Free an older bag's facts; accepts NULL. */
-void bag_old_free(struct oldfmt *f);
+/* Free an older bag's facts (a struct oldfmt); accepts NULL. */
+void old_free(void *state);
 
 /* Key -> value; -1 when absent. */
 long strmap_get(const struct strmap *m, const void *key, size_t len);
@@ -161,29 +181,6 @@ int old_chunk_add(bag_t *bag, size_t *chunk_cap, size_t *cc_cap, uint64_t pos, u
 /* Progress of an open's scan: done of the file's bytes; BAG_ECANCELED when stopped. */
 int old_progress(bag_t *bag, uint64_t done, uint64_t *last);
 
-/* ---- format-v12.c ---- */
-
-/*
- * Parse the 1.2 record at p (avail bytes; its data need not be there).
- * Returns 0, BAG_ETRUNCATED (its header runs past avail) or BAG_ECORRUPT
- * (why[] says what is wrong).
- */
-int v12_parse(const uint8_t *p, size_t avail, struct old_rec *r, char *why, size_t whylen);
-
-/* Open a 1.2 bag (no_recover: a crashed one fails with BAG_ENOINDEX). */
-int v12_open(bag_t *bag, bool no_recover);
-
-/* ---- format-v1x.c ---- */
-
-/* Parse a record of 1.1, 1.0 or 0 at p; as v12_parse. */
-int v1x_parse(const struct oldfmt *f, const uint8_t *p, size_t avail, struct old_rec *r, char *why, size_t whylen);
-
-/* Open a 1.1, 1.0 or version-0 bag (kind already known; f->body after the version line). */
-int v1x_open(bag_t *bag);
-
-/* Whether buf (len bytes, the file's first) starts a version-0 bag. */
-bool v0_detect(const uint8_t *buf, size_t len, uint64_t file_size);
-
 /* ---- the scan shared by the unindexed readers (format-old.c) ---- */
 
 /* Called for each whole record of a scan. */
@@ -201,6 +198,24 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 /* ---- msgfile.c: definitions from .msg files ---- */
 
 /*
+ * The directories .msg files are looked up in, as every front end finds
+ * them: the caller's (bag_open_opts.msg_path) first, then those of
+ * BAGSCOPE_MSG_PATH and ROS_PACKAGE_PATH (':'-separated, in that order),
+ * then /usr/share (Debian's ros-*-msgs packages). Free with
+ * bag_msgpath_free().
+ */
+struct bag_msgpath {
+	const char **dirs;
+	size_t n;
+	char *store;              /* the variables' copies the dirs point into */
+};
+
+/* Build p from dirs[0..n) and (env) the environment's. Returns 0 or BAG_ENOMEM. */
+int bag_msgpath_init(struct bag_msgpath *p, const char *const *dirs, size_t n, bool env);
+
+void bag_msgpath_free(struct bag_msgpath *p);
+
+/*
  * The full definition text of type ("pkg/Name") built from .msg files in
  * dirs (each dir/pkg/msg/Name.msg, or dir/msg/Name.msg when dir is the
  * package's own directory): the type's file, then each type it uses after a
@@ -210,6 +225,6 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
  * BAG_ENOMEM.
  */
 int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, char **text, char **file,
-                     char *err, size_t errlen);
+                     struct bag_error *err);
 
 #endif

@@ -103,8 +103,10 @@ void strmap_free(struct strmap *m)
 	memset(m, 0, sizeof *m);
 }
 
-void bag_old_free(struct oldfmt *f)
+void old_free(void *state)
 {
+	struct oldfmt *f = state;
+
 	if (f == NULL)
 		return;
 	strmap_free(&f->conns);
@@ -315,7 +317,7 @@ int old_progress(bag_t *bag, uint64_t done, uint64_t *last)
 static int parse_rec(const struct oldfmt *f, const uint8_t *p, size_t avail, struct old_rec *r, char *why,
                      size_t whylen)
 {
-	return f->kind == OLD_V12 ? v12_parse(p, avail, r, why, whylen) : v1x_parse(f, p, avail, r, why, whylen);
+	return f->parse(f, p, avail, r, why, whylen);
 }
 
 /* Note bytes [start, end) as lost, one line. */
@@ -341,7 +343,7 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0, want = OLD_WINDOW;
 	uint64_t wpos = from, pos = from, last = 0, nrec = 0;
-	char why[256] = "", line[BAG_ERRMSG_MAX];
+	char why[256] = "", line[BAG_ERROR_MESSAGE_MAX];
 	int rc = BAG_OK;
 
 	if ((rc = old_progress(bag, 0, &last)) != BAG_OK)
@@ -351,7 +353,7 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 		bool inside = buf != NULL && pos >= wpos && pos - wpos <= len;
 		size_t off = inside ? (size_t)(pos - wpos) : 0, avail = inside ? len - off : 0;
 
-		rc = inside ? parse_rec(bag->old, buf + off, avail, &r, why, sizeof why) : BAG_ETRUNCATED;
+		rc = inside ? parse_rec(old_of(bag), buf + off, avail, &r, why, sizeof why) : BAG_ETRUNCATED;
 		if (rc == BAG_ETRUNCATED && !(inside && off == 0 && wpos + len >= bag->file_size)) {
 			/* read on from pos: a window, or a longer one if a header needs it */
 			if (inside && off == 0 && len > 0)
@@ -416,7 +418,7 @@ struct def_result {
 	char *text;
 	char *file;
 	char md5[33];
-	char err[256];
+	struct bag_error err;     /* why there is no usable definition */
 	uint64_t conns;           /* connections it was wanted for */
 	size_t first;             /* the first of them */
 };
@@ -469,7 +471,7 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 			if (strcmp(c->type, "*") == 0 || c->type[0] == '\0' || strchr(c->type, '/') == NULL) {
 				d->rc = BAG_ENOTFOUND;
 			} else {
-				d->rc = bag_msgfile_text(dirs, ndirs, c->type, &d->text, &d->file, d->err, sizeof d->err);
+				d->rc = bag_msgfile_text(dirs, ndirs, c->type, &d->text, &d->file, &d->err);
 				if (d->rc == BAG_ENOMEM) {
 					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 					goto fail;
@@ -481,7 +483,7 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 				if (d->rc == BAG_OK)
 					snprintf(d->md5, sizeof d->md5, "%s", bag_msgdef_md5(def));
 				else
-					snprintf(d->err, sizeof d->err, "%s", def ? bag_msgdef_errmsg(def) : "out of memory");
+					bag_error_copy(&d->err, bag_msgdef_error(def));
 				bag_msgdef_free(def);
 			}
 		}
@@ -520,11 +522,11 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 		else if (d->rc == BAG_ENOTFOUND)
 			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: no definition of %s: %s (looked in %s; "
 			              "add --msg-path DIR); its messages are shown as bytes", c->id, c->topic, more,
-			              c->type, d->err[0] ? d->err : "no .msg file", where);
+			              c->type, d->err.message[0] ? d->err.message : "no .msg file", where);
 		else
 			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: the definition of %s from %s is not "
 			              "usable: %s; its messages are shown as bytes", c->id, c->topic, more, c->type,
-			              d->file ? d->file : "its .msg files", d->err);
+			              d->file ? d->file : "its .msg files", d->err.message);
 		if (rc != BAG_OK)
 			goto fail;
 	}
@@ -540,68 +542,40 @@ fail:
 
 /* ---- opening ---------------------------------------------------------------- */
 
-/* Whether buf starts with the line s (s includes its '\n'). */
-static bool starts(const uint8_t *buf, size_t len, const char *s)
+int old_begin(bag_t *bag, enum old_kind kind, bool roslog, uint64_t body, old_parse_fn parse)
 {
-	size_t n = strlen(s);
-	return len >= n && memcmp(buf, s, n) == 0;
-}
+	struct oldfmt *f = calloc(1, sizeof *f);
 
-int bag_old_open(bag_t *bag, const char *const *msg_path, size_t nmsg_path, bool no_recover)
-{
-	uint8_t buf[3 * (OLD_LINE_MAX + 1) + 16];
-	size_t got = bag->file_size < sizeof buf ? (size_t)bag->file_size : sizeof buf;
-	struct oldfmt *f;
-	int rc;
-
-	/* a 2.0 bag costs one read of 9 bytes here */
-	if (got == 0 || bag_read_at(bag, 0, buf, got < 9 ? got : 9) != BAG_OK || starts(buf, got, "#ROSBAG V"))
-		return BAG_ENOTBAG;
-	if ((rc = bag_read_at(bag, 0, buf, got)) != BAG_OK)
-		return rc;
-	f = calloc(1, sizeof *f);
 	if (f == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	if (starts(buf, got, "#ROSRECORD V1.2\n")) {
-		f->kind = OLD_V12;
-		f->body = 16;
-	} else if (starts(buf, got, "#ROSRECORD V1.1\n")) {
-		f->kind = OLD_V11;
-		f->body = 16;
-	} else if (starts(buf, got, "#ROSLOG V1.1\n")) {
-		f->kind = OLD_V11;
-		f->roslog = true;
-		f->body = 13;
-	} else if (starts(buf, got, "#ROSLOG V1.0\n") || starts(buf, got, "##MULTILOG##\n")) {
-		f->kind = OLD_V10;
-		f->roslog = true;
-		f->body = 13;
-	} else if (got > 4 && memcmp(buf, "#ROS", 4) == 0) {
-		const uint8_t *nl = memchr(buf, '\n', got < 64 ? got : 64);
-		int n = nl ? (int)(nl - buf) : (got < 40 ? (int)got : 40);
-		free(f);
-		return bag_fail(bag, BAG_EVERSION, 0, "version line '%.*s' names a bag format bagscope cannot read "
-		                "(it reads 2.0, 1.2, 1.1, 1.0 and 0)", n, (const char *)buf);
-	} else if (v0_detect(buf, got, bag->file_size)) {
-		f->kind = OLD_V0;
-		f->body = 0;
-	} else {
-		free(f);
-		return BAG_ENOTBAG;
-	}
-	bag->old = f;
-	bag->body_pos = f->body;
-	rc = f->kind == OLD_V12 ? v12_open(bag, no_recover) : v1x_open(bag);
-	if (rc != BAG_OK)
-		return rc;
+	f->kind = kind;
+	f->roslog = roslog;
+	f->body = body;
+	f->parse = parse;
+	bag->fmt_state = f;
+	bag->body_pos = body;
+	return BAG_OK;
+}
+
+int old_finish(bag_t *bag, const struct bag_open_opts *o)
+{
+	struct oldfmt *f = old_of(bag);
+	int rc;
+
 	bag->major = f->kind == OLD_V0 ? 0 : 1;
 	bag->minor = f->kind == OLD_V12 ? 2 : f->kind == OLD_V11 ? 1 : 0;
 	bag_conns_sort(bag);
-	if ((rc = old_defs(bag, msg_path, nmsg_path)) != BAG_OK)
+	struct bag_msgpath mp;
+	if (bag_msgpath_init(&mp, o->msg_path, o->msg_path_n, !o->msg_path_only) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	rc = old_defs(bag, mp.dirs, mp.n);
+	bag_msgpath_free(&mp);
+	if (rc != BAG_OK)
 		return rc;
-	f->relative = (f->kind == OLD_V0 || f->roslog) && bag->end_ns < RELATIVE_MAX;
-	snprintf(f->name, sizeof f->name, "%s%s", f->kind == OLD_V12 ? "1.2" : f->kind == OLD_V11 ? "1.1" :
-	         f->kind == OLD_V10 ? "1.0" : "0", f->kind == OLD_V12 && !f->indexed ? " (unindexed)" : "");
+	bag->relative = (f->kind == OLD_V0 || f->roslog) && bag->end_ns < RELATIVE_MAX;
+	snprintf(bag->format_name, sizeof bag->format_name, "%s%s", f->kind == OLD_V12 ? "1.2" :
+	         f->kind == OLD_V11 ? "1.1" : f->kind == OLD_V10 ? "1.0" : "0",
+	         f->kind == OLD_V12 && !f->indexed ? " (unindexed)" : "");
 	return BAG_OK;
 }
 
@@ -643,9 +617,9 @@ static void put_msg(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data,
 	*at = p + 46 + len;
 }
 
-int bag_old_span_read(bag_t *bag, size_t i, uint8_t **out)
+int old_span_read(bag_t *bag, size_t i, uint8_t **out)
 {
-	const struct oldfmt *f = bag->old;
+	const struct oldfmt *f = old_of(bag);
 	struct chunk *ch = &bag->chunks[i];
 	uint64_t raw_len = ch->index_end - ch->pos, size = 0;
 	uint8_t *raw = NULL, *buf = NULL, *at = NULL;

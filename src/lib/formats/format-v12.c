@@ -35,12 +35,20 @@
 #define INDEX_BLOCK 4096            /* index entries read at once */
 #define INDEX_HEADER_MAX 65536
 
-int v12_parse(const uint8_t *p, size_t avail, struct old_rec *r, char *why, size_t whylen)
+/*
+ * Parse the 1.2 record at p (avail bytes; its data need not be there).
+ * Returns 0, BAG_ETRUNCATED (its header runs past avail) or BAG_ECORRUPT
+ * (why[] says what is wrong). f is not needed: 1.2 records say what they are.
+ */
+static int v12_parse(const struct oldfmt *fmt, const uint8_t *p, size_t avail, struct old_rec *r, char *why,
+                     size_t whylen)
 {
 	struct bag_field f;
 	uint32_t pos = 0;
 	bool seen_op = false, seen_topic = false, seen_sec = false, seen_nsec = false;
 	uint32_t sec = 0, nsec = 0;
+
+	(void)fmt;
 	bool sec_ok = false, nsec_ok = false;
 	int rc;
 
@@ -153,7 +161,7 @@ static int read_rec(bag_t *bag, uint64_t pos, uint8_t **buf, size_t *cap, struct
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	if ((rc = bag_read_at(bag, pos, *buf, (size_t)hl + 8)) != BAG_OK)
 		return rc;
-	rc = v12_parse(*buf, (size_t)hl + 8, r, why, whylen);
+	rc = v12_parse(NULL, *buf, (size_t)hl + 8, r, why, whylen);
 	if (rc == BAG_OK && r->size > bag->file_size - pos) {
 		snprintf(why, whylen, "its data (%u bytes) runs past the end of the file", r->data_len);
 		rc = BAG_ECORRUPT;
@@ -223,12 +231,12 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 		snprintf(why, whylen, "index record of version %u lists %u entries in %u bytes", ver, count, r->data_len);
 		return BAG_ECORRUPT;
 	}
-	if ((conn = strmap_get(&bag->old->conns, topic, topic_len)) < 0) {
+	if ((conn = strmap_get(&old_of(bag)->conns, topic, topic_len)) < 0) {
 		struct old_conn_desc d = { topic, topic_len, type ? type : "", type_len, "", 0, NULL, 0, NULL, 0, false };
 		conn = (long)bag->nconns;
 		if ((rc = old_conn_add(bag, &x->conn_cap, &d)) != BAG_OK)
 			return rc;
-		if (strmap_put(&bag->old->conns, topic, topic_len, (uint32_t)conn) != BAG_OK ||
+		if (strmap_put(&old_of(bag)->conns, topic, topic_len, (uint32_t)conn) != BAG_OK ||
 		    bag_grow((void **)&x->first_pos, &x->first_cap, (size_t)conn + 1, sizeof *x->first_pos) != BAG_OK)
 			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 		x->first_pos[conn] = UINT64_MAX;
@@ -247,7 +255,7 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 			struct bucket *b;
 			size_t bi;
 
-			if (epos < bag->old->body || epos >= x->index_pos) {
+			if (epos < old_of(bag)->body || epos >= x->index_pos) {
 				snprintf(why, whylen, "index entry %u of topic '%.*s' points at byte %llu, outside the "
 				         "message section", k + j, (int)(topic_len > 64 ? 64 : topic_len), topic,
 				         (unsigned long long)epos);
@@ -256,7 +264,7 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 			}
 			if (x->first_pos[conn] == UINT64_MAX)
 				x->first_pos[conn] = epos;
-			bi = (size_t)((epos - bag->old->body) / OLD_SPAN_BYTES);
+			bi = (size_t)((epos - old_of(bag)->body) / OLD_SPAN_BYTES);
 			b = &x->b[bi];
 			if (b->count == 0 || epos < b->first)
 				b->first = epos;
@@ -380,7 +388,7 @@ static int read_index(bag_t *bag, uint64_t index_pos, char *why, size_t whylen)
 	uint64_t pos = index_pos, last = 0;
 	int rc = BAG_OK;
 
-	x.nb = (size_t)((index_pos - bag->old->body) / OLD_SPAN_BYTES) + 1;
+	x.nb = (size_t)((index_pos - old_of(bag)->body) / OLD_SPAN_BYTES) + 1;
 	x.b = calloc(x.nb, sizeof *x.b);
 	x.cur = calloc(x.nb, sizeof *x.cur);
 	x.touched = calloc(x.nb, sizeof *x.touched);
@@ -525,7 +533,7 @@ static int scan_rec(void *arg, const struct old_rec *r, uint64_t pos)
 		}
 		return BAG_OK;
 	}
-	if ((conn = strmap_get(&bag->old->conns, r->key, r->key_len)) < 0) {
+	if ((conn = strmap_get(&old_of(bag)->conns, r->key, r->key_len)) < 0) {
 		struct old_conn_desc d = { (const char *)r->key, r->key_len, "", 0, "", 0, NULL, 0, NULL, 0, latched(r) };
 		const char *v;
 		size_t n;
@@ -537,7 +545,7 @@ static int scan_rec(void *arg, const struct old_rec *r, uint64_t pos)
 		conn = (long)bag->nconns;
 		if ((rc = old_conn_add(bag, &s->conn_cap, &d)) != BAG_OK)
 			return rc;
-		if (strmap_put(&bag->old->conns, r->key, r->key_len, (uint32_t)conn) != BAG_OK)
+		if (strmap_put(&old_of(bag)->conns, r->key, r->key_len, (uint32_t)conn) != BAG_OK)
 			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	}
 	return spans_add(&s->sp, pos, r->size, r->data_len, (uint32_t)conn, r->time_ns);
@@ -612,12 +620,12 @@ fail:
 /* Set the open up as a recovery (index_pos unusable): reason is the one line. */
 static int as_recovery(bag_t *bag, bool no_recover, uint64_t at, const char *reason)
 {
-	char line[BAG_ERRMSG_MAX];
+	char line[BAG_ERROR_MESSAGE_MAX];
 
 	if (no_recover)
 		return bag_fail(bag, BAG_ENOINDEX, at, "%s", reason);
 	bag_fail(bag, BAG_ENOINDEX, at, "%s", reason);
-	snprintf(line, sizeof line, "%s", bag->errmsg);
+	snprintf(line, sizeof line, "%s", bag->err.message);
 	bag->recovery.recovered = true;
 	free(bag->recovery_reason);
 	if ((bag->recovery_reason = strdup(line)) == NULL)
@@ -625,9 +633,10 @@ static int as_recovery(bag_t *bag, bool no_recover, uint64_t at, const char *rea
 	return BAG_OK;
 }
 
-int v12_open(bag_t *bag, bool no_recover)
+/* Read a 1.2 bag's connections and spans (no_recover: a crashed one fails with BAG_ENOINDEX). */
+static int v12_read(bag_t *bag, bool no_recover)
 {
-	struct oldfmt *f = bag->old;
+	struct oldfmt *f = old_of(bag);
 	struct old_rec r;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
@@ -675,3 +684,30 @@ fail:
 	free(buf);
 	return rc;
 }
+
+#define V12_LINE "#ROSRECORD V1.2\n"
+
+static bool v12_detect(const uint8_t *head, size_t len, uint64_t size)
+{
+	(void)size;
+	return len >= sizeof V12_LINE - 1 && memcmp(head, V12_LINE, sizeof V12_LINE - 1) == 0;
+}
+
+static int v12_open(bag_t *bag, const struct bag_open_opts *o)
+{
+	int rc = old_begin(bag, OLD_V12, false, sizeof V12_LINE - 1, v12_parse);
+
+	if (rc == BAG_OK)
+		rc = v12_read(bag, o->no_recover);
+	if (rc == BAG_OK)
+		rc = old_finish(bag, o);
+	return rc;
+}
+
+const struct bag_reader bag_reader_v12 = {
+	.name = "1.2",
+	.detect = v12_detect,
+	.open = v12_open,
+	.read_span = old_span_read,
+	.free = old_free,
+};

@@ -47,7 +47,9 @@ static int line(const uint8_t *p, size_t avail, size_t *len, char *why, size_t w
 	return BAG_OK;
 }
 
-int v1x_parse(const struct oldfmt *f, const uint8_t *p, size_t avail, struct old_rec *r, char *why, size_t whylen)
+/* Parse a record of 1.1, 1.0 or 0 at p; as the 1.2 reader's parser. */
+static int v1x_parse(const struct oldfmt *f, const uint8_t *p, size_t avail, struct old_rec *r, char *why,
+                     size_t whylen)
 {
 	size_t at = 0, len;
 	int nlines = f->kind == OLD_V11 ? 3 : f->kind == OLD_V10 ? 1 : 0, rc;
@@ -123,7 +125,8 @@ static void three_lines(const uint8_t *p, size_t n, bool md5_first, struct old_c
 	classify(l2, (size_t)(l3 - 1 - l2), l3, n - (size_t)(l3 - p), md5_first, d);
 }
 
-bool v0_detect(const uint8_t *buf, size_t len, uint64_t file_size)
+/* Whether buf (len bytes, the file's first) starts a version-0 bag. */
+static bool v0_detect(const uint8_t *buf, size_t len, uint64_t file_size)
 {
 	size_t at = 0, n[3];
 	const uint8_t *l[3];
@@ -206,9 +209,9 @@ static int header_topic(struct lines *l, size_t *conn_cap, bool md5_first)
 	}
 	three_lines(text, at - 1, md5_first, &d);
 	/* a topic listed twice keeps its first entry */
-	if (strmap_get(&bag->old->conns, d.topic, d.topic_len) >= 0)
+	if (strmap_get(&old_of(bag)->conns, d.topic, d.topic_len) >= 0)
 		goto fail;
-	if ((rc = strmap_put(&bag->old->conns, d.topic, d.topic_len, (uint32_t)bag->nconns)) != BAG_OK) {
+	if ((rc = strmap_put(&old_of(bag)->conns, d.topic, d.topic_len, (uint32_t)bag->nconns)) != BAG_OK) {
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 		goto fail;
 	}
@@ -230,7 +233,7 @@ static int scan_rec(void *arg, const struct old_rec *r, uint64_t pos)
 {
 	struct v1x_scan *s = arg;
 	bag_t *bag = s->bag;
-	long conn = bag->old->kind == OLD_V0 ? 0 : strmap_get(&bag->old->conns, r->key, r->key_len);
+	long conn = old_of(bag)->kind == OLD_V0 ? 0 : strmap_get(&old_of(bag)->conns, r->key, r->key_len);
 	int rc;
 
 	if (conn < 0) {
@@ -240,15 +243,16 @@ static int scan_rec(void *arg, const struct old_rec *r, uint64_t pos)
 		conn = (long)bag->nconns;
 		if ((rc = old_conn_add(bag, &s->conn_cap, &d)) != BAG_OK)
 			return rc;
-		if (strmap_put(&bag->old->conns, r->key, r->key_len, (uint32_t)conn) != BAG_OK)
+		if (strmap_put(&old_of(bag)->conns, r->key, r->key_len, (uint32_t)conn) != BAG_OK)
 			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	}
 	return spans_add(&s->sp, pos, r->size, r->data_len, (uint32_t)conn, r->time_ns);
 }
 
-int v1x_open(bag_t *bag)
+/* Read a 1.1, 1.0 or version-0 bag's connections and spans (f->body after the version line). */
+static int v1x_read(bag_t *bag)
 {
-	struct oldfmt *f = bag->old;
+	struct oldfmt *f = old_of(bag);
 	struct v1x_scan s = { .bag = bag, .sp = { .bag = bag } };
 	struct lines *l = NULL;
 	uint64_t end;
@@ -289,3 +293,67 @@ fail:
 	spans_free(&s.sp);
 	return rc;
 }
+
+/* Whether buf starts with the line s (s includes its '\n'). */
+static bool starts(const uint8_t *buf, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+	return len >= n && memcmp(buf, s, n) == 0;
+}
+
+/* Which line-based format the file's first bytes are; false when none. */
+static bool v1x_kind(const uint8_t *h, size_t len, uint64_t size, enum old_kind *kind, bool *roslog,
+                     uint64_t *body)
+{
+	*roslog = !starts(h, len, "#ROSRECORD V1.1\n");
+	*body = *roslog ? 13 : 16;
+	if (!*roslog || starts(h, len, "#ROSLOG V1.1\n"))
+		*kind = OLD_V11;
+	else if (starts(h, len, "#ROSLOG V1.0\n") || starts(h, len, "##MULTILOG##\n"))
+		*kind = OLD_V10;
+	else if (v0_detect(h, len, size)) {
+		*kind = OLD_V0;
+		*roslog = false;
+		*body = 0;
+	} else
+		return false;
+	return true;
+}
+
+static bool v1x_detect(const uint8_t *head, size_t len, uint64_t size)
+{
+	enum old_kind kind;
+	bool roslog;
+	uint64_t body;
+
+	return v1x_kind(head, len, size, &kind, &roslog, &body);
+}
+
+static int v1x_open(bag_t *bag, const struct bag_open_opts *o)
+{
+	uint8_t head[READER_HEAD_BYTES];
+	size_t got = bag->file_size < sizeof head ? (size_t)bag->file_size : sizeof head;
+	enum old_kind kind;
+	bool roslog;
+	uint64_t body;
+	int rc;
+
+	if ((rc = bag_read_at(bag, 0, head, got)) != BAG_OK)
+		return rc;
+	if (!v1x_kind(head, got, bag->file_size, &kind, &roslog, &body))
+		return bag_fail(bag, BAG_ENOTBAG, 0, "not a bag of version 1.1, 1.0 or 0");
+	rc = old_begin(bag, kind, roslog, body, v1x_parse);
+	if (rc == BAG_OK)
+		rc = v1x_read(bag);
+	if (rc == BAG_OK)
+		rc = old_finish(bag, o);
+	return rc;
+}
+
+const struct bag_reader bag_reader_v1x = {
+	.name = "1.1",
+	.detect = v1x_detect,
+	.open = v1x_open,
+	.read_span = old_span_read,
+	.free = old_free,
+};

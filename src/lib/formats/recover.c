@@ -103,7 +103,7 @@ static int add_loss(struct scan *s, uint64_t start, uint64_t end, uint64_t chunk
                     const char *fmt, ...)
 {
 	bag_t *bag = s->bag;
-	char line[BAG_ERRMSG_MAX];
+	char line[BAG_ERROR_MESSAGE_MAX];
 	struct bag_loss *l;
 	va_list ap;
 
@@ -369,7 +369,7 @@ static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_on
 	rc = add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
 	              "%s chunk at byte %llu %s: %zu bytes decompressed%s%s, %llu messages recovered",
 	              name, (unsigned long long)ch->pos, cut ? "is cut off" : "is damaged", inf.len,
-	              inf.err[0] ? " before: " : "", inf.err, (unsigned long long)s->cur_count);
+	              inf.err.message[0] ? " before: " : "", inf.err.message, (unsigned long long)s->cur_count);
 fail:
 	free(inf.buf);
 	return rc;

@@ -16,10 +16,11 @@
 
 #include <bagscope/record.h>
 #include "lib/formats/bag-int.h"
-#include "lib/formats/format-int.h"
+#include "lib/formats/reader-int.h"
 #include "lib/common/util-int.h"
 
 #define STAT_READ 512
+#define STAT_AHEAD 4096             /* chunk headers prefetched at once (remote) */
 
 static int load_stat(bag_t *bag, size_t i);
 
@@ -29,16 +30,44 @@ static int load_stat(bag_t *bag, size_t i);
  * and after it is taken instead (a damaged chunk_pos; rosbag reindex reads
  * the chunk too), and the chunk before it then ends there.
  */
+/*
+ * A remote source fetches chunk headers ahead, STAT_AHEAD at a time, in as
+ * few requests as it can (multi-range); a local file has no prefetch.
+ */
+static void stat_ahead(bag_t *bag, size_t i)
+{
+	struct bag_span *spans;
+	size_t n = 0, end = i + STAT_AHEAD < bag->nchunks ? i + STAT_AHEAD : bag->nchunks;
+
+	if (bag->src->ops->prefetch == NULL || i < bag->stat_ahead)
+		return;
+	bag->stat_ahead = end;
+	spans = malloc((end - i) * sizeof *spans);
+	if (spans == NULL)
+		return;
+	for (; i < end; i++)
+		if (!bag->chunks[i].stat_loaded && bag->chunks[i].pos < bag->file_size) {
+			uint64_t left = bag->file_size - bag->chunks[i].pos;
+			spans[n++] = (struct bag_span){ bag->chunks[i].pos, left < STAT_READ ? left : STAT_READ };
+		}
+	bag_prefetch(bag, spans, n);
+	free(spans);
+}
+
 int chunk_load_stat(bag_t *bag, size_t i)
 {
 	struct chunk *ch = &bag->chunks[i];
 	uint64_t lo = i > 0 ? bag->chunks[i - 1].pos : bag->body_pos - 1, found, old = ch->pos;
-	char err[BAG_ERRMSG_MAX];
-	int rc = load_stat(bag, i);
+	char err[BAG_ERROR_MESSAGE_MAX];
+	int rc;
+
+	if (!ch->stat_loaded)
+		stat_ahead(bag, i);
+	rc = load_stat(bag, i);
 
 	if ((rc != BAG_ECORRUPT && rc != BAG_ETRUNCATED) || ch->no_index)
 		return rc;
-	snprintf(err, sizeof err, "%s", bag->errmsg);
+	snprintf(err, sizeof err, "%s", bag->err.message);
 	if (bag_find_chunk(bag, lo, ch->index_end, &found) != BAG_OK || found == ch->index_end || found == old)
 		return bag_fail(bag, rc, UINT64_MAX, "%s", err + strlen(bag->path) + 2);
 	ch->pos = found;
@@ -169,7 +198,7 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 		return rc;
 	info->compression = ch->compression;
 	/* an older bag's span: its bytes in the file, whatever its translation holds */
-	info->size = bag->old != NULL ? ch->data_len : ch->size;
+	info->size = bag->fmt->read_span != NULL ? ch->data_len : ch->size;
 	info->compressed_size = ch->data_len;
 	return BAG_OK;
 }
@@ -197,7 +226,7 @@ static int decompress(bag_t *bag, const struct chunk *ch, const uint8_t *src, ui
 		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to more than its stated %u bytes",
 		                name, ch->size);
 	if (!out.ended)
-		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err);
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err.message);
 	if (out.len != ch->size)
 		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to %zu bytes, header says %u",
 		                name, out.len, ch->size);
@@ -297,9 +326,9 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		lru_push_head(bag, (uint32_t)i);
 		goto done;
 	}
-	if (bag->old != NULL) {
-		/* an older bag's span: its records translated to 2.0 ones (format-old.c) */
-		if ((rc = bag_old_span_read(bag, i, &out)) != BAG_OK)
+	if (bag->fmt->read_span != NULL) {
+		/* a span of another format's records, translated to 2.0 ones by its reader */
+		if ((rc = bag->fmt->read_span(bag, i, &out)) != BAG_OK)
 			goto fail;
 		cache_make_room(bag, ch->size);
 		goto cache;

@@ -7,6 +7,7 @@
 
 #include <bagscope/view.h>
 #include "lib/formats/bag-int.h"
+#include "lib/index/entries-int.h"
 
 struct tl_chunk {
 	uint32_t bag;     /* index into tl->bags */
@@ -54,33 +55,11 @@ struct bag_timeline {
 	uint64_t loaded_rows;
 	size_t loaded_groups;
 	size_t next_load;         /* bag_timeline_load() resumes here */
-	uint8_t *scratch;         /* index-region read buffer */
-	size_t scratch_cap;
+	struct chunk_entries ents;      /* one chunk's entries while a group loads */
 	char **warnings;          /* index damage worked around, at most BAG_WARNINGS_MAX */
 	size_t nwarnings;         /* all of them, kept or not */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (common.h) */
 };
-
-/* One message found while a chunk's data is walked. */
-struct walked {
-	uint32_t conn;            /* bag connection index */
-	uint32_t offset;
-	int64_t time_ns;
-};
-
-/* What a walk of a chunk's data collects. */
-struct walk_collect {
-	const bag_t *bag;
-	struct walked *w;
-	size_t n, cap;
-	uint64_t sum;             /* entry_mix() over them */
-};
-
-/*
- * Count and fingerprint chunk i's messages on defined connections (c->w is
- * not filled). Returns 0 or the read's error.
- */
-int tl_walk_sum(bag_t *bag, size_t i, struct walk_collect *c);
 
 /*
  * Keep a warning on the timeline (chunks worked around while loading).

@@ -22,6 +22,7 @@
 #include <bagscope/record.h>
 #include <bagscope/view.h>
 #include "lib/formats/bag-int.h"
+#include "lib/index/entries-int.h"
 #include "lib/index/timeline-int.h"
 #include "lib/common/util-int.h"
 
@@ -42,7 +43,7 @@ static int tl_fail(bag_timeline_t *tl, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(tl->errmsg, sizeof tl->errmsg, fmt, ap);
+	bag_error_vset(&tl->err, code, NULL, BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -141,23 +142,23 @@ BAG_API void bag_timeline_free(bag_timeline_t *tl)
 	free(tl->chunks);
 	free(tl->conn_base);
 	free(tl->bags);
-	free(tl->scratch);
+	chunk_entries_free(&tl->ents);
 	for (size_t i = 0; tl->warnings != NULL && i < tl->nwarnings && i < BAG_WARNINGS_MAX; i++)
 		free(tl->warnings[i]);
 	free(tl->warnings);
 	free(tl);
 }
 
-BAG_API const char *bag_timeline_errmsg(const bag_timeline_t *tl)
+BAG_API const struct bag_error *bag_timeline_error(const bag_timeline_t *tl)
 {
-	return tl ? tl->errmsg : "out of memory";
+	return tl != NULL ? &tl->err : &bag_error_nomem;
 }
 
 
 /* Keep a warning line. Returns 0 or BAG_ENOMEM. */
 int tl_warn(bag_timeline_t *tl, const char *fmt, ...)
 {
-	char line[BAG_ERRMSG_MAX];
+	struct bag_error line;
 	va_list ap;
 
 	if (tl->nwarnings++ >= BAG_WARNINGS_MAX)
@@ -165,9 +166,9 @@ int tl_warn(bag_timeline_t *tl, const char *fmt, ...)
 	if (tl->warnings == NULL && (tl->warnings = calloc(BAG_WARNINGS_MAX, sizeof *tl->warnings)) == NULL)
 		goto nomem;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	bag_error_vset(&line, BAG_OK, NULL, BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
-	if ((tl->warnings[tl->nwarnings - 1] = strdup(line)) == NULL)
+	if ((tl->warnings[tl->nwarnings - 1] = strdup(line.message)) == NULL)
 		goto nomem;
 	return BAG_OK;
 nomem:
@@ -188,7 +189,8 @@ BAG_API const char *bag_timeline_warning(const bag_timeline_t *tl, size_t i)
 /* Copy a bag's failure message onto the timeline. */
 static int tl_bag_fail(bag_timeline_t *tl, const bag_t *bag, int rc)
 {
-	return tl_fail(tl, rc, "%s", bag->errmsg);
+	bag_error_copy(&tl->err, &bag->err);
+	return rc;
 }
 
 static int cmp_run(const void *a, const void *b)
@@ -242,19 +244,6 @@ static void merge_runs(struct tl_entry **a, struct tl_entry **b, uint32_t *bound
 	}
 }
 
-/* Make sure the scratch buffer holds len bytes. */
-static int scratch_reserve(bag_timeline_t *tl, size_t len)
-{
-	if (len <= tl->scratch_cap)
-		return BAG_OK;
-	uint8_t *n = realloc(tl->scratch, len);
-	if (n == NULL)
-		return tl_fail(tl, BAG_ENOMEM, "out of memory reading an index region of %zu bytes", len);
-	tl->scratch = n;
-	tl->scratch_cap = len;
-	return BAG_OK;
-}
-
 /* A group's entries, refs and runs while it is loaded (arrays grow). */
 struct builder {
 	struct tl_entry *ents;
@@ -264,18 +253,6 @@ struct builder {
 	struct tl_ref *refs;
 	size_t nrefs, refs_cap;
 };
-
-/* An order-free fingerprint term for one message: where, which, when. */
-static uint64_t entry_mix(uint32_t offset, uint32_t conn_id, int64_t time_ns)
-{
-	uint64_t x = ((uint64_t)conn_id << 32 | offset) ^ (uint64_t)time_ns * 0x9E3779B97F4A7C15ull;
-
-	x ^= x >> 30;
-	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 27;
-	x *= 0x94D049BB133111EBull;
-	return x ^ (x >> 31);
-}
 
 /* Room for n more entries, one more run and one more ref. */
 static int builder_room(bag_timeline_t *tl, struct builder *b, size_t n)
@@ -305,188 +282,58 @@ static void add_runs(struct builder *b, size_t first, uint32_t conn, const struc
 	b->nruns++;
 }
 
-static int walk_collect_item(void *arg, const struct chunk_item *it)
-{
-	struct walk_collect *c = arg;
-	long conn;
-
-	if (!it->msg_ok || (conn = bag_conn_lookup(c->bag, it->conn_id)) < 0)
-		return BAG_OK;
-	if (bag_grow((void **)&c->w, &c->cap, c->n + 1, sizeof *c->w) != BAG_OK)
-		return BAG_ENOMEM;
-	c->w[c->n++] = (struct walked){ (uint32_t)conn, it->offset, it->time_ns };
-	c->sum += entry_mix(it->offset, it->conn_id, it->time_ns);
-	return BAG_OK;
-}
-
-/* Walk chunk i of bag for its messages on defined connections. */
-static int walk_chunk(bag_timeline_t *tl, bag_t *bag, size_t i, struct walk_collect *c)
-{
-	const uint8_t *data;
-	size_t len;
-	int rc;
-
-	memset(c, 0, sizeof *c);
-	c->bag = bag;
-	if ((rc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK)
-		return tl_bag_fail(tl, bag, rc);
-	rc = bag_chunk_walk(data, len, walk_collect_item, c, NULL);
-	bag_chunk_unpin(bag, i);
-	if (rc != BAG_OK)
-		return tl_fail(tl, BAG_ENOMEM, "out of memory walking a chunk");
-	return BAG_OK;
-}
-
-static int walk_sum_item(void *arg, const struct chunk_item *it)
-{
-	struct walk_collect *c = arg;
-
-	if (it->msg_ok && bag_conn_lookup(c->bag, it->conn_id) >= 0) {
-		c->n++;
-		c->sum += entry_mix(it->offset, it->conn_id, it->time_ns);
-	}
-	return BAG_OK;
-}
-
-/* Count and fingerprint chunk i's messages on defined connections (no list). */
-int tl_walk_sum(bag_t *bag, size_t i, struct walk_collect *c)
-{
-	const uint8_t *data;
-	size_t len;
-	int rc;
-
-	memset(c, 0, sizeof *c);
-	c->bag = bag;
-	if ((rc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK)
-		return rc;
-	rc = bag_chunk_walk(data, len, walk_sum_item, c, NULL);
-	bag_chunk_unpin(bag, i);
-	return rc;
-}
-
-static int cmp_walked(const void *a, const void *b)
-{
-	const struct walked *x = a, *y = b;
-
-	if (x->conn != y->conn)
-		return x->conn < y->conn ? -1 : 1;
-	return (x->offset > y->offset) - (x->offset < y->offset);
-}
-
 /*
- * Entries of chunk tchunk from its data: a chunk recovered without index
- * records (recover.c), or one whose index data disagreed with its chunk info
- * or its data. Laid out per connection in file order, as index records
- * would give them.
+ * Add chunk tchunk's entries c (grouped by connection, each in file order)
+ * to b: a ref per connection, and its entries as runs.
  */
-static int walk_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct builder *b)
+static int add_entries(bag_timeline_t *tl, uint32_t tchunk, const struct chunk_entries *c, struct builder *b)
 {
 	const struct tl_chunk *tc = &tl->chunks[tchunk];
-	bag_t *bag = tl->bags[tc->bag];
-	const struct chunk *ch = &bag->chunks[tc->chunk];
-	struct walk_collect c;
+	const struct chunk *ch = &tl->bags[tc->bag]->chunks[tc->chunk];
 	int rc;
 
-	if ((rc = walk_chunk(tl, bag, tc->chunk, &c)) != BAG_OK)
-		goto fail;
-	if (c.n > 1)
-		bag_sort(c.w, c.n, sizeof *c.w, cmp_walked);
-	for (size_t i = 0, j; i < c.n; i = j) {
-		for (j = i; j < c.n && c.w[j].conn == c.w[i].conn; j++)
+	for (size_t i = 0, j; i < c->n; i = j) {
+		for (j = i; j < c->n && c->e[j].conn == c->e[i].conn; j++)
 			;
 		if ((rc = builder_room(tl, b, j - i)) != BAG_OK)
-			goto fail;
+			return rc;
 		uint32_t ref = (uint32_t)b->nrefs++;
 		size_t first = b->n;
-		b->refs[ref] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + c.w[i].conn) };
+		b->refs[ref] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + c->e[i].conn) };
 		for (size_t k = i; k < j; k++)
-			b->ents[b->n++] = (struct tl_entry){ c.w[k].time_ns, c.w[k].offset, ref };
+			b->ents[b->n++] = (struct tl_entry){ c->e[k].time_ns, c->e[k].offset, ref };
 		add_runs(b, first, b->refs[ref].conn, ch, tc->bag);
 	}
-fail:
-	free(c.w);
-	return rc;
+	return BAG_OK;
 }
 
 /*
- * Read the index-data records after chunk tchunk, adding entries, refs and
- * runs, and the chunk's fingerprint. Any disagreement - with the chunk
- * info's counts, a connection, the chunk's size - is BAG_ECORRUPT (the
- * caller then walks the chunk's data instead).
+ * Chunk tchunk's entries into b: from its index data, or walked from its
+ * data when it has none or they are unusable (*why then says why).
  */
-static int read_chunk_index(bag_timeline_t *tl, uint32_t tchunk, struct builder *b)
+static int load_chunk(bag_timeline_t *tl, uint32_t tchunk, struct builder *b, char *why, size_t whylen)
 {
 	struct tl_chunk *tc = &tl->chunks[tchunk];
 	bag_t *bag = tl->bags[tc->bag];
-	struct chunk *ch = &bag->chunks[tc->chunk];
-	uint64_t region, at = 0, got = 0, region_pos;
-	struct bag_record rec;
+	const struct chunk *ch = &bag->chunks[tc->chunk];
 	int rc;
 
-	if ((rc = chunk_load_stat(bag, tc->chunk)) != BAG_OK)
-		return tl_bag_fail(tl, bag, rc);
-	region_pos = ch->data_pos + ch->data_len;
-	/* index_end can have moved since the stat (a chunk position repaired by recovery) */
-	if (region_pos > ch->index_end)
-		return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk data (%u bytes) overlaps the next chunk",
-		               bag->path, (unsigned long long)ch->pos, ch->data_len);
-	region = ch->index_end - region_pos;
-	if (ch->count > region / INDEX_ENTRY_BYTES)
-		return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk info counts %llu messages, more than its "
-		               "index region can hold", bag->path, (unsigned long long)ch->pos,
-		               (unsigned long long)ch->count);
-	if ((rc = scratch_reserve(tl, (size_t)region)) != BAG_OK)
-		return rc;
-	if ((rc = bag_read_at(bag, region_pos, tl->scratch, (size_t)region)) != BAG_OK)
-		return tl_bag_fail(tl, bag, rc);
-	tc->sum = 0;
-	while (at < region) {
-		uint64_t off = region_pos + at;
-		uint32_t ver, conn_id, count;
-		uint8_t op;
-		long conn, want;
-
-		if (bag_record_parse(tl->scratch + at, (size_t)(region - at), &rec) != BAG_OK ||
-		    bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_INDEX_DATA ||
-		    bag_header_u32(rec.header, rec.header_len, "ver", &ver) != BAG_OK || ver != 1 ||
-		    bag_header_u32(rec.header, rec.header_len, "conn", &conn_id) != BAG_OK ||
-		    bag_header_u32(rec.header, rec.header_len, "count", &count) != BAG_OK)
-			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: unreadable index data record after the "
-			               "chunk at byte %llu", bag->path, (unsigned long long)off,
-			               (unsigned long long)ch->pos);
-		conn = bag_conn_lookup(bag, conn_id);
-		want = conn < 0 ? -1 : (long)bag_chunk_conn_messages(bag, tc->chunk, (size_t)conn);
-		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
-		    got + count > ch->count)
-			return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index data for connection %u holds %u entries "
-			               "in %u bytes; the chunk info says %ld", bag->path, (unsigned long long)off,
-			               conn_id, count, rec.data_len, want);
-		if ((rc = builder_room(tl, b, count)) != BAG_OK)
-			return rc;
-		const uint8_t *p = rec.data;
-		uint32_t ref = (uint32_t)b->nrefs++;
-		size_t first = b->n;
-		b->refs[ref] = (struct tl_ref){ tchunk, (uint32_t)(tl->conn_base[tc->bag] + (size_t)conn) };
-		for (uint32_t k = 0; k < count; k++, p += INDEX_ENTRY_BYTES) {
-			struct tl_entry *e = &b->ents[b->n++];
-			e->time_ns = bag_time_from_ros(bag_le32(p), bag_le32(p + 4));
-			e->offset = bag_le32(p + 8);
-			e->ref = ref;
-			if (e->offset >= ch->size)
-				return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: index entry %u points past the end of its chunk",
-				               bag->path, (unsigned long long)off, k);
-			tc->sum += entry_mix(e->offset, conn_id, e->time_ns);
+	if (!tc->walk && !ch->no_index) {
+		rc = chunk_entries_read(bag, tc->chunk, &tl->ents);
+		if (rc == BAG_ENOMEM || rc == BAG_EIO)
+			return tl_bag_fail(tl, bag, rc);
+		if (rc == BAG_OK) {
+			tc->sum = tl->ents.sum;
+			tc->nents = (uint32_t)tl->ents.n;
+			return add_entries(tl, tchunk, &tl->ents, b);
 		}
-		add_runs(b, first, b->refs[ref].conn, ch, tc->bag);
-		got += count;
-		at += rec.size;
+		/* warned once the walk works; if it does not, its error is the one */
+		snprintf(why, whylen, "%s", bag->err.message);
+		tc->walk = true;
 	}
-	if (got != ch->count)
-		return tl_fail(tl, BAG_ECORRUPT, "%s: at byte %llu: chunk info counts %llu messages, its index data %llu",
-		               bag->path, (unsigned long long)ch->pos, (unsigned long long)ch->count,
-		               (unsigned long long)got);
-	tc->nents = (uint32_t)got;
-	return BAG_OK;
+	if ((rc = chunk_entries_walk(bag, tc->chunk, &tl->ents)) != BAG_OK)
+		return tl_bag_fail(tl, bag, rc);
+	return add_entries(tl, tchunk, &tl->ents, b);
 }
 
 /*
@@ -499,7 +346,7 @@ int tl_group_load(bag_timeline_t *tl, size_t gi)
 {
 	struct tl_group *g = &tl->groups[gi];
 	struct builder b = { 0 };
-	char why[BAG_ERRMSG_MAX] = "";
+	char why[BAG_ERROR_MESSAGE_MAX] = "";
 	struct tl_entry *merged = NULL;
 	uint32_t *bounds = NULL;
 	int rc = BAG_OK;
@@ -507,25 +354,7 @@ int tl_group_load(bag_timeline_t *tl, size_t gi)
 	if (g->entries != NULL)
 		return BAG_OK;
 	for (uint32_t i = 0; i < g->tchunk_n; i++) {
-		uint32_t t = g->tchunk_first + i;
-		struct tl_chunk *tc = &tl->chunks[t];
-		const struct chunk *ch = &tl->bags[tc->bag]->chunks[tc->chunk];
-		size_t n0 = b.n, r0 = b.nruns, f0 = b.nrefs;
-
-		if (!tc->walk && !ch->no_index) {
-			rc = read_chunk_index(tl, t, &b);
-			if (rc == BAG_ENOMEM || rc == BAG_EIO)
-				goto fail;
-			if (rc != BAG_OK) {
-				/* warned once the walk works; if it does not, its error is the one */
-				snprintf(why, sizeof why, "%s", tl->errmsg);
-				tc->walk = true;
-				b.n = n0;
-				b.nruns = r0;
-				b.nrefs = f0;
-			}
-		}
-		if ((tc->walk || ch->no_index) && (rc = walk_chunk_index(tl, t, &b)) != BAG_OK)
+		if ((rc = load_chunk(tl, g->tchunk_first + i, &b, why, sizeof why)) != BAG_OK)
 			goto fail;
 		if (why[0] != '\0' && (rc = tl_warn(tl, "%s; the chunk is indexed from its data", why)) != BAG_OK)
 			goto fail;

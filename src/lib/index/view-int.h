@@ -11,6 +11,9 @@
 /* The view group (0-based, in row order) that holds row (< count). */
 size_t view_group_of_row(bag_view_t *v, uint64_t row);
 
+/* Set the view's error message (one line, len bytes of text); returns rc. */
+int view_fail(bag_view_t *v, int rc, const char *text, size_t len);
+
 /* Whether view group k's index entries are in memory. */
 bool view_group_loaded(const bag_view_t *v, size_t k);
 

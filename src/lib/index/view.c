@@ -41,16 +41,16 @@ struct bag_view {
 	size_t pin_bag;
 	size_t pin_chunk;
 	size_t last_group;        /* the group of the last row asked for: rows come in order */
-	char errmsg[BAG_ERRMSG_MAX];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 /* ---- views ---------------------------------------------------------------- */
 
 BAG_API void bag_query_init(struct bag_query *q)
 {
-	memset(q, 0, sizeof *q);
-	q->start_ns = BAG_TIME_MIN;
-	q->end_ns = BAG_TIME_MAX;
+	static const struct bag_query all = BAG_QUERY_INIT;
+
+	*q = all;
 }
 
 static bool name_in(const char *name, const char *const *list, size_t n)
@@ -63,8 +63,13 @@ static bool name_in(const char *name, const char *const *list, size_t n)
 
 static int view_fail_tl(bag_view_t *v, int rc)
 {
-	snprintf(v->errmsg, sizeof v->errmsg, "%s", v->tl->errmsg);
+	bag_error_copy(&v->err, &v->tl->err);
 	return rc;
+}
+
+int view_fail(bag_view_t *v, int rc, const char *text, size_t len)
+{
+	return bag_error_say(&v->err, rc, "%.*s", (int)len, text);
 }
 
 /* Selected rows of group gi: from its entries once loaded, else its chunk infos. */
@@ -122,17 +127,18 @@ static int view_build_sel(bag_view_t *v, size_t k, uint64_t *n_out)
 
 BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag_query *q)
 {
-	struct bag_query all;
+	struct bag_query all = BAG_QUERY_INIT;
 	bag_view_t *v;
 	int rc = BAG_ENOMEM;
 
-	if (q == NULL) {
-		bag_query_init(&all);
-		q = &all;
-	}
 	*out = v = calloc(1, sizeof *v);
 	if (v == NULL)
 		return BAG_ENOMEM;
+	bag_error_clear(&v->err);
+	if (q != NULL && bag_opts_read(&all, sizeof all, q) != BAG_OK)
+		return bag_error_say(&v->err, BAG_EINVAL, "bag_view_open: a query of an unknown size (%zu, "
+		                     "this library's is %zu) or with unknown fields set", q->size, sizeof all);
+	q = &all;
 	v->tl = tl;
 	v->start_ns = q->start_ns;
 	v->end_ns = q->end_ns;
@@ -185,8 +191,8 @@ BAG_API int bag_view_open(bag_view_t **out, bag_timeline_t *tl, const struct bag
 	v->count = v->base[v->ng];
 	rc = BAG_OK;
 fail:
-	if (rc == BAG_ENOMEM && v->errmsg[0] == '\0')
-		snprintf(v->errmsg, sizeof v->errmsg, "out of memory");
+	if (rc == BAG_ENOMEM && v->err.message[0] == '\0')
+		bag_error_say(&v->err, rc, "out of memory");
 	return rc;
 }
 
@@ -212,9 +218,9 @@ BAG_API void bag_view_free(bag_view_t *v)
 	free(v);
 }
 
-BAG_API const char *bag_view_errmsg(const bag_view_t *v)
+BAG_API const struct bag_error *bag_view_error(const bag_view_t *v)
 {
-	return v ? v->errmsg : "out of memory";
+	return v != NULL ? &v->err : &bag_error_nomem;
 }
 
 BAG_API uint64_t bag_view_count(const bag_view_t *v)
@@ -289,9 +295,8 @@ static int view_entry(bag_view_t *v, uint64_t row, struct bag_message *m, uint32
 	/* loading a group can correct its row count and move the rows after it */
 	for (;;) {
 		if (row >= v->count) {
-			snprintf(v->errmsg, sizeof v->errmsg, "row %llu is past the last row (%llu)",
-			         (unsigned long long)row, (unsigned long long)v->count);
-			return BAG_EINVAL;
+			return bag_error_say(&v->err, BAG_EINVAL, "row %llu is past the last row (%llu)",
+			                     (unsigned long long)row, (unsigned long long)v->count);
 		}
 		k = view_group_of(v, row);
 		if ((rc = view_ready(v, k)) != BAG_OK)
@@ -338,64 +343,24 @@ static int check_chunk(bag_view_t *v, uint32_t tchunk, size_t k)
 	struct tl_chunk *tc = &tl->chunks[tchunk];
 	bag_t *bag = tl->bags[tc->bag];
 	struct tl_group *g = &tl->groups[v->g0 + k];
-	struct walk_collect c;
+	uint64_t n, sum;
 
 	if (tc->checked || tc->walk || bag->chunks[tc->chunk].no_index)
 		return 0;
 	tc->checked = true;
-	if (tl_walk_sum(bag, tc->chunk, &c) != BAG_OK)
+	if (chunk_entries_sum(bag, tc->chunk, &n, &sum) != BAG_OK)
 		return 0;                 /* the read itself reports what is wrong */
-	if (c.n == tc->nents && c.sum == tc->sum)
+	if (n == tc->nents && sum == tc->sum)
 		return 0;
 	if (tl_warn(tl, "%s: at byte %llu: the chunk's index data do not match its %zu messages; the chunk "
 	            "is indexed from its data", bag->path, (unsigned long long)bag->chunks[tc->chunk].pos,
-	            c.n) != BAG_OK)
+	            (size_t)n) != BAG_OK)
 		return 0;
 	tc->walk = true;
 	tl->loaded_rows -= g->count;
 	tl->loaded_groups--;
 	tl_group_unload(g);
 	return 1;
-}
-
-BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t conn_id,
-                             int64_t time_ns, const uint8_t **data, uint32_t *size)
-{
-	const uint8_t *buf;
-	size_t len;
-	struct bag_record rec;
-	uint32_t got_conn;
-	int64_t got_time;
-	uint8_t op;
-	int rc;
-
-	if ((rc = bag_chunk_get(bag, chunk, &buf, &len)) != BAG_OK)
-		return rc;
-	uint64_t where = bag->chunks[chunk].pos;
-	if (offset >= len || bag_record_parse(buf + offset, len - offset, &rec) != BAG_OK) {
-		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
-		              "where no whole record lies", offset);
-		goto fail;
-	}
-	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_MSG_DATA ||
-	    bag_header_u32(rec.header, rec.header_len, "conn", &got_conn) != BAG_OK ||
-	    bag_header_time(rec.header, rec.header_len, "time", &got_time) != BAG_OK) {
-		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
-		              "which is not a message data record", offset);
-		goto fail;
-	}
-	if (got_conn != conn_id || got_time != time_ns) {
-		rc = bag_fail(bag, BAG_ECORRUPT, where, "message at offset %u of the chunk is connection %u "
-		              "at %lld ns, the index says connection %u at %lld ns", offset, got_conn,
-		              (long long)got_time, conn_id, (long long)time_ns);
-		goto fail;
-	}
-	*data = rec.data;
-	*size = rec.data_len;
-	return BAG_OK;
-fail:
-	bag_chunk_unpin(bag, chunk);
-	return rc;
 }
 
 BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m)
@@ -413,7 +378,7 @@ BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m)
 	bag = v->tl->bags[m->bag_index];
 	rc = bag_message_read(bag, m->chunk, m->offset, m->conn->id, m->time_ns, &m->data, &m->size);
 	if (rc != BAG_OK) {
-		snprintf(v->errmsg, sizeof v->errmsg, "%s", bag->errmsg);
+		bag_error_copy(&v->err, &bag->err);
 		return rc;
 	}
 	view_unpin(v);

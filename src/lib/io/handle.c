@@ -3,41 +3,32 @@
  * failure message and the warnings kept on the handle, and the running
  * totals (messages, start, end) as chunks are linked. The bottom of the
  * library's reading side: every module that reads a bag goes through it,
- * and it calls none of them.
+ * and it calls none of them. The bytes themselves come from bag->src, a
+ * byte source (source-int.h): a local file or a remote one.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <bagscope/record.h>
+#include "lib/common/util-int.h"
 #include "lib/formats/bag-int.h"
 
 int bag_fail(bag_t *bag, int code, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (off == UINT64_MAX)
-		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: ", bag->path);
-	else
-		n = snprintf(bag->errmsg, sizeof bag->errmsg, "%s: at byte %llu: ",
-		             bag->path, (unsigned long long)off);
-	if (n < 0 || (size_t)n >= sizeof bag->errmsg)
-		return code;
 	va_start(ap, fmt);
-	vsnprintf(bag->errmsg + n, sizeof bag->errmsg - (size_t)n, fmt, ap);
+	bag_error_vset(&bag->err, code, bag->path, off, fmt, ap);
 	va_end(ap);
 	return code;
 }
 
 int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 {
-	char line[BAG_ERRMSG_MAX];
+	struct bag_error line;
 	va_list ap;
-	int n;
 
 	bag->nwarnings++;
 	if (bag->nwarnings > BAG_WARNINGS_MAX)
@@ -47,16 +38,10 @@ int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
 		if (bag->warnings == NULL)
 			goto nomem;
 	}
-	if (off == UINT64_MAX)
-		n = snprintf(line, sizeof line, "%s: ", bag->path);
-	else
-		n = snprintf(line, sizeof line, "%s: at byte %llu: ", bag->path, (unsigned long long)off);
-	if (n >= 0 && (size_t)n < sizeof line) {
-		va_start(ap, fmt);
-		vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	bag->warnings[bag->nwarnings - 1] = strdup(line);
+	va_start(ap, fmt);
+	bag_error_vset(&line, BAG_OK, bag->path, off, fmt, ap);
+	va_end(ap);
+	bag->warnings[bag->nwarnings - 1] = strdup(line.message);
 	if (bag->warnings[bag->nwarnings - 1] == NULL)
 		goto nomem;
 	return BAG_OK;
@@ -67,23 +52,31 @@ nomem:
 
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 {
-	size_t done = 0;
+	char cause[BAG_ERROR_MESSAGE_MAX / 2];
+	uint64_t at = off;
+	int rc;
 
 	if (off > bag->file_size || len > bag->file_size - off)
 		return bag_fail(bag, BAG_ETRUNCATED, off,
 		                "%zu bytes needed but the file ends at byte %llu",
 		                len, (unsigned long long)bag->file_size);
-	while (done < len) {
-		ssize_t n = pread(bag->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return bag_fail(bag, BAG_EIO, off + done, "read failed: %s", strerror(errno));
-		if (n == 0)
-			return bag_fail(bag, BAG_ETRUNCATED, off + done, "unexpected end of file");
-		done += (size_t)n;
-	}
+	if (len == 0)
+		return BAG_OK;
+	rc = bag->src->ops->read_at(bag->src, off, buf, len, &at, cause, sizeof cause);
+	if (rc != BAG_OK)
+		return bag_fail(bag, rc, at, "%s", cause);
 	return BAG_OK;
+}
+
+void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n)
+{
+	if (bag->src->ops->prefetch != NULL && n > 0)
+		bag->src->ops->prefetch(bag->src, spans, n);
+}
+
+bool bag_is_file(const bag_t *bag, const struct stat *st)
+{
+	return bag->src != NULL && bag->src->ops->same_file(bag->src, st);
 }
 
 void bag_count_chunk(bag_t *bag, const struct chunk *ch)
@@ -95,4 +88,16 @@ void bag_count_chunk(bag_t *bag, const struct chunk *ch)
 	if (bag->message_count == 0 || ch->end_ns > bag->end_ns)
 		bag->end_ns = ch->end_ns;
 	bag->message_count += ch->count;
+}
+
+BAG_API bool bag_is_url(const char *path)
+{
+	return bag_source_is_url(path);
+}
+
+BAG_API void bag_fetched(const bag_t *bag, uint64_t *bytes, uint64_t *requests)
+{
+	*bytes = *requests = 0;
+	if (bag->src != NULL && bag->src->ops->fetched != NULL)
+		*bytes = bag->src->ops->fetched(bag->src, requests);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <bagscope/cloud.h>
+#include "lib/common/util-int.h"
 #include "lib/media/layout-int.h"
 
 static const struct layout_field point_field_layout[] = {
@@ -42,20 +43,6 @@ BAG_API const char *bag_cloud_type_name(uint8_t t)
 	static const char *const names[9] = { "?", "int8", "uint8", "int16", "uint16", "int32", "uint32", "float32",
 	                                      "float64" };
 	return t < 9 ? names[t] : "?";
-}
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
 }
 
 /* One value of datatype t at p, in the cloud's byte order. */
@@ -90,7 +77,7 @@ BAG_API double bag_cloud_value(const struct bag_cloud *c, uint64_t i, size_t f, 
 }
 
 BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const uint8_t *data, size_t len,
-                             char *err, size_t errlen)
+                             struct bag_error *err)
 {
 	const struct bag_msgdef_type *t = bag_msgdef_root(def);
 	struct layout_rd r = { data, len, 0, false };
@@ -100,9 +87,9 @@ BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const
 	memset(c, 0, sizeof *c);
 	c->x = c->y = c->z = -1;
 	if (t == NULL || strcmp(t->name, "sensor_msgs/PointCloud2") != 0)
-		return fail(err, errlen, BAG_EUNSUPP, "%s is not sensor_msgs/PointCloud2", t ? t->name : "the definition");
+		return bag_error_say(err, BAG_EUNSUPP, "%s is not sensor_msgs/PointCloud2", t ? t->name : "the definition");
 	if (!layout_match(t, cloud_layout))
-		return fail(err, errlen, BAG_EUNSUPP, "this %s definition has other fields than ROS's", t->name);
+		return bag_error_say(err, BAG_EUNSUPP, "this %s definition has other fields than ROS's", t->name);
 	layout_skip_header(&r);
 	c->height = layout_u32(&r);
 	c->width = layout_u32(&r);
@@ -110,7 +97,7 @@ BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const
 	if (!r.bad && n > (r.len - r.at) / 13)
 		r.bad = true;   /* each PointField takes at least 13 bytes */
 	if (!r.bad && (c->fields = calloc(n ? n : 1, sizeof *c->fields)) == NULL)
-		return fail(err, errlen, BAG_ENOMEM, "out of memory");
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct bag_cloud_field *f = &c->fields[i];
 		uint32_t name_len;
@@ -129,20 +116,20 @@ BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const
 	c->is_dense = layout_u8(&r) != 0;
 	c->points = (uint64_t)c->height * c->width;
 	if (r.bad) {
-		rc = fail(err, errlen, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", len);
+		rc = bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", len);
 		goto fail;
 	}
 	if (c->points > 0 && c->point_step == 0) {
-		rc = fail(err, errlen, BAG_EDECODE, "point_step is 0 for %llu points", (unsigned long long)c->points);
+		rc = bag_error_say(err, BAG_EDECODE, "point_step is 0 for %llu points", (unsigned long long)c->points);
 		goto fail;
 	}
 	if ((uint64_t)c->width * c->point_step > c->row_step && c->height > 0) {
-		rc = fail(err, errlen, BAG_EDECODE, "row_step %u is less than width %u x point_step %u", c->row_step,
+		rc = bag_error_say(err, BAG_EDECODE, "row_step %u is less than width %u x point_step %u", c->row_step,
 		          c->width, c->point_step);
 		goto fail;
 	}
 	if ((uint64_t)c->height * c->row_step > data_len) {
-		rc = fail(err, errlen, BAG_EDECODE, "data holds %u bytes, height %u x row_step %u needs %llu", data_len,
+		rc = bag_error_say(err, BAG_EDECODE, "data holds %u bytes, height %u x row_step %u needs %llu", data_len,
 		          c->height, c->row_step, (unsigned long long)c->height * c->row_step);
 		goto fail;
 	}

@@ -23,6 +23,7 @@
 #include <turbojpeg.h>
 
 #include <bagscope/image.h>
+#include "lib/common/util-int.h"
 #include "lib/media/layout-int.h"
 
 const struct layout_field layout_header[] = {
@@ -97,20 +98,6 @@ static const struct encoding {
 	{ "yuyv", K_YUYV, 2, NULL },
 };
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 BAG_API bool bag_image_type(const char *type)
 {
 	return strcmp(type, "sensor_msgs/Image") == 0 || strcmp(type, "sensor_msgs/CompressedImage") == 0;
@@ -124,13 +111,13 @@ static size_t pixel_bytes(enum bag_pixel p)
 }
 
 /* Allocate img's pixels for its size and kind. */
-static int alloc_pixels(struct bag_image *img, char *err, size_t errlen)
+static int alloc_pixels(struct bag_image *img, struct bag_error *err)
 {
 	if (img->width == 0 || img->height == 0 || (uint64_t)img->width * img->height > BAG_IMAGE_MAX_PIXELS)
-		return fail(err, errlen, BAG_EDECODE, "an image of %ux%u pixels is %s", img->width, img->height,
+		return bag_error_say(err, BAG_EDECODE, "an image of %ux%u pixels is %s", img->width, img->height,
 		            img->width == 0 || img->height == 0 ? "empty" : "too large to show");
 	img->pixels = malloc((size_t)img->width * img->height * pixel_bytes(img->pixel));
-	return img->pixels ? BAG_OK : fail(err, errlen, BAG_ENOMEM, "out of memory");
+	return img->pixels ? BAG_OK : bag_error_say(err, BAG_ENOMEM, "out of memory");
 }
 
 static uint8_t clamp8(int v)
@@ -236,7 +223,7 @@ static void convert_raw(struct bag_image *img, const struct encoding *e, const u
 	}
 }
 
-static int decode_raw(struct bag_image *img, struct layout_rd *r, char *err, size_t errlen)
+static int decode_raw(struct bag_image *img, struct layout_rd *r, struct bag_error *err)
 {
 	uint32_t enc_len, data_len;
 	const struct encoding *e = NULL;
@@ -248,54 +235,54 @@ static int decode_raw(struct bag_image *img, struct layout_rd *r, char *err, siz
 	uint32_t step = layout_u32(r);
 	const uint8_t *data = layout_bytes(r, &data_len);
 	if (r->bad)
-		return fail(err, errlen, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", r->len);
+		return bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", r->len);
 	snprintf(img->encoding, sizeof img->encoding, "%.*s", (int)enc_len, (const char *)enc);
 	for (size_t i = 0; i < sizeof encodings / sizeof *encodings; i++)
 		if (strlen(encodings[i].name) == enc_len && memcmp(encodings[i].name, enc, enc_len) == 0)
 			e = &encodings[i];
 	if (e == NULL)
-		return fail(err, errlen, BAG_EUNSUPP, "unknown image encoding '%s'", img->encoding);
+		return bag_error_say(err, BAG_EUNSUPP, "unknown image encoding '%s'", img->encoding);
 	if ((uint64_t)img->width * e->bytes > step)
-		return fail(err, errlen, BAG_EDECODE, "step %u is less than width %u x %u bytes of %s", step,
+		return bag_error_say(err, BAG_EDECODE, "step %u is less than width %u x %u bytes of %s", step,
 		            img->width, e->bytes, e->name);
 	if ((uint64_t)img->height * step > data_len)
-		return fail(err, errlen, BAG_EDECODE, "data holds %u bytes, height %u x step %u needs %llu", data_len,
+		return bag_error_say(err, BAG_EDECODE, "data holds %u bytes, height %u x step %u needs %llu", data_len,
 		            img->height, step, (unsigned long long)img->height * step);
 	if ((e->kind == K_UYVY || e->kind == K_YUYV) && img->width % 2 != 0)
-		return fail(err, errlen, BAG_EDECODE, "%s needs an even width, not %u", e->name, img->width);
+		return bag_error_say(err, BAG_EDECODE, "%s needs an even width, not %u", e->name, img->width);
 	img->pixel = e->kind == K_GRAY8 ? BAG_PIXEL_GRAY8 : e->kind == K_GRAY16 ? BAG_PIXEL_GRAY16
 	           : e->kind == K_RGBA8 || e->kind == K_BGRA8 ? BAG_PIXEL_RGBA8
 	           : e->kind == K_FLOAT ? BAG_PIXEL_FLOAT32 : BAG_PIXEL_RGB8;
-	int rc = alloc_pixels(img, err, errlen);
+	int rc = alloc_pixels(img, err);
 	if (rc == BAG_OK)
 		convert_raw(img, e, data, step, big);
 	return rc;
 }
 
-static int decode_jpeg(struct bag_image *img, const uint8_t *data, size_t len, char *err, size_t errlen)
+static int decode_jpeg(struct bag_image *img, const uint8_t *data, size_t len, struct bag_error *err)
 {
 	tjhandle tj = tjInitDecompress();
 	int w, h, sub, space, rc;
 
 	if (tj == NULL)
-		return fail(err, errlen, BAG_ENOMEM, "out of memory");
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	if (tjDecompressHeader3(tj, data, (unsigned long)len, &w, &h, &sub, &space) != 0) {
-		rc = fail(err, errlen, BAG_EDECODE, "corrupt jpeg: %s", tjGetErrorStr2(tj));
+		rc = bag_error_say(err, BAG_EDECODE, "corrupt jpeg: %s", tjGetErrorStr2(tj));
 		goto done;
 	}
 	img->width = (uint32_t)w;
 	img->height = (uint32_t)h;
 	img->pixel = BAG_PIXEL_RGB8;
-	if ((rc = alloc_pixels(img, err, errlen)) != BAG_OK)
+	if ((rc = alloc_pixels(img, err)) != BAG_OK)
 		goto done;
 	if (tjDecompress2(tj, data, (unsigned long)len, img->pixels, w, 0, h, TJPF_RGB, TJFLAG_STOPONWARNING) != 0)
-		rc = fail(err, errlen, BAG_EDECODE, "corrupt jpeg: %s", tjGetErrorStr2(tj));
+		rc = bag_error_say(err, BAG_EDECODE, "corrupt jpeg: %s", tjGetErrorStr2(tj));
 done:
 	tjDestroy(tj);
 	return rc;
 }
 
-static int decode_png(struct bag_image *img, const uint8_t *data, size_t len, char *err, size_t errlen)
+static int decode_png(struct bag_image *img, const uint8_t *data, size_t len, struct bag_error *err)
 {
 	spng_ctx *ctx = spng_ctx_new(0);
 	struct spng_ihdr ihdr;
@@ -303,10 +290,10 @@ static int decode_png(struct bag_image *img, const uint8_t *data, size_t len, ch
 	int fmt, rc, e;
 
 	if (ctx == NULL)
-		return fail(err, errlen, BAG_ENOMEM, "out of memory");
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	spng_set_crc_action(ctx, SPNG_CRC_ERROR, SPNG_CRC_ERROR);
 	if ((e = spng_set_png_buffer(ctx, data, len)) != 0 || (e = spng_get_ihdr(ctx, &ihdr)) != 0) {
-		rc = fail(err, errlen, BAG_EDECODE, "corrupt png: %s", spng_strerror(e));
+		rc = bag_error_say(err, BAG_EDECODE, "corrupt png: %s", spng_strerror(e));
 		goto done;
 	}
 	img->width = ihdr.width;
@@ -325,12 +312,12 @@ static int decode_png(struct bag_image *img, const uint8_t *data, size_t len, ch
 		img->pixel = BAG_PIXEL_RGB8;
 		fmt = SPNG_FMT_RGB8;
 	}
-	if ((rc = alloc_pixels(img, err, errlen)) != BAG_OK)
+	if ((rc = alloc_pixels(img, err)) != BAG_OK)
 		goto done;
 	if ((e = spng_decoded_image_size(ctx, fmt, &size)) != 0 ||
 	    size != (size_t)img->width * img->height * pixel_bytes(img->pixel) ||
 	    (e = spng_decode_image(ctx, img->pixels, size, fmt, 0)) != 0) {
-		rc = fail(err, errlen, BAG_EDECODE, "corrupt png: %s", e ? spng_strerror(e) : "unexpected size");
+		rc = bag_error_say(err, BAG_EDECODE, "corrupt png: %s", e ? spng_strerror(e) : "unexpected size");
 		goto done;
 	}
 done:
@@ -340,18 +327,18 @@ done:
 
 static const uint8_t png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
 
-static int decode_compressed(struct bag_image *img, struct layout_rd *r, char *err, size_t errlen)
+static int decode_compressed(struct bag_image *img, struct layout_rd *r, struct bag_error *err)
 {
 	uint32_t fmt_len, len;
 	const uint8_t *fmt = layout_bytes(r, &fmt_len);
 	const uint8_t *data = layout_bytes(r, &len);
 
 	if (r->bad)
-		return fail(err, errlen, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", r->len);
+		return bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", r->len);
 	snprintf(img->encoding, sizeof img->encoding, "%.*s", (int)fmt_len, (const char *)fmt);
 	if (len >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
 		snprintf(img->encoding, sizeof img->encoding, "jpeg");
-		return decode_jpeg(img, data, len, err, errlen);
+		return decode_jpeg(img, data, len, err);
 	}
 	/* compressedDepth: a 12-byte ConfigHeader before the png */
 	for (size_t off = 0; off <= 12; off += 12) {
@@ -359,17 +346,17 @@ static int decode_compressed(struct bag_image *img, struct layout_rd *r, char *e
 			snprintf(img->encoding, sizeof img->encoding, "png");
 			img->png = data + off;
 			img->png_len = len - off;
-			return decode_png(img, data + off, len - off, err, errlen);
+			return decode_png(img, data + off, len - off, err);
 		}
 	}
 	if (strstr(img->encoding, "jpeg") != NULL || strstr(img->encoding, "png") != NULL)
-		return fail(err, errlen, BAG_EDECODE, "corrupt %s: its data does not start with a %s signature",
+		return bag_error_say(err, BAG_EDECODE, "corrupt %s: its data does not start with a %s signature",
 		            strstr(img->encoding, "png") ? "png" : "jpeg", strstr(img->encoding, "png") ? "png" : "jpeg");
-	return fail(err, errlen, BAG_EUNSUPP, "unknown compressed format '%s' (jpeg and png are read)", img->encoding);
+	return bag_error_say(err, BAG_EUNSUPP, "unknown compressed format '%s' (jpeg and png are read)", img->encoding);
 }
 
 BAG_API int bag_image_decode(struct bag_image *img, const bag_msgdef_t *def, const uint8_t *data, size_t len,
-                             char *err, size_t errlen)
+                             struct bag_error *err)
 {
 	const struct bag_msgdef_type *t = bag_msgdef_root(def);
 	struct layout_rd r = { data, len, 0, false };
@@ -377,12 +364,12 @@ BAG_API int bag_image_decode(struct bag_image *img, const bag_msgdef_t *def, con
 
 	memset(img, 0, sizeof *img);
 	if (t == NULL || !bag_image_type(t->name))
-		return fail(err, errlen, BAG_EUNSUPP, "%s is not an image type", t ? t->name : "the definition");
+		return bag_error_say(err, BAG_EUNSUPP, "%s is not an image type", t ? t->name : "the definition");
 	bool raw = strcmp(t->name, "sensor_msgs/Image") == 0;
 	if (!layout_match(t, raw ? image_layout : compressed_layout))
-		return fail(err, errlen, BAG_EUNSUPP, "this %s definition has other fields than ROS's", t->name);
+		return bag_error_say(err, BAG_EUNSUPP, "this %s definition has other fields than ROS's", t->name);
 	layout_skip_header(&r);
-	rc = raw ? decode_raw(img, &r, err, errlen) : decode_compressed(img, &r, err, errlen);
+	rc = raw ? decode_raw(img, &r, err) : decode_compressed(img, &r, err);
 	if (rc != BAG_OK) {
 		free(img->pixels);
 		memset(img, 0, sizeof *img);
@@ -526,7 +513,7 @@ BAG_API int bag_image_to_rgb(const struct bag_image *img, uint32_t w, uint32_t h
 	return BAG_OK;
 }
 
-BAG_API int bag_image_png(const struct bag_image *img, uint8_t **out, size_t *outlen, char *err, size_t errlen)
+BAG_API int bag_image_png(const struct bag_image *img, uint8_t **out, size_t *outlen, struct bag_error *err)
 {
 	struct spng_ihdr ihdr = { .width = img->width, .height = img->height };
 	size_t n = (size_t)img->width * img->height, len;
@@ -570,9 +557,9 @@ BAG_API int bag_image_png(const struct bag_image *img, uint8_t **out, size_t *ou
 	rc = BAG_OK;
 done:
 	if (rc == BAG_EIO)
-		fail(err, errlen, rc, "png encoder: %s", spng_strerror(e));
+		bag_error_say(err, rc, "png encoder: %s", spng_strerror(e));
 	else if (rc == BAG_ENOMEM)
-		fail(err, errlen, rc, "out of memory");
+		bag_error_say(err, rc, "out of memory");
 	spng_ctx_free(ctx);
 	free(buf);
 	return rc;

@@ -27,6 +27,7 @@
 
 #include <bagscope/reduce.h>
 #include <bagscope/scan.h>
+#include <bagscope/tf.h>
 #include "lib/common/util-int.h"
 
 #define BLOCK_SHIFT 4
@@ -42,6 +43,7 @@ struct mm {
 struct series {
 	char *path;
 	size_t topic_len;            /* bytes of path that are the topic */
+	bool is_tf;                  /* a tf(...) path: sampled on the TF messages, no topic */
 	const char *topic;           /* borrowed from the timeline */
 	bag_expr_t *expr;
 	bag_expr_prog_t **progs;     /* per timeline connection; NULL off its topic */
@@ -65,30 +67,30 @@ struct bag_reduce {
 	size_t ns;
 	size_t nconns;
 	bag_msgdef_t **defs;         /* per timeline connection of a series' topic */
+	bag_tf_t *tf;                /* built by the first run with a tf(...) series */
 	pthread_mutex_t lock;        /* series' samples, failed, done */
 	struct pending *batch;
 	size_t nbatch;
 	uint64_t failed;
-	char first_failure[256];
+	struct bag_error first_failure; /* the first message that could not be read */
 	bool cancel;                 /* atomic */
 	bool done;
 	const struct bag_reduce_opts *run_opts;
-	char errmsg[256];
-	size_t errpath, errpos;
+	struct bag_error err;      /* the last failure (common.h); offset in the path */
+	size_t errpath;
 };
 
-static void set_err(bag_reduce_t *r, size_t path, size_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static void set_err(bag_reduce_t *r, int code, size_t path, uint64_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-static void set_err(bag_reduce_t *r, size_t path, size_t pos, const char *fmt, ...)
+static void set_err(bag_reduce_t *r, int code, size_t path, uint64_t pos, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+	bag_error_vset(&r->err, code, NULL, pos, fmt, ap);
 	va_end(ap);
 	r->errpath = path;
-	r->errpos = pos;
 }
 
 /* Append an entry to level k; false when out of memory. */
@@ -216,34 +218,39 @@ static int flush_batch(bag_reduce_t *r)
 	return rc;
 }
 
-/* Compile series k for every connection of its topic; check it. */
+static bool is_tf_conn(const struct bag_connection *c)
+{
+	return strcmp(c->type, "tf2_msgs/TFMessage") == 0 || strcmp(c->type, "tf/tfMessage") == 0;
+}
+
+/* Compile series k for every connection of its topic (a tf path: every TF connection); check it. */
 static int prepare_series(bag_reduce_t *r, size_t k)
 {
 	struct series *s = &r->s[k];
 	const char *rest = s->path + s->topic_len;
 	bag_expr_prog_t **sel = calloc(r->nconns + 1, sizeof *sel);
-	size_t nsel = 0;
+	size_t nsel = 0, base = s->is_tf ? 0 : s->topic_len + 1;   /* where the expression starts */
 	int rc = BAG_ENOMEM;
 
 	s->progs = calloc(r->nconns + 1, sizeof *s->progs);
 	if (sel == NULL || s->progs == NULL)
 		goto fail;
-	if (*rest != '.' || rest[1] == '\0') {
-		set_err(r, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s.data)", s->path,
+	if (!s->is_tf && (*rest != '.' || rest[1] == '\0')) {
+		set_err(r, BAG_EEXPR, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s.data)", s->path,
 		        s->topic, s->topic);
 		rc = BAG_EEXPR;
 		goto fail;
 	}
-	rest++;
+	rest += !s->is_tf;
 	if ((rc = bag_expr_parse_value(&s->expr, rest, strlen(rest))) != BAG_OK) {
 		if (rc == BAG_EEXPR)
-			set_err(r, k, s->topic_len + 1 + bag_expr_errpos(s->expr), "'%s': %s", s->path,
-			        bag_expr_errmsg(s->expr));
+			set_err(r, BAG_EEXPR, k, base + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
+			        bag_expr_error(s->expr)->message);
 		goto fail;
 	}
 	for (size_t i = 0; i < r->nconns; i++) {
 		const struct bag_connection *c = bag_timeline_conn(r->tl, i, NULL);
-		if (strcmp(c->topic, s->topic) != 0)
+		if (s->is_tf ? !is_tf_conn(c) : strcmp(c->topic, s->topic) != 0)
 			continue;
 		if (r->defs[i] == NULL &&
 		    bag_msgdef_parse(&r->defs[i], c->type, c->definition, strlen(c->definition)) == BAG_ENOMEM)
@@ -254,11 +261,11 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 		sel[nsel++] = s->progs[i];
 	}
 	if ((rc = bag_expr_check(s->expr, sel, nsel)) != BAG_OK)
-		set_err(r, k, s->topic_len + 1 + bag_expr_errpos(s->expr), "'%s': %s", s->path,
-		        bag_expr_errmsg(s->expr));
+		set_err(r, BAG_EEXPR, k, base + bag_expr_error(s->expr)->offset, "'%s': %s", s->path,
+		        bag_expr_error(s->expr)->message);
 fail:
 	if (rc == BAG_ENOMEM)
-		set_err(r, k, 0, "out of memory");
+		set_err(r, BAG_ENOMEM, k, BAG_NO_OFFSET, "out of memory");
 	free(sel);
 	return rc;
 }
@@ -283,7 +290,7 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 	if (r->s == NULL || r->defs == NULL || topics == NULL || r->batch == NULL)
 		goto fail;
 	if (n == 0) {
-		set_err(r, 0, 0, "no message path to plot");
+		set_err(r, BAG_EINVAL, 0, BAG_NO_OFFSET, "no message path to plot");
 		rc = BAG_EINVAL;
 		goto fail;
 	}
@@ -294,9 +301,10 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 		r->ns = k + 1;
 		if ((s->path = strdup(paths[k])) == NULL)
 			goto fail;
-		s->topic_len = bag_expr_topic_prefix(s->path, topics, ntopics);
-		if (s->topic_len == 0) {
-			set_err(r, k, 0, "'%s' starts with no topic of the bag", s->path);
+		s->is_tf = bag_expr_is_tf_path(s->path);
+		s->topic_len = s->is_tf ? 0 : bag_expr_topic_prefix(s->path, topics, ntopics);
+		if (s->topic_len == 0 && !s->is_tf) {
+			set_err(r, BAG_EEXPR, k, 0, "'%s' starts with no topic of the bag", s->path);
 			rc = BAG_EEXPR;
 			goto fail;
 		}
@@ -307,11 +315,11 @@ BAG_API int bag_reduce_open(bag_reduce_t **out, bag_timeline_t *tl, const char *
 			goto fail;
 	}
 	rc = BAG_OK;
-	r->errmsg[0] = '\0';
+	bag_error_clear(&r->err);
 	r->done = true;
 fail:
 	if (rc == BAG_ENOMEM)
-		set_err(r, 0, 0, "out of memory");
+		set_err(r, BAG_ENOMEM, 0, BAG_NO_OFFSET, "out of memory");
 	free(topics);
 	return rc;
 }
@@ -332,25 +340,21 @@ BAG_API void bag_reduce_free(bag_reduce_t *r)
 	for (size_t i = 0; r->defs != NULL && i < r->nconns; i++)
 		bag_msgdef_free(r->defs[i]);
 	free(r->defs);
+	bag_tf_free(r->tf);
 	free(r->s);
 	free(r->batch);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
 
-BAG_API const char *bag_reduce_errmsg(const bag_reduce_t *r)
+BAG_API const struct bag_error *bag_reduce_error(const bag_reduce_t *r)
 {
-	return r == NULL ? "out of memory" : r->errmsg;
+	return r != NULL ? &r->err : &bag_error_nomem;
 }
 
 BAG_API size_t bag_reduce_errpath(const bag_reduce_t *r)
 {
 	return r == NULL ? 0 : r->errpath;
-}
-
-BAG_API size_t bag_reduce_errpos(const bag_reduce_t *r)
-{
-	return r == NULL ? 0 : r->errpos;
 }
 
 BAG_API size_t bag_reduce_series_count(const bag_reduce_t *r)
@@ -406,7 +410,7 @@ static int emit(void *arg, const struct bag_scan_item *it)
 	if (it->rc != BAG_OK) {
 		pthread_mutex_lock(&r->lock);
 		if (r->failed++ == 0)
-			snprintf(r->first_failure, sizeof r->first_failure, "%.*s", (int)it->len, it->text);
+			bag_error_set(&r->first_failure, it->rc, NULL, BAG_NO_OFFSET, "%.*s", (int)it->len, it->text);
 		pthread_mutex_unlock(&r->lock);
 		return 0;
 	}
@@ -418,6 +422,30 @@ static int emit(void *arg, const struct bag_scan_item *it)
 			return rc;
 	}
 	return 0;
+}
+
+/* A first run with a tf(...) series builds the transform buffer its terms look up. */
+static int attach_tf(bag_reduce_t *r)
+{
+	struct bag_tf_opts o = BAG_TF_OPTS_INIT;
+	bool want = false;
+	int rc;
+
+	for (size_t k = 0; k < r->ns; k++)
+		want = want || r->s[k].is_tf;
+	if (!want || r->tf != NULL)
+		return BAG_OK;
+	o.threads = r->run_opts->threads;
+	if ((rc = bag_tf_build(&r->tf, r->tl, &o)) != BAG_OK) {
+		set_err(r, rc, 0, BAG_NO_OFFSET, "%s", bag_tf_error(r->tf)->message);
+		bag_tf_free(r->tf);
+		r->tf = NULL;
+		return rc;
+	}
+	for (size_t k = 0; k < r->ns; k++)
+		if (r->s[k].is_tf)
+			bag_expr_set_tf(r->s[k].expr, r->tf);
+	return BAG_OK;
 }
 
 static int progress(void *arg, uint64_t done, uint64_t total)
@@ -440,7 +468,7 @@ BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts)
 	int rc;
 
 	if (opts != NULL && (rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK) {
-		set_err(r, 0, 0, "bag_reduce_run: options of an unknown size");
+		set_err(r, rc, 0, BAG_NO_OFFSET, "bag_reduce_run: options of an unknown size");
 		return rc;
 	}
 	r->run_opts = &o;
@@ -448,10 +476,12 @@ BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts)
 	for (size_t k = 0; k < r->ns; k++)
 		series_clear(&r->s[k]);
 	r->failed = 0;
-	r->first_failure[0] = '\0';
+	bag_error_clear(&r->first_failure);
 	r->done = false;
 	pthread_mutex_unlock(&r->lock);
 	r->nbatch = 0;
+	if ((rc = attach_tf(r)) != BAG_OK)
+		goto fail;
 	rc = BAG_ENOMEM;
 	if ((mask = calloc(r->nconns + 1, sizeof *mask)) == NULL)
 		goto fail;
@@ -464,18 +494,18 @@ BAG_API int bag_reduce_run(bag_reduce_t *r, const struct bag_reduce_opts *opts)
 	q.end_ns = o.end_ns;
 	so.threads = o.threads;
 	if ((rc = bag_view_open(&v, r->tl, &q)) != BAG_OK) {
-		set_err(r, 0, 0, "%s", bag_view_errmsg(v));
+		bag_error_copy(&r->err, bag_view_error(v));
 		goto fail;
 	}
 	rc = bag_scan(v, &so, NULL);
 	if (rc != BAG_OK && rc != BAG_ECANCELED && rc != BAG_ENOMEM)
-		set_err(r, 0, 0, "%s", bag_view_errmsg(v));
+		bag_error_copy(&r->err, bag_view_error(v));
 	int frc = flush_batch(r);
 	if (rc == BAG_OK)
 		rc = frc;
 fail:
 	if (rc == BAG_ENOMEM)
-		set_err(r, 0, 0, "out of memory");
+		set_err(r, BAG_ENOMEM, 0, BAG_NO_OFFSET, "out of memory");
 	pthread_mutex_lock(&r->lock);
 	r->done = true;
 	pthread_mutex_unlock(&r->lock);
@@ -499,12 +529,12 @@ BAG_API bool bag_reduce_done(bag_reduce_t *r)
 	return done;
 }
 
-BAG_API uint64_t bag_reduce_failed(bag_reduce_t *r, char *buf, size_t len)
+BAG_API uint64_t bag_reduce_failed(bag_reduce_t *r, struct bag_error *first)
 {
 	pthread_mutex_lock(&r->lock);
 	uint64_t n = r->failed;
-	if (len > 0)
-		snprintf(buf, len, "%s", r->first_failure);
+	if (first != NULL)
+		bag_error_copy(first, &r->first_failure);
 	pthread_mutex_unlock(&r->lock);
 	return n;
 }

@@ -6,15 +6,19 @@
  * array index at each depth; it is read only to name the path in an error.
  * Array lengths are checked against the bytes left times the element's
  * minimum size before any element is visited, so a huge count fails at once.
+ *
+ * The walk spends an element budget (decode.h): each element charges one
+ * as it is visited, except that an array (or a single field) of a fixed
+ * type charges all its elements' nodes at once, before any is visited, and
+ * what lies inside it is then prepaid. Skipping it (no visitor) charges the
+ * same, so every caller agrees on which messages decode.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <bagscope/decode.h>
+#include "lib/common/util-int.h"
 #include "lib/msg/msgdef-int.h"
-
-/* elements allowed per array when an element may take no bytes at all */
-#define MAX_EMPTY_ELEMS 65536
 
 struct frame {
 	const struct bag_msgdef_field *field;
@@ -27,12 +31,15 @@ struct walk {
 	size_t len;
 	size_t at;
 	const struct bag_visitor *vis;
+	bag_elements_fn elements;  /* or NULL: every element */
 	void *ud;
 	bool quiet;               /* no callbacks: only lengths are checked */
+	uint64_t budget;          /* elements the message may still expand to */
+	uint64_t budget0;
+	bool prepaid;             /* inside a fixed field whose elements are charged */
 	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
-	char *err;
-	size_t errlen;
+	struct bag_error *err;    /* may be NULL */
 };
 
 /* "a.b[3].c" for the current stack, then the message. */
@@ -42,26 +49,24 @@ static int walk_fail(struct walk *w, const char *fmt, ...) __attribute__((format
 
 static int walk_fail(struct walk *w, const char *fmt, ...)
 {
+	char path[BAG_ERROR_MESSAGE_MAX], text[BAG_ERROR_MESSAGE_MAX];
 	size_t n = 0;
 	va_list ap;
 
-	if (w->err == NULL || w->errlen == 0)
+	if (w->err == NULL)
 		return BAG_EDECODE;
-	w->err[0] = '\0';
-	for (int i = 0; i < w->depth && n < w->errlen; i++) {
+	path[0] = '\0';
+	for (int i = 0; i < w->depth && n < sizeof path; i++) {
 		const struct frame *f = &w->stack[i];
-		n += (size_t)snprintf(w->err + n, w->errlen - n, "%s%s", i ? "." : "", f->field->name);
-		if (f->index >= 0 && n < w->errlen)
-			n += (size_t)snprintf(w->err + n, w->errlen - n, "[%lld]", (long long)f->index);
+		n += (size_t)snprintf(path + n, sizeof path - n, "%s%s", i ? "." : "", f->field->name);
+		if (f->index >= 0 && n < sizeof path)
+			n += (size_t)snprintf(path + n, sizeof path - n, "[%lld]", (long long)f->index);
 	}
-	if (n < w->errlen)
-		n += (size_t)snprintf(w->err + n, w->errlen - n, "%sat byte %zu: ", w->depth ? " " : "", w->at);
-	if (n < w->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(w->err + n, w->errlen - n, fmt, ap);
-		va_end(ap);
-	}
-	return BAG_EDECODE;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	return bag_error_set(w->err, BAG_EDECODE, NULL, w->at, "%s%sat byte %zu: %s", path,
+	                     w->depth ? " " : "", w->at, text);
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -127,7 +132,7 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 		break;
 	case BAG_PRIM_DURATION:
 		v->v.t.secs = (int32_t)le32(p);
-		v->v.t.nsecs = le32(p + 4);
+		v->v.t.nsecs = (int32_t)le32(p + 4);
 		break;
 	default:
 		return walk_fail(w, "not a primitive");
@@ -138,6 +143,16 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 
 static int walk_message(struct walk *w, uint32_t first, uint32_t n);
 
+/* Spend n elements (count of each) of the budget. */
+static int charge(struct walk *w, uint64_t count, uint64_t each)
+{
+	if (each != 0 && count > w->budget / each)
+		return walk_fail(w, "the message expands to more than %llu elements, the budget for %zu bytes",
+		                 (unsigned long long)w->budget0, w->len);
+	w->budget -= count * each;
+	return BAG_OK;
+}
+
 /* One element (index -1 when not in an array) of op's type. */
 static int walk_element(struct walk *w, const struct dec_op *op, int64_t index)
 {
@@ -145,6 +160,8 @@ static int walk_element(struct walk *w, const struct dec_op *op, int64_t index)
 	int rc;
 
 	w->stack[w->depth - 1].index = index;
+	if (!w->prepaid && (rc = charge(w, 1, 1)) != BAG_OK)
+		return rc;
 	if (op->prim == BAG_PRIM_MESSAGE) {
 		if (w->vis->begin_message)
 			w->vis->begin_message(w->ud, op->field, index, op->field->msg);
@@ -161,44 +178,60 @@ static int walk_element(struct walk *w, const struct dec_op *op, int64_t index)
 	return BAG_OK;
 }
 
-static int walk_field(struct walk *w, const struct dec_op *op)
+/* The elements of array op, count of them. */
+static int walk_elements(struct walk *w, const struct dec_op *op, uint32_t count)
 {
-	uint32_t count;
 	int rc;
 
-	if (op->array == BAG_ARRAY_NONE) {
-		if (w->quiet && op->fixed && op->prim == BAG_PRIM_MESSAGE && op->elem_min <= w->len - w->at) {
-			w->at += op->elem_min;
-			return BAG_OK;
-		}
-		return walk_element(w, op, -1);
+	if (w->vis->begin_array)
+		w->vis->begin_array(w->ud, op->field, count);
+	if (w->elements && op->fixed && op->elem_min > 0 && !w->elements(w->ud, op->field, count))
+		w->at += (size_t)count * op->elem_min;
+	else
+		for (uint32_t i = 0; i < count; i++)
+			if ((rc = walk_element(w, op, i)) != BAG_OK)
+				return rc;
+	w->stack[w->depth - 1].index = -1;
+	if (w->vis->end_array)
+		w->vis->end_array(w->ud, op->field, count);
+	return BAG_OK;
+}
+
+/* Field op: count elements (1 when not an array); a fixed type's are charged here, at once. */
+static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
+{
+	bool pay = op->fixed && !w->prepaid;
+	size_t left = w->len - w->at;
+	int rc;
+
+	if (op->array != BAG_ARRAY_NONE && op->elem_min > 0 && count > left / op->elem_min)
+		return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, left);
+	if (pay && (rc = charge(w, count, op->nodes)) != BAG_OK)
+		return rc;
+	/* checking only: elements of a fixed size are skipped in one step */
+	if (w->quiet && op->fixed && (op->array != BAG_ARRAY_NONE || op->elem_min <= left)) {
+		w->at += (size_t)count * op->elem_min;
+		return BAG_OK;
 	}
+	w->prepaid |= pay;
+	rc = op->array == BAG_ARRAY_NONE ? walk_element(w, op, -1) : walk_elements(w, op, count);
+	w->prepaid &= !pay;
+	return rc;
+}
+
+static int walk_field(struct walk *w, const struct dec_op *op)
+{
+	uint32_t count = 1;
+
 	if (op->array == BAG_ARRAY_FIXED) {
 		count = op->fixed_len;
-	} else {
+	} else if (op->array == BAG_ARRAY_VARIABLE) {
 		if (w->len - w->at < 4)
 			return walk_fail(w, "needs 4 bytes for an array length, %zu remain", w->len - w->at);
 		count = le32(w->data + w->at);
 		w->at += 4;
 	}
-	size_t left = w->len - w->at;
-	/* checking only: elements of a fixed size are skipped in one step */
-	if (w->quiet && op->fixed && op->elem_min > 0 && count <= left / op->elem_min) {
-		w->at += (size_t)count * op->elem_min;
-		return BAG_OK;
-	}
-	if ((op->elem_min > 0 && count > left / op->elem_min) ||
-	    (op->elem_min == 0 && count > MAX_EMPTY_ELEMS && count > left))
-		return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, left);
-	if (w->vis->begin_array)
-		w->vis->begin_array(w->ud, op->field, count);
-	for (uint32_t i = 0; i < count; i++)
-		if ((rc = walk_element(w, op, i)) != BAG_OK)
-			return rc;
-	w->stack[w->depth - 1].index = -1;
-	if (w->vis->end_array)
-		w->vis->end_array(w->ud, op->field, count);
-	return BAG_OK;
+	return walk_counted(w, op, count);
 }
 
 static int walk_message(struct walk *w, uint32_t first, uint32_t n)
@@ -218,27 +251,45 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 	return BAG_OK;
 }
 
-BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
-                       const struct bag_visitor *vis, void *ud, size_t *used,
-                       char *err, size_t errlen)
+static const struct bag_visitor no_visitor;
+
+/* The walk over a whole message, *used set to the bytes it took. */
+static int decode(struct walk *w, const bag_msgdef_t *def, size_t *used)
 {
-	static const struct bag_visitor none = { 0 };
-	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &none, .ud = ud,
-	                  .err = err, .errlen = errlen };
 	uint32_t nroot;
 	int rc;
 
-	w.ops = msgdef_ops(def, &nroot);
-	w.quiet = !w.vis->begin_message && !w.vis->end_message && !w.vis->begin_array && !w.vis->end_array &&
-	          !w.vis->value;
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
-	if (w.vis->begin_message)
-		w.vis->begin_message(ud, NULL, -1, bag_msgdef_root(def));
-	rc = walk_message(&w, 0, nroot);
-	if (rc == BAG_OK && w.vis->end_message)
-		w.vis->end_message(ud, NULL, -1);
+	w->budget = BAG_DECODE_BUDGET(w->len) - 1;
+	w->budget0 = w->budget + 1;   /* the top message took one */
+	w->ops = msgdef_ops(def, &nroot);
+	w->quiet = !w->vis->begin_message && !w->vis->end_message && !w->vis->begin_array && !w->vis->end_array &&
+	           !w->vis->value;
+	bag_error_clear(w->err);
+	if (w->vis->begin_message)
+		w->vis->begin_message(w->ud, NULL, -1, bag_msgdef_root(def));
+	rc = walk_message(w, 0, nroot);
+	if (rc == BAG_OK && w->vis->end_message)
+		w->vis->end_message(w->ud, NULL, -1);
 	if (used != NULL)
-		*used = w.at;
+		*used = w->at;
 	return rc;
+}
+
+BAG_API int bag_decode_some(const bag_msgdef_t *def, const uint8_t *data, size_t len,
+                            const struct bag_visitor *vis, bag_elements_fn elements, void *ud,
+                            struct bag_error *err)
+{
+	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .elements = elements, .ud = ud,
+	                  .err = err };
+
+	return decode(&w, def, NULL);
+}
+
+BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
+                       const struct bag_visitor *vis, void *ud, size_t *used,
+                       struct bag_error *err)
+{
+	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .ud = ud, .err = err };
+
+	return decode(&w, def, used);
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/common/util-int.h"
 #include "lib/msg/md5-int.h"
 #include "lib/msg/msgdef-int.h"
 
@@ -34,6 +35,7 @@ struct type_state {
 	uint32_t levels;      /* message levels from it down, itself included */
 	uint32_t min_size;
 	bool fixed;           /* every message of it takes exactly min_size bytes */
+	uint64_t nodes;       /* fixed: values and messages in one, itself included (saturating) */
 };
 
 struct bag_msgdef {
@@ -45,7 +47,7 @@ struct bag_msgdef {
 	uint32_t nops;
 	char *scratch;        /* comment lines being gathered while parsing */
 	size_t scratch_len, scratch_cap;
-	char errmsg[256];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 static const char *const prim_names[] = {
@@ -118,7 +120,7 @@ static int def_fail(bag_msgdef_t *def, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(def->errmsg, sizeof def->errmsg, fmt, ap);
+	bag_error_vset(&def->err, BAG_EDEFINITION, NULL, BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return BAG_EDEFINITION;
 }
@@ -382,21 +384,108 @@ static int parse_section(bag_msgdef_t *def, const struct section *sec, struct ba
 	return t->comment != NULL ? BAG_OK : BAG_ENOMEM;
 }
 
-/* The type called name[0..len), or NULL. */
-static struct bag_msgdef_type *find_type(bag_msgdef_t *def, const char *name, size_t len)
+/*
+ * Two hash indexes of the types, built once for resolve(): by full name,
+ * and by short name (after the last '/'; the first type of each). Open
+ * addressing; a slot holds a type's index plus one, 0 when empty.
+ */
+struct type_index {
+	uint32_t *full, *base;
+	size_t mask;
+};
+
+static uint64_t name_hash(const char *s, size_t len)
 {
-	for (size_t i = 0; i < def->ntypes; i++)
-		if (strlen(def->types[i].name) == len && memcmp(def->types[i].name, name, len) == 0)
-			return &def->types[i];
-	return NULL;
+	uint64_t h = 1469598103934665603u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+	return h;
+}
+
+static const char *short_name(const char *name)
+{
+	const char *s = strrchr(name, '/');
+
+	return s != NULL ? s + 1 : NULL;
+}
+
+static bool name_is(const char *s, const char *name, size_t len)
+{
+	return strncmp(s, name, len) == 0 && s[len] == '\0';
+}
+
+/* The slot of name[0..len) in table (by full or short name), or the empty one where it would go. */
+static uint32_t *index_slot(const bag_msgdef_t *def, const struct type_index *ix, uint32_t *table, bool base,
+                            const char *name, size_t len)
+{
+	for (size_t i = name_hash(name, len) & ix->mask;; i = (i + 1) & ix->mask) {
+		const char *key = table[i] ? def->types[table[i] - 1].name : NULL;
+		if (key == NULL || name_is(base ? short_name(key) : key, name, len))
+			return &table[i];
+	}
+}
+
+static int index_types(const bag_msgdef_t *def, struct type_index *ix)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * def->ntypes)
+		cap *= 2;
+	ix->mask = cap - 1;
+	ix->full = calloc(cap, sizeof *ix->full);
+	ix->base = calloc(cap, sizeof *ix->base);
+	if (ix->full == NULL || ix->base == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < def->ntypes; i++) {
+		const char *name = def->types[i].name, *s = short_name(name);
+		uint32_t *slot = index_slot(def, ix, ix->full, false, name, strlen(name));
+		if (*slot == 0)
+			*slot = (uint32_t)i + 1;
+		if (s != NULL && *(slot = index_slot(def, ix, ix->base, true, s, strlen(s))) == 0)
+			*slot = (uint32_t)i + 1;
+	}
+	return BAG_OK;
+}
+
+/* The type called name[0..len) (by its short name: base), or NULL. */
+static struct bag_msgdef_type *find_type(bag_msgdef_t *def, const struct type_index *ix, bool base,
+                                         const char *name, size_t len)
+{
+	uint32_t at = *index_slot(def, ix, base ? ix->base : ix->full, base, name, len);
+
+	return at ? &def->types[at - 1] : NULL;
+}
+
+/* Resolve field f of type t (whose package is pkg_len bytes): a type of the definition, or NULL. */
+static struct bag_msgdef_type *resolve_field(bag_msgdef_t *def, const struct type_index *ix,
+                                             const struct bag_msgdef_type *t, size_t pkg_len,
+                                             const struct bag_msgdef_field *f)
+{
+	char full[512];
+	struct bag_msgdef_type *m = NULL;
+	bool bare = strchr(f->type_name, '/') == NULL;
+
+	if (strcmp(f->type_name, "Header") == 0)
+		m = find_type(def, ix, false, "std_msgs/Header", 15);
+	else if (!bare)
+		m = find_type(def, ix, false, f->type_name, strlen(f->type_name));
+	else if (snprintf(full, sizeof full, "%.*s/%s", (int)pkg_len, t->name, f->type_name) < (int)sizeof full)
+		m = find_type(def, ix, false, full, strlen(full));
+	if (m == NULL)
+		m = find_type(def, ix, false, f->type_name, strlen(f->type_name));
+	if (m == NULL && bare)
+		m = find_type(def, ix, true, f->type_name, strlen(f->type_name));
+	return m;
 }
 
 /* Resolve every field's type: a primitive, or a type of this definition. */
 static int resolve(bag_msgdef_t *def)
 {
-	char full[512];
+	struct type_index ix = { 0 };
+	int rc = index_types(def, &ix);
 
-	for (size_t i = 0; i < def->ntypes; i++) {
+	for (size_t i = 0; i < def->ntypes && rc == BAG_OK; i++) {
 		struct bag_msgdef_type *t = &def->types[i];
 		const char *slash = strchr(t->name, '/');
 		size_t pkg_len = slash ? (size_t)(slash - t->name) : 0;
@@ -404,35 +493,35 @@ static int resolve(bag_msgdef_t *def)
 		for (size_t k = 0; k < t->nfields; k++) {
 			struct bag_msgdef_field *f = (struct bag_msgdef_field *)&t->fields[k];
 			int prim = prim_lookup(f->type_name, strlen(f->type_name));
-			struct bag_msgdef_type *m = NULL;
+			struct bag_msgdef_type *m;
 
 			if (prim >= 0) {
 				f->prim = (enum bag_prim)prim;
 				continue;
 			}
 			f->prim = BAG_PRIM_MESSAGE;
-			if (strcmp(f->type_name, "Header") == 0)
-				m = find_type(def, "std_msgs/Header", 15);
-			else if (strchr(f->type_name, '/') != NULL)
-				m = find_type(def, f->type_name, strlen(f->type_name));
-			else if (snprintf(full, sizeof full, "%.*s/%s", (int)pkg_len, t->name, f->type_name) <
-			         (int)sizeof full)
-				m = find_type(def, full, strlen(full));
-			if (m == NULL)
-				m = find_type(def, f->type_name, strlen(f->type_name));
-			for (size_t j = 0; m == NULL && j < def->ntypes; j++) {
-				const char *s = strrchr(def->types[j].name, '/');
-				if (s != NULL && strcmp(s + 1, f->type_name) == 0 && strchr(f->type_name, '/') == NULL)
-					m = &def->types[j];
+			if ((m = resolve_field(def, &ix, t, pkg_len, f)) == NULL) {
+				rc = def_fail(def, "type %s: field '%s' has type '%s', which the definition does not define",
+				              t->name, f->name, f->type_name);
+				break;
 			}
-			if (m == NULL)
-				return def_fail(def, "type %s: field '%s' has type '%s', which the definition does not define",
-				                t->name, f->name, f->type_name);
 			f->msg = m;
 			f->type_name = m->name;
 		}
 	}
-	return BAG_OK;
+	free(ix.full);
+	free(ix.base);
+	return rc;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
 /*
@@ -466,18 +555,20 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 	for (size_t k = 0; k < t->nconsts; k++)
 		len += (size_t)sprintf(text + len, "%s %s=%s\n", t->consts[k].type_name, t->consts[k].name,
 		                       t->consts[k].value);
-	uint64_t min = 0;
+	uint64_t min = 0, nodes = 1;
 	bool fixed = true;
 	for (size_t k = 0; k < t->nfields; k++) {
 		const struct bag_msgdef_field *f = &t->fields[k];
-		uint64_t elem;
+		uint64_t elem, elem_nodes = 1;
+		bool elem_fixed;
 		if (f->prim == BAG_PRIM_MESSAGE) {
 			size_t sub = (size_t)(f->msg - def->types);
 			if ((rc = finish_type(def, sub, depth + 1)) != BAG_OK)
 				goto fail;
 			len += (size_t)sprintf(text + len, "%s %s\n", f->msg->md5, f->name);
 			elem = def->state[sub].min_size;
-			fixed &= def->state[sub].fixed;
+			elem_fixed = def->state[sub].fixed;
+			elem_nodes = def->state[sub].nodes;
 			if (def->state[sub].levels + 1 > st->levels)
 				st->levels = def->state[sub].levels + 1;
 		} else {
@@ -490,9 +581,13 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 			else
 				len += (size_t)sprintf(text + len, "%s %s\n", tn, f->name);
 			elem = prim_sizes[f->prim];
-			fixed &= f->prim != BAG_PRIM_STRING;
+			elem_fixed = f->prim != BAG_PRIM_STRING;
 		}
-		fixed &= f->array != BAG_ARRAY_VARIABLE;
+		/* no elements are all the same size: so every type of min size 0 is fixed */
+		if (f->array == BAG_ARRAY_FIXED && f->fixed_len == 0)
+			elem_fixed = true, elem_nodes = 0;
+		fixed &= elem_fixed && f->array != BAG_ARRAY_VARIABLE;
+		nodes = sat_add(nodes, sat_mul(elem_nodes, f->array == BAG_ARRAY_FIXED ? f->fixed_len : 1));
 		min += f->array == BAG_ARRAY_VARIABLE ? 4 : f->array == BAG_ARRAY_FIXED ? elem * f->fixed_len : elem;
 		if (min > UINT32_MAX)
 			min = UINT32_MAX;
@@ -502,6 +597,7 @@ static int finish_type(bag_msgdef_t *def, size_t ti, int depth)
 	md5_hex(text, len, t->md5);
 	st->min_size = (uint32_t)min;
 	st->fixed = fixed && min < UINT32_MAX;
+	st->nodes = nodes;
 	st->mark = 2;
 fail:
 	free(p);
@@ -536,10 +632,15 @@ static int compile(bag_msgdef_t *def)
 				op->nsub = (uint32_t)f->msg->nfields;
 				op->elem_min = def->state[sub].min_size;
 				op->fixed = def->state[sub].fixed;
+				op->nodes = def->state[sub].nodes;
 			} else {
 				op->elem_min = prim_sizes[f->prim];
 				op->fixed = f->prim != BAG_PRIM_STRING;
+				op->nodes = 1;
 			}
+			/* no elements: nothing to read or charge */
+			if (f->array == BAG_ARRAY_FIXED && f->fixed_len == 0)
+				op->fixed = true;
 		}
 	}
 	return BAG_OK;
@@ -615,7 +716,7 @@ BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *t
 	rc = compile(def);
 fail:
 	if (rc == BAG_ENOMEM)
-		snprintf(def->errmsg, sizeof def->errmsg, "out of memory");
+		bag_error_say(&def->err, rc, "out of memory");
 	if (rc != BAG_OK)
 		def->ntypes = 0;
 	free(secs);
@@ -636,9 +737,9 @@ BAG_API void bag_msgdef_free(bag_msgdef_t *def)
 	free(def);
 }
 
-BAG_API const char *bag_msgdef_errmsg(const bag_msgdef_t *def)
+BAG_API const struct bag_error *bag_msgdef_error(const bag_msgdef_t *def)
 {
-	return def ? def->errmsg : "out of memory";
+	return def != NULL ? &def->err : &bag_error_nomem;
 }
 
 BAG_API const struct bag_msgdef_type *bag_msgdef_root(const bag_msgdef_t *def)

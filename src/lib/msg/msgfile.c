@@ -140,7 +140,7 @@ static int uses(const char *text, const char *pkg, size_t pkg_len, char ***seen,
 }
 
 int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, char **text, char **file,
-                     char *err, size_t errlen)
+                     struct bag_error *err)
 {
 	char **seen = NULL, *out = NULL;
 	size_t nseen = 0, cap = 0, out_len = 0, out_cap = 0;
@@ -148,7 +148,7 @@ int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, ch
 
 	*text = NULL;
 	*file = NULL;
-	err[0] = '\0';
+	bag_error_clear(err);
 	if (bag_grow((void **)&seen, &cap, 1, sizeof *seen) != BAG_OK || (seen[0] = strdup(type)) == NULL) {
 		rc = BAG_ENOMEM;
 		goto fail;
@@ -161,17 +161,16 @@ int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, ch
 		size_t len = 0;
 
 		if (slash == NULL || slash == seen[i] || slash[1] == '\0') {
-			snprintf(err, errlen, "'%s' is not a package/Type name", seen[i]);
-			rc = BAG_EDEFINITION;
+			rc = bag_error_say(err, BAG_EDEFINITION, "'%s' is not a package/Type name", seen[i]);
 			goto fail;
 		}
 		rc = find_file(dirs, ndirs, seen[i], &path, &body, &len);
 		if (rc != BAG_OK) {
 			if (rc == BAG_ENOTFOUND)
-				snprintf(err, errlen, i ? "no .msg file for %s, which %s uses" : "no .msg file for %s",
-				         seen[i], type);
+				bag_error_say(err, rc, i ? "no .msg file for %s, which %s uses" : "no .msg file for %s",
+				              seen[i], type);
 			else if (rc == BAG_EDEFINITION)
-				snprintf(err, errlen, "%s is larger than %zu bytes", path, MSGFILE_MAX);
+				bag_error_say(err, rc, "%s is larger than %zu bytes", path, MSGFILE_MAX);
 			free(path);
 			goto fail;
 		}
@@ -198,7 +197,7 @@ int bag_msgfile_text(const char *const *dirs, size_t ndirs, const char *type, ch
 		rc = uses(body, seen[i], (size_t)(slash - seen[i]), &seen, &nseen, &cap);
 		free(body);
 		if (rc == BAG_EDEFINITION)
-			snprintf(err, errlen, "%s uses more than %d types", type, TYPES_MAX);
+			bag_error_say(err, rc, "%s uses more than %d types", type, TYPES_MAX);
 		if (rc != BAG_OK)
 			goto fail;
 	}
@@ -214,4 +213,49 @@ fail:
 	free(seen);
 	free(out);
 	return rc;
+}
+
+int bag_msgpath_init(struct bag_msgpath *p, const char *const *dirs, size_t n, bool env)
+{
+	static const char *const vars[] = { "BAGSCOPE_MSG_PATH", "ROS_PACKAGE_PATH" };
+	size_t len = 0, cap = n + 1, nvars = env ? 2 : 0;
+
+	memset(p, 0, sizeof *p);
+	for (size_t v = 0; v < nvars; v++) {
+		const char *e = getenv(vars[v]);
+		if (e == NULL)
+			continue;
+		len += strlen(e) + 1;
+		for (const char *c = e; *c; c++)
+			cap += *c == ':';
+		cap++;
+	}
+	p->dirs = malloc(cap * sizeof *p->dirs);
+	p->store = malloc(len ? len : 1);
+	if (p->dirs == NULL || p->store == NULL) {
+		bag_msgpath_free(p);
+		return BAG_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		p->dirs[p->n++] = dirs[i];
+	char *at = p->store;
+	for (size_t v = 0; v < nvars; v++) {
+		const char *e = getenv(vars[v]);
+		if (e == NULL)
+			continue;
+		strcpy(at, e);
+		for (char *save = NULL, *d = strtok_r(at, ":", &save); d; d = strtok_r(NULL, ":", &save))
+			p->dirs[p->n++] = d;
+		at += strlen(e) + 1;
+	}
+	if (env)
+		p->dirs[p->n++] = "/usr/share";
+	return BAG_OK;
+}
+
+void bag_msgpath_free(struct bag_msgpath *p)
+{
+	free(p->dirs);
+	free(p->store);
+	memset(p, 0, sizeof *p);
 }

@@ -32,6 +32,7 @@
 #include <bagscope/scan.h>
 #include <bagscope/view.h>
 #include "lib/formats/bag-int.h"
+#include "lib/formats/reader-int.h"
 #include "lib/common/util-int.h"
 
 struct checker {
@@ -89,7 +90,7 @@ static int finding(struct checker *c, uint64_t off, int code, const char *fmt, .
 /* Report one finding. */
 static int finding(struct checker *c, uint64_t off, int code, const char *fmt, ...)
 {
-	char text[BAG_ERRMSG_MAX];
+	char text[BAG_ERROR_MESSAGE_MAX];
 	struct bag_finding f = { off, code, text };
 	va_list ap;
 
@@ -253,7 +254,7 @@ static void put_finding(struct bag_text *out, uint64_t off, int code, const char
 
 static void put_finding(struct bag_text *out, uint64_t off, int code, const char *fmt, ...)
 {
-	char text[BAG_ERRMSG_MAX];
+	char text[BAG_ERROR_MESSAGE_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -396,13 +397,13 @@ static int check_chunks(struct checker *c, bool quick)
 		int grc;
 
 		if ((grc = chunk_load_stat(bag, i)) != BAG_OK) {
-			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->errmsg, ch->pos));
+			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->err.message, ch->pos));
 			continue;
 		}
 		if (quick || ch->count > 0)
 			continue;
 		if ((grc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK) {
-			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->errmsg, ch->pos));
+			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->err.message, ch->pos));
 			continue;
 		}
 		out.len = 0;
@@ -477,7 +478,7 @@ static int check_defs(struct checker *c, bag_msgdef_t **defs, bag_msgdef_t **par
 		}
 		if (defs[i] == NULL) {
 			rc = finding(c, UINT64_MAX, prc[i], "connection %u (%s, %s): definition does not parse: %s",
-			             conn->id, conn->topic, conn->type, bag_msgdef_errmsg(parsed[i]));
+			             conn->id, conn->topic, conn->type, bag_msgdef_error(parsed[i])->message);
 			continue;
 		}
 		const char *md5 = bag_msgdef_root(defs[i])->md5;
@@ -496,7 +497,7 @@ struct entries {
 	struct checker *c;
 	bag_timeline_t *tl;
 	size_t warned;
-	char last[BAG_ERRMSG_MAX];
+	char last[BAG_ERROR_MESSAGE_MAX];
 	uint64_t repeats;
 	bool last_dup;
 };
@@ -553,15 +554,15 @@ static const char *split_at(const bag_t *bag, const char *msg, uint64_t *off)
 static int decode_work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
 	static const struct bag_visitor none = { 0 };
-	char derr[256];
+	struct bag_error derr;
 	size_t used = 0;
 	(void)arg;
 
 	if (def == NULL)          /* pass 4a said why */
 		return 0;
-	if (bag_decode(def, m->data, m->size, &none, NULL, &used, derr, sizeof derr) != BAG_OK) {
+	if (bag_decode(def, m->data, m->size, &none, NULL, &used, &derr) != BAG_OK) {
 		bag_text_printf(out, "message at offset %u of the chunk (%s) does not decode as %s: %s",
-		                m->offset, m->conn->topic, m->conn->type, derr);
+		                m->offset, m->conn->topic, m->conn->type, derr.message);
 		return BAG_EDECODE;
 	}
 	if (used != m->size) {
@@ -576,7 +577,7 @@ static int entry_emit(void *arg, const struct bag_scan_item *it)
 {
 	struct entries *e = arg;
 	struct checker *c = e->c;
-	char err[BAG_ERRMSG_MAX] = "";
+	char err[BAG_ERROR_MESSAGE_MAX] = "";
 	uint64_t off = UINT64_MAX;
 
 	c->st.messages++;
@@ -584,7 +585,7 @@ static int entry_emit(void *arg, const struct bag_scan_item *it)
 		off = it->m->conn ? bag_chunk_pos(c->bag, it->m->chunk) : UINT64_MAX;
 		snprintf(err, sizeof err, "%.*s", (int)it->len, it->text);
 	} else if (it->rc != BAG_OK) {
-		char full[BAG_ERRMSG_MAX];
+		char full[BAG_ERROR_MESSAGE_MAX];
 		snprintf(full, sizeof full, "%.*s", (int)it->len, it->text);
 		snprintf(err, sizeof err, "%s", split_at(c->bag, full, &off));
 	}
@@ -620,7 +621,7 @@ static int check_entries(struct checker *c, bool quick)
 	if ((rc = bag_timeline_open(&e.tl, &bag, 1)) != BAG_OK)
 		goto fail;
 	if ((rc = bag_view_open(&v, e.tl, NULL)) != BAG_OK) {
-		rc = finding(c, UINT64_MAX, rc, "%s", strip_path(bag, bag_view_errmsg(v)));
+		rc = finding(c, UINT64_MAX, rc, "%s", strip_path(bag, bag_view_error(v)->message));
 		goto fail;
 	}
 	if (!quick) {
@@ -629,7 +630,7 @@ static int check_entries(struct checker *c, bool quick)
 		if (rc == BAG_ECANCELED && c->stop)
 			goto fail;
 		if (rc != BAG_OK)
-			rc = finding(c, UINT64_MAX, rc, "%s", strip_path(bag, bag_view_errmsg(v)));
+			rc = finding(c, UINT64_MAX, rc, "%s", strip_path(bag, bag_view_error(v)->message));
 	}
 	for (uint64_t row = 0; quick && rc == BAG_OK && row < bag_view_count(v) && !c->stop; row++) {
 		struct bag_message m;
@@ -637,7 +638,7 @@ static int check_entries(struct checker *c, bool quick)
 		int rrc = bag_view_entry(v, row, &m);
 
 		c->st.messages++;
-		rc = entry_problem(&e, off, rrc, rrc == BAG_OK ? "" : split_at(bag, bag_view_errmsg(v), &off));
+		rc = entry_problem(&e, off, rrc, rrc == BAG_OK ? "" : split_at(bag, bag_view_error(v)->message, &off));
 	}
 	if (rc == BAG_OK)
 		rc = entry_problem(&e, UINT64_MAX, BAG_OK, "");
@@ -666,7 +667,7 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 	if ((rc = check_open(&c)) != BAG_OK)
 		goto fail;
 	/* pass 2 is of 2.0's record layout; an older bag's reader walked its records at open */
-	if (!quick && bag->old == NULL && (rc = check_records(&c)) != BAG_OK)
+	if (!quick && bag->fmt->read_span == NULL && (rc = check_records(&c)) != BAG_OK)
 		goto fail;
 	if ((rc = check_chunks(&c, quick)) != BAG_OK)
 		goto fail;

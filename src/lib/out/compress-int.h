@@ -83,7 +83,7 @@ struct cjob {
 	bool want_crc;              /* compute crc of in */
 	uint32_t crc;               /* CRC-32 of in (want_crc) */
 	int rc;                     /* 0, or why compression failed */
-	char err[160];              /* its one line */
+	struct bag_error err;       /* its one line */
 	/* filled by the writer and left alone by the pool */
 	struct cbuf index;          /* index records to write after the chunk */
 	struct cjob_conn *conns;    /* connections in the chunk */
@@ -102,7 +102,7 @@ struct cjob {
  * 4 GiB out), with a line in err.
  */
 int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct cbuf *out,
-                 char *err, size_t errlen);
+                 struct bag_error *err);
 
 /* CRC-32 (ISO-HDLC, as zlib and MCAP): start with 0, feed pieces in order. */
 uint32_t bag_crc32(uint32_t crc, const void *p, size_t n);

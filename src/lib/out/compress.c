@@ -48,7 +48,7 @@ int cbuf_reserve(struct cbuf *b, size_t more)
 }
 
 int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct cbuf *out,
-                 char *err, size_t errlen)
+                 struct bag_error *err)
 {
 	int rc = BAG_OK;
 
@@ -59,20 +59,18 @@ int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct c
 		int bz;
 
 		if (len > UINT32_MAX) {
-			snprintf(err, errlen, "a %zu-byte chunk is too large for bz2", len);
-			rc = BAG_EINVAL;
+			rc = bag_error_say(err, BAG_EINVAL, "a %zu-byte chunk is too large for bz2", len);
 			goto fail;
 		}
 		if (cbuf_reserve(out, n) != 0) {
-			snprintf(err, errlen, "out of memory for a %zu-byte chunk", len);
-			rc = BAG_ENOMEM;
+			rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
 			goto fail;
 		}
 		/* block size 9, work factor 30: what rosbag writes */
 		bz = BZ2_bzBuffToBuffCompress((char *)out->p, &n, (char *)in, (unsigned int)len, 9, 0, 30);
 		if (bz != BZ_OK) {
-			snprintf(err, errlen, "bz2 compression failed (%d)", bz);
-			rc = bz == BZ_MEM_ERROR ? BAG_ENOMEM : BAG_ECOMPRESS;
+			rc = bag_error_say(err, bz == BZ_MEM_ERROR ? BAG_ENOMEM : BAG_ECOMPRESS,
+			                   "bz2 compression failed (%d)", bz);
 			goto fail;
 		}
 		out->len = n;
@@ -87,33 +85,28 @@ int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct c
 		prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
 		bound = LZ4F_compressFrameBound(len, &prefs);
 		if (cbuf_reserve(out, bound) != 0) {
-			snprintf(err, errlen, "out of memory for a %zu-byte chunk", len);
-			rc = BAG_ENOMEM;
+			rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
 			goto fail;
 		}
 		n = LZ4F_compressFrame(out->p, bound, in, len, &prefs);
 		if (LZ4F_isError(n)) {
-			snprintf(err, errlen, "lz4 compression failed: %s", LZ4F_getErrorName(n));
-			rc = BAG_ECOMPRESS;
+			rc = bag_error_say(err, BAG_ECOMPRESS, "lz4 compression failed: %s", LZ4F_getErrorName(n));
 			goto fail;
 		}
 		out->len = n;
 #else
-		snprintf(err, errlen, "lz4 is not supported by this build");
-		rc = BAG_EUNSUPP;
+		rc = bag_error_say(err, BAG_EUNSUPP, "lz4 is not supported by this build");
 		goto fail;
 #endif
 	} else if (cbuf_reserve(out, len) == 0) {
 		memcpy(out->p, in, len);
 		out->len = len;
 	} else {
-		snprintf(err, errlen, "out of memory for a %zu-byte chunk", len);
-		rc = BAG_ENOMEM;
+		rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
 		goto fail;
 	}
 	if (out->len > UINT32_MAX) {
-		snprintf(err, errlen, "a chunk compresses to more than 4 GiB");
-		rc = BAG_EINVAL;
+		rc = bag_error_say(err, BAG_EINVAL, "a chunk compresses to more than 4 GiB");
 	}
 fail:
 	return rc;
@@ -170,7 +163,7 @@ struct cpool {
 static void run_job(struct cjob *j)
 {
 	j->rc = BAG_OK;
-	j->err[0] = '\0';
+	bag_error_clear(&j->err);
 	if (j->want_crc)
 		j->crc = bag_crc32(0, j->in.p, j->in.len);
 	if (j->compression == BAG_COMPRESSION_NONE) {
@@ -178,7 +171,7 @@ static void run_job(struct cjob *j)
 		j->data_len = j->in.len;
 		return;
 	}
-	j->rc = bag_compress(j->compression, j->in.p, j->in.len, &j->out, j->err, sizeof j->err);
+	j->rc = bag_compress(j->compression, j->in.p, j->in.len, &j->out, &j->err);
 	j->data = j->out.p;
 	j->data_len = j->out.len;
 }

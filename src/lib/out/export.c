@@ -55,22 +55,9 @@ struct latched {
 	uint32_t size;
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+static const struct bag_error *sink_error(const struct sink *s)
 {
-	va_list ap;
-
-	if (errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-static const char *sink_errmsg(const struct sink *s)
-{
-	return s->format == BAG_EXPORT_MCAP ? bag_mcap_writer_errmsg(s->mcap) : bag_writer_errmsg(s->bag);
+	return s->format == BAG_EXPORT_MCAP ? bag_mcap_writer_error(s->mcap) : bag_writer_error(s->bag);
 }
 
 static int sink_write(struct export *e, size_t conn, int64_t time_ns, const void *data, uint32_t size)
@@ -127,45 +114,40 @@ static int emit(void *arg, const struct bag_scan_item *it)
 }
 
 /* Refuse out when it is one of the inputs, a directory, or exists unforced. */
-static int check_target(bag_timeline_t *tl, const char *out, bool force, char *err, size_t errlen)
+static int check_target(bag_timeline_t *tl, const char *out, bool force, struct bag_error *err)
 {
-	struct stat so, si;
+	struct stat so;
 
 	if (stat(out, &so) != 0)
 		return BAG_OK;
 	if (S_ISDIR(so.st_mode)) {
-		set_err(err, errlen, "%s: is a directory", out);
-		return BAG_EINVAL;
+		return bag_error_say(err, BAG_EINVAL, "%s: is a directory", out);
 	}
 	for (size_t b = 0; b < bag_timeline_bag_count(tl); b++) {
 		bag_t *bag = bag_timeline_bag(tl, b);
-		if (fstat(bag->fd, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-			set_err(err, errlen, "%s: is the input %s: an export never writes over its input", out,
+		if (bag_is_file(bag, &so)) {
+			return bag_error_say(err, BAG_EINVAL, "%s: is the input %s: an export never writes over its input", out,
 			        bag_path(bag));
-			return BAG_EINVAL;
 		}
 	}
 	if (!force) {
-		set_err(err, errlen, "%s: exists (not replaced unless forced)", out);
-		return BAG_EINVAL;
+		return bag_error_say(err, BAG_EINVAL, "%s: exists (not replaced unless forced)", out);
 	}
 	return BAG_OK;
 }
 
 /* The compression asked for, or the most common among the inputs' chunks. */
 static int choose_compression(bag_timeline_t *tl, const struct bag_export_opts *o, enum bag_compression *c,
-                              char *err, size_t errlen)
+                              struct bag_error *err)
 {
 	uint64_t n[3] = { 0 };
 
 	if (o->compression != NULL) {
 		if (bag_compression_parse(o->compression, strlen(o->compression), c) != BAG_OK) {
-			set_err(err, errlen, "unknown compression '%s' (none, bz2 or lz4)", o->compression);
-			return BAG_EINVAL;
+			return bag_error_say(err, BAG_EINVAL, "unknown compression '%s' (none, bz2 or lz4)", o->compression);
 		}
 		if (o->format == BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_BZ2) {
-			set_err(err, errlen, "MCAP chunks are lz4 or uncompressed: bz2 is not an MCAP compression");
-			return BAG_EINVAL;
+			return bag_error_say(err, BAG_EINVAL, "MCAP chunks are lz4 or uncompressed: bz2 is not an MCAP compression");
 		}
 		return BAG_OK;
 	}
@@ -241,7 +223,7 @@ lost:
 	if (rc == BAG_ENOMEM)
 		goto fail;
 	e->res->lost++;
-	say_lost(e, bag_view_errmsg(lv), strlen(bag_view_errmsg(lv)));
+	say_lost(e, bag_view_error(lv)->message, strlen(bag_view_error(lv)->message));
 	rc = BAG_OK;
 fail:
 	bag_view_free(lv);
@@ -321,7 +303,7 @@ static int sink_open(struct export *e, const char *out, enum bag_compression c)
 }
 
 BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_export_opts *opts,
-                       struct bag_export_result *res, char *err, size_t errlen)
+                       struct bag_export_result *res, struct bag_error *err)
 {
 	struct bag_export_opts o;
 	struct bag_export_result r = { 0 };
@@ -331,12 +313,11 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 	struct stat sb;
 	int rc;
 
-	set_err(err, errlen, "%s", "");
+	bag_error_clear(err);
 	if (view == NULL || out == NULL || *out == '\0' || bag_opts_read(&o, sizeof o, opts) != BAG_OK ||
 	    (o.format != BAG_EXPORT_BAG && o.format != BAG_EXPORT_MCAP)) {
-		set_err(err, errlen, "bag_export: a view, an output path and options from BAG_EXPORT_OPTS_INIT "
-		        "are needed");
-		rc = BAG_EINVAL;
+		rc = bag_error_say(err, BAG_EINVAL, "bag_export: a view, an output path and options from "
+		                   "BAG_EXPORT_OPTS_INIT are needed");
 		goto done;
 	}
 	e.tl = view_timeline(view);
@@ -345,12 +326,11 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 		bag_recovery_report(bag_timeline_bag(e.tl, b), &rep);
 		r.input_losses += rep.nlosses;
 	}
-	if ((rc = check_target(e.tl, out, o.force, err, errlen)) != BAG_OK ||
-	    (rc = choose_compression(e.tl, &o, &r.compression, err, errlen)) != BAG_OK)
+	if ((rc = check_target(e.tl, out, o.force, err)) != BAG_OK ||
+	    (rc = choose_compression(e.tl, &o, &r.compression, err)) != BAG_OK)
 		goto done;
 	if ((e.ids = calloc(bag_timeline_conn_count(e.tl) + 1, sizeof *e.ids)) == NULL) {
-		set_err(err, errlen, "out of memory");
-		rc = BAG_ENOMEM;
+		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
 		goto done;
 	}
 	if ((rc = sink_open(&e, out, r.compression)) != BAG_OK)
@@ -368,17 +348,20 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 	r.filtered = st.filtered;
 	r.lost += st.failed + st.lost;
 	if (rc == BAG_EEXPR) {
-		set_err(err, errlen, "%s", bag_expr_errmsg(o.filter));
+		bag_error_copy(err, bag_expr_error(o.filter));
 		goto done;
 	}
 	if (rc == BAG_ECANCELED) {
-		set_err(err, errlen, "%s: cancelled: not written", out);
+		bag_error_say(err, rc, "%s: cancelled: not written", out);
 		goto done;
 	}
-	if (rc != BAG_OK && *sink_errmsg(&e.sink) != '\0')
+	if (rc != BAG_OK && sink_error(&e.sink)->code != BAG_OK)
 		goto sink_failed;
 	if (rc != BAG_OK) {
-		set_err(err, errlen, "%s", rc == BAG_ENOMEM ? "out of memory" : bag_view_errmsg(view));
+		if (rc == BAG_ENOMEM)
+			bag_error_say(err, rc, "out of memory");
+		else
+			bag_error_copy(err, bag_view_error(view));
 		goto done;
 	}
 	rc = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_close(e.sink.mcap) : bag_writer_close(e.sink.bag);
@@ -392,7 +375,7 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 		r.bytes = (uint64_t)sb.st_size;
 	goto done;
 sink_failed:
-	set_err(err, errlen, "%s", sink_errmsg(&e.sink));
+	bag_error_copy(err, sink_error(&e.sink));
 done:
 	bag_writer_free(e.sink.bag);
 	bag_mcap_writer_free(e.sink.mcap);

@@ -129,7 +129,7 @@ struct bag_mcap_writer {
 	uint64_t start_ns, end_ns;  /* over the file (messages > 0) */
 	int failed;
 	bool closed;
-	char errmsg[512];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 static int m_error(bag_mcap_writer_t *w, int code, const char *fmt, ...)
@@ -139,11 +139,9 @@ static int m_error(bag_mcap_writer_t *w, int code, const char *fmt, ...)
 static int m_error(bag_mcap_writer_t *w, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(w->errmsg, sizeof w->errmsg, "%s: ", w->path ? w->path : "mcap");
 
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof w->errmsg)
-		vsnprintf(w->errmsg + n, sizeof w->errmsg - (size_t)n, fmt, ap);
+	bag_error_vset(&w->err, code, w->path ? w->path : "mcap", BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -167,10 +165,10 @@ static int rec_start(struct cbuf *b, uint8_t op, size_t len)
 
 static int out_write(bag_mcap_writer_t *w, const void *p, size_t n)
 {
-	char err[400];
-	int rc = outfile_write(&w->out, p, n, err, sizeof err);
+	struct bag_error err;
+	int rc = outfile_write(&w->out, p, n, &err);
 
-	return rc == BAG_OK ? rc : m_error(w, rc, "%s", err);
+	return rc == BAG_OK ? rc : m_error(w, rc, "%s", err.message);
 }
 
 /* FNV-1a over n bytes, continuing h. */
@@ -242,7 +240,7 @@ static int write_job(bag_mcap_writer_t *w, struct cjob *j)
 		goto fail;
 	}
 	if (j->rc != BAG_OK) {
-		rc = m_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err);
+		rc = m_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err.message);
 		goto fail;
 	}
 	w->rec.len = 0;
@@ -354,7 +352,8 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 {
 	struct bag_mcap_opts o;
 	bag_mcap_writer_t *w;
-	char err[400], library[64];
+	struct bag_error err;
+	char library[64];
 	int rc = BAG_OK;
 
 	assert(out != NULL);
@@ -395,8 +394,8 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		rc = m_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = outfile_create(&w->out, w->path, err, sizeof err)) != BAG_OK) {
-		m_error(w, rc, "%s", err);
+	if ((rc = outfile_create(&w->out, w->path, &err)) != BAG_OK) {
+		m_error(w, rc, "%s", err.message);
 		goto fail;
 	}
 	w->out.crc_on = true;
@@ -756,7 +755,7 @@ static int out_end(bag_mcap_writer_t *w)
 
 BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w)
 {
-	char err[400];
+	struct bag_error err;
 	int rc;
 
 	assert(w != NULL);
@@ -766,8 +765,8 @@ BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w)
 	}
 	if ((rc = flush_chunk(w)) != BAG_OK || (rc = drain(w, true)) != BAG_OK || (rc = out_end(w)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_place(&w->out, w->no_replace, err, sizeof err)) != BAG_OK)
-		m_error(w, rc, "%s", err);
+	if ((rc = outfile_place(&w->out, w->no_replace, &err)) != BAG_OK)
+		m_error(w, rc, "%s", err.message);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
@@ -803,7 +802,7 @@ BAG_API void bag_mcap_writer_free(bag_mcap_writer_t *w)
 	free(w);
 }
 
-BAG_API const char *bag_mcap_writer_errmsg(const bag_mcap_writer_t *w)
+BAG_API const struct bag_error *bag_mcap_writer_error(const bag_mcap_writer_t *w)
 {
-	return w ? w->errmsg : "out of memory";
+	return w != NULL ? &w->err : &bag_error_nomem;
 }

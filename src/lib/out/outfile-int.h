@@ -27,17 +27,17 @@ struct outfile {
 };
 
 /* Create path's temporary file (mode 0666 less the umask). 0, BAG_EIO or BAG_ENOMEM. */
-int outfile_create(struct outfile *o, const char *path, char *err, size_t errlen);
+int outfile_create(struct outfile *o, const char *path, struct bag_error *err);
 
 /* Append n bytes. 0 or BAG_EIO. */
-int outfile_write(struct outfile *o, const void *p, size_t n, char *err, size_t errlen);
+int outfile_write(struct outfile *o, const void *p, size_t n, struct bag_error *err);
 
 /*
  * Flush, fsync and close the file, then rename it onto path, or with
  * no_replace link it there (BAG_EIO, "exists", when path exists) and drop
  * the temporary name. 0 or BAG_EIO.
  */
-int outfile_place(struct outfile *o, bool no_replace, char *err, size_t errlen);
+int outfile_place(struct outfile *o, bool no_replace, struct bag_error *err);
 
 /* Close; remove the temporary file unless placed; free. Accepts a zeroed outfile. */
 void outfile_close(struct outfile *o);

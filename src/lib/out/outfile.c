@@ -8,10 +8,11 @@
 #include <unistd.h>
 
 #include <bagscope/common.h>
+#include "lib/common/util-int.h"
 #include "lib/out/compress-int.h"
 #include "lib/out/outfile-int.h"
 
-int outfile_create(struct outfile *o, const char *path, char *err, size_t errlen)
+int outfile_create(struct outfile *o, const char *path, struct bag_error *err)
 {
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	size_t n = strlen(path);
@@ -22,8 +23,7 @@ int outfile_create(struct outfile *o, const char *path, char *err, size_t errlen
 	o->path = (char *)path;
 	o->tmp_path = malloc(n + sizeof ".tmp-XXXXXX");
 	if (o->tmp_path == NULL) {
-		snprintf(err, errlen, "out of memory");
-		rc = BAG_ENOMEM;
+		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
 	memcpy(o->tmp_path, path, n);
@@ -40,7 +40,7 @@ int outfile_create(struct outfile *o, const char *path, char *err, size_t errlen
 			break;
 	}
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", o->tmp_path, strerror(errno));
+		bag_error_say(err, BAG_EIO, "cannot create %s: %s", o->tmp_path, strerror(errno));
 		free(o->tmp_path);
 		o->tmp_path = NULL;
 		rc = BAG_EIO;
@@ -48,7 +48,7 @@ int outfile_create(struct outfile *o, const char *path, char *err, size_t errlen
 	}
 	o->f = fdopen(fd, "wb");
 	if (o->f == NULL) {
-		snprintf(err, errlen, "cannot open %s: %s", o->tmp_path, strerror(errno));
+		bag_error_say(err, BAG_EIO, "cannot open %s: %s", o->tmp_path, strerror(errno));
 		close(fd);
 		rc = BAG_EIO;
 		goto fail;
@@ -58,13 +58,12 @@ fail:
 	return rc;
 }
 
-int outfile_write(struct outfile *o, const void *p, size_t n, char *err, size_t errlen)
+int outfile_write(struct outfile *o, const void *p, size_t n, struct bag_error *err)
 {
 	if (n == 0)
 		return BAG_OK;
 	if (fwrite(p, 1, n, o->f) != n) {
-		snprintf(err, errlen, "cannot write %s: %s", o->tmp_path, strerror(errno));
-		return BAG_EIO;
+		return bag_error_say(err, BAG_EIO, "cannot write %s: %s", o->tmp_path, strerror(errno));
 	}
 	if (o->crc_on)
 		o->crc = bag_crc32(o->crc, p, n);
@@ -72,31 +71,30 @@ int outfile_write(struct outfile *o, const void *p, size_t n, char *err, size_t 
 	return BAG_OK;
 }
 
-int outfile_place(struct outfile *o, bool no_replace, char *err, size_t errlen)
+int outfile_place(struct outfile *o, bool no_replace, struct bag_error *err)
 {
 	int rc = BAG_EIO;
 
 	if (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", o->tmp_path, strerror(errno));
+		bag_error_say(err, BAG_EIO, "cannot write %s: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	rc = fclose(o->f);
 	o->f = NULL;
 	if (rc != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", o->tmp_path, strerror(errno));
-		rc = BAG_EIO;
+		rc = bag_error_say(err, BAG_EIO, "cannot write %s: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	rc = BAG_EIO;
 	if (!no_replace && rename(o->tmp_path, o->path) != 0) {
-		snprintf(err, errlen, "cannot rename %s into place: %s", o->tmp_path, strerror(errno));
+		bag_error_say(err, BAG_EIO, "cannot rename %s into place: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	if (no_replace && link(o->tmp_path, o->path) != 0) {
 		if (errno == EEXIST)
-			snprintf(err, errlen, "exists: not replaced");
+			bag_error_say(err, BAG_EIO, "exists: not replaced");
 		else
-			snprintf(err, errlen, "cannot link %s into place: %s", o->tmp_path, strerror(errno));
+			bag_error_say(err, BAG_EIO, "cannot link %s into place: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	if (no_replace)

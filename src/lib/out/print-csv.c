@@ -112,8 +112,8 @@ static const struct bag_visitor csv_visitor = {
 };
 
 BAG_API int bag_print_csv(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                          size_t len, bool header, char *err, size_t errlen)
+                          size_t len, bool header, struct bag_error *err)
 {
 	struct csv_state s = { .t = t, .header = header, .first = true };
-	return print_run(t, def, data, len, &csv_visitor, &s, err, errlen);
+	return print_run(t, def, data, len, &csv_visitor, &s, err);
 }

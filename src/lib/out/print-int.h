@@ -22,7 +22,7 @@ int utf8_seq(const uint8_t *s, size_t n);
 
 /* Run the decoder with a printer's visitor; a failed buffer is BAG_ENOMEM. */
 int print_run(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data, size_t len,
-              const struct bag_visitor *vis, void *ud, char *err, size_t errlen);
+              const struct bag_visitor *vis, void *ud, struct bag_error *err);
 
 /* The JSON printer's stack (the summary nests the same way). */
 struct json_state {

@@ -41,7 +41,7 @@ void print_json_value(struct bag_text *t, const struct bag_value *v)
 		text_str(t, "{\"secs\":");
 		text_i64(t, v->v.t.secs);
 		text_str(t, ",\"nsecs\":");
-		text_u64(t, v->v.t.nsecs);
+		text_i64(t, v->v.t.nsecs);
 		text_char(t, '}');
 		break;
 	default: break;
@@ -115,8 +115,8 @@ static const struct bag_visitor json_visitor = {
 
 
 BAG_API int bag_print_json(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen)
+                           size_t len, struct bag_error *err)
 {
 	struct json_state s = { .t = t };
-	return print_run(t, def, data, len, &json_visitor, &s, err, errlen);
+	return print_run(t, def, data, len, &json_visitor, &s, err);
 }

@@ -124,7 +124,7 @@ static void summary_value(void *ud, const struct bag_msgdef_field *f, int64_t in
 		return;
 	summary_item(s, f);
 	if (v->prim == BAG_PRIM_TIME || v->prim == BAG_PRIM_DURATION)
-		bag_text_printf(s->j.t, "%lld.%09u", (long long)v->v.t.secs, v->v.t.nsecs);
+		bag_text_seconds(s->j.t, v->v.t.secs, v->v.t.nsecs);
 	else if (v->prim == BAG_PRIM_STRING)
 		bag_text_json_string(s->j.t, v->v.s.p, v->v.s.len > 64 ? 64 : v->v.s.len);
 	else
@@ -137,10 +137,10 @@ static const struct bag_visitor summary_visitor = {
 };
 
 BAG_API int bag_print_summary(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                              size_t len, size_t max, char *err, size_t errlen)
+                              size_t len, size_t max, struct bag_error *err)
 {
 	struct summary_state s = { .j = { .t = t }, .max = t->len + max };
-	int rc = print_run(t, def, data, len, &summary_visitor, &s, err, errlen);
+	int rc = print_run(t, def, data, len, &summary_visitor, &s, err);
 
 	if (t->len > s.max) {
 		t->len = s.max;
@@ -187,7 +187,10 @@ BAG_API void bag_print_hex(struct bag_text *t, const uint8_t *data, size_t len)
 
 /* ---- definition tree ------------------------------------------------------ */
 
-static void tree_type(struct bag_text *t, const struct bag_msgdef_type *type, int indent, int depth)
+/* Lines after which nested types are no longer expanded (a small definition can nest exponentially). */
+#define TREE_MAX_LINES 20000
+
+static void tree_type(struct bag_text *t, const struct bag_msgdef_type *type, int indent, int depth, size_t *lines)
 {
 	for (size_t i = 0; i < type->nconsts; i++)
 		bag_text_printf(t, "%*s%s %s=%s\n", indent, "", type->consts[i].type_name,
@@ -200,15 +203,19 @@ static void tree_type(struct bag_text *t, const struct bag_msgdef_type *type, in
 		else if (f->array == BAG_ARRAY_VARIABLE)
 			text_str(t, "[]");
 		bag_text_printf(t, " %s\n", f->name);
-		if (f->msg != NULL && depth < DEPTH)
-			tree_type(t, f->msg, indent + 2, depth + 1);
+		*lines += 1 + type->nconsts;
+		if (f->msg != NULL && depth < DEPTH && *lines < TREE_MAX_LINES)
+			tree_type(t, f->msg, indent + 2, depth + 1, lines);
 	}
 }
 
 BAG_API void bag_print_msgdef_tree(struct bag_text *t, const bag_msgdef_t *def, int indent)
 {
 	const struct bag_msgdef_type *root = bag_msgdef_root(def);
+	size_t lines = 0;
 
 	if (root != NULL)
-		tree_type(t, root, indent, 0);
+		tree_type(t, root, indent, 0, &lines);
+	if (lines >= TREE_MAX_LINES)
+		bag_text_printf(t, "%*s# (cut: nested types past %d lines are not expanded)\n", indent, "", TREE_MAX_LINES);
 }

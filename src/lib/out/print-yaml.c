@@ -473,7 +473,7 @@ void yaml_scalar_text(struct bag_text *t, const struct bag_value *v)
 			bag_text_json_string(t, v->v.s.p, v->v.s.len);
 		break;
 	case BAG_PRIM_TIME: case BAG_PRIM_DURATION:
-		bag_text_printf(t, "{secs: %lld, nsecs: %u}", (long long)v->v.t.secs, v->v.t.nsecs);
+		bag_text_printf(t, "{secs: %lld, nsecs: %lld}", (long long)v->v.t.secs, (long long)v->v.t.nsecs);
 		break;
 	default: print_json_value(t, v); break;
 	}
@@ -672,7 +672,7 @@ static void yaml_value(void *ud, const struct bag_msgdef_field *f, int64_t index
 		yaml_pad(s->t, ind);
 		bag_text_printf(s->t, "secs: %lld\n", (long long)v->v.t.secs);
 		yaml_pad(s->t, ind);
-		bag_text_printf(s->t, "nsecs: %9u\n", v->v.t.nsecs);
+		bag_text_printf(s->t, "nsecs: %9lld\n", (long long)v->v.t.nsecs);
 		return;
 	}
 	if (v->prim == BAG_PRIM_STRING && v->v.s.len > 0) {
@@ -689,8 +689,8 @@ static const struct bag_visitor yaml_visitor = {
 };
 
 BAG_API int bag_print_yaml(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data,
-                           size_t len, char *err, size_t errlen)
+                           size_t len, struct bag_error *err)
 {
 	struct yaml_state s = { .t = t };
-	return print_run(t, def, data, len, &yaml_visitor, &s, err, errlen);
+	return print_run(t, def, data, len, &yaml_visitor, &s, err);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <bagscope/print.h>
+#include "lib/common/util-int.h"
 #include "lib/out/print-int.h"
 
 BAG_API void bag_text_free(struct bag_text *t)
@@ -112,6 +113,16 @@ void text_u64(struct bag_text *t, uint64_t u)
  * otherwise. Only the digits and the exponent of %e's text are taken, so the
  * locale's decimal point (printf and strtod agree on it) never shows.
  */
+BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs)
+{
+	/* |secs| < 2^32 and |nsecs| < 2^32 as stored, so the sum fits in 63 bits */
+	int64_t ns = secs * 1000000000 + nsecs;
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	bag_text_printf(t, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(mag / 1000000000u),
+	                (unsigned long long)(mag % 1000000000u));
+}
+
 BAG_API void bag_text_double(struct bag_text *t, double d)
 {
 	char buf[40], digits[20], out[48];
@@ -258,14 +269,12 @@ BAG_API void bag_text_json_string(struct bag_text *t, const char *str, size_t le
 
 /* Run the decoder with a visitor; map a failed buffer to BAG_ENOMEM. */
 int print_run(struct bag_text *t, const bag_msgdef_t *def, const uint8_t *data, size_t len,
-               const struct bag_visitor *vis, void *ud, char *err, size_t errlen)
+               const struct bag_visitor *vis, void *ud, struct bag_error *err)
 {
-	int rc = bag_decode(def, data, len, vis, ud, NULL, err, errlen);
+	int rc = bag_decode(def, data, len, vis, ud, NULL, err);
 
 	if (rc == BAG_OK && t->failed) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "out of memory");
-		rc = BAG_ENOMEM;
+		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
 	}
 	return rc;
 }

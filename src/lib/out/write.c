@@ -83,6 +83,7 @@ struct conn {
 	uint8_t *header;            /* the connection header as written */
 	uint32_t header_len;
 	uint32_t hash;              /* spec_hash() (spec) or header_hash() */
+	uint32_t hhash;             /* header_hash(), for the header table */
 	bool spec;                  /* findable by spec: in the spec table */
 	bool written;               /* its record is in the file (or open chunk) */
 	char *type, *md5sum, *definition, *callerid;  /* spec connections only */
@@ -124,7 +125,8 @@ struct bag_writer {
 	struct conn *conns;         /* by handle */
 	size_t nconns, conns_cap;
 	uint32_t *table;            /* spec hash slots: handle + 1, 0 = empty */
-	size_t table_size;          /* power of two, >= 2 * nconns */
+	uint32_t *htable;           /* every connection by header_hash(): handle + 1, 0 = empty */
+	size_t table_size;          /* power of two, >= 2 * nconns (both tables) */
 	struct ptr_slot *ptrs;      /* bag_writer_copy()'s table */
 	size_t ptrs_size, nptrs;
 	uint32_t *touched;          /* handles with entries in the open chunk */
@@ -141,7 +143,7 @@ struct bag_writer {
 	size_t ncounts, counts_cap;
 	int failed;                 /* 0, or the code of a sticky failure */
 	bool closed;                /* bag_writer_close() succeeded */
-	char errmsg[512];
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
@@ -151,11 +153,9 @@ static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
 static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(w->errmsg, sizeof w->errmsg, "%s: ", w->path ? w->path : "bag");
 
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof w->errmsg)
-		vsnprintf(w->errmsg + n, sizeof w->errmsg - (size_t)n, fmt, ap);
+	bag_error_vset(&w->err, code, w->path ? w->path : "bag", BAG_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -220,10 +220,10 @@ static void put_field_str(struct cbuf *b, const char *name, const char *s)
 /* Append n bytes to the file. */
 static int out_write(bag_writer_t *w, const void *p, size_t n)
 {
-	char err[400];
-	int rc = outfile_write(&w->out, p, n, err, sizeof err);
+	struct bag_error err;
+	int rc = outfile_write(&w->out, p, n, &err);
 
-	return rc == BAG_OK ? rc : w_error(w, rc, "%s", err);
+	return rc == BAG_OK ? rc : w_error(w, rc, "%s", err.message);
 }
 
 /* Append a record: the header fields in hdr, then data[0..len). */
@@ -323,7 +323,7 @@ static int write_job(bag_writer_t *w, struct cjob *j)
 		goto fail;
 	}
 	if (j->rc != BAG_OK) {
-		rc = w_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err);
+		rc = w_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err.message);
 		goto fail;
 	}
 	if (bag_grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
@@ -477,24 +477,36 @@ static size_t table_slot(const bag_writer_t *w, const struct bag_conn_spec *s, u
 	return i;
 }
 
-/* Rebuild the spec table at twice the size; 0 or -1. */
+/* Put handle k into the open-addressing table t of size slots under hash h. */
+static void slot_put(uint32_t *t, size_t size, uint32_t h, size_t k)
+{
+	size_t i = h & (size - 1);
+
+	while (t[i] != 0)
+		i = (i + 1) & (size - 1);
+	t[i] = (uint32_t)k + 1;
+}
+
+/* Rebuild the spec and header tables at twice the size; 0 or -1. */
 static int table_grow(bag_writer_t *w)
 {
 	size_t size = w->table_size ? w->table_size * 2 : 64;
-	uint32_t *t = calloc(size, sizeof *t);
+	uint32_t *t = calloc(size, sizeof *t), *ht = calloc(size, sizeof *ht);
 
-	if (t == NULL)
+	if (t == NULL || ht == NULL) {
+		free(t);
+		free(ht);
 		return -1;
+	}
 	for (size_t k = 0; k < w->nconns; k++) {
-		size_t i = w->conns[k].hash & (size - 1);
-		if (!w->conns[k].spec)
-			continue;
-		while (t[i] != 0)
-			i = (i + 1) & (size - 1);
-		t[i] = (uint32_t)k + 1;
+		if (w->conns[k].spec)
+			slot_put(t, size, w->conns[k].hash, k);
+		slot_put(ht, size, w->conns[k].hhash, k);
 	}
 	free(w->table);
+	free(w->htable);
 	w->table = t;
+	w->htable = ht;
 	w->table_size = size;
 	return 0;
 }
@@ -557,7 +569,8 @@ static int conn_add(bag_writer_t *w, const char *topic, const uint8_t *header, s
 	c.topic = strdup(topic);
 	c.header = malloc(header_len ? header_len : 1);
 	c.header_len = (uint32_t)header_len;
-	c.hash = spec ? spec_hash(spec) : header_hash(topic, header, header_len);
+	c.hhash = header_hash(topic, header, header_len);
+	c.hash = spec ? spec_hash(spec) : c.hhash;
 	if (c.topic == NULL || c.header == NULL || (spec != NULL && !conn_take_spec(&c, spec)) ||
 	    bag_grow((void **)&w->conns, &w->conns_cap, w->nconns + 1, sizeof *w->conns) != 0 ||
 	    ((w->nconns + 1) * 2 > w->table_size && table_grow(w) != 0)) {
@@ -566,12 +579,9 @@ static int conn_add(bag_writer_t *w, const char *topic, const uint8_t *header, s
 		goto fail;
 	}
 	memcpy(c.header, header, header_len);
-	if (c.spec) {
-		size_t mask = w->table_size - 1, i = c.hash & mask;
-		while (w->table[i] != 0)
-			i = (i + 1) & mask;
-		w->table[i] = (uint32_t)w->nconns + 1;
-	}
+	if (c.spec)
+		slot_put(w->table, w->table_size, c.hash, w->nconns);
+	slot_put(w->htable, w->table_size, c.hhash, w->nconns);
 	w->conns[w->nconns] = c;
 	*out = (uint32_t)w->nconns++;
 	if (id >= w->next_id)
@@ -665,7 +675,7 @@ static int open_append(bag_writer_t *w)
 		if (rc == BAG_ENOINDEX)
 			w_error(w, rc, "has no usable index: it cannot be appended to (an export writes a repaired copy)");
 		else
-			snprintf(w->errmsg, sizeof w->errmsg, "%s", bag ? bag_errmsg(bag) : "out of memory");
+			bag_error_copy(&w->err, bag_last_error(bag));
 		goto fail;
 	}
 	bag_version(bag, &major, &minor);
@@ -775,9 +785,9 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		goto fail;
 	}
 	{
-		char err[400];
-		if ((rc = outfile_create(&w->out, w->path, err, sizeof err)) != BAG_OK) {
-			w_error(w, rc, "%s", err);
+		struct bag_error err;
+		if ((rc = outfile_create(&w->out, w->path, &err)) != BAG_OK) {
+			w_error(w, rc, "%s", err.message);
 			goto fail;
 		}
 	}
@@ -947,12 +957,11 @@ BAG_API int bag_writer_add_conn(bag_writer_t *w, const char *topic, const struct
 		goto out;
 	}
 	h = header_hash(topic, w->rec.p, w->rec.len);
-	for (size_t k = 0; k < w->nconns; k++) {
-		const struct conn *c = &w->conns[k];
-		if ((c->spec ? header_hash(c->topic, c->header, c->header_len) : c->hash) == h &&
-		    c->header_len == w->rec.len && memcmp(c->header, w->rec.p, c->header_len) == 0 &&
+	for (size_t i = h & (w->table_size - 1); w->table_size > 0 && w->htable[i] != 0; i = (i + 1) & (w->table_size - 1)) {
+		const struct conn *c = &w->conns[w->htable[i] - 1];
+		if (c->hhash == h && c->header_len == w->rec.len && memcmp(c->header, w->rec.p, c->header_len) == 0 &&
 		    strcmp(c->topic, topic) == 0) {
-			*conn = (uint32_t)k;
+			*conn = w->htable[i] - 1;
 			goto out;
 		}
 	}
@@ -1120,7 +1129,7 @@ fail:
 
 BAG_API int bag_writer_close(bag_writer_t *w)
 {
-	char err[400];
+	struct bag_error err;
 	uint64_t index_pos;
 	int rc = BAG_OK;
 
@@ -1144,8 +1153,8 @@ BAG_API int bag_writer_close(bag_writer_t *w)
 	}
 	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_place(&w->out, w->no_replace, err, sizeof err)) != BAG_OK)
-		w_error(w, rc, "%s", err);
+	if ((rc = outfile_place(&w->out, w->no_replace, &err)) != BAG_OK)
+		w_error(w, rc, "%s", err.message);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
@@ -1165,6 +1174,7 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 		conn_free(&w->conns[i]);
 	free(w->conns);
 	free(w->table);
+	free(w->htable);
 	free(w->ptrs);
 	free(w->touched);
 	free(w->chunk.p);
@@ -1175,7 +1185,7 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 	free(w);
 }
 
-BAG_API const char *bag_writer_errmsg(const bag_writer_t *w)
+BAG_API const struct bag_error *bag_writer_error(const bag_writer_t *w)
 {
-	return w ? w->errmsg : "out of memory";
+	return w != NULL ? &w->err : &bag_error_nomem;
 }

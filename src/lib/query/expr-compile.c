@@ -261,7 +261,7 @@ static int compile_path(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 				             bag_prim_name(cur->prim));
 			if (name[0] == 'n') {
 				rc = push_step(p, sfirst, ST_SKIP, 0, 0, 4);
-				prim = BAG_PRIM_UINT32;
+				prim = cur->prim == BAG_PRIM_TIME ? BAG_PRIM_UINT32 : BAG_PRIM_INT32;
 			} else {
 				prim = cur->prim == BAG_PRIM_TIME ? BAG_PRIM_UINT32 : BAG_PRIM_INT32;
 			}
@@ -347,6 +347,7 @@ static int compile_node(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 		c->fixed = true;
 		return BAG_OK;
 	case N_TIME:
+	case N_TF:
 		c->cls = CL_NUM;
 		return BAG_OK;
 	case N_NEG:
@@ -421,16 +422,20 @@ static int compile_node(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 /* Whether node i's outcome needs the message bytes. */
 static bool needs_data(const bag_expr_prog_t *p, uint32_t i)
 {
-	const struct node *n = &p->e->nodes[i];
-	const struct cnode *c = &p->cn[i];
+	for (;;) {
+		const struct node *n = &p->e->nodes[i];
+		const struct cnode *c = &p->cn[i];
 
-	if (c->konst >= 0)
-		return false;
-	if (n->op == N_NOT)
-		return needs_data(p, n->a);
-	if (n->op == N_AND || n->op == N_OR)
-		return needs_data(p, n->a) || needs_data(p, n->b);
-	return c->uses_data;
+		if (c->konst >= 0)
+			return false;
+		if (n->op == N_NOT)
+			return needs_data(p, n->a);
+		if (n->op != N_AND && n->op != N_OR)
+			return c->uses_data;
+		if (needs_data(p, n->a))
+			return true;
+		i = n->b;   /* a chain is a loop (expr-parse.c) */
+	}
 }
 
 BAG_API int bag_expr_compile(bag_expr_prog_t **out, const bag_expr_t *e,
@@ -495,11 +500,9 @@ BAG_API int bag_expr_check(bag_expr_t *e, bag_expr_prog_t *const *progs, size_t 
 				c = o;
 		}
 		if (n > 1)
-			snprintf(e->errmsg, sizeof e->errmsg, "%s (and it fits none of the other %zu connections)", c->why, n - 1);
-		else
-			snprintf(e->errmsg, sizeof e->errmsg, "%s", c->why);
-		e->errpos = c->fail_pos;
-		return BAG_EEXPR;
+			return bag_error_set(&e->err, BAG_EEXPR, NULL, c->fail_pos,
+			                     "%s (and it fits none of the other %zu connections)", c->why, n - 1);
+		return bag_error_set(&e->err, BAG_EEXPR, NULL, c->fail_pos, "%s", c->why);
 	}
 	return BAG_OK;
 }

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bagscope/decode.h>
+#include <bagscope/tf.h>
 #include "lib/query/expr-int.h"
 
 struct ctx {
@@ -24,6 +26,7 @@ struct ctx {
 	const uint8_t *data;
 	size_t len;
 	int64_t time_ns;
+	uint64_t budget;                   /* [*] bindings left: the message's element budget (decode.h) */
 	struct val star[EXPR_MAX_STARS];   /* the element each [*] path is bound to */
 };
 
@@ -165,7 +168,7 @@ static int read_prim(const struct ctx *x, uint8_t prim, size_t at, struct val *v
 		break;
 	case BAG_PRIM_DURATION:
 		v->kind = BAG_EXPR_TIME;
-		v->v.t = (int64_t)(int32_t)le32(d) * BAG_NSEC_PER_SEC + le32(d + 4);
+		v->v.t = (int64_t)(int32_t)le32(d) * BAG_NSEC_PER_SEC + (int32_t)le32(d + 4);
 		break;
 	}
 	return BAG_OK;
@@ -278,6 +281,30 @@ static int time_cmp(int64_t t, const struct val *b)
 	}
 }
 
+/*
+ * Integer a (INT or UINT) against the double f, exactly (no rounding of a
+ * to a double: 2^64 - 1 is less than 2^64): -1, 0, 1, or 2 (NaN).
+ */
+static int int_float_cmp(const struct val *a, double f)
+{
+	double fl;
+
+	if (isnan(f))
+		return 2;
+	if (f >= 18446744073709551616.0)
+		return -1;
+	if (f < -9223372036854775808.0)
+		return 1;
+	fl = floor(f);   /* an integer in [-2^63, 2^64) */
+	if (a->kind == BAG_EXPR_INT && fl >= 9223372036854775808.0)
+		return -1;
+	if (a->kind == BAG_EXPR_UINT && fl < 0)
+		return 1;
+	if (a->kind == BAG_EXPR_INT ? a->v.i != (int64_t)fl : a->v.u != (uint64_t)fl)
+		return a->kind == BAG_EXPR_INT ? CMP3(a->v.i, (int64_t)fl) : CMP3(a->v.u, (uint64_t)fl);
+	return fl == f ? 0 : -1;   /* a is floor(f) */
+}
+
 /* a against b: -1, 0, 1; 2 unordered (NaN); 3 not comparable (missing, kinds). */
 static int compare(const struct val *a, const struct val *b)
 {
@@ -303,6 +330,12 @@ static int compare(const struct val *a, const struct val *b)
 		return time_cmp(a->v.t, b);
 	if (kb == BAG_EXPR_TIME) {
 		int r = time_cmp(b->v.t, a);
+		return r == 2 ? 2 : -r;
+	}
+	if ((ka == BAG_EXPR_INT || ka == BAG_EXPR_UINT) && kb == BAG_EXPR_FLOAT)
+		return int_float_cmp(a, b->v.f);
+	if ((kb == BAG_EXPR_INT || kb == BAG_EXPR_UINT) && ka == BAG_EXPR_FLOAT) {
+		int r = int_float_cmp(b, a->v.f);
 		return r == 2 ? 2 : -r;
 	}
 	return sign3(to_double(a), to_double(b));
@@ -426,6 +459,28 @@ void expr_arith(uint8_t op, const struct val *a, const struct val *b, struct val
 	}
 }
 
+
+
+/* tf(TARGET, SOURCE).FIELD at time t (tf.h): a float, or missing when the lookup fails. */
+static void eval_tf(const bag_expr_t *e, const struct node *n, int64_t t, struct val *out)
+{
+	struct bag_tf_transform x;
+	double rpy[3];
+
+	out->kind = BAG_EXPR_MISSING;
+	out->has_ns = false;
+	if (e->tf == NULL || bag_tf_lookup(e->tf, e->strs + n->str_off, e->strs + n->tf_src_off, t, &x, NULL) != 0)
+		return;
+	out->kind = BAG_EXPR_FLOAT;
+	if (n->tf_field < 3) {
+		out->v.f = x.translation[n->tf_field];
+	} else if (n->tf_field < 7) {
+		out->v.f = x.rotation[n->tf_field - 3];
+	} else {
+		bag_tf_rpy(x.rotation, rpy);
+		out->v.f = rpy[n->tf_field - 7];
+	}
+}
 static int eval_node(struct ctx *x, uint32_t i, struct val *out);
 static int test(struct ctx *x, uint32_t i);
 
@@ -510,6 +565,11 @@ static int bind_path(struct ctx *x, uint32_t i, uint32_t k, const struct step *s
 	if ((rc = array_count(x, s->op, &at, &count)) != BAG_OK)
 		return rc;
 	for (uint32_t j = 0; j < count; j++) {
+		/* each element bound costs one: nested [*] over empty messages, or a cross
+		 * product of two paths, cannot take more than decoding the message would */
+		if (x->budget == 0)
+			return BAG_EDECODE;
+		x->budget--;
 		if ((rc = bind_path(x, i, k, s + 1, end, at)) != 0)
 			return rc;
 		if (j + 1 < count && (rc = skip_elem(x, s->op, &at)) != BAG_OK)
@@ -530,26 +590,32 @@ static int compare_any(struct ctx *x, uint32_t i, uint32_t k)
 	return bind_path(x, i, k, s, s + c->nstep, 0);
 }
 
-/* Test i: 1, 0 or an error. */
+/* Test i: 1, 0 or an error. A chain of && or || (right-leaning) is a loop. */
 static int test(struct ctx *x, uint32_t i)
 {
-	const struct node *n = &x->p->e->nodes[i];
-	int rc;
+	for (;;) {
+		const struct node *n = &x->p->e->nodes[i];
+		int rc;
 
-	if (x->p->cn[i].konst >= 0)
-		return x->p->cn[i].konst;
-	switch (n->op) {
-	case N_NOT:
-		rc = test(x, n->a);
-		return rc < 0 ? rc : !rc;
-	case N_AND:
-		rc = test(x, n->a);
-		return rc <= 0 ? rc : test(x, n->b);
-	case N_OR:
-		rc = test(x, n->a);
-		return rc != 0 ? rc : test(x, n->b);
+		if (x->p->cn[i].konst >= 0)
+			return x->p->cn[i].konst;
+		switch (n->op) {
+		case N_NOT:
+			rc = test(x, n->a);
+			return rc < 0 ? rc : !rc;
+		case N_AND:
+			if ((rc = test(x, n->a)) <= 0)
+				return rc;
+			i = n->b;
+			continue;
+		case N_OR:
+			if ((rc = test(x, n->a)) != 0)
+				return rc;
+			i = n->b;
+			continue;
+		}
+		return n->nstar > 0 ? compare_any(x, i, 0) : compare_now(x, i);
 	}
-	return n->nstar > 0 ? compare_any(x, i, 0) : compare_now(x, i);
 }
 
 /* The value of node i. */
@@ -596,6 +662,9 @@ static int eval_node(struct ctx *x, uint32_t i, struct val *out)
 		out->kind = BAG_EXPR_TIME;
 		out->v.t = x->time_ns;
 		return BAG_OK;
+	case N_TF:
+		eval_tf(p->e, n, x->time_ns, out);
+		return BAG_OK;
 	case N_NEG:
 	case N_ABS:
 		if ((rc = eval_node(x, n->a, &a)) < 0)
@@ -622,6 +691,7 @@ int expr_eval_fixed(const bag_expr_prog_t *p, uint32_t i, struct val *out)
 	x.p = p;
 	x.data = NULL;
 	x.len = 0;
+	x.budget = BAG_DECODE_BUDGET(0);
 	x.time_ns = 0;
 	return eval_node(&x, i, out);
 }
@@ -637,6 +707,7 @@ BAG_API int bag_expr_eval(const bag_expr_prog_t *p, const uint8_t *data, size_t 
 	x.p = p;
 	x.data = data;
 	x.len = data != NULL ? len : 0;
+	x.budget = BAG_DECODE_BUDGET(x.len);
 	x.time_ns = time_ns;
 	return test(&x, p->e->root);
 }
@@ -644,20 +715,20 @@ BAG_API int bag_expr_eval(const bag_expr_prog_t *p, const uint8_t *data, size_t 
 /* What the record time alone says of test i: 0 when it is false whatever the message, else 1. */
 static int test_index(struct ctx *x, uint32_t i)
 {
-	const struct node *n = &x->p->e->nodes[i];
-	int rc;
+	for (;;) {
+		const struct node *n = &x->p->e->nodes[i];
+		int rc;
 
-	if (x->p->cn[i].konst >= 0)
-		return x->p->cn[i].konst;
-	if (!x->p->cn[i].uses_data)
-		return (rc = test(x, i)) < 0 ? 1 : rc;
-	switch (n->op) {
-	case N_AND:
-		return test_index(x, n->a) && test_index(x, n->b);
-	case N_OR:
-		return test_index(x, n->a) || test_index(x, n->b);
+		if (x->p->cn[i].konst >= 0)
+			return x->p->cn[i].konst;
+		if (!x->p->cn[i].uses_data)
+			return (rc = test(x, i)) < 0 ? 1 : rc;
+		if (n->op != N_AND && n->op != N_OR)
+			return 1;
+		if (test_index(x, n->a) == (n->op == N_OR))
+			return n->op == N_OR;
+		i = n->b;
 	}
-	return 1;
 }
 
 BAG_API int bag_expr_eval_index(const bag_expr_prog_t *p, int64_t time_ns)
@@ -670,6 +741,7 @@ BAG_API int bag_expr_eval_index(const bag_expr_prog_t *p, int64_t time_ns)
 	x.p = p;
 	x.data = NULL;
 	x.len = 0;
+	x.budget = BAG_DECODE_BUDGET(0);
 	x.time_ns = time_ns;
 	return test_index(&x, p->e->root);
 }
@@ -685,6 +757,7 @@ BAG_API int bag_expr_eval_value(const bag_expr_prog_t *p, const uint8_t *data, s
 	x.p = p;
 	x.data = data;
 	x.len = data != NULL ? len : 0;
+	x.budget = BAG_DECODE_BUDGET(x.len);
 	x.time_ns = time_ns;
 	memset(out, 0, sizeof *out);
 	out->num = NAN;

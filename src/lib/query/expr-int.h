@@ -45,6 +45,7 @@ enum node_op {
 	N_LIT,        /* number or bool: lit; string: str_off/str_len */
 	N_PATH,       /* comp_first/ncomp; is_len for len(path); star slot */
 	N_TOPIC, N_TYPE, N_TIME,
+	N_TF,         /* tf(TARGET, SOURCE).FIELD: str_off/len the target, tf_src_* the source */
 	N_NEG, N_ABS, /* a */
 	N_ADD, N_SUB, N_MUL, N_DIV,           /* a, b */
 	N_EQ, N_NE, N_LT, N_LE, N_GT, N_GE,   /* comparisons: a, b, stars */
@@ -73,7 +74,12 @@ struct node {
 	uint32_t nstar;
 	uint32_t str_off, str_len; /* N_LIT string bytes in e->strs */
 	struct val lit;        /* N_LIT number or bool */
+	uint32_t tf_src_off, tf_src_len; /* N_TF: the source frame in e->strs */
+	uint8_t tf_field;      /* N_TF: index in expr_tf_fields */
 };
+
+/* N_TF's fields, in the order of tf_field: x y z, qx qy qz qw, roll pitch yaw. */
+extern const char *const expr_tf_fields[10];
 
 enum comp_kind { C_NAME, C_INDEX, C_STAR };
 
@@ -98,8 +104,8 @@ struct bag_expr {
 	uint32_t nstars;
 	uint32_t root;
 	bool is_filter;
-	size_t errpos;
-	char errmsg[256];
+	const struct bag_tf *tf;   /* for N_TF; NULL: every tf() is missing */
+	struct bag_error err;      /* the last failure (common.h) */
 };
 
 /* Static classes of a node on one connection. */

@@ -28,7 +28,7 @@
 enum tok {
 	T_END, T_NUM, T_STR, T_NAME, T_VAR, T_LP, T_RP, T_LB, T_RB, T_DOT,
 	T_OR, T_AND, T_NOT, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_MATCH, T_NOMATCH,
-	T_PLUS, T_MINUS, T_MUL, T_DIV,
+	T_PLUS, T_MINUS, T_MUL, T_DIV, T_COMMA,
 };
 
 struct token {
@@ -60,9 +60,8 @@ static int perr(struct parser *P, size_t pos, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(P->e->errmsg, sizeof P->e->errmsg, fmt, ap);
+	bag_error_vset(&P->e->err, BAG_EEXPR, NULL, pos, fmt, ap);
 	va_end(ap);
-	P->e->errpos = pos;
 	return BAG_EEXPR;
 }
 
@@ -208,12 +207,12 @@ static int lex_number(struct parser *P)
 			over |= __builtin_mul_overflow(u, 10, &u);
 			over |= __builtin_add_overflow(u, (uint64_t)(s[k] - '0'), &u);
 		}
-		if (!over) {
-			t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
-			t->num.v.u = u;
-			return BAG_OK;
-		}
-		t->is_int = false;  /* beyond uint64: a float */
+		if (over)
+			return perr(P, b, "integer '%.*s%s' is out of range (integers have 64 bits)",
+			            (int)(i - b > 40 ? 40 : i - b), s + b, i - b > 40 ? "..." : "");
+		t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
+		t->num.v.u = u;
+		return BAG_OK;
 	}
 	char buf[128];
 	if (i - b >= sizeof buf)
@@ -357,6 +356,7 @@ static int lex(struct parser *P)
 	case '[': k = T_LB; break;
 	case ']': k = T_RB; break;
 	case '.': k = T_DOT; break;
+	case ',': k = T_COMMA; break;
 	case '+': k = T_PLUS; break;
 	case '-': k = T_MINUS; break;
 	case '*': k = T_MUL; break;
@@ -544,6 +544,67 @@ static int parse_path(struct parser *P, bool is_len, uint32_t *out)
 	return BAG_OK;
 }
 
+
+const char *const expr_tf_fields[10] = {
+	"translation.x", "translation.y", "translation.z", "rotation.x", "rotation.y", "rotation.z", "rotation.w",
+	"roll", "pitch", "yaw",
+};
+
+/* The field after tf(...): P at the '.' after ')'. */
+static int parse_tf_field(struct parser *P, struct node *n)
+{
+	struct token *t = &P->tok;
+	char name[32] = "";
+	int rc;
+
+	for (int part = 0; part < 2; part++) {
+		if (t->kind != T_DOT || (rc = lex(P)) != BAG_OK)
+			return t->kind == T_DOT ? rc : perr(P, t->pos, "tf(...) needs a field: .translation.x, .rotation.w, .yaw ...");
+		if (t->kind != T_NAME || strlen(name) + t->len + 2 > sizeof name)
+			return perr(P, t->pos, "tf(...) has the fields translation.x/y/z, rotation.x/y/z/w, roll, pitch, yaw");
+		strcat(name, part ? "." : "");
+		strncat(name, P->e->strs + t->off, t->len);
+		if ((rc = lex(P)) != BAG_OK)
+			return rc;
+		if (strcmp(name, "translation") != 0 && strcmp(name, "rotation") != 0)
+			break;
+	}
+	for (uint8_t f = 0; f < 10; f++)
+		if (strcmp(name, expr_tf_fields[f]) == 0) {
+			n->tf_field = f;
+			return BAG_OK;
+		}
+	return perr(P, n->pos, "tf(...) has no field '%s' (translation.x/y/z, rotation.x/y/z/w, roll, pitch, yaw)", name);
+}
+
+/* tf(TARGET, SOURCE).FIELD, frames as names or strings: P at the name tf. */
+static int parse_tf(struct parser *P, size_t pos, uint32_t *out)
+{
+	struct token *t = &P->tok;
+	uint32_t off[2], len[2];
+	int rc;
+
+	if ((rc = lex(P)) != BAG_OK || (rc = lex(P)) != BAG_OK)
+		return rc;
+	for (int k = 0; k < 2; k++) {
+		if (t->kind != T_NAME && t->kind != T_STR)
+			return perr(P, t->pos, "tf() takes two frame ids: tf(TARGET, SOURCE)");
+		off[k] = t->off, len[k] = t->len;
+		if ((rc = lex(P)) != BAG_OK)
+			return rc;
+		if (t->kind != (k == 0 ? T_COMMA : T_RP))
+			return perr(P, t->pos, k == 0 ? "expected ',' between tf's frames" : "expected ')' after tf's frames");
+		if ((rc = lex(P)) != BAG_OK)
+			return rc;
+	}
+	if ((rc = add_node(P, N_TF, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
+		return rc;
+	struct node *n = &P->e->nodes[*out];
+	n->str_off = off[0], n->str_len = len[0];
+	n->tf_src_off = off[1], n->tf_src_len = len[1];
+	return parse_tf_field(P, n);
+}
+
 /* NUMBER | STRING | true | false | path | $var | len(path) | abs(value) | ( expr ) */
 static int parse_primary(struct parser *P, uint32_t *out)
 {
@@ -611,6 +672,8 @@ static int parse_primary(struct parser *P, uint32_t *out)
 		P->e->nodes[*out].start = (uint32_t)pos;
 		return lex(P);
 	}
+	if (call && strcmp(name, "tf") == 0)
+		return parse_tf(P, pos, out);
 	if (call && strcmp(name, "abs") == 0) {
 		if (++P->depth > EXPR_MAX_DEPTH)
 			return perr(P, pos, "expression nested too deeply (more than %d levels)", EXPR_MAX_DEPTH);
@@ -703,6 +766,120 @@ static bool is_cmp_tok(int k)
 	return k >= T_EQ && k <= T_NOMATCH;
 }
 
+/*
+ * Bounds on a regex before glibc compiles it: glibc's regcomp copies a
+ * group once per count of a repetition, so `(.*){1,32000}` or nested
+ * counts take memory in the product of the counts. The pattern may be
+ * REGEX_MAX_LEN bytes, a count at most REGEX_MAX_COUNT, and the pattern
+ * with every repetition written out (a group's size times its largest
+ * count; *, + and ? double it) at most REGEX_MAX_EXPANDED atoms. Then
+ * compiling and matching stay small: glibc matches without backtracking,
+ * in time linear in the text for a compiled pattern.
+ */
+#define REGEX_MAX_LEN 1000
+#define REGEX_MAX_COUNT 255
+#define REGEX_MAX_EXPANDED 1000
+#define REGEX_MAX_GROUPS 64
+#define RE_STR2(x) #x
+#define RE_STR(x) RE_STR2(x)
+
+/* The end of the bracket expression that starts at s ('['), or NULL. */
+static const char *bracket_end(const char *s)
+{
+	const char *p = s + 1;
+
+	p += *p == '^';
+	p += *p == ']';
+	for (; *p && *p != ']'; p++)
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *e = strchr(p + 2, p[1]);
+			if (e == NULL || e[1] != ']')
+				return NULL;
+			p = e + 1;
+		}
+	return *p ? p : NULL;
+}
+
+/* A count {m}, {m,} or {m,n} at s: its largest count (m when open), end in *end; -1 if not one. */
+static long brace_count(const char *s, const char **end)
+{
+	long m = 0, n = -1;
+	const char *p = s + 1;
+
+	if (!is_digit(*p))
+		return -1;
+	for (; is_digit(*p); p++)
+		m = m > 100000 ? m : m * 10 + (*p - '0');
+	if (*p == ',')
+		for (n = 0, p++; is_digit(*p); p++)
+			n = n > 100000 ? n : n * 10 + (*p - '0');
+	if (*p != '}')
+		return -1;
+	*end = p + 1;
+	return n > m ? n : m;
+}
+
+/* NULL if pat is within the bounds above, else why not. */
+static const char *regex_bounded(const char *pat)
+{
+	uint64_t sum[REGEX_MAX_GROUPS + 1] = { 0 }, last = 0;
+	int depth = 0;
+
+	if (strlen(pat) > REGEX_MAX_LEN)
+		return "longer than " RE_STR(REGEX_MAX_LEN) " bytes";
+	for (const char *p = pat; *p; ) {
+		const char *end = p + 1;
+		long count;
+		switch (*p) {
+		case '(':
+			if (depth == REGEX_MAX_GROUPS)
+				return "more than " RE_STR(REGEX_MAX_GROUPS) " nested groups";
+			sum[++depth] = 0;
+			last = 0;
+			break;
+		case ')':
+			last = depth > 0 ? sum[depth--] : 1;
+			sum[depth] += last;
+			break;
+		case '|':
+			last = 0;
+			break;
+		case '*': case '+': case '?':
+			sum[depth] += last;
+			last *= 2;
+			break;
+		case '{':
+			if ((count = brace_count(p, &end)) < 0) {
+				sum[depth] += last = 1;
+				end = p + 1;
+				break;
+			}
+			if (count > REGEX_MAX_COUNT)
+				return "a repetition count over " RE_STR(REGEX_MAX_COUNT);
+			sum[depth] += last * (uint64_t)(count > 1 ? count - 1 : 0);
+			last *= (uint64_t)(count > 1 ? count : 1);
+			break;
+		case '[':
+			if ((end = bracket_end(p)) == NULL)
+				return NULL;   /* regcomp says what is wrong */
+			end++;
+			sum[depth] += last = 1;
+			break;
+		case '\\':
+			end = p[1] ? p + 2 : p + 1;
+			sum[depth] += last = 1;
+			break;
+		default:
+			sum[depth] += last = 1;
+			break;
+		}
+		if (sum[depth] > REGEX_MAX_EXPANDED || last > REGEX_MAX_EXPANDED)
+			return "its repetitions written out exceed " RE_STR(REGEX_MAX_EXPANDED) " atoms";
+		p = end;
+	}
+	return NULL;
+}
+
 /* value [CMP value | =~ STRING] */
 static int parse_cmp(struct parser *P, uint32_t *out)
 {
@@ -730,6 +907,9 @@ static int parse_cmp(struct parser *P, uint32_t *out)
 		regex_t re;
 		if (strlen(pat) != P->tok.len)
 			return perr(P, P->tok.pos, "a regex cannot hold a NUL byte");
+		const char *why = regex_bounded(pat);
+		if (why != NULL)
+			return perr(P, P->tok.pos, "regex refused: %s", why);
 		int err = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
 		if (err != 0) {
 			char msg[128];
@@ -772,38 +952,50 @@ static int parse_not(struct parser *P, uint32_t *out)
 	return add_node(P, N_NOT, pos, a, EXPR_NONE, out);
 }
 
-static int parse_and(struct parser *P, uint32_t *out)
+/*
+ * A flat chain `t0 OP t1 OP ... tk` (OP && or ||) as the right-leaning tree
+ * t0 OP (t1 OP (... tk)): the evaluator runs down its right edge in a loop,
+ * so the chain is not nesting and any length of it is allowed (the depth
+ * bound counts the terms' own depth, plus one).
+ */
+static int parse_chain(struct parser *P, int tok, uint8_t op, int (*term)(struct parser *, uint32_t *), uint32_t *out)
 {
-	uint32_t a, b;
+	struct link { uint32_t node; size_t pos; } *v = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t a;
 	int rc;
 
-	if ((rc = parse_not(P, &a)) != BAG_OK)
+	if ((rc = term(P, &a)) != BAG_OK)
 		return rc;
-	while (P->tok.kind == T_AND) {
+	while (P->tok.kind == tok) {
 		size_t pos = P->tok.pos;
-		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = lex(P)) != BAG_OK || (rc = parse_not(P, &b)) != BAG_OK ||
-		    (rc = as_test(P, b, &b)) != BAG_OK || (rc = add_node(P, N_AND, pos, a, b, &a)) != BAG_OK)
-			return rc;
+		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = bag_grow((void **)&v, &cap, n + 1, sizeof *v)) != BAG_OK)
+			goto done;
+		v[n++] = (struct link){ a, pos };
+		if ((rc = lex(P)) != BAG_OK || (rc = term(P, &a)) != BAG_OK || (rc = as_test(P, a, &a)) != BAG_OK)
+			goto done;
+	}
+	for (size_t k = n; k-- > 0;) {
+		uint16_t tail = P->e->nodes[a].depth;
+		if ((rc = add_node(P, op, v[k].pos, v[k].node, a, &a)) != BAG_OK)
+			goto done;
+		if (k + 1 < n)   /* a link of the chain: as deep as its deepest term, plus one */
+			P->e->nodes[a].depth = P->e->nodes[v[k].node].depth + 1 > tail ? P->e->nodes[v[k].node].depth + 1 : tail;
 	}
 	*out = a;
-	return BAG_OK;
+done:
+	free(v);
+	return rc;
+}
+
+static int parse_and(struct parser *P, uint32_t *out)
+{
+	return parse_chain(P, T_AND, N_AND, parse_not, out);
 }
 
 static int parse_or(struct parser *P, uint32_t *out)
 {
-	uint32_t a, b;
-	int rc;
-
-	if ((rc = parse_and(P, &a)) != BAG_OK)
-		return rc;
-	while (P->tok.kind == T_OR) {
-		size_t pos = P->tok.pos;
-		if ((rc = as_test(P, a, &a)) != BAG_OK || (rc = lex(P)) != BAG_OK || (rc = parse_and(P, &b)) != BAG_OK ||
-		    (rc = as_test(P, b, &b)) != BAG_OK || (rc = add_node(P, N_OR, pos, a, b, &a)) != BAG_OK)
-			return rc;
-	}
-	*out = a;
-	return BAG_OK;
+	return parse_chain(P, T_OR, N_OR, parse_and, out);
 }
 
 static int parse(bag_expr_t **out, const char *text, size_t len, bool is_filter)
@@ -841,13 +1033,10 @@ static int parse(bag_expr_t **out, const char *text, size_t len, bool is_filter)
 		goto fail;
 	}
 	e->root = root;
-	e->errmsg[0] = '\0';
-	e->errpos = 0;
+	bag_error_clear(&e->err);
 fail:
-	if (rc == BAG_ENOMEM) {
-		snprintf(e->errmsg, sizeof e->errmsg, "out of memory");
-		e->errpos = 0;
-	}
+	if (rc == BAG_ENOMEM)
+		bag_error_set(&e->err, rc, NULL, BAG_NO_OFFSET, "out of memory");
 	return rc;
 }
 
@@ -874,14 +1063,9 @@ BAG_API void bag_expr_free(bag_expr_t *e)
 	free(e);
 }
 
-BAG_API const char *bag_expr_errmsg(const bag_expr_t *e)
+BAG_API const struct bag_error *bag_expr_error(const bag_expr_t *e)
 {
-	return e != NULL ? e->errmsg : "out of memory";
-}
-
-BAG_API size_t bag_expr_errpos(const bag_expr_t *e)
-{
-	return e != NULL ? e->errpos : 0;
+	return e != NULL ? &e->err : &bag_error_nomem;
 }
 
 BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topics, size_t n)
@@ -895,4 +1079,20 @@ BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topic
 			best = k;
 	}
 	return best;
+}
+
+BAG_API void bag_expr_set_tf(bag_expr_t *e, const struct bag_tf *tf)
+{
+	e->tf = tf;
+}
+
+BAG_API bool bag_expr_is_tf_path(const char *text)
+{
+	while (*text == ' ' || *text == '\t')
+		text++;
+	if (strncmp(text, "tf", 2) != 0)
+		return false;
+	for (text += 2; *text == ' ' || *text == '\t'; text++)
+		;
+	return *text == '(';
 }

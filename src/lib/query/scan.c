@@ -91,6 +91,7 @@ struct worker {
 struct scan {
 	const struct bag_scan_opts *o;
 	bag_timeline_t *tl;
+	bag_view_t *v;                         /* its error message on a fatal read error */
 	size_t nbags, nconns;
 	const struct bag_connection **conns;   /* per timeline connection */
 	bag_msgdef_t **defs;                   /* per timeline connection, or NULL */
@@ -159,14 +160,14 @@ static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *f
 		*fail_key = key;
 		r->state = ROW_RECHECK;
 		r->rc = rc;
-		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
+		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
 		goto out;
 	}
 	if (rc != BAG_OK) {
 		*fail_key = key;
 		r->state = ROW_BADCHUNK;
 		r->rc = rc;
-		bag_text_append(&t->text, bag_errmsg(bag), strlen(bag_errmsg(bag)));
+		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
 		goto out;
 	}
 	if (r->chunk_first && o->chunk != NULL) {
@@ -402,10 +403,10 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 			}
 		}
 		if ((rc = bag_view_entry(c->v, c->row, &m)) != BAG_OK) {
-			const char *msg = bag_view_errmsg(c->v);
+			const char *msg = bag_view_error(c->v)->message;
 			struct row *r;
-			if (rc == BAG_ENOMEM || rc == BAG_EINVAL)
-				return rc;
+			if (rc == BAG_ENOMEM || rc == BAG_EINVAL || rc == BAG_EIO)
+				return rc;   /* BAG_EIO: the bytes cannot be read at all (view's message) */
 			/* one line for the group, and on with the next */
 			r = &t->rows[t->n++];
 			*r = (struct row){ .row = c->row, .state = ROW_NOINDEX, .rc = rc, .text_off = t->text.len };
@@ -487,6 +488,12 @@ static int emit_task(struct scan *s, struct task *t, struct bag_scan_stats *st, 
 		if (r->state == ROW_UNREAD || (r->state == ROW_BADCHUNK && (*bad & bit))) {
 			st->lost++;
 			continue;
+		}
+		if (r->state == ROW_BADCHUNK && r->rc == BAG_EIO) {
+			/* the bytes cannot be read (a disk error, a remote source failing
+			   after its retries, an object changed): no use going on */
+			rc = view_fail(s->v, BAG_EIO, t->text.p + r->text_off, r->text_len);
+			break;
 		}
 		if (r->state == ROW_BADCHUNK)
 			*bad |= bit;
@@ -622,18 +629,19 @@ static void stop_workers(struct scan *s)
 BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag_scan_stats *stats)
 {
 	struct bag_scan_stats st = { 0 };
-	struct scan s = { .o = opts };
+	struct bag_scan_opts o;    /* opts as this library reads it (common.h's growth rule) */
+	struct scan s = { .o = &o };
 	struct cutter c = { .v = v };
 	struct task *head = NULL, *tail = NULL, *spare = NULL;
 	unsigned inflight = 0, max_inflight;
 	uint32_t from = 0;
 	int rc;
 
-	if (opts == NULL || opts->size < sizeof *opts) {
-		rc = BAG_EINVAL;
+	if ((rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK)
 		goto done;
-	}
+	opts = &o;
 	s.tl = view_timeline(v);
+	s.v = v;
 	s.nbags = bag_timeline_bag_count(s.tl);
 	s.nconns = bag_timeline_conn_count(s.tl);
 	c.count = bag_view_count(v);

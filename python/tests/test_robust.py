@@ -1,0 +1,101 @@
+"""Hostile input raises clean exceptions; no growth over many cycles; several threads at once."""
+import glob
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import bagscope
+from conftest import DATA, FIX, GOOD_BAGS
+
+# the fuzzer's kept crashes and corpus for opening bags, and the broken fixtures
+FUZZ = os.path.join(os.path.dirname(DATA), 'fuzz')
+HOSTILE = sorted(glob.glob(os.path.join(FUZZ, 'crashes', 'open', '*')) +
+                 glob.glob(os.path.join(FUZZ, 'corpus', 'open', '*')) +
+                 glob.glob(os.path.join(FIX, 'broken', '*.bag')))
+
+
+def read_all(path):
+    with bagscope.open(path) as bag:
+        n = 0
+        for m in bag.messages(raw=True):
+            n += 1
+        for m in bag.messages():
+            n += 1
+        return n
+
+
+@pytest.mark.parametrize('path', HOSTILE, ids=os.path.basename)
+def test_hostile_input_raises_cleanly(path):
+    try:
+        read_all(path)
+    except bagscope.Error as e:
+        line = str(e)
+        assert line and '\n' not in line
+    except MemoryError:
+        pytest.fail('a hostile input exhausted memory')
+
+
+GROWTH = r"""
+import resource, sys, tracemalloc
+import bagscope
+
+path = sys.argv[1]
+
+
+def cycle():
+    with bagscope.open(path) as bag:
+        bag.read([next(t for t, v in bag.topics.items() if v.type.endswith('Widget')) + '.header.seq'])
+        for m in bag.messages():
+            pass
+
+
+tracemalloc.start()
+for _ in range(1000):         # caches, free lists and quickened code settle (traced from here on)
+    cycle()
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+traced0 = tracemalloc.get_traced_memory()[0]
+for _ in range(1000):
+    cycle()
+print(tracemalloc.get_traced_memory()[0] - traced0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0)
+"""
+
+
+def test_no_growth_over_1000_cycles():
+    """open, read() and iterate, close: 1,000 times more, in a process of its own, grow nothing."""
+    path = os.path.join(FIX, 'bags', 'nested_bz2.bag')
+    out = subprocess.run([sys.executable, '-c', GROWTH, path], capture_output=True, text=True, check=True)
+    traced, rss_kb = map(int, out.stdout.split())
+    assert traced < 16 * 1024, traced
+    assert rss_kb < 16 * 1024, rss_kb
+
+
+def test_threads_share_a_bag():
+    path = os.path.join(FIX, 'bags', 'large_lz4.bag')
+    with bagscope.open(path) as bag:
+        want = [(m.topic, m.time_ns, m.data) for m in bag.messages()]
+        got, errors = [], []
+
+        def worker():
+            try:
+                got.append([(m.topic, m.time_ns, m.data) for m in bag.messages()])
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors and all(g == want for g in got) and len(got) == 4
+
+
+def test_closed_bag_refuses():
+    bag = bagscope.open(GOOD_BAGS[0])
+    it = bag.messages()
+    bag.close()
+    with pytest.raises(ValueError):
+        next(it)
+    with pytest.raises(ValueError):
+        bag.connections

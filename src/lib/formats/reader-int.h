@@ -1,0 +1,60 @@
+/*
+ * reader-int.h - the table every file format's reader fills, and the list
+ * bag_open() tries. A reader turns its file into the handle's structures
+ * (bag-int.h): connections sorted by id, chunks sorted by position with
+ * their per-connection counts, and the totals. Everything above (the chunk
+ * cache, the timeline, views, the scan engine, check) reads those
+ * structures and the 2.0 message records a chunk holds, whatever the format.
+ *
+ * A format whose file is not made of bag 2.0 chunks says so by having a
+ * read_span: its "chunks" are spans of its own records, and read_span gives
+ * a span's messages as 2.0 message records (op 2 header with conn and time,
+ * then the data), which the chunk cache keeps as it keeps a decompressed
+ * chunk. A reader reads bytes only through bag_read_at() (io/handle.c).
+ *
+ * Adding a format is one file that defines one `const struct bag_reader`
+ * and one row in bag_readers[] (readers.c). Never installed.
+ */
+#ifndef BAGSCOPE_READER_INT_H
+#define BAGSCOPE_READER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bagscope/bag.h>
+
+#define READER_HEAD_BYTES (3 * 4097 + 16)  /* what detect() is shown: a version-0 bag's three lines */
+
+struct bag_reader {
+	const char *name;         /* the format's name before open refines it ("2.0") */
+	/*
+	 * Whether the file's first len bytes (of size bytes in all; len is
+	 * min(size, READER_HEAD_BYTES)) are this format's. No side effects.
+	 */
+	bool (*detect)(const uint8_t *head, size_t len, uint64_t size);
+	/*
+	 * Fill bag's connections, chunks and totals (and bag->format_name,
+	 * major, minor, relative); keep what the reader needs later in
+	 * bag->fmt_state. Returns 0 or a BAG_E* code with the handle's message
+	 * set. On failure the caller closes the handle.
+	 */
+	int (*open)(bag_t *bag, const struct bag_open_opts *o);
+	/*
+	 * Chunk i's messages as 2.0 message records in *out (malloc'd), setting
+	 * chunks[i].size to their length. NULL when the file's chunks are bag
+	 * 2.0 chunk records, which the chunk layer reads itself.
+	 */
+	int (*read_span)(bag_t *bag, size_t i, uint8_t **out);
+	/* Free bag->fmt_state (at the last close of a handle and its dups); NULL when there is none. */
+	void (*free)(void *state);
+};
+
+/* The readers in the order bag_open() asks them, NULL-terminated (readers.c). */
+extern const struct bag_reader *const bag_readers[];
+
+extern const struct bag_reader bag_reader_v20;  /* format-v20.c */
+extern const struct bag_reader bag_reader_v12;  /* format-v12.c */
+extern const struct bag_reader bag_reader_v1x;  /* format-v1x.c: 1.1, 1.0 and 0 */
+
+#endif

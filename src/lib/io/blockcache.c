@@ -1,0 +1,316 @@
+/*
+ * blockcache.c - the bytes a remote source has fetched: a bounded LRU of
+ * ranges, shared (under a mutex) by a handle and every bag_dup of it.
+ *
+ * Entries are ranges [off, off + len) kept in an array sorted by off: the
+ * fetches of misses (MIN_FETCH up to MAX_WINDOW bytes) and small spans
+ * (chunk headers fetched by a multi-range request). No entry lies within
+ * another (a put drops those inside it, and is dropped when inside one),
+ * so ends are sorted too and the entry holding off, if any, is the last
+ * one starting at or before it.
+ * bytes <= limit after every put: the least recently used entries go.
+ *
+ * Fetches are planned here, under the same lock, so that the handles of a
+ * scan's workers act as one reader: a range being fetched is registered
+ * (flight[]), a handle that needs bytes in it waits for it rather than
+ * fetching them again, and read-ahead follows the misses of all handles
+ * together: a miss within MIN_FETCH after the last fetch's end doubles the
+ * window (up to MAX_WINDOW, and a quarter of the limit).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/io/remote-int.h"
+
+struct entry {
+	uint64_t off;
+	size_t len;
+	uint8_t *data;
+	uint64_t used;            /* clock value of the last use */
+};
+
+#define FLIGHTS 64
+
+struct blockcache {
+	pthread_mutex_t lock;
+	pthread_cond_t landed;    /* a fetch in flight ended */
+	struct { uint64_t lo, end; } flight[FLIGHTS];
+	size_t nflight;
+	uint64_t seq_end;         /* end of the last fetch planned */
+	uint64_t window;          /* bytes of the next sequential fetch */
+	int refs;
+	struct entry *e;          /* sorted by off */
+	size_t n, cap;
+	size_t bytes, limit;
+	uint64_t clock;
+	uint64_t fetched, requests;
+};
+
+struct blockcache *blockcache_new(size_t limit)
+{
+	struct blockcache *c = calloc(1, sizeof *c);
+
+	if (c == NULL)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->landed, NULL);
+	c->refs = 1;
+	c->window = MIN_FETCH;
+	c->limit = limit;
+	return c;
+}
+
+void blockcache_ref(struct blockcache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->refs++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void blockcache_unref(struct blockcache *c)
+{
+	int left;
+
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&c->lock);
+	left = --c->refs;
+	pthread_mutex_unlock(&c->lock);
+	if (left > 0)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->e[i].data);
+	free(c->e);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->landed);
+	free(c);
+}
+
+/* Index of the first entry starting after off. */
+static size_t upper(const struct blockcache *c, uint64_t off)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->e[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The entry holding off, or NULL; lock held. */
+static struct entry *find(struct blockcache *c, uint64_t off)
+{
+	size_t i = upper(c, off);
+
+	return i > 0 && off < c->e[i - 1].off + c->e[i - 1].len ? &c->e[i - 1] : NULL;
+}
+
+/* Drop entry i; lock held. */
+static void drop(struct blockcache *c, size_t i)
+{
+	c->bytes -= c->e[i].len;
+	free(c->e[i].data);
+	memmove(&c->e[i], &c->e[i + 1], (c->n - i - 1) * sizeof *c->e);
+	c->n--;
+}
+
+size_t blockcache_get(struct blockcache *c, uint64_t off, void *buf, size_t len)
+{
+	struct entry *e;
+	size_t n = 0;
+
+	pthread_mutex_lock(&c->lock);
+	e = find(c, off);
+	if (e != NULL) {
+		n = (size_t)(e->off + e->len - off);
+		if (n > len)
+			n = len;
+		memcpy(buf, e->data + (off - e->off), n);
+		e->used = ++c->clock;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+static bool has_locked(struct blockcache *c, uint64_t off, uint64_t len);
+
+bool blockcache_has(struct blockcache *c, uint64_t off, uint64_t len)
+{
+	bool has;
+
+	pthread_mutex_lock(&c->lock);
+	has = has_locked(c, off, len);
+	pthread_mutex_unlock(&c->lock);
+	return has;
+}
+
+/* Drop the least recently used entry; lock held. */
+static void evict_one(struct blockcache *c)
+{
+	size_t lru = 0;
+
+	for (size_t i = 1; i < c->n; i++)
+		if (c->e[i].used < c->e[lru].used)
+			lru = i;
+	drop(c, lru);
+}
+
+void blockcache_put(struct blockcache *c, uint64_t off, uint8_t *data, size_t len)
+{
+	size_t i;
+
+	pthread_mutex_lock(&c->lock);
+	if (len > c->limit || len == 0 || has_locked(c, off, len)) {
+		free(data);
+		goto done;
+	}
+	for (i = upper(c, off); i > 0 && c->e[i - 1].off >= off; i--)
+		;
+	while (i < c->n && c->e[i].off + c->e[i].len <= off + len)
+		drop(c, i);   /* inside the new range */
+	while (c->n > 0 && c->bytes + len > c->limit)
+		evict_one(c);
+	if (len > c->limit) {
+		free(data);
+		goto done;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct entry *e = realloc(c->e, cap * sizeof *e);
+		if (e == NULL) {
+			free(data);
+			goto done;
+		}
+		c->e = e;
+		c->cap = cap;
+	}
+	i = upper(c, off);
+	memmove(&c->e[i + 1], &c->e[i], (c->n - i) * sizeof *c->e);
+	c->e[i] = (struct entry){ off, len, data, ++c->clock };
+	c->n++;
+	c->bytes += len;
+done:
+	pthread_mutex_unlock(&c->lock);
+}
+
+void blockcache_count(struct blockcache *c, uint64_t bytes, uint64_t requests)
+{
+	pthread_mutex_lock(&c->lock);
+	c->fetched += bytes;
+	c->requests += requests;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void blockcache_totals(struct blockcache *c, uint64_t *bytes, uint64_t *requests)
+{
+	pthread_mutex_lock(&c->lock);
+	*bytes = c->fetched;
+	*requests = c->requests;
+	pthread_mutex_unlock(&c->lock);
+}
+
+size_t blockcache_limit(const struct blockcache *c)
+{
+	return c->limit;
+}
+
+/* Whether [off, off + len) is wholly cached; lock held. */
+static bool has_locked(struct blockcache *c, uint64_t off, uint64_t len)
+{
+	while (len > 0) {
+		struct entry *e = find(c, off);
+		uint64_t n;
+		if (e == NULL)
+			return false;
+		n = e->off + e->len - off;
+		if (n >= len)
+			return true;
+		off += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* The flight holding off, or -1; lock held. */
+static long in_flight(const struct blockcache *c, uint64_t off)
+{
+	for (size_t i = 0; i < c->nflight; i++)
+		if (off >= c->flight[i].lo && off < c->flight[i].end)
+			return (long)i;
+	return -1;
+}
+
+/* The fetch for a miss at off: rounded, grown when sequential, clipped; lock held. */
+static void plan(struct blockcache *c, uint64_t off, size_t len, uint64_t size, uint64_t *lo, uint64_t *end)
+{
+	uint64_t cap = c->limit / 4 > MIN_FETCH ? c->limit / 4 : MIN_FETCH;
+
+	*lo = off / MIN_FETCH * MIN_FETCH;
+	if (*lo < off && (has_locked(c, *lo, off - *lo) || in_flight(c, off - 1) >= 0))
+		*lo = off;
+	*end = (off + len + MIN_FETCH - 1) / MIN_FETCH * MIN_FETCH;
+	if (c->seq_end > 0 && off >= c->seq_end && off < c->seq_end + MIN_FETCH) {
+		c->window = c->window * 2 < MAX_WINDOW ? c->window * 2 : MAX_WINDOW;
+		c->window = c->window < cap ? c->window : cap;
+		if (*lo + c->window > *end)
+			*end = *lo + c->window;
+	} else if (off < c->seq_end || off >= c->seq_end + MIN_FETCH) {
+		c->window = MIN_FETCH;
+	}
+	if (*end > size)
+		*end = size;
+	for (size_t i = 0; i < c->nflight; i++)
+		if (c->flight[i].lo > off && c->flight[i].lo < *end)
+			*end = c->flight[i].lo;
+	for (uint64_t p = off + len; p < *end; p += MIN_FETCH / 4)
+		if (has_locked(c, p, *end - p < MIN_FETCH ? *end - p : MIN_FETCH)) {
+			*end = p;
+			break;
+		}
+	if (*end < off + len)
+		*end = off + len;   /* a flight or cached range inside the read: fetch through */
+	c->seq_end = *end;
+}
+
+int blockcache_claim(struct blockcache *c, uint64_t off, size_t len, uint64_t size, uint64_t *lo, uint64_t *n)
+{
+	int rc = 0;
+	uint64_t end;
+
+	pthread_mutex_lock(&c->lock);
+	if (find(c, off) != NULL) {
+		rc = 0;
+	} else if (in_flight(c, off) >= 0) {
+		while (in_flight(c, off) >= 0)
+			pthread_cond_wait(&c->landed, &c->lock);
+		rc = 0;
+	} else {
+		plan(c, off, len, size, lo, &end);
+		*n = end - *lo;
+		if (c->nflight < FLIGHTS) {
+			c->flight[c->nflight].lo = *lo;
+			c->flight[c->nflight].end = end;
+			c->nflight++;
+		}
+		rc = 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+void blockcache_landed(struct blockcache *c, uint64_t lo)
+{
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nflight; i++)
+		if (c->flight[i].lo == lo) {
+			c->flight[i] = c->flight[--c->nflight];
+			break;
+		}
+	pthread_cond_broadcast(&c->landed);
+	pthread_mutex_unlock(&c->lock);
+}

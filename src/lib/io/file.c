@@ -1,0 +1,139 @@
+/*
+ * file.c - the local byte source: a regular file read with pread.
+ *
+ * The descriptor is opened read-only and non-blocking (opening a FIFO must
+ * not wait for a writer; anything but a regular file is refused). size is
+ * st_size at open. dup takes a second descriptor on the same open file, so
+ * each bag_dup reads with its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bagscope/common.h>
+#include "lib/io/source-int.h"
+
+struct file_source {
+	struct bag_source base;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+};
+
+static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t len,
+                        uint64_t *at, char *err, size_t errlen)
+{
+	struct file_source *f = (struct file_source *)s;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(f->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		*at = off + done;
+		if (n < 0) {
+			snprintf(err, errlen, "read failed: %s", strerror(errno));
+			return BAG_EIO;
+		}
+		if (n == 0) {
+			snprintf(err, errlen, "unexpected end of file");
+			return BAG_ETRUNCATED;
+		}
+		done += (size_t)n;
+	}
+	return BAG_OK;
+}
+
+static struct bag_source_ops file_ops;
+
+static struct file_source *file_new(int fd)
+{
+	struct file_source *f = calloc(1, sizeof *f);
+
+	if (f == NULL)
+		return NULL;
+	f->base.ops = &file_ops;
+	f->fd = fd;
+	return f;
+}
+
+static int file_dup(struct bag_source *s, struct bag_source **out, char *err, size_t errlen)
+{
+	struct file_source *f = (struct file_source *)s, *d;
+	int fd;
+
+	*out = NULL;
+	fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot duplicate the file descriptor: %s", strerror(errno));
+		return BAG_EIO;
+	}
+	d = file_new(fd);
+	if (d == NULL) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
+	}
+	d->base.size = s->size;
+	d->dev = f->dev;
+	d->ino = f->ino;
+	*out = &d->base;
+	return BAG_OK;
+}
+
+static bool file_same(const struct bag_source *s, const struct stat *st)
+{
+	const struct file_source *f = (const struct file_source *)s;
+
+	return f->dev == st->st_dev && f->ino == st->st_ino;
+}
+
+static void file_close(struct bag_source *s)
+{
+	struct file_source *f = (struct file_source *)s;
+
+	if (f == NULL)
+		return;
+	close(f->fd);
+	free(f);
+}
+
+static struct bag_source_ops file_ops = {
+	.read_at = file_read_at,
+	.dup = file_dup,
+	.same_file = file_same,
+	.close = file_close,
+};
+
+int bag_file_open(struct bag_source **out, const char *path, char *err, size_t errlen)
+{
+	struct file_source *f;
+	struct stat st;
+	int fd;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return BAG_EIO;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "not a regular file");
+		return BAG_EIO;
+	}
+	f = file_new(fd);
+	if (f == NULL) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
+	}
+	f->base.size = (uint64_t)st.st_size;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	*out = &f->base;
+	return BAG_OK;
+}

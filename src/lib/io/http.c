@@ -1,0 +1,702 @@
+/*
+ * http.c - the HTTP(S) byte source: Range requests through libcurl.
+ *
+ * Each handle (and each bag_dup of it) owns one curl easy handle, so one
+ * reused connection. What is fetched goes into a block cache shared by the
+ * handle and its dups (blockcache.c). A miss fetches the range it needs
+ * rounded out to MIN_FETCH; a miss right after the previous fetch's end is
+ * a sequential pass, and the fetch grows (doubling up to MAX_WINDOW): the
+ * read-ahead. prefetch() asks for many small spans (chunk headers) in
+ * multi-range requests, each Range header kept under RANGE_HDR_MAX.
+ *
+ * Invariants: base.size and the validators (ETag, Last-Modified) are those
+ * of the first answer; every later answer must carry the same ones, or the
+ * read fails as "changed while being read". A 200 to a ranged request is
+ * aborted at its first body bytes: never a silent full download. Transient
+ * failures (reset, timeout, 429, 5xx) are retried TRIES times with doubling
+ * backoff, resuming after the bytes already received.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include <bagscope/common.h>
+#include "lib/io/remote-int.h"
+
+#define TRIES 6
+#define RANGE_HDR_MAX 60000      /* a first try; halved while the server finds it too long */
+#define RANGE_HDR_MIN 3000
+#define SPAN_GAP 4096            /* spans closer than this are fetched as one */
+#define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+struct http_source {
+	struct bag_source base;
+	struct remote_target t;
+	CURL *h;
+	struct curl_slist *hdrs;
+	struct blockcache *cache;
+	char etag[128], lastmod[64];  /* validators of the first answer */
+	bool no_multi;                /* the server takes one range per request */
+	size_t range_max;             /* longest Range header the server took or is tried */
+	volatile int *cancel;
+	char curlerr[CURL_ERROR_SIZE];
+};
+
+/* One request's answer. */
+struct xfer {
+	CURL *h;
+	uint8_t *buf;
+	size_t len, cap;
+	size_t alloc;                 /* bytes allocated at buf when grow */
+	bool grow;                    /* buf may be realloc'd up to cap */
+	bool overflow;                /* more than cap bytes came */
+	bool full;                    /* a 200 to a ranged request: aborted */
+	long status;
+	uint64_t cr_lo, cr_hi, cr_total;
+	bool has_cr;
+	char ctype[256], etag[128], lastmod[64];
+};
+
+static struct bag_source_ops http_ops;
+
+void remote_target_free(struct remote_target *t)
+{
+	if (t->userpwd != NULL)
+		memset(t->userpwd, 0, strlen(t->userpwd));
+	if (t->token != NULL)
+		memset(t->token, 0, strlen(t->token));
+	free(t->url);
+	free(t->name);
+	free(t->sigv4);
+	free(t->userpwd);
+	free(t->token);
+	memset(t, 0, sizeof *t);
+}
+
+/* Copy a header's value (after "name:"), trimmed, into dst. */
+static void header_value(char *dst, size_t cap, const char *v, size_t n)
+{
+	while (n > 0 && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	while (n > 0 && isspace((unsigned char)v[n - 1]))
+		n--;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+static size_t on_header(char *p, size_t size, size_t nitems, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nitems;
+	char cr[128];
+
+	if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
+		x->has_cr = false;
+		x->ctype[0] = x->etag[0] = x->lastmod[0] = '\0';
+	} else if (n > 14 && strncasecmp(p, "content-range:", 14) == 0) {
+		unsigned long long lo, hi, total;
+		header_value(cr, sizeof cr, p + 14, n - 14);
+		if (sscanf(cr, "bytes %llu-%llu/%llu", &lo, &hi, &total) == 3) {
+			x->cr_lo = lo, x->cr_hi = hi, x->cr_total = total;
+			x->has_cr = true;
+		}
+	} else if (n > 13 && strncasecmp(p, "content-type:", 13) == 0) {
+		header_value(x->ctype, sizeof x->ctype, p + 13, n - 13);
+	} else if (n > 5 && strncasecmp(p, "etag:", 5) == 0) {
+		header_value(x->etag, sizeof x->etag, p + 5, n - 5);
+	} else if (n > 14 && strncasecmp(p, "last-modified:", 14) == 0) {
+		header_value(x->lastmod, sizeof x->lastmod, p + 14, n - 14);
+	}
+	return n;
+}
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+
+	if (x->status == 0)
+		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->status);
+	if (x->status == 200) {
+		x->full = true;
+		return 0;
+	}
+	if (x->status != 206)
+		return n;           /* an error page: not kept */
+	if (n > x->cap - x->len) {
+		x->overflow = true;
+		return 0;
+	}
+	if (x->grow && x->len + n > x->alloc) {
+		size_t want = (x->len + n) * 2 < x->cap ? (x->len + n) * 2 : x->cap;
+		uint8_t *b = realloc(x->buf, want);
+		if (b == NULL)
+			return 0;
+		x->buf = b;
+		x->alloc = want;
+	}
+	memcpy(x->buf + x->len, p, n);
+	x->len += n;
+	return n;
+}
+
+static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	struct http_source *s = arg;
+
+	(void)dt, (void)dn, (void)ut, (void)un;
+	return s->cancel != NULL && *s->cancel;
+}
+
+/* One GET with Range: range; the answer in *x (buf/cap/grow set by the caller). */
+static CURLcode perform(struct http_source *s, const char *range, struct xfer *x)
+{
+	CURLcode rc;
+
+	x->h = s->h;
+	x->len = 0;
+	x->status = 0;
+	x->full = x->overflow = x->has_cr = false;
+	x->ctype[0] = x->etag[0] = x->lastmod[0] = '\0';
+	curl_easy_setopt(s->h, CURLOPT_RANGE, range);
+	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(s->h, CURLOPT_HEADERDATA, x);
+	s->curlerr[0] = '\0';
+	rc = curl_easy_perform(s->h);
+	curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &x->status);
+	blockcache_count(s->cache, x->len, 1);
+	return rc;
+}
+
+enum verdict { GOOD, RETRY, FAIL };
+
+static bool transient(CURLcode rc)
+{
+	return rc == CURLE_COULDNT_CONNECT || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
+	       rc == CURLE_PARTIAL_FILE || rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_GOT_NOTHING ||
+	       rc == CURLE_HTTP2 || rc == CURLE_HTTP2_STREAM || rc == CURLE_SSL_CONNECT_ERROR;
+}
+
+/* The failure of an answer that is not 206, or of the transfer; *code set. */
+static enum verdict judge_status(struct http_source *s, CURLcode rc, const struct xfer *x,
+                                 int *code, char *err, size_t errlen)
+{
+	*code = BAG_EIO;
+	if (rc == CURLE_ABORTED_BY_CALLBACK && s->cancel != NULL && *s->cancel) {
+		*code = BAG_ECANCELED;
+		snprintf(err, errlen, "cancelled");
+	} else if (x->full) {
+		*code = BAG_EUNSUPP;
+		snprintf(err, errlen, "the server ignores Range requests (it answered 200 with the whole "
+		         "object); not downloading it whole");
+	} else if (x->status == 401) {
+		snprintf(err, errlen, "HTTP 401: not authorised (credentials missing or refused)");
+	} else if (x->status == 403) {
+		snprintf(err, errlen, "HTTP 403: access denied (check the credentials and the object's permissions)");
+	} else if (x->status == 404) {
+		*code = BAG_ENOTFOUND;
+		snprintf(err, errlen, "HTTP 404: no such object");
+	} else if (x->status == 429 || x->status >= 500) {
+		snprintf(err, errlen, "HTTP %ld", x->status);
+		return RETRY;
+	} else if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
+		snprintf(err, errlen, "%s", s->curlerr[0] ? s->curlerr : curl_easy_strerror(rc));
+		return transient(rc) ? RETRY : FAIL;
+	} else if (x->status == 416) {
+		snprintf(err, errlen, "HTTP 416: range not satisfiable (the object is shorter than when opened)");
+	} else if (x->status != 206) {
+		snprintf(err, errlen, "unexpected HTTP %ld to a range request", x->status);
+	} else {
+		return GOOD;
+	}
+	return FAIL;
+}
+
+/* Whether a 206's validators and size match the first answer's; err if not. */
+static bool same_object(struct http_source *s, const struct xfer *x, char *err, size_t errlen)
+{
+	if (!x->has_cr)
+		snprintf(err, errlen, "a 206 answer without Content-Range");
+	else if (s->etag[0] && strcmp(s->etag, x->etag) != 0)
+		snprintf(err, errlen, "the object changed while being read (ETag %.60s, now %.60s)", s->etag,
+		         x->etag[0] ? x->etag : "none");
+	else if (s->lastmod[0] && strcmp(s->lastmod, x->lastmod) != 0)
+		snprintf(err, errlen, "the object changed while being read (Last-Modified %.40s, now %.40s)",
+		         s->lastmod, x->lastmod[0] ? x->lastmod : "none");
+	else if (x->cr_total != s->base.size)
+		snprintf(err, errlen, "the object changed while being read (%llu bytes, now %llu)",
+		         (unsigned long long)s->base.size, (unsigned long long)x->cr_total);
+	else
+		return true;
+	return false;
+}
+
+/* Sleep before retry number `tries` (100 ms doubling, at most 3.2 s); false if cancelled. */
+static bool backoff(struct http_source *s, int tries)
+{
+	long ms = 100L << (tries < 5 ? tries : 5);
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+	return s->cancel == NULL || !*s->cancel;
+}
+
+/*
+ * Fetch bytes [off, off + len) into buf, retrying transient failures and
+ * resuming after what came. 0, or BAG_E* with *at the first byte missing.
+ */
+static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t *buf,
+                       uint64_t *at, char *err, size_t errlen)
+{
+	char range[64], why[256];
+	size_t got = 0;
+	int tries = 0, code = BAG_OK;
+
+	while (got < len) {
+		struct xfer x = { .buf = buf + got, .cap = len - got };
+		CURLcode rc;
+		enum verdict v;
+
+		snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)(off + got),
+		         (unsigned long long)(off + len - 1));
+		rc = perform(s, range, &x);
+		v = judge_status(s, rc, &x, &code, why, sizeof why);
+		if (x.status == 206 && !same_object(s, &x, why, sizeof why)) {
+			v = FAIL;
+			code = BAG_EIO;
+		} else if (x.status == 206 && x.cr_lo != off + got) {
+			snprintf(why, sizeof why, "the server answered bytes from %llu", (unsigned long long)x.cr_lo);
+			v = FAIL;
+			code = BAG_EIO;
+		} else if (x.status == 206) {
+			got += x.len;   /* what came is good, even when the transfer broke */
+			if (v == GOOD && got < len) {
+				snprintf(why, sizeof why, "the answer ended early");
+				v = RETRY;
+			}
+		}
+		if (v == GOOD)
+			continue;
+		if (v == RETRY && ++tries < TRIES && backoff(s, tries))
+			continue;
+		*at = off + got;
+		if (v == RETRY)
+			snprintf(err, errlen, "bytes %llu-%llu: %s, after %d tries", (unsigned long long)(off + got),
+			         (unsigned long long)(off + len - 1), why, tries);
+		else
+			snprintf(err, errlen, "bytes %llu-%llu: %s", (unsigned long long)(off + got),
+			         (unsigned long long)(off + len - 1), why);
+		return s->cancel != NULL && *s->cancel ? BAG_ECANCELED : code != BAG_OK ? code : BAG_EIO;
+	}
+	return BAG_OK;
+}
+
+static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t len,
+                        uint64_t *at, char *err, size_t errlen)
+{
+	struct http_source *s = (struct http_source *)src;
+	uint8_t *out = buf;
+
+	while (len > 0) {
+		size_t n = blockcache_get(s->cache, off, out, len);
+		uint64_t lo, flen;
+		uint8_t *fetched;
+		int rc;
+
+		if (n == 0 && blockcache_claim(s->cache, off, len, s->base.size, &lo, &flen)) {
+			fetched = malloc(flen ? flen : 1);
+			rc = fetched != NULL ? fetch_range(s, lo, (size_t)flen, fetched, at, err, errlen) : BAG_ENOMEM;
+			if (rc != BAG_OK) {
+				if (rc == BAG_ENOMEM)
+					*at = off, snprintf(err, errlen, "out of memory for %llu bytes", (unsigned long long)flen);
+				free(fetched);
+				blockcache_landed(s->cache, lo);
+				return rc;
+			}
+			n = (size_t)(lo + flen - off) < len ? (size_t)(lo + flen - off) : len;
+			memcpy(out, fetched + (off - lo), n);
+			blockcache_put(s->cache, lo, fetched, (size_t)flen);
+			blockcache_landed(s->cache, lo);
+		}
+		off += n;
+		out += n;
+		len -= n;
+	}
+	return BAG_OK;
+}
+
+/* Keep a copy of the n bytes at p as the object's bytes at off. */
+static void keep(struct http_source *s, uint64_t off, const uint8_t *p, size_t n)
+{
+	uint8_t *copy = malloc(n ? n : 1);
+
+	if (copy == NULL)
+		return;
+	memcpy(copy, p, n);
+	blockcache_put(s->cache, off, copy, n);
+}
+
+/* Split a multipart/byteranges body into the cache; false if it does not parse. */
+static bool keep_parts(struct http_source *s, const struct xfer *x, const char *boundary)
+{
+	const uint8_t *p = x->buf, *end = x->buf + x->len;
+	char delim[128];
+	size_t dl = (size_t)snprintf(delim, sizeof delim, "--%s", boundary);
+
+	for (;;) {
+		const uint8_t *q = memmem(p, (size_t)(end - p), delim, dl), *hdr_end;
+		unsigned long long lo = 0, hi = 0, total = 0;
+		bool found = false;
+
+		if (q == NULL || end - q < (ptrdiff_t)dl + 2 || memcmp(q + dl, "--", 2) == 0)
+			return q != NULL;
+		hdr_end = memmem(q, (size_t)(end - q), "\r\n\r\n", 4);
+		if (hdr_end == NULL)
+			return false;
+		for (const uint8_t *l = q; l < hdr_end; l++)
+			if (*l == '\n' && hdr_end - l > 15 && strncasecmp((const char *)l + 1, "content-range:", 14) == 0)
+				found = sscanf((const char *)l + 15, " bytes %llu-%llu/%llu", &lo, &hi, &total) == 3;
+		p = hdr_end + 4;
+		if (!found || hi < lo || total != s->base.size || (uint64_t)(end - p) < hi - lo + 1)
+			return false;
+		keep(s, lo, p, (size_t)(hi - lo + 1));
+		p += hi - lo + 1;
+	}
+}
+
+enum multi { MULTI_DONE, MULTI_NONE, MULTI_TOO_LONG };
+
+/* One multi-range request: done (kept what came), none (no multi-range), or too long a header. */
+static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t nranges, uint64_t bytes)
+{
+	struct xfer x = { .grow = true, .cap = bytes + nranges * 256 + 4096 };
+	const char *b;
+	char why[256];
+	int code;
+	enum multi m = MULTI_DONE;
+
+	for (int tries = 0; tries < 2; tries++) {
+		CURLcode rc = perform(s, ranges, &x);
+		enum verdict v = judge_status(s, rc, &x, &code, why, sizeof why);
+		if (v == RETRY)
+			continue;
+		if (x.full)
+			m = MULTI_NONE;
+		else if (x.status == 400 || x.status == 413 || x.status == 414 || x.status == 431)
+			m = MULTI_TOO_LONG;
+		else if (v == GOOD && (s->etag[0] == '\0' || strcmp(s->etag, x.etag) == 0)) {
+			b = strstr(x.ctype, "boundary=");
+			if (strncasecmp(x.ctype, "multipart/byteranges", 20) == 0 && b != NULL) {
+				char bd[100];
+				header_value(bd, sizeof bd, b + 9, strcspn(b + 9, ";"));
+				if (bd[0] == '"')
+					memmove(bd, bd + 1, strlen(bd)), bd[strcspn(bd, "\"")] = '\0';
+				keep_parts(s, &x, bd);
+			} else if (x.has_cr && x.cr_total == s->base.size && x.len == x.cr_hi - x.cr_lo + 1) {
+				keep(s, x.cr_lo, x.buf, x.len);
+			}
+		}
+		break;
+	}
+	free(x.buf);
+	return m;
+}
+
+/*
+ * The next Range header from spans[*i]: spans not cached, neighbours merged,
+ * at most s->range_max characters. Its ranges and bytes counted.
+ */
+static void next_ranges(struct http_source *s, const struct bag_span *spans, size_t n, size_t *i,
+                        char *ranges, size_t *nr, uint64_t *bytes)
+{
+	size_t used = 0;
+
+	*nr = 0;
+	*bytes = 0;
+	while (*i < n && used < s->range_max - 48) {
+		uint64_t lo = spans[*i].off, hi = lo + spans[*i].len;
+		if (spans[*i].len == 0 || hi > s->base.size || blockcache_has(s->cache, lo, spans[*i].len)) {
+			(*i)++;
+			continue;
+		}
+		for ((*i)++; *i < n && spans[*i].off >= lo && spans[*i].off <= hi + SPAN_GAP; (*i)++)
+			if (spans[*i].off + spans[*i].len > hi && spans[*i].off + spans[*i].len <= s->base.size)
+				hi = spans[*i].off + spans[*i].len;
+		used += (size_t)snprintf(ranges + used, s->range_max + 64 - used, "%s%llu-%llu", used ? "," : "",
+		                         (unsigned long long)lo, (unsigned long long)(hi - 1));
+		(*nr)++;
+		*bytes += hi - lo;
+	}
+}
+
+static void http_prefetch(struct bag_source *src, const struct bag_span *spans, size_t n)
+{
+	struct http_source *s = (struct http_source *)src;
+	char *ranges = malloc(s->range_max + 64);
+	size_t i = 0, nr, first;
+	uint64_t bytes;
+
+	while (ranges != NULL && i < n && !s->no_multi) {
+		first = i;
+		next_ranges(s, spans, n, &i, ranges, &nr, &bytes);
+		if (nr == 0)
+			break;
+		switch (fetch_multi(s, ranges, nr, bytes)) {
+		case MULTI_NONE:
+			s->no_multi = true;
+			break;
+		case MULTI_TOO_LONG:
+			if (s->range_max / 2 < RANGE_HDR_MIN)
+				s->no_multi = true;
+			s->range_max /= 2;
+			i = first;
+			break;
+		case MULTI_DONE:
+			break;
+		}
+	}
+	free(ranges);
+}
+
+static uint64_t http_fetched(const struct bag_source *src, uint64_t *requests)
+{
+	const struct http_source *s = (const struct http_source *)src;
+	uint64_t bytes;
+
+	blockcache_totals(s->cache, &bytes, requests);
+	return bytes;
+}
+
+static void http_close(struct bag_source *src)
+{
+	struct http_source *s = (struct http_source *)src;
+
+	if (s == NULL)
+		return;
+	if (s->h != NULL)
+		curl_easy_cleanup(s->h);
+	curl_slist_free_all(s->hdrs);
+	blockcache_unref(s->cache);
+	remote_target_free(&s->t);
+	free(s);
+}
+
+/* A curl handle for target t, answers going to the callbacks; NULL on failure. */
+static CURL *easy_for(const struct remote_target *t, struct curl_slist **hdrs, char *errbuf)
+{
+	CURL *h;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);   /* refcounted; thread-safe in 7.84+ */
+	h = curl_easy_init();
+	if (h == NULL)
+		return NULL;
+	curl_easy_setopt(h, CURLOPT_URL, t->url);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 30L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "bagscope");
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	*hdrs = NULL;
+	if (t->sigv4 != NULL) {
+		curl_easy_setopt(h, CURLOPT_AWS_SIGV4, t->sigv4);
+		curl_easy_setopt(h, CURLOPT_USERPWD, t->userpwd);
+		/* curl 7.88 signs the empty payload's hash but does not send it */
+		*hdrs = curl_slist_append(*hdrs, "x-amz-content-sha256: " EMPTY_SHA256);
+		if (t->token != NULL)
+			*hdrs = curl_slist_append(*hdrs, t->token);
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, *hdrs);
+	}
+	return h;
+}
+
+static char *dupstr(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* A new source on a copy of t sharing cache; validators and size copied by the caller. */
+static struct http_source *http_new(const struct remote_target *t, struct blockcache *cache)
+{
+	struct http_source *s = calloc(1, sizeof *s);
+
+	if (s == NULL)
+		return NULL;
+	s->base.ops = &http_ops;
+	s->t.url = dupstr(t->url);
+	s->t.name = dupstr(t->name);
+	s->t.sigv4 = dupstr(t->sigv4);
+	s->t.userpwd = dupstr(t->userpwd);
+	s->t.token = dupstr(t->token);
+	s->cache = cache;
+	s->range_max = RANGE_HDR_MAX;
+	s->h = easy_for(&s->t, &s->hdrs, s->curlerr);
+	if (s->h == NULL || s->t.url == NULL) {
+		http_close(&s->base);
+		return NULL;
+	}
+	curl_easy_setopt(s->h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(s->h, CURLOPT_XFERINFODATA, s);
+	curl_easy_setopt(s->h, CURLOPT_NOPROGRESS, 0L);
+	return s;
+}
+
+static int http_dup(struct bag_source *src, struct bag_source **out, char *err, size_t errlen)
+{
+	struct http_source *s = (struct http_source *)src, *d;
+
+	blockcache_ref(s->cache);
+	d = http_new(&s->t, s->cache);
+	if (d == NULL) {
+		blockcache_unref(s->cache);
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
+	}
+	d->base.size = s->base.size;
+	memcpy(d->etag, s->etag, sizeof d->etag);
+	memcpy(d->lastmod, s->lastmod, sizeof d->lastmod);
+	d->no_multi = s->no_multi;
+	d->range_max = s->range_max;
+	d->cancel = s->cancel;
+	*out = &d->base;
+	return BAG_OK;
+}
+
+static bool http_same(const struct bag_source *s, const struct stat *st)
+{
+	(void)s, (void)st;
+	return false;
+}
+
+static struct bag_source_ops http_ops = {
+	.read_at = http_read_at,
+	.dup = http_dup,
+	.same_file = http_same,
+	.prefetch = http_prefetch,
+	.fetched = http_fetched,
+	.close = http_close,
+};
+
+/*
+ * The first request: the object's first MIN_FETCH bytes, which give its
+ * size and validators (kept) and go into the cache.
+ */
+static int first_fetch(struct http_source *s, char *err, size_t errlen)
+{
+	char range[64], why[256];
+	struct xfer x = { .grow = true, .cap = MIN_FETCH };
+	int code = BAG_OK;
+	enum verdict v = RETRY;
+
+	snprintf(range, sizeof range, "0-%llu", (unsigned long long)(MIN_FETCH - 1));
+	for (int tries = 0; v == RETRY && tries < TRIES; tries++) {
+		if (tries > 0 && !backoff(s, tries))
+			break;
+		v = judge_status(s, perform(s, range, &x), &x, &code, why, sizeof why);
+	}
+	if (v == FAIL && (x.status == 416 || (x.status == 200 && !x.full))) {
+		v = GOOD;           /* an empty object (a 200 without a body byte) */
+	} else if (v == GOOD && (!x.has_cr || x.cr_lo != 0 || x.len != x.cr_hi + 1)) {
+		snprintf(why, sizeof why, "a 206 answer without a usable Content-Range");
+		v = FAIL;
+	}
+	if (v != GOOD) {
+		free(x.buf);
+		snprintf(err, errlen, "%s%s", why, v == RETRY ? ", after retries" : "");
+		return s->cancel != NULL && *s->cancel ? BAG_ECANCELED : code != BAG_OK ? code : BAG_EIO;
+	}
+	s->base.size = x.status == 206 ? x.cr_total : 0;
+	memcpy(s->etag, x.etag, sizeof s->etag);
+	memcpy(s->lastmod, x.lastmod, sizeof s->lastmod);
+	if (x.len > 0)
+		blockcache_put(s->cache, 0, x.buf, x.len);
+	else
+		free(x.buf);
+	return BAG_OK;
+}
+
+int bag_http_open(struct bag_source **out, struct remote_target *t, const struct bag_source_opts *o,
+                  char *err, size_t errlen)
+{
+	struct blockcache *cache = blockcache_new(o->block_cache_bytes ? o->block_cache_bytes : REMOTE_CACHE_DEFAULT);
+	struct http_source *s = cache != NULL ? http_new(t, cache) : NULL;
+	int rc;
+
+	*out = NULL;
+	remote_target_free(t);
+	if (s == NULL) {
+		blockcache_unref(cache);
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
+	}
+	s->cancel = o->cancel;
+	s->no_multi = s->t.sigv4 != NULL || o->no_sign_request;   /* S3 takes one range per request */
+	rc = first_fetch(s, err, errlen);
+	if (rc != BAG_OK) {
+		http_close(&s->base);
+		return rc;
+	}
+	*out = &s->base;
+	return BAG_OK;
+}
+
+int remote_get_small(const struct remote_target *t, char **body, size_t *len, size_t max,
+                     char *err, size_t errlen)
+{
+	struct curl_slist *hdrs = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct xfer x = { .grow = true, .cap = max, .status = 206 };
+	CURL *h = easy_for(t, &hdrs, errbuf);
+	CURLcode rc;
+	long status = 0;
+	int code = BAG_EIO;
+
+	*body = NULL;
+	if (h == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
+	}
+	x.h = h;
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+	for (int tries = 0; tries < TRIES; tries++) {
+		x.len = 0;
+		rc = curl_easy_perform(h);
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		if (!(transient(rc) || status == 429 || status >= 500))
+			break;
+	}
+	if (rc != CURLE_OK)
+		snprintf(err, errlen, "%s", x.overflow ? "listing too large" : errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	else if (status == 403 || status == 401)
+		snprintf(err, errlen, "HTTP %ld: access denied (check the credentials)", status);
+	else if (status == 404)
+		snprintf(err, errlen, "HTTP 404: no such bucket");
+	else if (status != 200)
+		snprintf(err, errlen, "unexpected HTTP %ld", status);
+	else
+		code = BAG_OK;
+	curl_easy_cleanup(h);
+	curl_slist_free_all(hdrs);
+	if (code == BAG_OK) {
+		*body = (char *)x.buf;
+		*len = x.len;
+	} else {
+		free(x.buf);
+	}
+	return code;
+}

@@ -1,0 +1,75 @@
+/*
+ * source-int.h - where a bag's bytes come from, behind one small table.
+ *
+ * A bag_t reads through a struct bag_source: a positional read, the size
+ * fixed at open, a name for messages, dup (one per bag_dup, each with its own
+ * descriptor or connection) and close. file.c is the local implementation
+ * (pread); remote sources (HTTP, S3) add a table here and nothing above
+ * io/ knows the difference. handle.c's bag_read_at() is the one call the
+ * rest of the library reads through. Never installed.
+ */
+#ifndef BAGSCOPE_SOURCE_INT_H
+#define BAGSCOPE_SOURCE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+struct bag_source;
+
+/* One byte range, for prefetch hints. */
+struct bag_span {
+	uint64_t off;
+	uint64_t len;
+};
+
+struct bag_source_ops {
+	/*
+	 * Read exactly len bytes at off (off + len <= size, checked by the
+	 * caller). 0, or a negative BAG_E* code with *at set to the failing
+	 * offset and err to the cause ("read failed: ...", no name or offset).
+	 */
+	int (*read_at)(struct bag_source *s, uint64_t off, void *buf, size_t len,
+	               uint64_t *at, char *err, size_t errlen);
+	/* A second, independent handle on the same bytes (bag_dup). */
+	int (*dup)(struct bag_source *s, struct bag_source **out, char *err, size_t errlen);
+	/* Whether the bytes are the local file st describes (export's guard). */
+	bool (*same_file)(const struct bag_source *s, const struct stat *st);
+	/*
+	 * Optional (NULL: nothing to do): these spans are about to be read,
+	 * in this order; a remote source fetches them in as few requests as it
+	 * can. A failure here is not reported: the reads that follow report it.
+	 */
+	void (*prefetch)(struct bag_source *s, const struct bag_span *spans, size_t n);
+	/* Bytes fetched so far, requests in *requests (a remote source's totals); optional. */
+	uint64_t (*fetched)(const struct bag_source *s, uint64_t *requests);
+	void (*close)(struct bag_source *s);
+};
+
+struct bag_source {
+	const struct bag_source_ops *ops;
+	uint64_t size;            /* bytes, fixed at open */
+};
+
+/* Options for opening a source; zero means the default. */
+struct bag_source_opts {
+	size_t block_cache_bytes; /* a remote source's block cache bound */
+	bool no_sign_request;     /* s3://: anonymous */
+	volatile int *cancel;     /* when set non-zero, a remote read stops with BAG_ECANCELED */
+};
+
+/*
+ * Open the bytes named by path: a local file, or a URL for which a remote
+ * source is built in. 0, or a BAG_E* code with err set to the cause.
+ */
+int bag_source_open(struct bag_source **out, const char *path, const struct bag_source_opts *o,
+                    char *err, size_t errlen);
+
+/* Whether path is a URL some remote source reads (http, https, s3). */
+bool bag_source_is_url(const char *path);
+
+/* ---- file.c: a local regular file, read with pread ---- */
+int bag_file_open(struct bag_source **out, const char *path, char *err, size_t errlen);
+
+#endif

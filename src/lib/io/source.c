@@ -1,0 +1,39 @@
+/*
+ * source.c - choosing a byte source for a path: http:// and https:// go to
+ * the HTTP source, s3:// to the same source addressed and signed for S3,
+ * anything else is a local file (file.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <bagscope/common.h>
+#include "lib/io/remote-int.h"
+
+bool bag_source_is_url(const char *path)
+{
+	return strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0 ||
+	       strncmp(path, "s3://", 5) == 0;
+}
+
+int bag_source_open(struct bag_source **out, const char *path, const struct bag_source_opts *o,
+                    char *err, size_t errlen)
+{
+	struct remote_target t = { 0 };
+	int rc;
+
+	*out = NULL;
+	if (!bag_source_is_url(path))
+		return bag_file_open(out, path, err, errlen);
+	if (strncmp(path, "s3://", 5) == 0)
+		rc = bag_s3_target(&t, path, o->no_sign_request, err, errlen);
+	else if ((t.url = strdup(path)) == NULL || (t.name = strdup(path)) == NULL)
+		rc = BAG_ENOMEM;
+	else
+		rc = BAG_OK;
+	if (rc != BAG_OK) {
+		remote_target_free(&t);
+		return rc;
+	}
+	return bag_http_open(out, &t, o, err, errlen);
+}

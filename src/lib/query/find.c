@@ -1,0 +1,687 @@
+/*
+ * find.c - bag_finder (see find.h). The needle becomes a matching
+ * automaton (dfa[state][byte], state = how much of the needle the text
+ * just read ends with; len = found). One decode of a message feeds it the
+ * text of the detail lines (each line from state 0: the needle holds no
+ * newline) and of the summary (one line, cut at summary_max), without
+ * writing that text anywhere:
+ *
+ * - Names are the same in every message: for each field of each type the
+ *   finder knows, from state 0, the state after "name: " (a detail line),
+ *   after "name: pkg/Type" and "name: type[" and after "name=" (the
+ *   summary), and whether the needle was met on the way. A piece met in
+ *   another state is fed byte by byte (rare: the needle must span it).
+ * - Values are fed as the detail and the summary write them, except
+ *   floats, whose shortest repr costs most: a float is written only when
+ *   the needle can overlap its text (the state before it is not 0, or the
+ *   needle is all float bytes "0-9.-+einaf", or in the summary it starts
+ *   with a run of them followed by what follows a value). Otherwise no
+ *   occurrence can touch it and state 0 follows it.
+ *
+ * The layout mirrors src/tui/detail.c (detail_decode_lines) and
+ * print-summary.c; tests/unit/test-find.c holds them to it on every fixture
+ * bag. The summary is fed only when it can show the needle where no detail
+ * line does (need_summary): its numbers, names, strings (cut at 64 bytes)
+ * and array lengths are the detail's, so a needle without its punctuation
+ * ("={}[](),\"", a byte >= 0x80, a space at either end or two together)
+ * or, matching case, "True"/"False" is in a detail line whenever it is in
+ * the summary (a space between two other bytes is inside a string there).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bagscope/find.h>
+#include "lib/out/print-int.h"
+
+#define DETAIL_SHOWN 64     /* elements of an array the detail shows (src/tui/detail.c) */
+#define SUMMARY_SHOWN 4     /* and the summary (print-summary.c) */
+#define SUMMARY_STRING 64   /* bytes of a string the summary shows */
+#define FLOAT_BYTES "0123456789.-+einaf"
+#define AFTER_VALUE " ,}]"   /* what follows a value in the summary */
+#define MUTED UINT32_MAX
+
+/* What the finder knows of one field, from state 0. */
+struct fplan {
+	uint8_t label;          /* after "name: " */
+	uint8_t arr;            /* after "name: type[" */
+	uint8_t sname;          /* after "name=" */
+	bool label_hit, msg_hit, arr_hit, sname_hit;   /* met in those, or in "name: pkg/Type" */
+	uint32_t namelen;
+};
+
+struct bag_finder {
+	uint8_t *dfa;           /* (len + 1) * 256 */
+	char *needle;           /* folded to lower case when icase */
+	size_t len;
+	bool icase;
+	bool always;            /* empty, too long, or holds '\n': every message may show it */
+	size_t summary_max;
+	bool need_summary;
+	bool all_float;         /* every byte a float byte */
+	bool head_run;          /* a leading float run, then a byte that follows a value */
+	bool labels0;           /* every field's "name: " leaves state 0 with no match */
+	bool num0, time0, bool0; /* the needle starts with a byte of an integer's, a time's, a bool's text */
+	bool idx0;              /* every "[i]: " leaves state 0 with no match */
+	bool sep0;              /* so does ", " */
+	uint8_t idx[DETAIL_SHOWN];   /* the state after "[i]: " from 0 */
+	bool idx_hit[DETAIL_SHOWN];
+	size_t ntypes;
+	size_t *type_off;       /* per type: its fields' first fplan */
+	bool *type_hit;         /* per type: the needle in its name */
+	bool *is_header;        /* per type: std_msgs/Header */
+	struct fplan *fp;
+};
+
+/* One message being fed. */
+struct find_state {
+	const bag_finder_t *f;
+	const struct bag_msgdef_type *types;   /* the decoding def's */
+	struct bag_text *scratch;
+	bool hit;
+	/* detail */
+	int depth;
+	int nhidden;            /* levels inside an element the detail leaves out */
+	bool hidden[DEPTH + 1];
+	const struct bag_msgdef_type *owner[DEPTH + 1];   /* the message being walked at each level */
+	/* summary */
+	unsigned q;
+	size_t pos;             /* bytes of summary text so far (a skipped float counts 1) */
+	int sdepth, nmuted;
+	bool first[DEPTH + 1], array[DEPTH + 1];
+	uint32_t array_len[DEPTH + 1];
+};
+
+static unsigned char fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+static bool in(char c, const char *set)
+{
+	return c != '\0' && strchr(set, c) != NULL;
+}
+
+/*
+ * Feed s[0..n) from *q; true when the needle is met. In state 0 the bytes
+ * that cannot start the needle are passed over without the automaton's
+ * chain of lookups.
+ */
+static bool feed(const bag_finder_t *f, unsigned *q, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned st = *q;
+
+	for (size_t i = 0; i < n; i++) {
+		if (st == 0) {
+			while (i < n && f->dfa[p[i]] == 0)
+				i++;
+			if (i == n)
+				break;
+		}
+		if ((st = f->dfa[st * 256 + p[i]]) == f->len)
+			return true;
+	}
+	*q = st;
+	return false;
+}
+
+static bool feed_str(const bag_finder_t *f, unsigned *q, const char *s)
+{
+	return feed(f, q, s, strlen(s));
+}
+
+/* The automaton (KMP's), folding when icase. */
+static int build_dfa(bag_finder_t *f)
+{
+	size_t L = f->len;
+	unsigned x = 0;
+
+	if ((f->dfa = calloc((L + 1) * 256, 1)) == NULL)
+		return BAG_ENOMEM;
+	f->dfa[(unsigned char)f->needle[0]] = 1;
+	for (size_t j = 1; j < L; j++) {
+		memcpy(f->dfa + j * 256, f->dfa + x * 256, 256);
+		f->dfa[j * 256 + (unsigned char)f->needle[j]] = (uint8_t)(j + 1);
+		x = f->dfa[x * 256 + (unsigned char)f->needle[j]];
+	}
+	if (f->icase)
+		for (size_t j = 0; j < L; j++)
+			for (int c = 'A'; c <= 'Z'; c++)
+				f->dfa[j * 256 + c] = f->dfa[j * 256 + c + 32];
+	return BAG_OK;
+}
+
+/* Where float text can meet the needle, and whether the summary matters (see the top). */
+static void analyse(bag_finder_t *f)
+{
+	const char *n = f->needle;
+	size_t h = 0;
+
+	while (h < f->len && in(n[h], FLOAT_BYTES))
+		h++;
+	f->all_float = h == f->len;
+	f->head_run = h > 0 && h < f->len && in(n[h], AFTER_VALUE);
+	f->num0 = in(n[0], "0123456789-");
+	f->time0 = in(n[0], "0123456789-.");
+	f->bool0 = in(n[0], "truefalsTF");
+	for (size_t i = 0; i < f->len; i++) {
+		unsigned char c = (unsigned char)n[i];
+		if (in((char)c, "={}[](),\"") || c >= 0x80 || (!f->icase && (c == 'T' || c == 'F')))
+			f->need_summary = true;
+	}
+	if (n[0] == ' ' || n[f->len - 1] == ' ' || strstr(n, "  ") != NULL)
+		f->need_summary = true;
+}
+
+/* The state after a piece s1 s2 s3 from state 0; *hit when the needle is in it. */
+static uint8_t from0(const bag_finder_t *f, const char *s1, const char *s2, const char *s3, bool *hit)
+{
+	unsigned q = 0;
+
+	*hit = feed_str(f, &q, s1) || feed_str(f, &q, s2) || feed_str(f, &q, s3);
+	return (uint8_t)q;
+}
+
+/* Each type's and field's pieces from state 0. */
+static int plan(bag_finder_t *f, const bag_msgdef_t *def)
+{
+	size_t nf = 0;
+
+	f->ntypes = bag_msgdef_type_count(def);
+	for (size_t t = 0; t < f->ntypes; t++)
+		nf += bag_msgdef_type_at(def, t)->nfields;
+	f->type_off = calloc(f->ntypes + 1, sizeof *f->type_off);
+	f->type_hit = calloc(f->ntypes + 1, sizeof *f->type_hit);
+	f->is_header = calloc(f->ntypes + 1, sizeof *f->is_header);
+	f->fp = calloc(nf + 1, sizeof *f->fp);
+	if (f->type_off == NULL || f->type_hit == NULL || f->is_header == NULL || f->fp == NULL)
+		return BAG_ENOMEM;
+	nf = 0;
+	f->labels0 = true;
+	for (size_t t = 0; t < f->ntypes; t++) {
+		const struct bag_msgdef_type *ty = bag_msgdef_type_at(def, t);
+		f->type_off[t] = nf;
+		from0(f, ty->name, "", "", &f->type_hit[t]);
+		f->is_header[t] = strcmp(ty->name, "std_msgs/Header") == 0;
+		for (size_t i = 0; i < ty->nfields; i++, nf++) {
+			const struct bag_msgdef_field *fd = &ty->fields[i];
+			struct fplan *p = &f->fp[nf];
+			unsigned q = 0;
+			p->label = from0(f, fd->name, ": ", "", &p->label_hit);
+			from0(f, fd->name, ": ", fd->msg != NULL ? fd->msg->name : "", &p->msg_hit);
+			p->arr_hit = feed_str(f, &q, fd->name) || feed_str(f, &q, ": ") || feed_str(f, &q, fd->type_name) ||
+			             feed(f, &q, "[", 1);
+			p->arr = (uint8_t)q;
+			p->sname = from0(f, fd->name, "=", "", &p->sname_hit);
+			p->namelen = (uint32_t)strlen(fd->name);
+			if (p->label != 0 || p->label_hit)
+				f->labels0 = false;
+		}
+	}
+	return BAG_OK;
+}
+
+BAG_API int bag_finder_new(bag_finder_t **out, const bag_msgdef_t *def, const char *needle, size_t len, bool icase,
+                           size_t summary_max)
+{
+	bag_finder_t *f = calloc(1, sizeof *f);
+	int rc;
+
+	*out = f;
+	if (f == NULL || (f->needle = malloc(len + 1)) == NULL)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < len; i++)
+		f->needle[i] = icase ? (char)fold((unsigned char)needle[i]) : needle[i];
+	f->needle[len] = '\0';
+	f->len = len;
+	f->icase = icase;
+	f->summary_max = summary_max;
+	f->always = len == 0 || len > 255 || memchr(needle, '\n', len) != NULL || bag_msgdef_root(def) == NULL;
+	if (f->always)
+		return BAG_OK;
+	analyse(f);
+	if ((rc = build_dfa(f)) != BAG_OK)
+		return rc;
+	f->idx0 = true;
+	for (int i = 0; i < DETAIL_SHOWN; i++) {
+		char label[16];
+		unsigned q = 0;
+		f->idx_hit[i] = feed(f, &q, label, (size_t)snprintf(label, sizeof label, "[%d]: ", i));
+		f->idx[i] = (uint8_t)q;
+		f->idx0 = f->idx0 && q == 0 && !f->idx_hit[i];
+	}
+	f->sep0 = !in(f->needle[0], ", ");
+	return plan(f, def);
+}
+
+BAG_API void bag_finder_free(bag_finder_t *f)
+{
+	if (f == NULL)
+		return;
+	free(f->dfa);
+	free(f->needle);
+	free(f->type_off);
+	free(f->type_hit);
+	free(f->is_header);
+	free(f->fp);
+	free(f);
+}
+
+/* ---- one message -------------------------------------------------------- */
+
+static const struct fplan *fplan_of(const struct find_state *s, const struct bag_msgdef_field *fd)
+{
+	const struct bag_msgdef_type *owner = s->owner[s->depth];
+
+	return &s->f->fp[s->f->type_off[owner - s->types] + (size_t)(fd - owner->fields)];
+}
+
+#define U64_TEXT 24
+
+/* u in decimal, ending at buf + U64_TEXT; where it starts. */
+static const char *u64_text(char *buf, uint64_t u)
+{
+	char *p = buf + U64_TEXT;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	return p;
+}
+
+/* A time's ".nnnnnnnnn" (10 bytes). */
+static void nsecs_text(char *ns, uint32_t x)
+{
+	for (int i = 8; i >= 0; i--, x /= 10)
+		ns[i + 1] = (char)('0' + x % 10);
+	ns[0] = '.';
+}
+
+static bool feed_u64(const bag_finder_t *f, unsigned *q, uint64_t u)
+{
+	char buf[U64_TEXT];
+	const char *p = u64_text(buf, u);
+
+	return feed(f, q, p, (size_t)(buf + U64_TEXT - p));
+}
+
+static bool feed_i64(const bag_finder_t *f, unsigned *q, int64_t v)
+{
+	if (v < 0 && feed(f, q, "-", 1))
+		return true;
+	return feed_u64(f, q, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* "[i]: " from state 0 (i < DETAIL_SHOWN). */
+static bool feed_index(const bag_finder_t *f, unsigned *q, int64_t index)
+{
+	*q = f->idx[index];
+	return f->idx_hit[index];
+}
+
+/* The text of s[0..n) as a JSON string (bag_text_json_string): the bytes themselves when none needs escaping. */
+static const char *json_text(struct find_state *s, const char *p, size_t n, size_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+			s->scratch->len = 0;
+			bag_text_json_string(s->scratch, p, n);
+			*out = s->scratch->len - 2;
+			return s->scratch->failed ? "" : s->scratch->p + 1;
+		}
+	}
+	*out = n;
+	return p;
+}
+
+/* A float's text in the scratch buffer. */
+static const char *float_text(struct find_state *s, double d, size_t *n)
+{
+	s->scratch->len = 0;
+	bag_text_double(s->scratch, d);
+	*n = s->scratch->len;
+	return s->scratch->failed ? "" : s->scratch->p;
+}
+
+/*
+ * Whether a value of prim, met in state 0, leaves the state at 0 with no
+ * match: its text cannot start the needle (a float's: see the top).
+ */
+static bool skip0(const bag_finder_t *f, enum bag_prim prim)
+{
+	switch (prim) {
+	case BAG_PRIM_BOOL: return !f->bool0;
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64: return !f->all_float;
+	case BAG_PRIM_STRING: return false;
+	case BAG_PRIM_TIME: case BAG_PRIM_DURATION: return !f->time0;
+	default: return !f->num0;
+	}
+}
+
+/* A value as the detail writes it (tui/detail.c: detail_value_text), from state q. */
+static bool detail_value(struct find_state *s, unsigned q, const struct bag_value *v)
+{
+	const bag_finder_t *f = s->f;
+	const char *p;
+	size_t n;
+
+	if (q == 0 && skip0(f, v->prim))
+		return false;
+	switch (v->prim) {
+	case BAG_PRIM_BOOL: return feed_str(f, &q, v->v.b ? "true" : "false");
+	case BAG_PRIM_INT8: case BAG_PRIM_INT16: case BAG_PRIM_INT32: case BAG_PRIM_INT64:
+		return feed_i64(f, &q, v->v.i);
+	case BAG_PRIM_UINT8: case BAG_PRIM_UINT16: case BAG_PRIM_UINT32: case BAG_PRIM_UINT64:
+		return feed_u64(f, &q, v->v.u);
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64:
+		p = float_text(s, v->v.f, &n);
+		return feed(f, &q, p, n);
+	case BAG_PRIM_STRING:
+		p = json_text(s, v->v.s.p, v->v.s.len, &n);
+		return feed(f, &q, "\"", 1) || feed(f, &q, p, n) || feed(f, &q, "\"", 1);
+	default: {
+		char ns[10];
+		nsecs_text(ns, v->v.t.nsecs);
+		return feed_i64(f, &q, v->v.t.secs) || feed(f, &q, ns, sizeof ns);
+	}
+	}
+}
+
+/* ---- the summary (print-summary.c's layout) ---- */
+
+static bool summary_on(const struct find_state *s)
+{
+	return s->f->need_summary && s->pos < s->f->summary_max;
+}
+
+/* Append p[0..n) to the summary (cut at summary_max). */
+static void sput(struct find_state *s, const char *p, size_t n)
+{
+	size_t room = s->f->summary_max - s->pos;
+
+	if (!summary_on(s))
+		return;
+	if (feed(s->f, &s->q, p, n < room ? n : room))
+		s->hit = true;
+	s->pos += n;
+}
+
+static void sput_u64(struct find_state *s, uint64_t u)
+{
+	char buf[U64_TEXT];
+	const char *p = u64_text(buf, u);
+
+	sput(s, p, (size_t)(buf + U64_TEXT - p));
+}
+
+static void sput_i64(struct find_state *s, int64_t v)
+{
+	if (v < 0)
+		sput(s, "-", 1);
+	sput_u64(s, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* The separator and "name=" before an item. */
+static void summary_item(struct find_state *s, const struct bag_msgdef_field *fd, const struct fplan *fp)
+{
+	int d = s->sdepth;
+
+	if (d == 0)
+		return;
+	if (!s->first[d])
+		sput(s, s->array[d] ? ", " : "  ", 2);
+	s->first[d] = false;
+	if (s->array[d])
+		return;
+	if (s->q == 0 && s->pos + fp->namelen + 1 <= s->f->summary_max && summary_on(s)) {
+		s->hit = s->hit || fp->sname_hit;
+		s->q = fp->sname;
+		s->pos += fp->namelen + 1;
+	} else {
+		sput(s, fd->name, fp->namelen);
+		sput(s, "=", 1);
+	}
+}
+
+static void summary_push(struct find_state *s, bool array, uint32_t len)
+{
+	if (s->sdepth + 1 <= DEPTH)
+		s->sdepth++;
+	s->first[s->sdepth] = true;
+	s->array[s->sdepth] = array;
+	s->array_len[s->sdepth] = len;
+	s->nmuted += len == MUTED;
+}
+
+/* Pop a level; whether it was muted. */
+static bool summary_pop(struct find_state *s)
+{
+	bool muted = s->array_len[s->sdepth] == MUTED;
+
+	s->nmuted -= muted;
+	s->array_len[s->sdepth] = 0;
+	if (s->sdepth > 0)
+		s->sdepth--;
+	return muted;
+}
+
+static void summary_value(struct find_state *s, const struct bag_msgdef_field *fd, int64_t index,
+                          const struct bag_value *v, const struct fplan *fp)
+{
+	const char *p;
+	size_t n;
+
+	if (index >= SUMMARY_SHOWN || s->nmuted > 0)
+		return;
+	summary_item(s, fd, fp);
+	if (s->q == 0 && skip0(s->f, v->prim) && !((v->prim == BAG_PRIM_FLOAT32 || v->prim == BAG_PRIM_FLOAT64) &&
+	                                           s->f->head_run)) {
+		s->pos++;   /* at least a byte: the summary is cut no sooner than this says */
+		return;
+	}
+	switch (v->prim) {
+	case BAG_PRIM_BOOL: sput(s, v->v.b ? "True" : "False", v->v.b ? 4 : 5); break;
+	case BAG_PRIM_INT8: case BAG_PRIM_INT16: case BAG_PRIM_INT32: case BAG_PRIM_INT64: sput_i64(s, v->v.i); break;
+	case BAG_PRIM_UINT8: case BAG_PRIM_UINT16: case BAG_PRIM_UINT32: case BAG_PRIM_UINT64: sput_u64(s, v->v.u); break;
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64:
+		p = float_text(s, v->v.f, &n);
+		sput(s, p, n);
+		break;
+	case BAG_PRIM_STRING:
+		p = json_text(s, v->v.s.p, v->v.s.len > SUMMARY_STRING ? SUMMARY_STRING : v->v.s.len, &n);
+		sput(s, "\"", 1);
+		sput(s, p, n);
+		sput(s, "\"", 1);
+		break;
+	default: {
+		char ns[10];
+		nsecs_text(ns, v->v.t.nsecs);
+		sput_i64(s, v->v.t.secs);
+		sput(s, ns, sizeof ns);
+		break;
+	}
+	}
+}
+
+/* ---- the visitor: both layouts at once ---- */
+
+static void push(struct find_state *s, bool hide, const struct bag_msgdef_type *owner)
+{
+	if (s->depth < DEPTH)
+		s->depth++;
+	s->hidden[s->depth] = hide;
+	s->nhidden += hide;
+	s->owner[s->depth] = owner;
+}
+
+static void pop(struct find_state *s)
+{
+	s->nhidden -= s->hidden[s->depth];
+	s->hidden[s->depth] = false;
+	if (s->depth > 0)
+		s->depth--;
+}
+
+static void find_begin_message(void *ud, const struct bag_msgdef_field *fd, int64_t index,
+                               const struct bag_msgdef_type *type)
+{
+	struct find_state *s = ud;
+	const struct fplan *fp = fd != NULL ? fplan_of(s, fd) : NULL;
+	size_t ti = (size_t)(type - s->types);
+	unsigned q;
+
+	if (summary_on(s) && !s->hit) {
+		bool mute = fd != NULL && (index >= SUMMARY_SHOWN || (s->sdepth == 1 && index < 0 && s->f->is_header[ti]));
+		if (fd != NULL && !mute && s->nmuted == 0) {
+			summary_item(s, fd, fp);
+			sput(s, "{", 1);
+		}
+		summary_push(s, false, mute ? MUTED : 0);
+	}
+	if (fd == NULL) {
+		s->owner[0] = type;
+		return;
+	}
+	bool hide = index >= DETAIL_SHOWN;
+	if (!hide && s->nhidden == 0 && !s->hit) {
+		if (index < 0)
+			s->hit = fp->msg_hit;
+		else if (feed_index(s->f, &q, index))
+			s->hit = true;
+		else
+			s->hit = q == 0 ? s->f->type_hit[ti] : feed_str(s->f, &q, type->name);
+	}
+	push(s, hide, type);
+}
+
+static void find_end_message(void *ud, const struct bag_msgdef_field *fd, int64_t index)
+{
+	struct find_state *s = ud;
+
+	(void)index;
+	if (summary_on(s) && !s->hit && !summary_pop(s) && fd != NULL && s->nmuted == 0)
+		sput(s, "}", 1);
+	if (fd != NULL)
+		pop(s);
+}
+
+static void find_begin_array(void *ud, const struct bag_msgdef_field *fd, uint32_t len)
+{
+	struct find_state *s = ud;
+	const struct fplan *fp = fplan_of(s, fd);
+	unsigned q = fp->arr;
+
+	if (summary_on(s) && !s->hit) {
+		bool muted = s->nmuted > 0;
+		if (!muted) {
+			summary_item(s, fd, fp);
+			sput(s, "[", 1);
+		}
+		summary_push(s, true, muted ? MUTED : len);
+	}
+	if (s->nhidden == 0 && !s->hit)
+		s->hit = fp->arr_hit || feed_u64(s->f, &q, len) || feed(s->f, &q, "]", 1);
+	push(s, false, s->owner[s->depth]);
+}
+
+/*
+ * Whether the elements of an array of numbers can matter: not when no
+ * detail line of them can show the needle and the summary's first ones
+ * leave state 0 (they are counted a byte each and skipped).
+ */
+static bool find_elements(void *ud, const struct bag_msgdef_field *fd, uint32_t len)
+{
+	struct find_state *s = ud;
+	const bag_finder_t *f = s->f;
+	bool floats = fd->prim == BAG_PRIM_FLOAT32 || fd->prim == BAG_PRIM_FLOAT64;
+
+	if (s->hit)
+		return false;
+	if (fd->prim == BAG_PRIM_MESSAGE || (s->nhidden == 0 && !(f->idx0 && skip0(f, fd->prim))))
+		return true;
+	if (!summary_on(s) || s->nmuted > 0)
+		return false;
+	if (s->q != 0 || !skip0(f, fd->prim) || (floats && f->head_run) || !f->sep0)
+		return true;
+	uint32_t n = len < SUMMARY_SHOWN ? len : SUMMARY_SHOWN;
+	if (n > 0) {
+		s->pos += 3 * n - 2;
+		s->first[s->sdepth] = false;
+	}
+	return false;
+}
+
+static void find_end_array(void *ud, const struct bag_msgdef_field *fd, uint32_t len)
+{
+	struct find_state *s = ud;
+	unsigned q = 0;
+
+	(void)fd;
+	if (summary_on(s) && !s->hit && !summary_pop(s)) {
+		if (len > SUMMARY_SHOWN) {
+			sput(s, ", \xE2\x80\xA6 (", 6);
+			sput_u64(s, len);
+			sput(s, ")", 1);
+		}
+		sput(s, "]", 1);
+	}
+	if (len > DETAIL_SHOWN && s->nhidden == 0 && !s->hit)
+		s->hit = feed(s->f, &q, "\xE2\x80\xA6 ", 4) || feed_u64(s->f, &q, len - DETAIL_SHOWN) ||
+		         feed(s->f, &q, " more", 5);
+	pop(s);
+}
+
+static void find_value(void *ud, const struct bag_msgdef_field *fd, int64_t index, const struct bag_value *v)
+{
+	struct find_state *s = ud;
+	const struct fplan *fp;
+	unsigned q = 0;
+
+	if (s->hit)
+		return;
+	if (summary_on(s))
+		summary_value(s, fd, index, v, fplan_of(s, fd));
+	if (s->hit || index >= DETAIL_SHOWN || s->nhidden > 0)
+		return;
+	if (index >= 0) {
+		if (feed_index(s->f, &q, index)) {
+			s->hit = true;
+			return;
+		}
+	} else if (!s->f->labels0) {
+		fp = fplan_of(s, fd);
+		if (fp->label_hit) {
+			s->hit = true;
+			return;
+		}
+		q = fp->label;
+	}
+	s->hit = detail_value(s, q, v);
+}
+
+BAG_API bool bag_finder_maybe(const bag_finder_t *f, const bag_msgdef_t *def, const uint8_t *data, size_t len,
+                              struct bag_text *scratch)
+{
+	static const struct bag_visitor vis = {
+		find_begin_message, find_end_message, find_begin_array, find_end_array, find_value,
+	};
+	struct find_state s;    /* levels are set as they are entered: no need to clear them */
+	if (f->always || bag_msgdef_type_count(def) != f->ntypes)
+		return true;
+	s.f = f;
+	s.types = bag_msgdef_type_at(def, 0);
+	s.scratch = scratch;
+	s.hit = false;
+	s.depth = s.nhidden = 0;
+	s.hidden[0] = false;
+	s.q = 0;
+	s.pos = 0;
+	s.sdepth = s.nmuted = 0;
+	s.array_len[0] = 0;
+	if (bag_decode_some(def, data, len, &vis, find_elements, &s, NULL) != BAG_OK || scratch->failed)
+		return true;
+	return s.hit;
+}

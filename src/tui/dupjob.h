@@ -1,0 +1,46 @@
+/*
+ * dupjob.h - a whole-file job for a pane, on a thread: bag_dup() handles
+ * of the app's bags and a timeline over them that only the thread uses,
+ * progress and cancellation through atomics, and the result code. The
+ * TF, rosout and diagnostics panes build their model this way; the main
+ * loop polls finished() while the pane says it is busy.
+ */
+#ifndef BAGSCOPE_TUI_DUPJOB_H
+#define BAGSCOPE_TUI_DUPJOB_H
+
+#include <bagscope/bagscope.h>
+
+#include "tui/bgjob.h"
+
+struct app;
+
+struct dupjob {
+	bag_t **bags;
+	size_t nbags;
+	bag_timeline_t *tl;           /* the thread's */
+	struct bgjob job;
+	int (*run)(struct dupjob *j, void *arg);   /* on the thread: returns the result */
+	void *arg;
+	int rc;                       /* run's result, once finished */
+	bool finished;                /* atomic */
+	bool cancel;                  /* atomic: progress says stop */
+	uint64_t done, total;         /* atomic: rows passed, of */
+};
+
+/* Start run(j, arg) on a thread over dups of app's bags. 0, or -1 (out of memory; j stays freeable). */
+int dupjob_start(struct dupjob *j, struct app *app, int (*run)(struct dupjob *j, void *arg), void *arg);
+
+/* A bag_progress_fn for the library's scans: records progress, non-zero once cancelled. arg: the dupjob. */
+int dupjob_progress(void *arg, uint64_t done, uint64_t total);
+
+/* Whether run returned (then rc holds its result). */
+bool dupjob_finished(const struct dupjob *j);
+/* Whether it runs now. */
+bool dupjob_running(const struct dupjob *j);
+/* Percent of rows passed. */
+unsigned dupjob_percent(const struct dupjob *j);
+
+/* Cancel and join the thread, close the dups; the caller frees what run made. Accepts a job never started. */
+void dupjob_free(struct dupjob *j);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * find.c - search (/ n N) and filter (&) on the scan engine (scanjob.h):
+ * starting them from the prompt, and taking their news in the loop
+ * (progress, a search's match, a filter's rows as found). app->find holds
+ * the last search (and its matcher for highlights) and the filter with the
+ * text it was made from; m.filtered says whether the list shows its rows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/app.h"
+
+/* Start a search for f->search from the selection in direction dir. */
+void find_again(struct app *app, int dir)
+{
+	struct model *m = &app->m;
+	struct find *f = &app->find;
+	struct job_req r = { .kind = JOB_SEARCH, .dir = dir };
+	char scope[256];
+	bool *mask;
+
+	if (f->search[0] == '\0') {
+		snprintf(m->note, sizeof m->note, "no search yet: press /");
+		return;
+	}
+	if (f->js.running && f->js.kind == JOB_FILTER) {
+		snprintf(m->note, sizeof m->note, "the filter is still running: wait, or Esc to stop it");
+		return;
+	}
+	if (f->hl_on)
+		match_free(&f->hl);
+	r.pattern = match_scope(f->search, scope, sizeof scope);
+	r.scope = scope;
+	f->hl_on = match_init(&f->hl, r.pattern) == 0;
+	if (!f->hl_on) {
+		snprintf(m->note, sizeof m->note, "bad regex '%s': %s", f->search, f->hl.err);
+		return;
+	}
+	if (model_count(m) == 0) {
+		snprintf(m->note, sizeof m->note, "no messages to search");
+		return;
+	}
+	if ((mask = app_shown_mask(app)) == NULL)
+		return;
+	r.conn_mask = mask;
+	r.row = model_view_row(m, m->row);
+	r.time_ns = model_time(m);
+	f->dir = dir;
+	r.filter = m->filtered ? f->filter : NULL;
+	job_start(f->job, &r);
+	f->js.running = true;
+	f->js.kind = JOB_SEARCH;
+	f->t0 = app_now_ns();
+	f->cpu0 = app_cpu_ns();
+	free(mask);
+	m->note[0] = '\0';
+}
+
+void find_search(struct app *app, const char *text)
+{
+	if (text[0] != '\0')
+		snprintf(app->find.search, sizeof app->find.search, "%s", text);
+	find_again(app, 1);
+}
+
+/* The filter goes: the list shows every row again. */
+static void filter_off(struct app *app)
+{
+	model_filter_off(&app->m);
+	bag_expr_free(app->find.filter);
+	app->find.filter = NULL;
+	app->find.filter_text[0] = '\0';
+	snprintf(app->m.note, sizeof app->m.note, "filter off");
+}
+
+/* Start (or, with empty text, end) the filter. */
+void find_filter(struct app *app, const char *text)
+{
+	struct model *m = &app->m;
+	struct find *f = &app->find;
+	struct job_req r = { .kind = JOB_FILTER };
+	bag_expr_t *e = NULL;
+	bool *mask;
+
+	job_wait(f->job);
+	f->js.running = false;
+	if (text[strspn(text, " ")] == '\0') {
+		filter_off(app);
+		return;
+	}
+	if (bag_expr_parse(&e, text, strlen(text)) != BAG_OK) {
+		snprintf(m->note, sizeof m->note, "filter: %s at column %zu", e ? bag_expr_error(e)->message : "out of memory",
+		         e ? bag_expr_error(e)->offset + 1 : 0);
+		bag_expr_free(e);
+		return;
+	}
+	if ((mask = app_shown_mask(app)) == NULL) {
+		bag_expr_free(e);
+		return;
+	}
+	f->anchor = m->filtered ? model_view_row(m, m->row) : m->row;
+	if (f->anchor == UINT64_MAX)
+		f->anchor = 0;
+	f->follow = true;
+	bag_expr_free(f->filter);
+	f->filter = e;
+	snprintf(f->filter_text, sizeof f->filter_text, "%s", text);
+	m->filtered = true;
+	m->filter_stale = false;
+	m->nfrows = 0;
+	model_goto(m, 0);
+	r.conn_mask = mask;
+	r.filter = e;
+	job_start(f->job, &r);
+	f->js.running = true;
+	f->js.kind = JOB_FILTER;
+	f->t0 = app_now_ns();
+	free(mask);
+	m->note[0] = '\0';
+}
+
+/* The topics shown changed under a filter: run it again. */
+void find_rerun_stale(struct app *app)
+{
+	if (app->m.filtered && app->m.filter_stale && app->find.filter_text[0]) {
+		char text[256];
+		snprintf(text, sizeof text, "%s", app->find.filter_text);
+		find_filter(app, text);
+	}
+}
+
+/* BAGSCOPE_TIMING: a search's end, its time and the CPU time the process spent meanwhile (ms). */
+static void timing_search(struct app *app, const char *what)
+{
+	if (app->timing == NULL)
+		return;
+	fprintf(app->timing, "%s %.3f cpu %.3f\n", what, (double)(app_now_ns() - app->find.t0) / 1e6,
+	        (double)(app_cpu_ns() - app->find.cpu0) / 1e6);
+	fflush(app->timing);
+}
+
+/* A search that has ended: go to its match or say why not. */
+static void search_done(struct app *app, uint64_t before_row)
+{
+	struct model *m = &app->m;
+	struct find *f = &app->find;
+
+	if (f->js.rc == BAG_ECANCELED)
+		snprintf(m->note, sizeof m->note, "search cancelled");
+	else if (f->js.rc != BAG_OK)
+		snprintf(m->note, sizeof m->note, "search: %s", f->js.err);
+	else if (!f->js.found) {
+		timing_search(app, "search-missed");
+		snprintf(m->note, sizeof m->note, "'%s' not found", f->search);
+	} else {
+		model_goto_view_row(m, f->js.found_row);
+		f->to_match = true;
+		timing_search(app, "search-found");
+		snprintf(m->note, sizeof m->note, "found '%s' at row %llu%s", f->search, (unsigned long long)m->row + 1,
+		         !f->js.wrapped ? "" : f->js.found_row == before_row ? " (the only match)" :
+		         f->dir > 0 ? " (past the end, from the start)" : " (past the start, from the end)");
+	}
+}
+
+/* A filter that has ended early: stopped, or failed. */
+static void filter_done(struct app *app)
+{
+	struct model *m = &app->m;
+	struct find *f = &app->find;
+
+	if (f->js.rc == BAG_ECANCELED)
+		snprintf(m->note, sizeof m->note, "filter stopped at %d%%: %zu matches so far",
+		         f->js.total ? (int)(f->js.done * 100 / f->js.total) : 0, m->nfrows);
+	else if (f->js.rc != BAG_OK) {
+		snprintf(m->note, sizeof m->note, "filter: %s", f->js.err);
+		model_filter_off(m);
+	}
+}
+
+/* News from the job: rates, progress, a search's match, a filter's rows. */
+void find_take(struct app *app)
+{
+	struct model *m = &app->m;
+	struct find *f = &app->find;
+	double *rates = calloc(m->ntopics + 1, sizeof *rates);
+
+	if (rates != NULL && job_take_rates(f->job, rates))
+		model_set_rates(m, rates);
+	free(rates);
+	bool was = f->js.running;
+	uint64_t before_row = model_view_row(m, m->row);
+
+	if (!job_poll(f->job, &f->js, m->filtered ? &m->frows : NULL, &m->nfrows, &m->capfrows) && !was)
+		return;
+	if (f->js.kind == JOB_FILTER && m->filtered) {
+		if (f->follow)
+			model_goto_view_row(m, f->anchor);
+		else
+			model_move(m, 0);
+	}
+	if (f->js.running || !was)
+		return;
+	if (f->js.kind == JOB_SEARCH)
+		search_done(app, before_row);
+	else if (f->js.kind == JOB_FILTER)
+		filter_done(app);
+}
+
+void find_free(struct app *app)
+{
+	job_close(app->find.job);
+	app->find.job = NULL;
+	bag_expr_free(app->find.filter);
+	app->find.filter = NULL;
+	if (app->find.hl_on)
+		match_free(&app->find.hl);
+	app->find.hl_on = false;
+}

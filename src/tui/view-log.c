@@ -1,0 +1,147 @@
+/*
+ * view-log.c - the log pane (L): for each bag what recovery kept and lost
+ * (as bagset says it on stderr), its warnings, the timeline's, files that
+ * did not open, and the chunks found unreadable so far. It covers the
+ * detail while open and is built anew each time it opens.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/draw.h"
+#include "tui/textview.h"
+
+struct log_pane {
+	struct detail d;
+	bool open;
+};
+
+/* Add a line to the log view. */
+static void log_line(struct detail *log, int depth, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void log_line(struct detail *log, int depth, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	detail_add(log, depth, line);
+}
+
+/*
+ * The log: for each bag what recovery kept and lost (as bagset says it on
+ * stderr), its warnings, the timeline's, files that did not open, and the
+ * chunks found unreadable so far.
+ */
+static void build(struct app *app, struct detail *log)
+{
+	detail_clear(log);
+	for (const char *s = app->bad.skipped.p, *nl; s != NULL && *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		log_line(log, 0, "skipped: %.*s", (int)(nl ? nl - s : (ptrdiff_t)strlen(s)), s);
+		if (nl == NULL)
+			break;
+	}
+	for (size_t i = 0; i < app->cb.nbags; i++) {
+		bag_t *bag = app->cb.bags[i];
+		struct bag_recovery r;
+		const char *path = bag_path(bag);
+		bag_recovery_report(bag, &r);
+		log_line(log, 0, "%s", path);
+		if (r.recovered) {
+			log_line(log, 1, "%s", r.reason);
+			log_line(log, 1, "read without its index: %llu messages recovered from %zu chunks by a scan",
+			         (unsigned long long)r.messages, r.chunks);
+			for (size_t k = 0; k < r.nlosses; k++) {
+				const struct bag_loss *l = bag_recovery_loss(bag, k);
+				log_line(log, 1, "bytes %llu-%llu lost: %s", (unsigned long long)l->start,
+				         (unsigned long long)l->end, l->what);
+			}
+		} else {
+			log_line(log, 1, "opened from its index: %llu messages in %zu chunks",
+			         (unsigned long long)bag_message_count(bag), bag_chunk_count(bag));
+		}
+		for (size_t k = 0; k < bag_warning_count(bag) && bag_warning(bag, k) != NULL; k++)
+			log_line(log, 1, "warning: %s", bag_warning(bag, k));
+	}
+	for (size_t k = 0; k < bag_timeline_warning_count(app->cb.tl) && bag_timeline_warning(app->cb.tl, k); k++)
+		log_line(log, 0, "warning: %s", bag_timeline_warning(app->cb.tl, k));
+	if (app->bad.nchunks > 0)
+		log_line(log, 0, "unreadable so far: %zu chunks, %llu messages (each row of them says why)",
+		         app->bad.nchunks, (unsigned long long)app->bad.msgs);
+	if (log->n == 0)
+		log_line(log, 0, "nothing to report");
+}
+
+static void draw(struct app *app, struct pane *p)
+{
+	struct log_pane *s = p->state;
+
+	textview_draw(app, p, &s->d, app->zoom ? ": recovery, warnings, errors   [L] close"
+	                                       : ": recovery, warnings, errors   [L] close [z] zoom", true);
+}
+
+/* L opens and closes it from anywhere, Esc closes it; moves when focused. */
+static bool key(struct app *app, struct pane *p, enum action a, bool focused)
+{
+	struct log_pane *s = p->state;
+
+	if (a == ACTION_LOG || (a == ACTION_CANCEL && s->open)) {
+		s->open = a == ACTION_LOG && !s->open;
+		if (s->open)
+			build(app, &s->d);
+		if (s->open && app->m.focus == PANE_DETAIL)
+			app->m.focus = PANE_LOG;
+		else if (!s->open && app->m.focus == PANE_LOG)
+			app->m.focus = PANE_DETAIL;
+		return true;
+	}
+	return focused && s->open && textview_key(&s->d, a, p->r.h);
+}
+
+static int height(const struct app *app, const struct pane *p, int avail)
+{
+	const struct log_pane *s = p->state;
+
+	(void)app;
+	return s->open ? avail : 0;
+}
+
+static void click(struct app *app, struct pane *p, int row, int col)
+{
+	struct log_pane *s = p->state;
+
+	(void)app;
+	(void)col;
+	textview_click(&s->d, row);
+}
+
+static int init(struct app *app, struct pane *p)
+{
+	(void)app;
+	return (p->state = calloc(1, sizeof(struct log_pane))) != NULL ? 0 : -1;
+}
+
+static void pane_free(struct app *app, struct pane *p)
+{
+	struct log_pane *s = p->state;
+
+	(void)app;
+	if (s != NULL)
+		detail_clear(&s->d);
+}
+
+const struct pane_ops pane_log = {
+	.title = "Log",
+	.help = "what recovery kept and lost, warnings, unreadable chunks, skipped files",
+	.slot = SLOT_SIDE,
+	.init = init,
+	.draw = draw,
+	.key = key,
+	.click = click,
+	.height = height,
+	.free = pane_free,
+};

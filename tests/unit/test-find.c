@@ -1,0 +1,315 @@
+/*
+ * test-find.c - bag_finder (the browser search's fast test) against the
+ * text the browser shows: on every message of every fixture bag, for
+ * needles cut from that text (across labels, values and separators), needles
+ * whose letters all occur in field names, unicode, upper case (smart case)
+ * and regexes (their required literal, match_literal), the finder says
+ * "maybe" wherever the summary or a detail line holds it, and "no"
+ * wherever neither does, except where the summary was cut short.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <bagscope/bagscope.h>
+#include <bagscope/find.h>
+
+#include "tui/detail.h"
+#include "tui/match.h"
+
+#define FIX TEST_DATA_DIR "/fixtures/"
+#define SUMMARY_MAX 199
+#define MAX_NEEDLES 400
+#define MAX_ROWS 3000
+
+struct msg {
+	bag_msgdef_t *def;
+	uint8_t *data;
+	size_t len;
+	char *summary;      /* as the list shows it */
+	bool cut;           /* the summary reached SUMMARY_MAX */
+	char **lines;       /* the detail's */
+	size_t nlines;
+	size_t first;       /* the first message of the same definition */
+	char *text;         /* the definition's text */
+};
+
+struct corpus {
+	struct msg *m;
+	size_t n;
+	char *needles[MAX_NEEDLES];
+	size_t nneedles;
+};
+
+static void keep_line(void *arg, int depth, bool node, const char *text, size_t len, const char *path)
+{
+	struct msg *m = arg;
+
+	(void)depth, (void)node, (void)path;
+	m->lines = realloc(m->lines, (m->nlines + 1) * sizeof *m->lines);
+	assert_non_null(m->lines);
+	m->lines[m->nlines++] = strndup(text, len);
+}
+
+/* Every message of path, decoded and rendered as the browser renders it. */
+static void load(struct corpus *c, const char *path)
+{
+	bag_t *bag;
+	bag_timeline_t *tl;
+	bag_view_t *v;
+	struct bag_message bm;
+	struct bag_error err;
+
+	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
+	uint64_t rows = bag_view_count(v);
+	for (uint64_t r = 0; r < rows && c->n < MAX_ROWS; r++) {
+		if (bag_view_read(v, r, &bm) != BAG_OK || bm.conn == NULL)
+			continue;
+		struct msg *m;
+		bag_msgdef_t *def = NULL;
+		if (bag_msgdef_parse(&def, bm.conn->type, bm.conn->definition, strlen(bm.conn->definition)) != BAG_OK) {
+			bag_msgdef_free(def);
+			continue;
+		}
+		c->m = realloc(c->m, (c->n + 1) * sizeof *c->m);
+		assert_non_null(c->m);
+		m = &c->m[c->n++];
+		memset(m, 0, sizeof *m);
+		m->def = def;
+		m->first = c->n - 1;
+		for (size_t k = 0; k + 1 < c->n; k++)
+			if (strcmp(bag_msgdef_root(c->m[k].def)->name, bag_msgdef_root(def)->name) == 0 &&
+			    strcmp(bag_msgdef_md5(c->m[k].def), bag_msgdef_md5(def)) == 0 &&
+			    strcmp(c->m[k].text, bm.conn->definition) == 0) {
+				m->first = c->m[k].first;
+				break;
+			}
+		m->text = strdup(bm.conn->definition);
+		m->len = bm.size;
+		m->data = malloc(bm.size + 1);
+		memcpy(m->data, bm.data, bm.size);
+		struct bag_text t = { 0 };
+		bag_print_summary(&t, def, m->data, m->len, SUMMARY_MAX, &err);
+		m->summary = strndup(t.p ? t.p : "", t.len);
+		m->cut = t.len + 4 >= SUMMARY_MAX;
+		bag_text_free(&t);
+		detail_decode_lines(def, m->data, m->len, keep_line, m, &err);
+	}
+	bag_view_free(v);
+	bag_timeline_free(tl);
+	bag_close(bag);
+}
+
+static void corpus_free(struct corpus *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		for (size_t l = 0; l < c->m[i].nlines; l++)
+			free(c->m[i].lines[l]);
+		free(c->m[i].lines);
+		free(c->m[i].summary);
+		free(c->m[i].data);
+		free(c->m[i].text);
+		bag_msgdef_free(c->m[i].def);
+	}
+	free(c->m);
+	for (size_t i = 0; i < c->nneedles; i++)
+		free(c->needles[i]);
+	memset(c, 0, sizeof *c);
+}
+
+static void add_needle(struct corpus *c, const char *s, size_t len)
+{
+	if (c->nneedles < MAX_NEEDLES && len > 0 && memchr(s, '\0', len) == NULL)
+		c->needles[c->nneedles++] = strndup(s, len);
+}
+
+/* Needles cut from the shown text: every 7th message, at spread offsets, 1 to 24 bytes. */
+static void cut_needles(struct corpus *c)
+{
+	static const char *const fixed[] = {
+		"zzznotthere", "seq: 1", "x: 0", "0.0", "nan", "inf", "e-05", "1.0, ", "=0", "x=", "]", "}", "  ",
+		"\xE2\x80\xA6", "\xC3\xA9", "True", "False", "true", "rue", "position", "Position", "orientation",
+		"covariance: float64[9]", "[3]: ", ": 0.", "stamp: ", "frame_id: \"", "\"", "data=", ", \xE2\x80\xA6 (",
+		"ationcovar", "rotation", "pose.position", "secs", "nsecs", "-", "e", "a", " ", ": ", "0", "1",
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		add_needle(c, fixed[i], strlen(fixed[i]));
+	for (size_t i = 0; i < c->n && c->nneedles < MAX_NEEDLES; i += 7) {
+		const struct msg *m = &c->m[i];
+		size_t sl = strlen(m->summary);
+		for (size_t k = 0; k < 4 && sl > 0; k++) {
+			size_t at = (sl * (2 * k + 1)) / 8, n = 1 + (i * 5 + k * 7) % 24;
+			add_needle(c, m->summary + at, at + n <= sl ? n : sl - at);
+		}
+		for (size_t l = 0; l < m->nlines; l += 3) {
+			size_t ll = strlen(m->lines[l]), at = (i + l) % (ll ? ll : 1), n = 1 + (i + 3 * l) % 24;
+			if (ll > 0)
+				add_needle(c, m->lines[l] + at, at + n <= ll ? n : ll - at);
+		}
+	}
+}
+
+/* Whether the browser's text of m shows the pattern. */
+static bool shown(const struct matcher *mt, const struct msg *m)
+{
+	size_t a, b;
+
+	if (match_find(mt, m->summary, strlen(m->summary), &a, &b))
+		return true;
+	for (size_t l = 0; l < m->nlines; l++)
+		if (match_find(mt, m->lines[l], strlen(m->lines[l]), &a, &b))
+			return true;
+	return false;
+}
+
+/* The finder for a pattern on def: the pattern itself, or a regex's required literal. */
+static bag_finder_t *finder_for(const struct matcher *mt, const bag_msgdef_t *def)
+{
+	bag_finder_t *f;
+	char lit[256];
+	size_t n = mt->len;
+	const char *s = mt->fold;
+
+	if (mt->regex) {
+		n = match_literal(mt, lit, sizeof lit);
+		s = lit;
+	}
+	assert_int_equal(bag_finder_new(&f, def, s, n, mt->icase, SUMMARY_MAX), BAG_OK);
+	return f;
+}
+
+/* Check every pattern on every message; counts of answers for the caller. */
+static void check_all(struct corpus *c, const char *const *patterns, size_t np, size_t *yes, size_t *no)
+{
+	struct bag_text a = { 0 };
+	bag_finder_t **fs = calloc(c->n + 1, sizeof *fs);
+
+	for (size_t p = 0; p < np; p++) {
+		struct matcher mt;
+		if (match_init(&mt, patterns[p]) != 0)
+			continue;
+		for (size_t i = 0; i < c->n; i++) {
+			const struct msg *m = &c->m[i];
+			/* one finder per definition, made on the first message's parse of it */
+			bag_finder_t *f = fs[m->first];
+			if (f == NULL)
+				f = fs[m->first] = finder_for(&mt, c->m[m->first].def);
+			bool want = shown(&mt, m), got = bag_finder_maybe(f, m->def, m->data, m->len, &a);
+			if (want && !got)
+				fail_msg("'%s' is shown by message %zu (%s) but the finder says no", patterns[p], i,
+				         m->summary);
+			if (got && !want && !m->cut && !mt.regex)
+				fail_msg("'%s' is not shown by message %zu (%s) but the finder says maybe", patterns[p], i,
+				         m->summary);
+			*(want ? yes : no) += 1;
+		}
+		for (size_t i = 0; i < c->n; i++) {
+			bag_finder_free(fs[i]);
+			fs[i] = NULL;
+		}
+		match_free(&mt);
+	}
+	free(fs);
+	bag_text_free(&a);
+}
+
+static void check_bag(const char *path)
+{
+	struct corpus c = { 0 };
+	size_t yes = 0, no = 0;
+
+	load(&c, path);
+	assert_true(c.n > 0);
+	cut_needles(&c);
+	check_all(&c, (const char *const *)c.needles, c.nneedles, &yes, &no);
+	/* the needles were cut from the text: many messages show them, many do not */
+	assert_true(yes > c.n);
+	assert_true(no > c.n);
+	corpus_free(&c);
+}
+
+static void test_basic(void **state) { (void)state; check_bag(FIX "bags/basic_none.bag"); }
+static void test_nested(void **state) { (void)state; check_bag(FIX "bags/nested_bz2.bag"); }
+static void test_tf(void **state) { (void)state; check_bag(FIX "bags/tf_lz4.bag"); }
+static void test_large(void **state) { (void)state; check_bag(FIX "bags/large_lz4.bag"); }
+static void test_images(void **state) { (void)state; check_bag(FIX "made/images.bag"); }
+static void test_freq(void **state) { (void)state; check_bag(FIX "made/freq_times.bag"); }
+
+/* Regexes: the finder of the required literal never rules out a message the regex matches. */
+static void test_regex(void **state)
+{
+	static const char *const res[] = {
+		"x: [0-9]+", "seq: 1.*", "po(s|r)ition", "frame_id: \"[a-z]+\"", "rota+tion", "stamp: 1[0-9]*\\.",
+		"^header", "w: 1\\.0$", "[xyz]=0\\.", "(position|orientation)=", "in?f", "x?y: ", "covariance\\[",
+		"Position.*x", "a{2}", "\\.5,", "",
+	};
+	static const char *const bags[] = { "bags/basic_none.bag", "bags/nested_bz2.bag", "bags/tf_lz4.bag" };
+	(void)state;
+	for (size_t i = 0; i < sizeof bags / sizeof *bags; i++) {
+		struct corpus c = { 0 };
+		size_t yes = 0, no = 0;
+		char path[512];
+		snprintf(path, sizeof path, "%s%s", FIX, bags[i]);
+		load(&c, path);
+		check_all(&c, res, sizeof res / sizeof *res, &yes, &no);
+		assert_true(yes > 0);
+		corpus_free(&c);
+	}
+}
+
+/* The literal a regex requires: the longest run outside groups, classes and optional parts. */
+static void test_literal(void **state)
+{
+	static const struct { const char *re, *lit; } cases[] = {
+		{ "seq: [0-9]+", "seq: " }, { "conver.*seq=13", "conver" }, { "abc?def", "def" },
+		{ "(x|y)=12345", "=12345" }, { "a|bcdef", "" }, { "x\\.yz+w", "x.yz" }, { "^status$", "status" },
+		{ "a{2}bb", "bb" }, { "\\w+foo", "foo" }, { "ab[cd]efg", "efg" },
+	};
+	char lit[256];
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct matcher mt;
+		assert_int_equal(match_init(&mt, cases[i].re), 0);
+		size_t n = match_literal(&mt, lit, sizeof lit);
+		if (n != strlen(cases[i].lit) || memcmp(lit, cases[i].lit, n) != 0)
+			fail_msg("'%s': literal '%.*s', not '%s'", cases[i].re, (int)n, lit, cases[i].lit);
+		match_free(&mt);
+	}
+}
+
+/* "PATH=~TEXT" scopes a search to a field; anything else is all pattern. */
+static void test_scope(void **state)
+{
+	char path[64];
+	(void)state;
+	assert_string_equal(match_scope("pose.position.x=~0.5", path, sizeof path), "0.5");
+	assert_string_equal(path, "pose.position.x");
+	assert_string_equal(match_scope("transforms[0].child_frame_id=~base", path, sizeof path), "base");
+	assert_string_equal(path, "transforms[0].child_frame_id");
+	assert_string_equal(match_scope("a b=~c", path, sizeof path), "a b=~c");
+	assert_string_equal(path, "");
+	assert_string_equal(match_scope("=~c", path, sizeof path), "=~c");
+	assert_string_equal(match_scope("x=1", path, sizeof path), "x=1");
+	assert_true(match_in_scope("pose.position", "pose.position.x"));
+	assert_true(match_in_scope("pose.position", "pose.position"));
+	assert_true(match_in_scope("ranges", "ranges[3]"));
+	assert_false(match_in_scope("pose.position", "pose.positions"));
+	assert_false(match_in_scope("pose.position.x", "pose.position"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_basic),  cmocka_unit_test(test_nested), cmocka_unit_test(test_tf),
+		cmocka_unit_test(test_large),  cmocka_unit_test(test_images), cmocka_unit_test(test_freq),
+		cmocka_unit_test(test_regex),  cmocka_unit_test(test_literal), cmocka_unit_test(test_scope),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
