@@ -76,6 +76,7 @@ done
 	echo "setup $((T1 - T0)) $setup_cpu 0"
 	cat "$times"
 } | awk -v total=$(($(date +%s) - T0)) '
+	/^Command / { next }   # time notes a phase that failed on a line of its own
 	{ printf "%-11s %5.0f s wall %7.1f s CPU\n", $1, $2, $3 + $4; cpu += $3 + $4 }
 	END { printf "%-11s %5.0f s wall %7.1f s CPU (%d cores)\n", "total", total, cpu, '"$J"' }'
 EXTRA_PASSED=$vg_passed EXTRA_FAILED=$vg_failed scripts/count-tests.sh . "$asan" || status=1

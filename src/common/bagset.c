@@ -139,6 +139,9 @@ static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 	return 0;
 }
 
+/* The argument vector bagset_remote_args() made: kept for the whole run (reachable, not leaked). */
+static char **volatile remote_argv;   /* volatile: a store never read is still made */
+
 int bagset_remote_args(int *argc, char ***argv)
 {
 	char **in = *argv, **out = NULL;
@@ -166,7 +169,7 @@ int bagset_remote_args(int *argc, char ***argv)
 	}
 	out[n] = NULL;
 	*argc = (int)n;
-	*argv = out;
+	*argv = remote_argv = out;
 	return 0;
 }
 
