@@ -1,15 +1,16 @@
 #!/bin/sh
 # Screen test: a filter stopped with Esc is labelled partial until it runs
 # to the end. Over a 300000-message bag (tests/tools/write-tool big), Esc right
-# after Enter stops the filter early: the list's title and the status line
+# after Enter stops the filter early (it reads every /a message: the index
+# alone cannot settle it): the list's title and the status line
 # say partial, and keep saying it after other keys; running the filter
 # again to the end drops the label and counts every match (cat --count).
 . "$(dirname "$0")/lib.sh"
 "$top/tests/tools/write-tool" big "$tmp/big.bag" 300000 16 none || exit 1
-n=$("$bin" cat --count --filter '$topic == "/a"' "$tmp/big.bag")
+n=$("$bin" cat --count --filter '$topic == "/a" && data != "zz"' "$tmp/big.bag")
 start 120 30 "$tmp/big.bag"
 wait_for "opens" "row 1/300000"
-keys "&" '$topic == "/a"' Enter Escape
+keys "&" '$topic == "/a" && data != "zz"' Enter Escape
 wait_for "Esc stops the filter early" "filter stopped at [0-9]+%"
 wait_for "the title says the rows are partial" "match the filter \\(partial: stopped at [0-9]+%\\)"
 keys j k

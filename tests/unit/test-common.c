@@ -203,7 +203,15 @@ static void test_select(void **state)
 	s.end = "soon";
 	assert_int_equal(selected_rows(&s, tl, &rc, &err), 0);
 	assert_int_equal(rc, BAG_EINVAL);
-	assert_string_equal(err.message, "cat: a time is epoch seconds (1500000003.25) or an offset (+12.5), not 'soon'");
+	assert_string_equal(err.message, "cat: 'soon' is not a time: give epoch seconds (1500000003.25), a date "
+	                    "(2020-09-13 12:26:52.5, local; a trailing Z for UTC), an offset from the bag's start "
+	                    "(+12.5, 1m30s, 2h) or a fraction of its span (50%)");
+	/* a start after the end */
+	s.start = "+3";
+	s.end = "+2";
+	assert_int_equal(selected_rows(&s, tl, &rc, &err), 0);
+	assert_int_equal(rc, BAG_EINVAL);
+	assert_string_equal(err.message, "cat: --start +3 is after --end +2: nothing lies between");
 	select_free(&s);
 	bag_timeline_free(tl);
 	bag_close(bag);
