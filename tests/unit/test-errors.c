@@ -137,7 +137,8 @@ static void test_decode_out_param(void **state)
 	/* the printers say the same */
 	struct bag_error err2;
 	assert_int_equal(bag_print_json(&t, def, data, sizeof data, &err2), BAG_EDECODE);
-	assert_memory_equal(&err2, &err, offsetof(struct bag_error, message));
+	assert_int_equal(err2.code, err.code);
+	assert_int_equal(err2.offset, err.offset);
 	assert_string_equal(err2.message, err.message);
 	/* success clears it; NULL is allowed */
 	uint8_t ok[12] = { 0 };
