@@ -13,7 +13,8 @@ list() {
 	for f in "$FIX"/bags/*.bag "$FIX"/made/*.bag "$FIX"/broken/*.bag "$FIX"/foreign/rosbag.js/*.bag; do
 		for sub in "info" "info --json" "info --freq" "info --json --freq" \
 		           "cat --format yaml" "cat --format json" "cat --format hex" \
-		           "defs" "defs --tree" "check" "check --quick"; do
+		           "defs" "defs --tree" "check" "check --quick" \
+		           "tf" "tf --json" "log" "diag --json"; do
 			echo "$sub $f"
 		done
 		# csv prints one topic: each of the bag's topics in turn

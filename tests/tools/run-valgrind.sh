@@ -1,12 +1,16 @@
 #!/bin/sh
 # Run the unit tests, the fuzz replays and every subcommand on every fixture
-# (tests/cli/every-fixture.sh --list) under valgrind: any memory error or definite/indirect leak fails the run.
+# (tests/cli/every-fixture.sh --list) under valgrind, then tf, log and diag on
+# bags made by python3-rosbag (as tests/cli/tf.sh and log.sh make them), and
+# the fixtures read as http:// URLs from Debian's nginx on 127.0.0.1: any
+# memory error or definite/indirect leak fails the run.
 # Usage (from the build tree): tests/tools/run-valgrind.sh   or   make check-valgrind
 # Environment: BUILDDIR (default .), SRCDIR (default the script's parent).
 BUILDDIR=${BUILDDIR:-.}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
 LIBTOOL="$BUILDDIR/libtool"
+PY=/usr/bin/python3   # Debian's, with python3-rosbag (not a python3 earlier on PATH)
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
 --errors-for-leak-kinds=definite,indirect --track-origins=yes"
 fails=0
@@ -29,7 +33,7 @@ for t in "$BUILDDIR"/tests/unit/test-*; do
 	case "$t" in *.o|*.c|*.h|*.log|*.trs) continue ;; esac
 	[ -x "$t" ] && vg "$t"
 done
-for t in header open msgdef decode expr media; do
+for t in header open msgdef decode expr media gen; do
 	[ -x "$BUILDDIR/tests/fuzz/replay-$t" ] && vg "$BUILDDIR/tests/fuzz/replay-$t"
 done
 B="$BUILDDIR/src/bagscope"
@@ -41,5 +45,55 @@ while read -r line; do
 	vg "$B" $line
 done < "$list"
 rm -f "$list"
+
+# tf, log and diag where there are frames, /rosout and diagnostics to read
+gen=$(mktemp -d) && chmod 755 "$gen"   # nginx workers run as another user
+if "$PY" -c 'import rosbag, diagnostic_msgs.msg, rosgraph_msgs.msg, tf2_msgs.msg' 2>/dev/null &&
+   "$PY" "$SRCDIR/tests/tools/mk-tf-bags.py" "$gen" >/dev/null &&
+   "$PY" "$SRCDIR/tests/tools/mk-robot-bags.py" "$gen" >/dev/null; then
+	for f in "$gen"/tf_*.bag; do
+		vg "$B" tf "$f"
+		vg "$B" tf --json "$f"
+		vg "$B" tf --dot "$f"
+	done
+	basic=$gen/tf_basic.bag
+	vg "$B" tf --json --lookup map laser --at 1500000002.5 --at 0 "$basic"
+	vg "$B" tf --lookup map nowhere "$basic"
+	vg "$B" tf --lookup map base_link --every 0.25 "$basic"
+	vg "$B" tf --lookup a c "$gen/tf_cycle.bag"
+	vg "$B" plot --csv "tf(map,base_link).yaw" "$basic"
+	vg "$B" log "$gen/log.bag"
+	vg "$B" log --format json --level warn --node 'plan|contr' --grep 'step' "$gen/log.bag"
+	vg "$B" log --summary "$gen/log.bag"
+	vg "$B" diag "$gen/diag.bag"
+	vg "$B" diag --json "$gen/diag.bag"
+	vg "$B" diag --summary "$gen/diag.bag"
+	vg "$B" diag --level error --name motor "$gen/diag.bag"
+else
+	echo "FAIL: python3-rosbag did not make the tf, log and diag bags (scripts/setup.sh --test)"
+	fails=$((fails + 1))
+fi
+
+# bags opened as URLs: the HTTP byte source and its block cache, over the
+# fixtures served by nginx (skipped when nginx is not installed)
+if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+	. "$SRCDIR/tests/tools/nginx.sh"
+	mkdir -p "$gen/www"
+	cp -r "$SRCDIR/tests/data/fixtures/bags" "$SRCDIR/tests/data/fixtures/broken" "$gen/www/"
+	nginx_start "$gen/www" "$gen/nginx"
+	url=http://127.0.0.1:$NGINX_PORT
+	for f in "$gen"/www/bags/*.bag "$gen"/www/broken/*.bag; do
+		u=$url/${f#"$gen/www/"}
+		vg "$B" info "$u"
+		vg "$B" cat --format json "$u"
+		vg "$B" check "$u"
+	done
+	vg "$B" --cache-size 64K cat --format hex "$url/bags/large_lz4.bag"
+	vg "$B" info "$url/bags/no-such.bag"
+	vg "$B" tf "$url/bags/tf_lz4.bag"
+	vg "$B" diag "$url/bags/tf_lz4.bag"
+	nginx_stop
+fi
+rm -rf "$gen"
 echo "valgrind: $runs runs, $fails failed"
 [ $fails -eq 0 ]
