@@ -86,13 +86,13 @@ static PyStructSequence_Desc time_desc = { "bagscope.Time", "A ROS time: (secs, 
 static PyStructSequence_Desc duration_desc = { "bagscope.Duration", "A ROS duration: (secs, nsecs).",
 	                                       time_fields, 2 };
 
-PyObject *make_time(PyTypeObject *type, int64_t secs, uint32_t nsecs)
+PyObject *make_time(PyTypeObject *type, int64_t secs, int64_t nsecs)
 {
 	PyObject *t = PyStructSequence_New(type);
 	if (t == NULL)
 		return NULL;
 	PyStructSequence_SET_ITEM(t, 0, PyLong_FromLongLong(secs));
-	PyStructSequence_SET_ITEM(t, 1, PyLong_FromUnsignedLong(nsecs));
+	PyStructSequence_SET_ITEM(t, 1, PyLong_FromLongLong(nsecs));
 	if (PyStructSequence_GET_ITEM(t, 0) == NULL || PyStructSequence_GET_ITEM(t, 1) == NULL) {
 		Py_DECREF(t);
 		return NULL;

@@ -23,7 +23,7 @@ HIDDEN extern PyTypeObject BagType, MsgIterType;
 HIDDEN PyObject *raise_bag(int code, const struct bag_error *e);
 
 /* A Time or Duration (type) of secs and nsecs; NULL with an exception set. */
-HIDDEN PyObject *make_time(PyTypeObject *type, int64_t secs, uint32_t nsecs);
+HIDDEN PyObject *make_time(PyTypeObject *type, int64_t secs, int64_t nsecs);
 
 /*
  * data[0..len) decoded by def into Python values (a dict for the top

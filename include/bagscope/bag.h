@@ -30,6 +30,7 @@
 #define BAGSCOPE_BAG_H
 
 #include <bagscope/common.h>
+#include <bagscope/msgdef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,6 +112,7 @@ struct bag_connection {
 	size_t nfields;           /* the whole connection header, in file order */
 	const struct bag_kv *fields;
 	uint64_t message_count;   /* sum over the chunk infos */
+	enum bag_encoding encoding; /* its messages' wire format (ROS 1 for bags) */
 };
 
 /* A chunk's facts. The first four come from its chunk info (no I/O). */
@@ -195,6 +197,35 @@ BAG_API void bag_version(const bag_t *bag, int *major, int *minor);
 BAG_API const char *bag_format(const bag_t *bag);
 
 /*
+ * The storage files of a rosbag2 recording when path is its directory or
+ * its metadata.yaml: the files metadata.yaml lists (relative_file_paths, a
+ * split recording's parts in order), else the directory's .mcap and .db3
+ * files by name. Open them together (one timeline) to read the recording.
+ * *files (malloc'd, each string too) is NULL with *nfiles 0 when path is
+ * neither (an ordinary file: open it as it is). Returns 0, BAG_ENOTFOUND
+ * (a directory naming no storage file), BAG_EIO or BAG_ENOMEM, with a
+ * one-line message in err.
+ */
+BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, char *err, size_t errlen);
+
+/* An attachment (media_type set) or a metadata record (media_type NULL) of an MCAP file. */
+struct bag_file_item {
+	const char *name;
+	const char *media_type;
+	uint64_t size;            /* an attachment's data bytes; a metadata record's bytes */
+};
+
+/* What kind of file a handle reads, beyond bag_format(). Borrowed from bag. */
+struct bag_file_info {
+	const char *container;    /* "bag" (ROS 1, every version), "mcap" */
+	const char *profile;      /* MCAP's profile ("ros1", "ros2"); "" for bags */
+	const char *library;      /* MCAP's writing library; "" for bags */
+	const struct bag_file_item *items;  /* attachments, then metadata records */
+	size_t nitems;
+};
+BAG_API void bag_file_info(const bag_t *bag, struct bag_file_info *out);
+
+/*
  * Whether message times are durations since the recording started rather
  * than dates: bags of version 0, 1.0 and #ROSLOG 1.1, whose writers stored
  * the time elapsed, and whose latest time is before 1973 (10^8 s). Times
@@ -209,6 +240,12 @@ BAG_API bool bag_relative_times(const bag_t *bag);
  * 1.2 topic whose MSG_DEF was empty: such messages are shown as bytes.
  */
 BAG_API bool bag_conn_has_definition(const struct bag_connection *c);
+
+/*
+ * Parse c's definition for its encoding (bag_msgdef_parse_as()), so that
+ * bag_decode() reads its messages. Same contract as bag_msgdef_parse().
+ */
+BAG_API int bag_conn_msgdef_parse(bag_msgdef_t **out, const struct bag_connection *c);
 
 /* Number of connections, and connection i (0 <= i < count) in id order. */
 BAG_API size_t bag_conn_count(const bag_t *bag);

@@ -112,9 +112,10 @@ enum bag_compression {
 	BAG_COMPRESSION_NONE = 0, /* "none" */
 	BAG_COMPRESSION_BZ2 = 1,  /* "bz2" */
 	BAG_COMPRESSION_LZ4 = 2,  /* "lz4": the LZ4 frame format, as roslz4 writes */
+	BAG_COMPRESSION_ZSTD = 3, /* "zstd": MCAP only (no ROS 1 bag holds it) */
 };
 
-/* The format's name for a compression kind ("none", "bz2", "lz4"). */
+/* The format's name for a compression kind ("none", "bz2", "lz4", "zstd"). */
 BAG_API const char *bag_compression_name(enum bag_compression c);
 
 /*

@@ -154,8 +154,8 @@ BAG_API void bag_expr_prog_free(bag_expr_prog_t *p);
 /*
  * After compiling e for every selected connection (progs[0..n)): 0, or
  * BAG_EEXPR when some part of e compiled on none of them; e's message then
- * names the problem as the first of those programs saw it, and errpos its
- * position ("no field 'x' in std_msgs/Int64 (nor in any other selected
+ * names the problem as the first of those programs saw it, and its offset
+ * the position ("no field 'x' in std_msgs/Int64 (nor in any other selected
  * type)"). n == 0 is not an error: nothing would be read.
  */
 BAG_API int bag_expr_check(bag_expr_t *e, bag_expr_prog_t *const *progs, size_t n);
@@ -203,15 +203,19 @@ BAG_API int bag_expr_eval_value(const bag_expr_prog_t *p, const uint8_t *data, s
 BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topics, size_t n);
 
 /*
- * The transform buffer (tf.h) that tf(TARGET, SOURCE).FIELD terms look up
- * at each message's record time; borrowed, it must outlive e's evaluations.
- * Without one (NULL, the default) every tf() term is missing. FIELD is
- * translation.x/y/z, rotation.x/y/z/w, roll, pitch or yaw; frames are
- * names or quoted strings. A lookup that fails (tf2's extrapolation,
- * connectivity ...) is a missing value.
+ * What tf(TARGET, SOURCE).FIELD terms look up at each message's record
+ * time: fn(ctx, target, source, time_ns, xyz, q) fills the translation and
+ * the rotation (x y z w) of SOURCE in TARGET and returns 0, or non-zero
+ * when there is none (tf2's extrapolation, connectivity ...: the term is
+ * then missing). It must be safe on several threads at once. The transform
+ * buffer of tf.h gives one: bag_expr_set_tf(e, bag_tf_expr_lookup, tf).
+ * ctx is borrowed and must outlive e's evaluations. Without one (fn NULL,
+ * the default) every tf() term is missing. FIELD is translation.x/y/z,
+ * rotation.x/y/z/w, roll, pitch or yaw; frames are names or quoted strings.
  */
-struct bag_tf;
-BAG_API void bag_expr_set_tf(bag_expr_t *e, const struct bag_tf *tf);
+typedef int (*bag_expr_tf_fn)(const void *ctx, const char *target, const char *source, int64_t time_ns,
+                              double xyz[3], double q[4]);
+BAG_API void bag_expr_set_tf(bag_expr_t *e, bag_expr_tf_fn fn, const void *ctx);
 
 /* Whether text (a message path) starts with a tf( term: it then names no topic. */
 BAG_API bool bag_expr_is_tf_path(const char *text);

@@ -43,8 +43,10 @@ struct bag_mcap_opts {
 	unsigned threads;                 /* compression threads, as bag_writer_opts */
 	bool no_replace;                  /* close fails ("exists") rather than
 	                                     replace a file at path */
+	enum bag_encoding encoding;       /* ROS1: the ros1 profile (ros1msg, ros1);
+	                                     CDR: ros2 (ros2msg, cdr, no md5sum) */
 };
-#define BAG_MCAP_OPTS_INIT { sizeof(struct bag_mcap_opts), BAG_COMPRESSION_NONE, 0, 0, false }
+#define BAG_MCAP_OPTS_INIT { sizeof(struct bag_mcap_opts), BAG_COMPRESSION_NONE, 0, 0, false, BAG_ENCODING_ROS1 }
 
 /*
  * Start writing an MCAP file that will be called path once

@@ -27,7 +27,21 @@ typedef struct bag_msgdef bag_msgdef_t;
  */
 #define BAG_MSGDEF_MAX_DEPTH 64
 
-/* What a field holds. byte is int8 and char is uint8, as in ROS. */
+/*
+ * The wire format of a connection's messages, which also says how its
+ * definition text reads: ROS 1 (`ros1msg` text, ROS serialization) or
+ * ROS 2 (`ros2msg` text, XCDR1 plain CDR behind a 4-byte encapsulation
+ * header).
+ */
+enum bag_encoding {
+	BAG_ENCODING_ROS1,
+	BAG_ENCODING_CDR,
+};
+
+/*
+ * What a field holds. byte is int8 and char is uint8, as in ROS 1; in a
+ * ROS 2 definition both are uint8, as rosidl maps them.
+ */
 enum bag_prim {
 	BAG_PRIM_BOOL,
 	BAG_PRIM_INT8,
@@ -68,6 +82,9 @@ struct bag_msgdef_field {
 	uint32_t fixed_len;               /* N for BAG_ARRAY_FIXED */
 	const struct bag_msgdef_type *msg;/* the nested type when prim is BAG_PRIM_MESSAGE */
 	const char *comment;              /* the comment lines just above it, then its line's */
+	const char *default_value;        /* ROS 2 `TYPE NAME VALUE`: VALUE as written; "" if none */
+	uint32_t bound;                   /* ROS 2 `T[<=N]`: N (array BAG_ARRAY_VARIABLE); else 0 */
+	uint32_t string_bound;            /* ROS 2 `string<=N`: N; else 0 */
 };
 
 /* A constant; value is its text as written (string constants verbatim). */
@@ -97,6 +114,22 @@ struct bag_msgdef_type {
  * the line and the problem (an unknown type, a bad array size, ...).
  */
 BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *text, size_t len);
+
+/*
+ * The same for a definition in the given encoding's dialect. For
+ * BAG_ENCODING_CDR the text is `ros2msg`: types may be written pkg/msg/Name,
+ * pkg/Name or (within one package) Name, and all three find a section
+ * `MSG: pkg/Name` or `MSG: pkg/msg/Name`; byte and char are uint8; bounded
+ * strings `string<=N` and sequences `T[<=N]`, defaults `TYPE NAME VALUE`
+ * and constants `TYPE NAME=VALUE` are read; time and duration are not
+ * primitives (builtin_interfaces/Time is an ordinary message); wstring is
+ * refused. bag_decode() then reads CDR.
+ */
+BAG_API int bag_msgdef_parse_as(bag_msgdef_t **out, const char *type, const char *text, size_t len,
+                                enum bag_encoding enc);
+
+/* The encoding def was parsed for. */
+BAG_API enum bag_encoding bag_msgdef_encoding(const bag_msgdef_t *def);
 
 /* Free; accepts NULL. Every pointer obtained from it dies here. */
 BAG_API void bag_msgdef_free(bag_msgdef_t *def);

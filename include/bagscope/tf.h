@@ -157,6 +157,14 @@ BAG_API int bag_tf_lookup(const bag_tf_t *tf, const char *target, const char *so
 /* Roll, pitch, yaw (radians, tf2's Matrix3x3::getRPY) of a quaternion x y z w. */
 BAG_API void bag_tf_rpy(const double q[4], double rpy[3]);
 
+/*
+ * bag_tf_lookup() in the form the expression language asks for tf() terms
+ * (expr.h's bag_expr_tf_fn; tf is a const bag_tf_t *): 0 with the
+ * translation and rotation, or -1 when the lookup fails.
+ */
+BAG_API int bag_tf_expr_lookup(const void *tf, const char *target, const char *source, int64_t time_ns,
+                               double xyz[3], double q[4]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,14 +31,8 @@ static const char *const format_names[] = {
 
 struct cat_opts {
 	enum format format;
-	const char **topics;
-	size_t ntopics;
-	const char **types;
-	size_t ntypes;
-	const char *start;
-	const char *end;
+	struct select sel;        /* --topic, --type, --start, --end, --filter */
 	uint64_t limit;           /* 0: all */
-	const char *filter;       /* --filter EXPR */
 	const char *fields;       /* --fields PATH[,PATH...] */
 	bool count;               /* --count */
 	bool format_given;
@@ -69,13 +63,9 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct cat_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "topic", required_argument, NULL, 't' },
-		{ "type", required_argument, NULL, 'y' },
-		{ "start", required_argument, NULL, 's' },
-		{ "end", required_argument, NULL, 'e' },
+		SELECT_OPT_TOPIC, SELECT_OPT_TYPE, SELECT_OPT_START, SELECT_OPT_END, SELECT_OPT_FILTER,
 		{ "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'n' },
-		{ "filter", required_argument, NULL, 'F' },
 		{ "fields", required_argument, NULL, 'L' },
 		{ "count", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -86,19 +76,14 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 	char *endp;
 
 	memset(o, 0, sizeof *o);
-	o->topics = calloc((size_t)argc, sizeof *o->topics);
-	o->types = calloc((size_t)argc, sizeof *o->types);
-	if (o->topics == NULL || o->types == NULL)
+	if (select_init(&o->sel, "cat", argc) != BAG_OK)
 		return -1;
 	while ((opt = getopt_long(argc, argv, "t:y:s:e:f:n:h", longopts, NULL)) != -1) {
+		if (select_option(&o->sel, opt, optarg))
+			continue;
 		switch (opt) {
-		case 't': o->topics[o->ntopics++] = optarg; break;
-		case 'y': o->types[o->ntypes++] = optarg; break;
-		case 's': o->start = optarg; break;
-		case 'F': o->filter = optarg; break;
 		case 'L': o->fields = optarg; break;
 		case 'c': o->count = true; break;
-		case 'e': o->end = optarg; break;
 		case 'f':
 			for (k = 0; k < sizeof format_names / sizeof *format_names; k++)
 				if (strcmp(optarg, format_names[k]) == 0)
@@ -322,7 +307,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 	}
 	if (def == NULL) {
 		bag_msgdef_t *bad = NULL;
-		bag_msgdef_parse(&bad, m->conn->type, m->conn->definition, strlen(m->conn->definition));
+		bag_conn_msgdef_parse(&bad, m->conn);
 		bag_text_printf(t, "%s: connection %u (%s): bad message definition: %s",
 		                bag_path(bag_timeline_bag(c->tl, m->bag_index)), m->conn->id, m->conn->topic,
 		                bag_msgdef_error(bad)->message);
@@ -517,10 +502,12 @@ static int parse_defs(struct cat *c, bag_view_t *view)
 		const struct bag_connection *conn = bag_timeline_conn(c->tl, i, &b);
 		if (!bag_view_selects(view, i) || conn->message_count == 0)
 			continue;
-		if (bag_msgdef_parse(&c->defs[i], conn->type, conn->definition, strlen(conn->definition)) != BAG_OK) {
+		if (bag_conn_msgdef_parse(&c->defs[i], conn) != BAG_OK) {
 			bag_msgdef_free(c->defs[i]);
 			c->defs[i] = NULL;
-		} else if (strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0 && strcmp(conn->md5sum, "*") != 0) {
+		} else if (bag_conn_has_definition(conn) && strcmp(bag_msgdef_md5(c->defs[i]), conn->md5sum) != 0 &&
+		           strcmp(conn->md5sum, "*") != 0) {
+			/* (no definition at all is the bag's own warning, once: not a mismatch with the md5 of nothing) */
 			cli_error("warning: %s: connection %u (%s): the definition's md5 is %s, the bag says %s",
 			          bag_path(bag_timeline_bag(c->tl, b)), conn->id, conn->topic,
 			          bag_msgdef_md5(c->defs[i]), conn->md5sum);
@@ -533,42 +520,21 @@ int cmd_cat(int argc, char **argv)
 {
 	struct cat c = { .decode_key = UINT64_MAX };
 	struct bagset cb = { 0 };
-	struct bag_query q;
 	bag_view_t *view = NULL;
-	bag_expr_t *filter = NULL;
 	struct bag_scan_opts so = { .size = sizeof so, .emit = emit, .arg = &c };
 	int status = EXIT_USAGE, rc;
 
 	if (parse_args(argc, argv, &c.o) != 0)
 		goto done;
-	if (c.o.filter != NULL) {
-		rc = bag_expr_parse(&filter, c.o.filter, strlen(c.o.filter));
-		if (rc == BAG_EEXPR)
-			cli_expr_error("cat", "--filter", c.o.filter, strlen(c.o.filter), filter);
-		if (rc != BAG_OK)
-			goto done;
-	}
+	if (cli_select_filter(&c.o.sel) != EXIT_OK)
+		goto done;
 	status = EXIT_BAD_INPUT;
 	if (bagset_open(&cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
 		goto done;
 	c.tl = cb.tl;
-	bag_query_init(&q);
-	q.topics = c.o.topics;
-	q.ntopics = c.o.ntopics;
-	q.types = c.o.types;
-	q.ntypes = c.o.ntypes;
-	int64_t t0 = bag_timeline_start(cb.tl), t1 = bag_timeline_end(cb.tl);
-	bool bad_start = c.o.start && cli_parse_time(c.o.start, t0, t1, &q.start_ns) != 0;
-	if (bad_start || (c.o.end && cli_parse_time(c.o.end, t0, t1, &q.end_ns) != 0)) {
-		cli_error("cat: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? c.o.start : c.o.end);
-		status = EXIT_USAGE;
+	if ((status = cli_select_view(&c.o.sel, cb.tl, &view)) != EXIT_OK)
 		goto done;
-	}
-	if (bag_view_open(&view, cb.tl, &q) != BAG_OK) {
-		cli_error("%s", bag_view_error(view)->message);
-		goto done;
-	}
+	status = EXIT_BAD_INPUT;
 	if (!c.o.count && c.o.fields == NULL && c.o.format == FORMAT_CSV && !one_topic(view, cb.tl)) {
 		cli_error("cat: --format csv prints one topic: choose it with --topic, or name --fields");
 		status = EXIT_USAGE;
@@ -584,7 +550,7 @@ int cmd_cat(int argc, char **argv)
 		status = rc == BAG_EEXPR ? EXIT_USAGE : EXIT_BAD_INPUT;
 		goto done;
 	}
-	so.filter = filter;
+	so.filter = c.o.sel.expr;
 	if (!c.o.count) {
 		so.work = work;
 		so.decode = c.o.format != FORMAT_HEX && c.o.fields == NULL;
@@ -596,7 +562,7 @@ int cmd_cat(int argc, char **argv)
 	fflush(stdout);
 	cli_timeline_warnings(cb.tl, &c.warnings);
 	if (rc == BAG_EEXPR) {
-		cli_expr_error("cat", "--filter", c.o.filter, strlen(c.o.filter), filter);
+		cli_expr_error("cat", "--filter", c.o.sel.filter, strlen(c.o.sel.filter), c.o.sel.expr);
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -622,10 +588,8 @@ done:
 	free(c.defs);
 	free(c.def_reported);
 	bag_text_free(&c.head);
-	bag_expr_free(filter);
 	bag_view_free(view);
 	bagset_close(&cb);
-	free(c.o.topics);
-	free(c.o.types);
+	select_free(&c.o.sel);
 	return status;
 }

@@ -13,6 +13,7 @@
 #include <bagscope/bagscope.h>
 
 #include "common/bagset.h"
+#include "common/select.h"
 #include "common/termtext.h"
 
 /* Documented exit statuses (bagscope.1). */
@@ -31,15 +32,6 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void cli_bad_option(char **argv);
 
-/*
- * Parse a time argument: epoch seconds with up to 9 decimals
- * ("1500000003.0000003"), an offset from the bag start ("+12.5", "1m30s"),
- * a date ("2017-07-14 02:40:02Z") or a percentage ("50%"), as the browser's
- * jump does; times beyond int64 nanoseconds are clamped (timeparse.h).
- * Returns 0 and sets *ns, or -1.
- */
-int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns);
-
 /* Write s as a JSON string (quotes included), safe for a terminal (term_json()). */
 void cli_json_string(FILE *out, const char *s, size_t len);
 
@@ -55,8 +47,23 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
  */
 void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e);
 
+/* A time argument (common/select.h's select_parse_time()): 0 and *ns, or -1. */
+#define cli_parse_time select_parse_time
+
+/*
+ * The selection options (common/select.h) of a command: parse the filter
+ * (saying where a bad one is wrong), then the query over tl, then the view.
+ * Each prints its error and returns EXIT_OK, EXIT_USAGE or EXIT_BAD_INPUT.
+ */
+int cli_select_filter(struct select *s);
+int cli_select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q);
+int cli_select_view(struct select *s, bag_timeline_t *tl, bag_view_t **view);
+
 /* Append ns as a UTC date and time with nanoseconds: 2017-07-14T02:40:00.000000000Z. */
 void cli_utc_time(struct bag_text *t, int64_t ns);
+
+/* A level's name: name, or "LEVEL<n>" in buf for a value without one (name NULL). */
+const char *cli_level_name(const char *name, unsigned level, char *buf, size_t cap);
 
 /* Whether to colour stdout: a terminal, and NO_COLOR unset or empty (no-color.org). */
 bool cli_colour(void);

@@ -34,7 +34,7 @@ static bool print_conn(const struct bag_connection *c, bool tree, struct bag_tex
 {
 	struct term_scratch sc = { 0 };
 	bag_msgdef_t *def;
-	int rc = bag_msgdef_parse(&def, c->type, c->definition, strlen(c->definition));
+	int rc = bag_conn_msgdef_parse(&def, c);
 	bool ok = rc == BAG_OK && strcmp(bag_msgdef_root(def)->md5, c->md5sum) == 0;
 	const char *md5 = term_str(&sc, c->md5sum);
 

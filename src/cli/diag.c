@@ -68,11 +68,7 @@ static int parse_args(int argc, char **argv, struct diag_opts *o)
 
 static const char *level_name(unsigned level, char *buf, size_t cap)
 {
-	const char *n = bag_diag_level_name(level);
-	if (n != NULL)
-		return n;
-	snprintf(buf, cap, "LEVEL%u", level);
-	return buf;
+	return cli_level_name(bag_diag_level_name(level), level, buf, cap);
 }
 
 static void esc(struct bag_text *t, const char *s)

@@ -27,12 +27,7 @@
 #include "cli/cli.h"
 
 struct export_args {
-	const char **topics;
-	size_t ntopics;
-	const char **types;
-	size_t ntypes;
-	const char *start, *end;
-	const char *filter;
+	struct select sel;        /* --topic, --type (their union), --start, --end, --filter */
 	const char *compression;  /* NULL: as the inputs */
 	uint32_t chunk_size;      /* 0: default */
 	enum bag_export_format format;
@@ -53,7 +48,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fputs("usage: bagscope export [--topic T]... [--type TYPE]... [--start S] [--end E]\n"
-	      "                       [--filter EXPR] [--compression none|bz2|lz4] [--chunk-size BYTES]\n"
+	      "                       [--filter EXPR] [--compression none|bz2|lz4|zstd] [--chunk-size BYTES]\n"
 	      "                       [--format bag|mcap] [--keep-latched] [--force] -o OUT BAG...\n"
 	      "  S, E: epoch seconds (1500000003.25) or offsets from the bag start (+12.5), inclusive\n"
 	      "  BYTES: uncompressed bytes per chunk (default 768K; K and M suffixes)\n", out);
@@ -86,11 +81,7 @@ static int parse_size(const char *s, uint32_t *out)
 static int parse_args(int argc, char **argv, struct export_args *a)
 {
 	static const struct option longopts[] = {
-		{ "topic", required_argument, NULL, 't' },
-		{ "type", required_argument, NULL, 'y' },
-		{ "start", required_argument, NULL, 's' },
-		{ "end", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, 'F' },
+		SELECT_OPT_TOPIC, SELECT_OPT_TYPE, SELECT_OPT_START, SELECT_OPT_END, SELECT_OPT_FILTER,
 		{ "compression", required_argument, NULL, 'c' },
 		{ "chunk-size", required_argument, NULL, 'z' },
 		{ "format", required_argument, NULL, 'f' },
@@ -103,23 +94,20 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 	int opt;
 
 	memset(a, 0, sizeof *a);
-	a->topics = calloc((size_t)argc, sizeof *a->topics);
-	a->types = calloc((size_t)argc, sizeof *a->types);
-	if (a->topics == NULL || a->types == NULL)
+	if (select_init(&a->sel, "export", argc) != BAG_OK)
 		return -1;
+	a->sel.any_name = true;
 	while ((opt = getopt_long(argc, argv, "t:y:s:e:o:h", longopts, NULL)) != -1) {
+		if (select_option(&a->sel, opt, optarg))
+			continue;
 		switch (opt) {
-		case 't': a->topics[a->ntopics++] = optarg; break;
-		case 'y': a->types[a->ntypes++] = optarg; break;
-		case 's': a->start = optarg; break;
-		case 'e': a->end = optarg; break;
-		case 'F': a->filter = optarg; break;
 		case 'l': a->keep_latched = true; break;
 		case 'x': a->force = true; break;
 		case 'o': a->out = optarg; break;
 		case 'c':
-			if (strcmp(optarg, "none") != 0 && strcmp(optarg, "bz2") != 0 && strcmp(optarg, "lz4") != 0) {
-				cli_error("export: unknown compression '%s' (none, bz2 or lz4)", optarg);
+			if (strcmp(optarg, "none") != 0 && strcmp(optarg, "bz2") != 0 && strcmp(optarg, "lz4") != 0 &&
+			    strcmp(optarg, "zstd") != 0) {
+				cli_error("export: unknown compression '%s' (none, bz2, lz4 or zstd)", optarg);
 				return -1;
 			}
 			a->compression = optarg;
@@ -151,7 +139,11 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		return -1;
 	}
 	if (a->format == BAG_EXPORT_MCAP && a->compression != NULL && strcmp(a->compression, "bz2") == 0) {
-		cli_error("export: MCAP chunks are lz4 or none: bz2 is not an MCAP compression");
+		cli_error("export: MCAP chunks are zstd, lz4 or none: bz2 is not an MCAP compression");
+		return -1;
+	}
+	if (a->format != BAG_EXPORT_MCAP && a->compression != NULL && strcmp(a->compression, "zstd") == 0) {
+		cli_error("export: bag chunks are bz2, lz4 or none: zstd is only for --format mcap");
 		return -1;
 	}
 	return 0;
@@ -195,99 +187,33 @@ static void on_lost(void *arg, const char *line)
 	cli_error("export: lost: %s", line);
 }
 
-/* The connections --topic and --type select (their union), and a warning per name that selects nothing. */
-static bool *select_conns(bag_timeline_t *tl, const struct export_args *a)
+/* A --topic or --type that selects nothing: a mistake, not an empty bag (counted in *arg). */
+static void refuse_unmatched(void *arg, const char *what, const char *name)
 {
-	size_t n = bag_timeline_conn_count(tl);
-	bool *mask = calloc(n + 1, sizeof *mask);
-	bool all = a->ntopics == 0 && a->ntypes == 0;
-
-	if (mask == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
-		mask[i] = all;
-		for (size_t k = 0; k < a->ntopics && !mask[i]; k++)
-			mask[i] = strcmp(c->topic, a->topics[k]) == 0;
-		for (size_t k = 0; k < a->ntypes && !mask[i]; k++)
-			mask[i] = strcmp(c->type, a->types[k]) == 0;
-	}
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t k = 0; k < (pass ? a->ntypes : a->ntopics); k++) {
-			const char *name = pass ? a->types[k] : a->topics[k];
-			bool found = false;
-			for (size_t i = 0; i < n && !found; i++) {
-				const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
-				found = strcmp(pass ? c->type : c->topic, name) == 0;
-			}
-			if (!found)
-				cli_error("warning: export: no connection has %s %s", pass ? "type" : "topic", name);
-		}
-	return mask;
+	(*(size_t *)arg)++;
+	cli_error("export: no connection has %s %s: nothing written", what, name);
 }
 
-int cmd_export(int argc, char **argv)
+/* bag_export() with progress on a terminal and Ctrl-C as a cancel. */
+static int run_export(const struct export_args *a, bag_view_t *view, struct bag_export_result *r,
+                      struct bag_error *err)
 {
-	struct export_args a;
-	struct bagset bs = { 0 };
-	struct bag_query q;
 	struct bag_export_opts eo = BAG_EXPORT_OPTS_INIT;
-	struct bag_export_result r;
 	struct term_scratch sc = { 0 };
 	struct progress prog = { 0 };
 	struct sigaction sa, old_int, old_term;
-	struct stat st;
-	bag_view_t *view = NULL;
-	bag_expr_t *filter = NULL;
-	bool *mask = NULL;
-	size_t warnings = 0;
-	struct bag_error err;
-	int status = EXIT_USAGE, rc;
+	int rc;
 
-	if (parse_args(argc, argv, &a) != 0)
-		goto done;
-	if (a.filter != NULL) {
-		rc = bag_expr_parse(&filter, a.filter, strlen(a.filter));
-		if (rc == BAG_EEXPR)
-			cli_expr_error("export", "--filter", a.filter, strlen(a.filter), filter);
-		if (rc != BAG_OK)
-			goto done;
-	}
-	if (!a.force && stat(a.out, &st) == 0) {
-		cli_error("export: %s exists: --force replaces it", a.out);
-		goto done;
-	}
-	status = EXIT_BAD_INPUT;
-	if (bagset_open(&bs, argv + optind, (size_t)(argc - optind)) != BAG_OK)
-		goto done;
-	bag_query_init(&q);
-	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	bool bad_start = a.start && cli_parse_time(a.start, t0, t1, &q.start_ns) != 0;
-	if (bad_start || (a.end && cli_parse_time(a.end, t0, t1, &q.end_ns) != 0)) {
-		cli_error("export: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? a.start : a.end);
-		status = EXIT_USAGE;
-		goto done;
-	}
-	if ((mask = select_conns(bs.tl, &a)) == NULL) {
-		cli_error("out of memory");
-		goto done;
-	}
-	q.conn_mask = mask;
-	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
-		cli_error("%s", bag_view_error(view)->message);
-		goto done;
-	}
-	eo.format = a.format;
-	eo.compression = a.compression;
-	eo.chunk_size = a.chunk_size;
-	eo.filter = filter;
-	eo.keep_latched = a.keep_latched;
-	eo.force = a.force;
+	eo.format = a->format;
+	eo.compression = a->compression;
+	eo.chunk_size = a->chunk_size;
+	eo.filter = a->sel.expr;
+	eo.keep_latched = a->keep_latched;
+	eo.force = a->force;
 	eo.progress = on_progress;
 	eo.lost = on_lost;
 	if (isatty(STDERR_FILENO)) {
-		prog.out = term_str(&sc, a.out);
+		prog.out = term_str(&sc, a->out);
 		eo.progress_arg = eo.lost_arg = &prog;
 	}
 	/* Ctrl-C cancels (nothing is left at OUT); a full disk under ulimit -f is an error, not a signal */
@@ -297,44 +223,84 @@ int cmd_export(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGXFSZ, SIG_IGN);
-	rc = bag_export(view, a.out, &eo, &r, &err);
+	rc = bag_export(view, a->out, &eo, r, err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
-	cli_timeline_warnings(bs.tl, &warnings);
+	term_scratch_free(&sc);
+	return rc;
+}
+
+/* Say how the export went; the exit status. */
+static int report(const struct export_args *a, int rc, const struct bag_export_result *r,
+                  const struct bag_error *err)
+{
 	if (rc == BAG_EEXPR) {
-		cli_expr_error("export", "--filter", a.filter, strlen(a.filter), filter);
-		status = EXIT_USAGE;
-		goto done;
+		cli_expr_error("export", "--filter", a->sel.filter, strlen(a->sel.filter), a->sel.expr);
+		return EXIT_USAGE;
 	}
 	if (rc == BAG_ECANCELED) {
-		cli_error("export: interrupted: %s not written", a.out);
-		goto done;
+		cli_error("export: interrupted: %s not written", a->out);
+		return EXIT_BAD_INPUT;
 	}
 	if (rc != BAG_OK) {
-		cli_error("export: %s", err.message);
-		status = rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
-		goto done;
+		cli_error("export: %s", err->message);
+		return rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
 	}
-	if (r.lost > 0 || r.input_losses > 0) {
+	if (r->lost > 0 || r->input_losses > 0) {
 		cli_error("export: %s written with %llu messages; data of the input was lost (%llu unreadable "
-		          "messages, %llu stretches the recovery skipped)", a.out, (unsigned long long)r.messages,
-		          (unsigned long long)r.lost, (unsigned long long)r.input_losses);
-		goto done;
+		          "messages, %llu stretches the recovery skipped)", a->out, (unsigned long long)r->messages,
+		          (unsigned long long)r->lost, (unsigned long long)r->input_losses);
+		return EXIT_BAD_INPUT;
 	}
 	if (isatty(STDERR_FILENO))
 		cli_error("export: %s: %llu messages (%llu latched) on %zu connections, %zu %s chunks, %llu bytes",
-		          a.out, (unsigned long long)r.messages, (unsigned long long)r.latched, r.connections, r.chunks,
-		          bag_compression_name(r.compression), (unsigned long long)r.bytes);
-	status = EXIT_OK;
+		          a->out, (unsigned long long)r->messages, (unsigned long long)r->latched, r->connections,
+		          r->chunks, bag_compression_name(r->compression), (unsigned long long)r->bytes);
+	return EXIT_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a;
+	struct bagset bs = { 0 };
+	struct bag_query q;
+	struct bag_export_result r;
+	struct stat st;
+	bag_view_t *view = NULL;
+	size_t warnings = 0;
+	struct bag_error err;
+	int status = EXIT_USAGE, rc;
+
+	if (parse_args(argc, argv, &a) != 0)
+		goto done;
+	if (cli_select_filter(&a.sel) != EXIT_OK)
+		goto done;
+	if (!a.force && stat(a.out, &st) == 0) {
+		cli_error("export: %s exists: --force replaces it", a.out);
+		goto done;
+	}
+	status = EXIT_BAD_INPUT;
+	if (bagset_open(&bs, argv + optind, (size_t)(argc - optind)) != BAG_OK)
+		goto done;
+	if ((status = cli_select_query(&a.sel, bs.tl, &q)) != EXIT_OK)
+		goto done;
+	status = EXIT_BAD_INPUT;
+	size_t unmatched = 0;
+	select_unmatched(&a.sel, bs.tl, refuse_unmatched, &unmatched);
+	if (unmatched > 0)
+		goto done;
+	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
+		cli_error("%s", bag_view_error(view)->message);
+		goto done;
+	}
+	rc = run_export(&a, view, &r, &err);
+	cli_timeline_warnings(bs.tl, &warnings);
+	status = report(&a, rc, &r, &err);
 done:
-	term_scratch_free(&sc);
 	bag_view_free(view);
-	bag_expr_free(filter);
-	free(mask);
 	bagset_close(&bs);
-	free(a.topics);
-	free(a.types);
+	select_free(&a.sel);
 	return status;
 }

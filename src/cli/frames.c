@@ -21,8 +21,8 @@
 #include "cli/cli.h"
 
 struct frames {
+	struct select sel;        /* --topic (the last given), --start, --end */
 	const char *topic;
-	const char *start, *end;
 	uint64_t every;           /* keep rows 0, N, 2N ... of the topic */
 	const char *dir;
 	bag_timeline_t *tl;
@@ -41,9 +41,7 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct frames *f)
 {
 	static const struct option longopts[] = {
-		{ "topic", required_argument, NULL, 't' },
-		{ "start", required_argument, NULL, 's' },
-		{ "end", required_argument, NULL, 'e' },
+		SELECT_OPT_TOPIC, SELECT_OPT_START, SELECT_OPT_END,
 		{ "every", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -53,11 +51,12 @@ static int parse_args(int argc, char **argv, struct frames *f)
 	int opt;
 
 	f->every = 1;
+	if (select_init(&f->sel, "frames", argc) != BAG_OK)
+		return -1;
 	while ((opt = getopt_long(argc, argv, "t:s:e:n:o:h", longopts, NULL)) != -1) {
+		if (select_option(&f->sel, opt, optarg))
+			continue;
 		switch (opt) {
-		case 't': f->topic = optarg; break;
-		case 's': f->start = optarg; break;
-		case 'e': f->end = optarg; break;
 		case 'o': f->dir = optarg; break;
 		case 'n':
 			errno = 0;
@@ -71,6 +70,7 @@ static int parse_args(int argc, char **argv, struct frames *f)
 		default: cli_bad_option(argv); usage(stderr); return -1;
 		}
 	}
+	f->topic = f->sel.ntopics > 0 ? f->sel.topics[f->sel.ntopics - 1] : NULL;
 	if (f->topic == NULL || f->dir == NULL || optind >= argc) {
 		cli_error("frames: %s", f->topic == NULL ? "--topic is required" : f->dir == NULL ? "-o DIR is required"
 		                                                                                : "name a bag file");
@@ -173,19 +173,13 @@ int cmd_frames(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
-	bag_query_init(&q);
+	if ((status = cli_select_query(&f.sel, bs.tl, &q)) != EXIT_OK)
+		goto done;
+	status = EXIT_BAD_INPUT;
 	q.topics = &f.topic;
 	q.ntopics = 1;
 	q.types = (const char *const[]){ "sensor_msgs/Image", "sensor_msgs/CompressedImage" };
 	q.ntypes = 2;
-	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	bool bad_start = f.start && cli_parse_time(f.start, t0, t1, &q.start_ns) != 0;
-	if (bad_start || (f.end && cli_parse_time(f.end, t0, t1, &q.end_ns) != 0)) {
-		cli_error("frames: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? f.start : f.end);
-		status = EXIT_USAGE;
-		goto done;
-	}
 	if (mkdir(f.dir, 0777) != 0 && errno != EEXIST) {
 		cli_error("frames: cannot create %s: %s", f.dir, strerror(errno));
 		goto done;
@@ -211,5 +205,6 @@ done:
 	bag_text_free(&f.path);
 	bag_view_free(view);
 	bagset_close(&bs);
+	select_free(&f.sel);
 	return status;
 }

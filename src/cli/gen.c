@@ -18,10 +18,7 @@
 
 struct gen_opts {
 	enum gen_lang lang;
-	const char **topics;
-	size_t ntopics;
-	const char **types;
-	size_t ntypes;
+	struct select sel;        /* --topic, --type */
 	const char *dir;
 };
 
@@ -36,8 +33,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "lang", required_argument, NULL, 'l' },
-		{ "topic", required_argument, NULL, 't' },
-		{ "type", required_argument, NULL, 'y' },
+		SELECT_OPT_TOPIC, SELECT_OPT_TYPE,
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -45,11 +41,11 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 	int opt;
 
 	memset(o, 0, sizeof *o);
-	o->topics = calloc((size_t)argc, sizeof *o->topics);
-	o->types = calloc((size_t)argc, sizeof *o->types);
-	if (o->topics == NULL || o->types == NULL)
+	if (select_init(&o->sel, "gen", argc) != BAG_OK)
 		return -1;
 	while ((opt = getopt_long(argc, argv, "l:t:y:o:h", longopts, NULL)) != -1) {
+		if (select_option(&o->sel, opt, optarg))
+			continue;
 		switch (opt) {
 		case 'l':
 			if (strcmp(optarg, "c") == 0) {
@@ -61,8 +57,6 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 				return -1;
 			}
 			break;
-		case 't': o->topics[o->ntopics++] = optarg; break;
-		case 'y': o->types[o->ntypes++] = optarg; break;
 		case 'o': o->dir = optarg; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		default: cli_bad_option(argv); usage(stderr); return -1;
@@ -111,7 +105,6 @@ int cmd_gen(int argc, char **argv)
 {
 	struct gen_opts o;
 	struct bagset bs = { 0 };
-	struct bag_query q;
 	bag_view_t *view = NULL;
 	bag_msgdef_t **defs = NULL;
 	struct gen_conn *conns = NULL;
@@ -127,15 +120,8 @@ int cmd_gen(int argc, char **argv)
 	status = EXIT_BAD_INPUT;
 	if (bagset_open(&bs, argv + optind, 1) != BAG_OK)
 		goto done;
-	bag_query_init(&q);
-	q.topics = o.topics;
-	q.ntopics = o.ntopics;
-	q.types = o.types;
-	q.ntypes = o.ntypes;
-	if (bag_view_open(&view, bs.tl, &q) != BAG_OK) {
-		cli_error("%s", view ? bag_view_error(view)->message : "out of memory");
+	if (cli_select_view(&o.sel, bs.tl, &view) != EXIT_OK)
 		goto done;
-	}
 	nall = bag_timeline_conn_count(bs.tl);
 	defs = calloc(nall + 1, sizeof *defs);
 	conns = calloc(nall + 1, sizeof *conns);
@@ -147,7 +133,7 @@ int cmd_gen(int argc, char **argv)
 		const struct bag_connection *c = bag_timeline_conn(bs.tl, i, NULL);
 		if (!bag_view_selects(view, i))
 			continue;
-		if (bag_msgdef_parse(&defs[i], c->type, c->definition, strlen(c->definition)) != BAG_OK) {
+		if (bag_conn_msgdef_parse(&defs[i], c) != BAG_OK) {
 			cli_error("%s: connection %u (%s): bad message definition, left out: %s", argv[optind], c->id,
 			          c->topic, bag_msgdef_error(defs[i])->message);
 			left_out = true;
@@ -162,7 +148,7 @@ int cmd_gen(int argc, char **argv)
 		}
 		conns[nconns++] = (struct gen_conn){ c->topic, c->type, c->md5sum, defs[i] };
 	}
-	if (nconns == 0 && (o.ntopics > 0 || o.ntypes > 0) && !left_out) {
+	if (nconns == 0 && (o.sel.ntopics > 0 || o.sel.ntypes > 0) && !left_out) {
 		cli_error("gen: %s: no connection has the topics and types asked for", argv[optind]);
 		goto done;
 	}
@@ -188,7 +174,6 @@ done:
 	free(conns);
 	bag_view_free(view);
 	bagset_close(&bs);
-	free(o.topics);
-	free(o.types);
+	select_free(&o.sel);
 	return status;
 }

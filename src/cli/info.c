@@ -336,115 +336,115 @@ static void add_row(struct row *rows, size_t *n, const char *field, const char *
 	(*n)++;
 }
 
-static void print_text(const struct bag_facts *f)
+/* Duration, start and end; returns the duration in seconds. */
+static double time_rows(struct row *rows, size_t *nrows, bag_t *bag)
 {
-	bag_t *bag = f->bag;
-	size_t nrows = 0, width = 0;
-	struct row *rows = calloc(16 + f->ntypes + f->ntopics, sizeof *rows);
-	struct term_scratch sc = { 0 };
-	char a[96], b[96];
-
-	if (rows == NULL)
-		return;
-	add_row(rows, &nrows, "path", "%s", term_str(&sc, bag_path(bag)));
-	add_row(rows, &nrows, "version", "%s", bag_format(bag));
-	human_size(a, sizeof a, (double)bag_file_size(bag));
-	if (f->nchunks == 0) {
-		add_row(rows, &nrows, "size", "%s", a);
-		goto print;
-	}
 	int64_t start = bag_start_time(bag), end = bag_end_time(bag);
 	double dur = (double)end / 1e9 - (double)start / 1e9;
+	char b[96];
+	/* whole seconds in 64 bits: a bag may span 1970 to 2106 (2^32 s, past an int) */
+	long long secs = (long long)dur;
+
 	if (dur >= 3600)
-		add_row(rows, &nrows, "duration", "%dhr %d:%02ds (%ds)", (int)(dur / 3600),
-		        (int)(dur / 60) % 60, (int)fmod(dur, 60), (int)dur);
+		add_row(rows, nrows, "duration", "%lldhr %lld:%02llds (%llds)", secs / 3600, secs / 60 % 60, secs % 60, secs);
 	else if (dur >= 60)
-		add_row(rows, &nrows, "duration", "%d:%02ds (%ds)", (int)(dur / 60), (int)fmod(dur, 60), (int)dur);
+		add_row(rows, nrows, "duration", "%lld:%02llds (%llds)", secs / 60, secs % 60, secs);
 	else
-		add_row(rows, &nrows, "duration", "%.1fs", dur);
+		add_row(rows, nrows, "duration", "%.1fs", dur);
 	if (bag_relative_times(bag)) {
 		/* an old recorder's durations since it started, not dates */
-		add_row(rows, &nrows, "start", "+%.2fs (times are durations since the recording started)",
+		add_row(rows, nrows, "start", "+%.2fs (times are durations since the recording started)",
 		        (double)start / 1e9);
-		add_row(rows, &nrows, "end", "+%.2fs", (double)end / 1e9);
+		add_row(rows, nrows, "end", "+%.2fs", (double)end / 1e9);
 	} else {
 		human_time(b, sizeof b, start);
-		add_row(rows, &nrows, "start", "%s", b);
+		add_row(rows, nrows, "start", "%s", b);
 		human_time(b, sizeof b, end);
-		add_row(rows, &nrows, "end", "%s", b);
+		add_row(rows, nrows, "end", "%s", b);
 	}
-	add_row(rows, &nrows, "size", "%s", a);
-	add_row(rows, &nrows, "messages", "%llu", (unsigned long long)bag_message_count(bag));
-	{
-		char comp[256] = "";
-		size_t at = 0;
-		for (size_t k = 0; k < f->ncomp; k++) {
-			const struct compression_facts *c = &f->comp[k];
-			if (c->kind == BAG_COMPRESSION_NONE)
-				at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks]",
-				                       k ? ", " : "", "none", c->chunks, f->nchunks);
-			else
-				at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks; %.2f%%]",
-				                       k ? ", " : "", bag_compression_name(c->kind), c->chunks,
-				                       f->nchunks, c->size ? 100.0 * (double)c->compressed / (double)c->size : 0);
-		}
-		/* a bag older than 2.0 has no chunks: rosbag says "none" */
-		add_row(rows, &nrows, "compression", "%s", strcmp(bag_format(bag), "2.0") ? "none" : comp);
+	return dur;
+}
+
+/* "lz4 [3/4 chunks; 41.20%], none [1/4 chunks]"; the sizes before and after, and per second. */
+static void compression_rows(struct row *rows, size_t *nrows, const struct bag_facts *f, double dur)
+{
+	char comp[256] = "", a[96], b[96];
+	size_t at = 0;
+
+	for (size_t k = 0; k < f->ncomp; k++) {
+		const struct compression_facts *c = &f->comp[k];
+		if (c->kind == BAG_COMPRESSION_NONE)
+			at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks]",
+			                       k ? ", " : "", "none", c->chunks, f->nchunks);
+		else
+			at += (size_t)snprintf(comp + at, sizeof comp - at, "%s%s [%zu/%zu chunks; %.2f%%]",
+			                       k ? ", " : "", bag_compression_name(c->kind), c->chunks,
+			                       f->nchunks, c->size ? 100.0 * (double)c->compressed / (double)c->size : 0);
 	}
-	if (!(f->ncomp == 1 && f->comp[0].kind == BAG_COMPRESSION_NONE)) {
-		int w;
-		human_size(a, sizeof a, (double)f->size);
-		human_size(b, sizeof b, (double)f->compressed);
-		w = (int)(strlen(a) > strlen(b) ? strlen(a) : strlen(b));
-		if (dur > 0) {
-			char ra[64], rb[64];
-			int rw;
-			human_size(ra, sizeof ra, (double)f->size / dur);
-			human_size(rb, sizeof rb, (double)f->compressed / dur);
-			rw = (int)(strlen(ra) > strlen(rb) ? strlen(ra) : strlen(rb));
-			add_row(rows, &nrows, "uncompressed", "%*s @ %*s/s", w, a, rw, ra);
-			add_row(rows, &nrows, "compressed", "%*s @ %*s/s (%.2f%%)", w, b, rw, rb,
-			        100.0 * (double)f->compressed / (double)f->size);
-		} else {
-			add_row(rows, &nrows, "uncompressed", "%*s", w, a);
-			add_row(rows, &nrows, "compressed", "%*s", w, b);
-		}
+	/* a bag older than 2.0 has no chunks: rosbag says "none" */
+	add_row(rows, nrows, "compression", "%s",
+	        strcmp(bag_format(f->bag), "2.0") && strncmp(bag_format(f->bag), "mcap", 4) ? "none" : comp);
+	if (f->ncomp == 1 && f->comp[0].kind == BAG_COMPRESSION_NONE)
+		return;
+	human_size(a, sizeof a, (double)f->size);
+	human_size(b, sizeof b, (double)f->compressed);
+	int w = (int)(strlen(a) > strlen(b) ? strlen(a) : strlen(b));
+	if (dur > 0) {
+		char ra[64], rb[64];
+		human_size(ra, sizeof ra, (double)f->size / dur);
+		human_size(rb, sizeof rb, (double)f->compressed / dur);
+		int rw = (int)(strlen(ra) > strlen(rb) ? strlen(ra) : strlen(rb));
+		add_row(rows, nrows, "uncompressed", "%*s @ %*s/s", w, a, rw, ra);
+		add_row(rows, nrows, "compressed", "%*s @ %*s/s (%.2f%%)", w, b, rw, rb,
+		        100.0 * (double)f->compressed / (double)f->size);
+	} else {
+		add_row(rows, nrows, "uncompressed", "%*s", w, a);
+		add_row(rows, nrows, "compressed", "%*s", w, b);
 	}
-	{
-		int tw = 0, cw = 0, fw = 0, yw = 0;
-		char num[32], fr[32];
-		/* widths of the text as printed: escaped */
-		for (size_t i = 0; i < f->ntypes; i++) {
-			int n = (int)strlen(term_str(&sc, f->types[i].type));
-			yw = n > yw ? n : yw;
-		}
-		for (size_t i = 0; i < f->ntopics; i++) {
-			const struct topic_facts *t = &f->topics[i];
-			int n = (int)strlen(term_str(&sc, t->topic));
-			tw = n > tw ? n : tw;
-			cw = snprintf(num, sizeof num, "%llu", (unsigned long long)t->messages) > cw ? (int)strlen(num) : cw;
-			if (t->freq > 0) {
-				human_freq(fr, sizeof fr, t->freq);
-				fw = (int)strlen(fr) > fw ? (int)strlen(fr) : fw;
-			}
-		}
-		for (size_t i = 0; i < f->ntypes; i++)
-			add_row(rows, &nrows, i ? "" : "types", "%-*s [%s]", yw, term_str(&sc, f->types[i].type),
-			        term_str(&sc, f->types[i].md5));
-		for (size_t i = 0; i < f->ntopics; i++) {
-			const struct topic_facts *t = &f->topics[i];
-			char conns[48] = "";
-			if (t->freq > 0)
-				human_freq(fr, sizeof fr, t->freq);
-			if (t->connections > 1)
-				snprintf(conns, sizeof conns, " (%zu connections)", t->connections);
-			add_row(rows, &nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw,
-			        term_str(&sc, t->topic), cw, (unsigned long long)t->messages,
-			        t->messages > 1 ? "msgs" : "msg ", t->freq > 0 ? " @ " : "   ", fw,
-			        t->freq > 0 ? fr : "", yw, term_str(&sc, t->type), conns);
+}
+
+/* The types with their md5, then the topics in aligned columns (escaped text, its width as printed). */
+static void type_topic_rows(struct row *rows, size_t *nrows, const struct bag_facts *f, struct term_scratch *sc)
+{
+	int tw = 0, cw = 0, fw = 0, yw = 0;
+	char num[32], fr[32];
+
+	for (size_t i = 0; i < f->ntypes; i++) {
+		int n = (int)strlen(term_str(sc, f->types[i].type));
+		yw = n > yw ? n : yw;
+	}
+	for (size_t i = 0; i < f->ntopics; i++) {
+		const struct topic_facts *t = &f->topics[i];
+		int n = (int)strlen(term_str(sc, t->topic));
+		tw = n > tw ? n : tw;
+		cw = snprintf(num, sizeof num, "%llu", (unsigned long long)t->messages) > cw ? (int)strlen(num) : cw;
+		if (t->freq > 0) {
+			human_freq(fr, sizeof fr, t->freq);
+			fw = (int)strlen(fr) > fw ? (int)strlen(fr) : fw;
 		}
 	}
-print:
+	for (size_t i = 0; i < f->ntypes; i++)
+		add_row(rows, nrows, i ? "" : "types", "%-*s [%s]", yw, term_str(sc, f->types[i].type),
+		        term_str(sc, f->types[i].md5));
+	for (size_t i = 0; i < f->ntopics; i++) {
+		const struct topic_facts *t = &f->topics[i];
+		char conns[48] = "";
+		if (t->freq > 0)
+			human_freq(fr, sizeof fr, t->freq);
+		if (t->connections > 1)
+			snprintf(conns, sizeof conns, " (%zu connections)", t->connections);
+		add_row(rows, nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw,
+		        term_str(sc, t->topic), cw, (unsigned long long)t->messages,
+		        t->messages > 1 ? "msgs" : "msg ", t->freq > 0 ? " @ " : "   ", fw,
+		        t->freq > 0 ? fr : "", yw, term_str(sc, t->type), conns);
+	}
+}
+
+/* "field:   value" lines, the labels padded to one width; frees the values. */
+static void print_rows(struct row *rows, size_t nrows)
+{
+	size_t width = 0;
+
 	for (size_t i = 0; i < nrows; i++)
 		if (strlen(rows[i].field) + 1 > width)
 			width = strlen(rows[i].field) + 1;
@@ -458,8 +458,86 @@ print:
 		printf("%-*s %s\n", (int)width, label, rows[i].value ? rows[i].value : "");
 		free(rows[i].value);
 	}
+}
+
+/* rosbag info's layout. */
+/* An MCAP file's attachments and metadata records, a row each. */
+static void print_items(struct row *rows, size_t *nrows, struct term_scratch *sc, const struct bag_file_info *fi)
+{
+	size_t na = 0, nm = 0;
+	char sz[32];
+
+	for (size_t i = 0; i < fi->nitems; i++) {
+		const struct bag_file_item *it = &fi->items[i];
+		human_size(sz, sizeof sz, (double)it->size);
+		if (it->media_type != NULL) {
+			char mt[256];
+			snprintf(mt, sizeof mt, "%s", term_str(sc, it->media_type));
+			add_row(rows, nrows, na++ ? "" : "attachments", "%s (%s, %s)", term_str(sc, it->name), mt, sz);
+		}
+	}
+	for (size_t i = 0; i < fi->nitems; i++)
+		if (fi->items[i].media_type == NULL)
+			add_row(rows, nrows, nm++ ? "" : "metadata", "%s", term_str(sc, fi->items[i].name));
+}
+
+static void print_text(const struct bag_facts *f)
+{
+	bag_t *bag = f->bag;
+	size_t nrows = 0;
+	struct bag_file_info fi;
+	struct row *rows;
+	struct term_scratch sc = { 0 };
+	char a[96];
+
+	bag_file_info(bag, &fi);
+	if ((rows = calloc(18 + f->ntypes + f->ntopics + fi.nitems, sizeof *rows)) == NULL)
+		return;
+	add_row(rows, &nrows, "path", "%s", term_str(&sc, bag_path(bag)));
+	add_row(rows, &nrows, "version", "%s", bag_format(bag));
+	if (strcmp(fi.container, "bag") != 0) {
+		add_row(rows, &nrows, "profile", "%s", fi.profile[0] ? term_str(&sc, fi.profile) : "(none)");
+		add_row(rows, &nrows, "library", "%s", term_str(&sc, fi.library));
+	}
+	print_items(rows, &nrows, &sc, &fi);
+	human_size(a, sizeof a, (double)bag_file_size(bag));
+	if (f->nchunks == 0) {
+		add_row(rows, &nrows, "size", "%s", a);
+	} else {
+		double dur = time_rows(rows, &nrows, bag);
+		add_row(rows, &nrows, "size", "%s", a);
+		add_row(rows, &nrows, "messages", "%llu", (unsigned long long)bag_message_count(bag));
+		compression_rows(rows, &nrows, f, dur);
+		type_topic_rows(rows, &nrows, f, &sc);
+	}
+	print_rows(rows, nrows);
 	free(rows);
 	term_scratch_free(&sc);
+}
+
+/* "attachments" [{name, media_type, size}] and "metadata" [name], when the file has any. */
+static void json_items(const struct bag_file_info *fi)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = 0;
+		for (size_t i = 0; i < fi->nitems; i++) {
+			const struct bag_file_item *it = &fi->items[i];
+			if ((it->media_type != NULL) != (pass == 0))
+				continue;
+			fputs(n++ ? "," : pass ? ",\"metadata\":[" : ",\"attachments\":[", stdout);
+			if (pass == 1) {
+				cli_json_string(stdout, it->name, strlen(it->name));
+				continue;
+			}
+			fputs("{\"name\":", stdout);
+			cli_json_string(stdout, it->name, strlen(it->name));
+			fputs(",\"media_type\":", stdout);
+			cli_json_string(stdout, it->media_type, strlen(it->media_type));
+			printf(",\"size\":%llu}", (unsigned long long)it->size);
+		}
+		if (n > 0)
+			fputc(']', stdout);
+	}
 }
 
 static void print_json(const struct bag_facts *f)
@@ -468,11 +546,23 @@ static void print_json(const struct bag_facts *f)
 	int major, minor;
 	int64_t start = bag_start_time(bag), end = bag_end_time(bag);
 
+	struct bag_file_info fi;
+
 	bag_version(bag, &major, &minor);
+	bag_file_info(bag, &fi);
 	fputs("{\"path\":", stdout);
 	cli_json_string(stdout, bag_path(bag), strlen(bag_path(bag)));
-	printf(",\"version\":%d.%d,\"format\":\"%s\",\"size\":%llu,\"messages\":%llu,\"indexed\":%s,"
-	       "\"relative_times\":%s", major, minor, bag_format(bag), (unsigned long long)bag_file_size(bag),
+	/* format: the container (issue 20); bag_format: what `rosbag info` calls the version ("1.2 (unindexed)") */
+	printf(",\"version\":%d.%d,\"format\":\"%s\",\"bag_format\":\"%s\",\"profile\":", major, minor, fi.container,
+	       bag_format(bag));
+	cli_json_string(stdout, fi.profile, strlen(fi.profile));
+	if (fi.library[0]) {
+		fputs(",\"library\":", stdout);
+		cli_json_string(stdout, fi.library, strlen(fi.library));
+	}
+	json_items(&fi);
+	printf(",\"size\":%llu,\"messages\":%llu,\"indexed\":%s,"
+	       "\"relative_times\":%s", (unsigned long long)bag_file_size(bag),
 	       (unsigned long long)bag_message_count(bag), strstr(bag_format(bag), "unindexed") ? "false" : "true",
 	       bag_relative_times(bag) ? "true" : "false");
 	if (bag_message_count(bag) > 0)

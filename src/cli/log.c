@@ -103,11 +103,7 @@ static int parse_args(int argc, char **argv, struct log_opts *o)
 
 static const char *level_name(unsigned level, char *buf, size_t cap)
 {
-	const char *n = bag_log_level_name(level);
-	if (n != NULL)
-		return n;
-	snprintf(buf, cap, "LEVEL%u", level);
-	return buf;
+	return cli_level_name(bag_log_level_name(level), level, buf, cap);
 }
 
 /* Append s escaped, its lines after the first indented by four spaces. */

@@ -37,6 +37,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: bagscope BAG...             browse bags in the terminal\n"
 	      "       bagscope COMMAND [ARGS]...\n"
+	      "       bagscope help [COMMAND]\n"
 	      "       bagscope --version\n"
 	      "  --msg-path DIR (anywhere, repeatable): .msg files for bags without definitions (1.1 and older)\n"
 	      "  BAG may be a URL: http(s)://HOST/PATH, s3://BUCKET/KEY, s3://BUCKET/PREFIX/GLOB\n"
@@ -45,6 +46,23 @@ static void usage(FILE *out)
 	      "\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+}
+
+/* bagscope help: this usage; bagscope help COMMAND: that command's --help. */
+static int help(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 2 && i < sizeof subcommands / sizeof *subcommands; i++)
+		if (strcmp(argv[2], subcommands[i].name) == 0) {
+			char *args[] = { argv[2], (char *)"--help", NULL };
+			return subcommands[i].run(2, args);
+		}
+	if (argc > 2) {
+		cli_error("help: no command '%s'", argv[2]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	usage(stdout);
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -68,6 +86,9 @@ int main(int argc, char **argv)
 	default:
 		return EXIT_BAD_INPUT;
 	}
+	/* a rosbag2 directory (or its metadata.yaml): its storage files */
+	if (bagset_rosbag2_args(&argc, &argv) != 0)
+		return EXIT_BAD_INPUT;
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -81,6 +102,8 @@ int main(int argc, char **argv)
 		printf("bagscope %s (libbagscope %s)\n", BAG_VERSION_STRING, bag_version_string());
 		return EXIT_OK;
 	}
+	if (strcmp(argv[1], "help") == 0)
+		return help(argc, argv);
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
 			return subcommands[i].run(argc - 1, argv + 1);

@@ -28,7 +28,7 @@
 #define MAX_HEIGHT 1000
 
 struct plot_opts {
-	const char *start, *end;
+	struct select sel;        /* --start, --end */
 	size_t width;             /* columns; 0: from the terminal */
 	int height;               /* chart rows; 0: default */
 	bool csv;
@@ -67,8 +67,7 @@ static bool is_bag_arg(const char *s)
 static int parse_args(int argc, char **argv, struct plot_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "start", required_argument, NULL, 's' },
-		{ "end", required_argument, NULL, 'e' },
+		SELECT_OPT_START, SELECT_OPT_END,
 		{ "width", required_argument, NULL, 'w' },
 		{ "height", required_argument, NULL, 'H' },
 		{ "csv", no_argument, NULL, 'c' },
@@ -79,10 +78,12 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	int opt;
 
 	memset(o, 0, sizeof *o);
+	if (select_init(&o->sel, "plot", argc) != BAG_OK)
+		return -1;
 	while ((opt = getopt_long(argc, argv, "s:e:w:H:ch", longopts, NULL)) != -1) {
+		if (select_option(&o->sel, opt, optarg))
+			continue;
 		switch (opt) {
-		case 's': o->start = optarg; break;
-		case 'e': o->end = optarg; break;
 		case 'c': o->csv = true; break;
 		case 'w':
 			if (parse_count(optarg, MAX_COLUMNS, &n) != 0) {
@@ -256,14 +257,45 @@ static size_t default_width(void)
 	return 2 * DEFAULT_CELLS;
 }
 
+/* Each series in W columns over [t0, t1], printed as a chart or CSV. Returns 0 or -1 (said). */
+static int plot_columns(bag_reduce_t *r, const struct plot_opts *o, int64_t t0, int64_t t1)
+{
+	size_t W = o->width ? o->width : default_width();
+	struct bag_reduce_col **cols = calloc(o->npaths, sizeof *cols);
+	struct bag_text line = { 0 };
+	int rc = -1;
+
+	if (cols == NULL)
+		goto done;
+	for (size_t k = 0; k < o->npaths; k++)
+		if ((cols[k] = calloc(W, sizeof **cols)) == NULL ||
+		    bag_reduce_columns(r, k, t0, t1, W, cols[k]) != BAG_OK) {
+			cli_error("out of memory");
+			goto done;
+		}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (o->csv)
+		for (size_t k = 0; k < o->npaths; k++)
+			print_csv(o->paths[k], cols[k], W, &line);
+	else
+		print_chart(r, o, cols, W, t0, t1, isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL);
+	fflush(stdout);
+	rc = 0;
+done:
+	for (size_t k = 0; cols != NULL && k < o->npaths; k++)
+		free(cols[k]);
+	free(cols);
+	bag_text_free(&line);
+	return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_opts o;
 	struct bagset bs = { 0 };
 	bag_reduce_t *r = NULL;
-	struct bag_reduce_col **cols = NULL;
 	struct bag_reduce_opts ro = BAG_REDUCE_OPTS_INIT;
-	struct bag_text line = { 0 };
+	struct bag_query q;
 	size_t warnings = 0;
 	int status = EXIT_USAGE, rc;
 
@@ -273,17 +305,13 @@ int cmd_plot(int argc, char **argv)
 	if (bagset_open(&bs, o.bags, o.nbags) != BAG_OK)
 		goto done;
 	int64_t t0 = bag_timeline_start(bs.tl), t1 = bag_timeline_end(bs.tl);
-	bool bad_start = o.start && cli_parse_time(o.start, t0, t1, &ro.start_ns) != 0;
-	if (bad_start || (o.end && cli_parse_time(o.end, t0, t1, &ro.end_ns) != 0)) {
-		cli_error("plot: a time is epoch seconds (1500000003.25) or an offset (+12.5), not '%s'",
-		          bad_start ? o.start : o.end);
-		status = EXIT_USAGE;
+	if ((status = cli_select_query(&o.sel, bs.tl, &q)) != EXIT_OK)
 		goto done;
-	}
-	if (o.start)
-		t0 = ro.start_ns;
-	if (o.end)
-		t1 = ro.end_ns;
+	status = EXIT_BAD_INPUT;
+	if (o.sel.start)
+		t0 = q.start_ns;
+	if (o.sel.end)
+		t1 = q.end_ns;
 	if (t0 > t1) {
 		cli_error("plot: the start is after the end");
 		status = EXIT_USAGE;
@@ -305,22 +333,8 @@ int cmd_plot(int argc, char **argv)
 		goto done;
 	}
 	cli_timeline_warnings(bs.tl, &warnings);
-	size_t W = o.width ? o.width : default_width();
-	if ((cols = calloc(o.npaths, sizeof *cols)) == NULL)
+	if (plot_columns(r, &o, t0, t1) != 0)
 		goto done;
-	for (size_t k = 0; k < o.npaths; k++)
-		if ((cols[k] = calloc(W, sizeof **cols)) == NULL ||
-		    bag_reduce_columns(r, k, t0, t1, W, cols[k]) != BAG_OK) {
-			cli_error("out of memory");
-			goto done;
-		}
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	if (o.csv)
-		for (size_t k = 0; k < o.npaths; k++)
-			print_csv(o.paths[k], cols[k], W, &line);
-	else
-		print_chart(r, &o, cols, W, t0, t1, isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL);
-	fflush(stdout);
 	struct bag_error why;
 	uint64_t failed = bag_reduce_failed(r, &why);
 	status = EXIT_OK;
@@ -330,13 +344,10 @@ int cmd_plot(int argc, char **argv)
 	}
 done:
 	fflush(stdout);
-	for (size_t k = 0; cols != NULL && k < o.npaths; k++)
-		free(cols[k]);
-	free(cols);
-	bag_text_free(&line);
 	bag_reduce_free(r);
 	bagset_close(&bs);
 	free(o.paths);
 	free(o.bags);
+	select_free(&o.sel);
 	return status;
 }

@@ -63,7 +63,7 @@ static bool starts_with_header(const struct bag_connection *c)
 	const struct bag_msgdef_type *root;
 	bool yes = false;
 
-	if (bag_msgdef_parse(&def, c->type, c->definition, strlen(c->definition)) == BAG_OK &&
+	if (bag_conn_msgdef_parse(&def, c) == BAG_OK &&
 	    (root = bag_msgdef_root(def)) != NULL && root->nfields > 0)
 		yes = root->fields[0].prim == BAG_PRIM_MESSAGE && root->fields[0].array == BAG_ARRAY_NONE &&
 		      strcmp(root->fields[0].type_name, "std_msgs/Header") == 0;
@@ -71,25 +71,11 @@ static bool starts_with_header(const struct bag_connection *c)
 	return yes;
 }
 
-/* A connection by topic, then position. */
-struct conn_ref {
-	const char *topic;
-	size_t i;
-};
-
-static int cmp_ref(const void *a, const void *b)
-{
-	const struct conn_ref *x = a, *y = b;
-	int c = strcmp(x->topic, y->topic);
-
-	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
-}
-
 /* The topics of the timeline, and which topic each connection is on: one sort, then a pass over its runs. */
 static int list_topics(struct stats *s)
 {
 	size_t n = bag_timeline_conn_count(s->cb.tl);
-	struct conn_ref *refs = malloc((n ? n : 1) * sizeof *refs);
+	struct topic_ref *refs = malloc((n ? n : 1) * sizeof *refs);
 
 	s->topics = calloc(n ? n : 1, sizeof *s->topics);
 	s->conn_topic = calloc(n ? n : 1, sizeof *s->conn_topic);
@@ -98,8 +84,8 @@ static int list_topics(struct stats *s)
 		return BAG_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		refs[i] = (struct conn_ref){ bag_timeline_conn(s->cb.tl, i, NULL)->topic, i };
-	qsort(refs, n, sizeof *refs, cmp_ref);
+		refs[i] = (struct topic_ref){ bag_timeline_conn(s->cb.tl, i, NULL)->topic, i };
+	qsort(refs, n, sizeof *refs, topic_ref_cmp);
 	for (size_t k = 0; k < n; k++) {
 		const struct bag_connection *c = bag_timeline_conn(s->cb.tl, refs[k].i, NULL);
 		if (k == 0 || strcmp(refs[k - 1].topic, refs[k].topic) != 0)

@@ -14,6 +14,8 @@
 
 #include "cli/cli.h"
 
+#define MAX_ROWS 10000000   /* --every: rows at most (a damaged bag can span centuries) */
+
 struct tf_opts {
 	bool json, dot;
 	const char **topics;
@@ -306,6 +308,11 @@ static int lookups_every(const struct tf_opts *o, const bag_tf_t *tf, const bag_
 	    (o->start && cli_parse_time(o->start, t0, t1, &t0) != 0) ||
 	    (o->end && cli_parse_time(o->end, bag_timeline_start(tl), t1, &t1) != 0)) {
 		cli_error("tf: --every needs a positive duration, --start and --end times");
+		return EXIT_USAGE;
+	}
+	if (t1 >= t0 && (uint64_t)(t1 - t0) / (uint64_t)dt >= MAX_ROWS) {
+		cli_error("tf: --every: more than %d rows from %lld to %lld; narrow --start/--end or take a larger step",
+		          MAX_ROWS, (long long)t0, (long long)t1);
 		return EXIT_USAGE;
 	}
 	puts("time_ns,x,y,z,qx,qy,qz,qw,roll,pitch,yaw");

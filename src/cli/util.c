@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "common/timeparse.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -24,17 +23,6 @@ void cli_bad_option(char **argv)
 		cli_error("%s: unknown option or missing argument: -%c", argv[0], optopt);
 	else
 		cli_error("%s: unknown option or missing argument: %s", argv[0], argv[optind - 1]);
-}
-
-int cli_parse_time(const char *s, int64_t start_ns, int64_t end_ns, int64_t *ns)
-{
-	struct jump j;
-	const char *why;
-
-	if (jump_parse(s, start_ns, end_ns, start_ns, &j, &why) != 0 || j.kind != JUMP_TIME)
-		return -1;
-	*ns = j.time_ns;
-	return 0;
 }
 
 void cli_json_string(FILE *out, const char *s, size_t len)
@@ -75,6 +63,39 @@ void cli_expr_error(const char *cmd, const char *what, const char *text, size_t 
 	bag_text_free(&all);
 }
 
+int cli_select_filter(struct select *s)
+{
+	int rc = select_filter(s);
+
+	if (rc == BAG_EEXPR)
+		cli_expr_error(s->cmd, "--filter", s->filter, strlen(s->filter), s->expr);
+	return rc == BAG_OK ? EXIT_OK : EXIT_USAGE;
+}
+
+int cli_select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q)
+{
+	struct bag_error err;
+	int rc = select_query(s, tl, q, &err);
+
+	if (rc != BAG_OK)
+		cli_error("%s", rc == BAG_ENOMEM ? "out of memory" : err.message);
+	return rc == BAG_OK ? EXIT_OK : rc == BAG_ENOMEM ? EXIT_BAD_INPUT : EXIT_USAGE;
+}
+
+int cli_select_view(struct select *s, bag_timeline_t *tl, bag_view_t **view)
+{
+	struct bag_query q;
+	int status = cli_select_query(s, tl, &q);
+
+	if (status != EXIT_OK)
+		return status;
+	if (bag_view_open(view, tl, &q) != BAG_OK) {
+		cli_error("%s", *view ? bag_view_error(*view)->message : "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_OK;
+}
+
 void cli_utc_time(struct bag_text *t, int64_t ns)
 {
 	int64_t sec = ns / BAG_NSEC_PER_SEC, frac = ns % BAG_NSEC_PER_SEC;
@@ -93,4 +114,12 @@ bool cli_colour(void)
 {
 	const char *nc = getenv("NO_COLOR");
 	return isatty(STDOUT_FILENO) && (nc == NULL || nc[0] == '\0');
+}
+
+const char *cli_level_name(const char *name, unsigned level, char *buf, size_t cap)
+{
+	if (name != NULL)
+		return name;
+	snprintf(buf, cap, "LEVEL%u", level);
+	return buf;
 }

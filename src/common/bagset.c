@@ -75,6 +75,45 @@ int bagset_msg_path_args(int *argc, char **argv)
 	return 0;
 }
 
+int bagset_rosbag2_args(int *argc, char ***argv)
+{
+	static char **out;
+	size_t n = 0, cap = (size_t)*argc + 1;
+	bool rest = false;
+
+	if ((out = malloc(cap * sizeof *out)) == NULL) {
+		term_error("out of memory");
+		return -1;
+	}
+	for (int i = 0; i < *argc; i++) {
+		char **files = NULL, err[512];
+		size_t nf = 0;
+		rest |= strcmp((*argv)[i], "--") == 0;
+		int rc = i > 0 && !rest && (*argv)[i][0] != '-' ?
+		         bag_rosbag2_files((*argv)[i], &files, &nf, err, sizeof err) : BAG_OK;
+		/* a directory that holds no recording is some other argument (frames -o DIR) */
+		if (rc != BAG_OK && rc != BAG_ENOTFOUND) {
+			term_error("%s", err);
+			return -1;
+		}
+		char **grown = nf > 1 ? realloc(out, (cap += nf - 1) * sizeof *out) : out;
+		if (grown == NULL) {
+			term_error("out of memory");
+			return -1;
+		}
+		out = grown;
+		if (nf == 0)
+			out[n++] = (*argv)[i];
+		for (size_t k = 0; k < nf; k++)
+			out[n++] = files[k];
+		free(files);
+	}
+	out[n] = NULL;
+	*argc = (int)n;
+	*argv = out;
+	return 0;
+}
+
 /* --cache-size and --no-sign-request, for URL bags */
 static size_t remote_cache;
 static bool no_sign_request;
@@ -139,6 +178,8 @@ static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 	return 0;
 }
 
+char **bagset_kept_argv;   /* not static: a store the compiler keeps, so the array stays reachable */
+
 int bagset_remote_args(int *argc, char ***argv)
 {
 	char **in = *argv, **out = NULL;
@@ -166,7 +207,7 @@ int bagset_remote_args(int *argc, char ***argv)
 	}
 	out[n] = NULL;
 	*argc = (int)n;
-	*argv = out;
+	*argv = bagset_kept_argv = out;   /* kept: the program's arguments to its end (main may return) */
 	return 0;
 }
 
@@ -267,4 +308,12 @@ void bagset_close(struct bagset *bs)
 		bag_close(bs->bags[i]);
 	free(bs->bags);
 	memset(bs, 0, sizeof *bs);
+}
+
+int topic_ref_cmp(const void *a, const void *b)
+{
+	const struct topic_ref *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
 }

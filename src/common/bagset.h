@@ -52,6 +52,14 @@ int bagset_msg_path_add(const char *dir);
 int bagset_msg_path_args(int *argc, char **argv);
 
 /*
+ * Replace each argument (up to a "--") that is a rosbag2 directory or its
+ * metadata.yaml by the storage files it names (bag_rosbag2_files()), so that
+ * every command reads a recording as its files together. *argv becomes a
+ * new array (kept until exit). Returns 0, or -1 (printed).
+ */
+int bagset_rosbag2_args(int *argc, char ***argv);
+
+/*
  * Take --cache-size SIZE (the block cache of URL bags) and --no-sign-request
  * (anonymous s3://) out of argv (up to a "--"), and expand each
  * s3://bucket/prefix/GLOB into the objects it lists. *argv becomes a new
@@ -59,6 +67,8 @@ int bagset_msg_path_args(int *argc, char **argv);
  * option or -2 for a listing that failed (both printed).
  */
 int bagset_remote_args(int *argc, char ***argv);
+/* The array bagset_remote_args made, kept reachable to the program's end. */
+extern char **bagset_kept_argv;
 
 /* Set non-zero to cancel remote reads in flight (the browser's Esc); reset it after. */
 extern volatile int bagset_cancel;
@@ -68,5 +78,16 @@ void bagset_open_opts(struct bag_open_opts *o);
 
 /* Close the bags and free the timeline; accepts a zeroed or failed set. */
 void bagset_close(struct bagset *bs);
+
+/*
+ * A connection (its position i) by topic: sorting them with topic_ref_cmp
+ * (topic, then position) makes each topic one run, in connection order,
+ * so that connections group by topic in O(n log n).
+ */
+struct topic_ref {
+	const char *topic;
+	size_t i;
+};
+int topic_ref_cmp(const void *a, const void *b);
 
 #endif

@@ -540,14 +540,15 @@ static void emit_clear(struct emitter *e, const struct gen_type *g)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-/* Append the pending JSON text as one call. */
+/* Append the pending JSON text: one call per GEN_MAX_LITERAL bytes (a literal ISO C must take). */
 static void flush(struct emitter *e)
 {
-	if (e->lit.len == 0)
-		return;
-	bag_text_printf(e->b, "%sbag_text_append(t, ", e->ind);
-	gen_cstring(e->b, e->lit.p, e->lit.len);
-	bag_text_printf(e->b, ", %zu);\n", e->lit.len);
+	for (size_t at = 0; at < e->lit.len; at += GEN_MAX_LITERAL) {
+		size_t n = e->lit.len - at < GEN_MAX_LITERAL ? e->lit.len - at : GEN_MAX_LITERAL;
+		bag_text_printf(e->b, "%sbag_text_append(t, ", e->ind);
+		gen_cstring(e->b, e->lit.p + at, n);
+		bag_text_printf(e->b, ", %zu);\n", n);
+	}
 	e->lit.len = 0;
 }
 
@@ -720,7 +721,7 @@ static void emit_table(struct emitter *e)
 	for (size_t i = 0; i < m->nroots; i++) {
 		const struct gen_type *g = &m->types[m->roots[i]];
 		GEN_APPEND(b, "\t{ ");
-		gen_cstring(b, g->t->name, strlen(g->t->name));
+		gen_string(b, g->t->name, strlen(g->t->name), e->cpp);
 		bag_text_printf(b, ", \"%s\", sizeof(", g->t->md5);
 		tref(e, b, g);
 		if (e->cpp) {
@@ -742,7 +743,7 @@ static void emit_table(struct emitter *e)
 	bag_text_printf(b, "const char *const bag_gen_topics[%zu] = {\n", m->ntopics ? m->ntopics : 1);
 	for (size_t i = 0; i < m->ntopics; i++) {
 		GEN_APPEND(b, "\t");
-		gen_cstring(b, m->topics[i].name, strlen(m->topics[i].name));
+		gen_string(b, m->topics[i].name, strlen(m->topics[i].name), e->cpp);
 		GEN_APPEND(b, ",\n");
 	}
 	if (m->ntopics == 0)
@@ -754,7 +755,10 @@ static void emit_table(struct emitter *e)
 
 #define LE "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__\n"
 
-/* The support functions the types use, in C that is also C++. */
+/* The JSON printers of the support code: integers, floats as cat prints them, times. */
+static void emit_support_json(unsigned need, struct bag_text *t);
+
+/* The support functions the types use, in C that is also C++: reading, then printing JSON. */
 static void emit_support(const struct emitter *e, struct bag_text *t)
 {
 	unsigned need = e->need;
@@ -825,6 +829,11 @@ static void emit_support(const struct emitter *e, struct bag_text *t)
 			"\t\ts->data = (char *)malloc((size_t)n + 1);\n\t\tif (s->data == NULL)\n\t\t\treturn BAG_ENOMEM;\n"
 			"\t\tmemcpy(s->data, c->p + 4, n);\n\t\ts->data[n] = '\\0';\n\t\ts->len = n;\n\t}\n"
 			"\tc->p += 4 + (size_t)n;\n\treturn BAG_OK;\n}\n\n");
+	emit_support_json(need, t);
+}
+
+static void emit_support_json(unsigned need, struct bag_text *t)
+{
 	if (need & NEED_JU64)
 		GEN_APPEND(t, "static void bag_gen_json_u64(struct bag_text *t, uint64_t v)\n{\n"
 		              "\tchar buf[24], *p = buf + sizeof buf;\n\n"
@@ -945,7 +954,11 @@ int gen_emit_code(const struct gen_model *m, struct gen_file *header, struct gen
 	GEN_APPEND(h, "#include <bagscope/common.h>\n\n#include \"table.h\"\n\n");
 	bag_text_append(h, e.cpp ? cpp_api : c_api, e.cpp ? sizeof cpp_api - 1 : sizeof c_api - 1);
 	if (e.cpp)
-		GEN_APPEND(h, "\nstruct bag_text;\n\n#ifndef BAG_GEN_BASE_TYPES\n#define BAG_GEN_BASE_TYPES\n"
+		GEN_APPEND(h, "\nstruct bag_text;\n\n#ifndef BAG_GEN_CHARS\n#define BAG_GEN_CHARS\n"
+		              "/* A string too long for a literal (ISO C and C++ need only 4095 bytes) as an array */\n"
+		              "template <char... C> struct bag_gen_chars {\n"
+		              "\tstatic constexpr char value[sizeof...(C)] = { C... };\n};\n#endif\n\n"
+		              "#ifndef BAG_GEN_BASE_TYPES\n#define BAG_GEN_BASE_TYPES\n"
 		              "namespace bag_gen {\nstruct Time {\n\tuint32_t secs{};\n\tuint32_t nsecs{};\n};\n"
 		              "struct Duration {\n\tint32_t secs{};\n\tint32_t nsecs{};\n};\n}\n#endif\n\n");
 	else

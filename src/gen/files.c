@@ -47,11 +47,11 @@ static void topic_header(const struct gen_model *m, const struct gen_topic *tp, 
 		                tp->nversions);
 	if (cpp) {
 		bag_text_printf(t, "namespace %s {\nnamespace %s {\n\nconstexpr const char *TOPIC = ", m->topics_ns, tp->id);
-		gen_cstring(t, tp->name, strlen(tp->name));
+		gen_string(t, tp->name, strlen(tp->name), cpp);
 		GEN_APPEND(t, ";\n");
 	} else {
 		bag_text_printf(t, "#define %s_TOPIC ", tp->id);
-		gen_cstring(t, tp->name, strlen(tp->name));
+		gen_string(t, tp->name, strlen(tp->name), cpp);
 		GEN_APPEND(t, "\n");
 	}
 	for (size_t v = 0; v < tp->nversions; v++) {
@@ -67,15 +67,15 @@ static void topic_header(const struct gen_model *m, const struct gen_topic *tp, 
 		}
 		if (cpp) {
 			bag_text_printf(t, "constexpr const char *TYPE%s = ", sfx);
-			gen_cstring(t, g->t->name, strlen(g->t->name));
+			gen_string(t, g->t->name, strlen(g->t->name), cpp);
 			bag_text_printf(t, ";\nconstexpr const char *MD5SUM%s = ", sfx);
-			gen_cstring(t, tp->md5sums[v], strlen(tp->md5sums[v]));
+			gen_string(t, tp->md5sums[v], strlen(tp->md5sums[v]), cpp);
 			bag_text_printf(t, ";\nusing Msg%s = ::%s%s%s;\n", sfx, g->ns, *g->ns ? "::" : "", g->name);
 		} else {
 			bag_text_printf(t, "#define %s_TYPE%s ", tp->id, sfx);
-			gen_cstring(t, g->t->name, strlen(g->t->name));
+			gen_string(t, g->t->name, strlen(g->t->name), cpp);
 			bag_text_printf(t, "\n#define %s_MD5SUM%s ", tp->id, sfx);
-			gen_cstring(t, tp->md5sums[v], strlen(tp->md5sums[v]));
+			gen_string(t, tp->md5sums[v], strlen(tp->md5sums[v]), cpp);
 			bag_text_printf(t, "\ntypedef struct %s %s_msg%s;\n", g->cid, tp->id, sfx);
 		}
 	}

@@ -84,9 +84,15 @@ void gen_model_free(struct gen_model *m);
  * when it is one short line), ending with a newline; "*" "/", controls,
  * invalid UTF-8, C1 and bidirectional controls and "??" cannot survive.
  * gen_cstring: s[0..len) as a C/C++ string literal with its quotes.
+ * gen_string: s[0..len) as an expression of type const char * for the
+ * language (cpp): a literal up to GEN_MAX_LITERAL bytes (what ISO C
+ * compilers must support: -pedantic warns past it), else an array of its
+ * bytes (C: a compound literal; C++: bag_gen_chars<...>::value, msgs.hpp).
  */
+#define GEN_MAX_LITERAL 4095
 void gen_comment(struct bag_text *t, const char *indent, const char *s);
 void gen_cstring(struct bag_text *t, const char *s, size_t len);
+void gen_string(struct bag_text *t, const char *s, size_t len, bool cpp);
 
 /* The ROS size of a primitive on the wire (string: its length field). */
 unsigned gen_prim_size(enum bag_prim p);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bagset.h"
 #include "gen/gen-int.h"
 
 /* ---- strings the model owns ------------------------------------------------ */
@@ -507,7 +508,7 @@ static char *const_value(struct gen_model *m, const struct gen_type *g, const st
 
 	switch (c->prim) {
 	case BAG_PRIM_STRING:
-		gen_cstring(&t, v, strlen(v));
+		gen_string(&t, v, strlen(v), cpp);
 		break;
 	case BAG_PRIM_BOOL:
 		if (strcmp(v, "True") == 0 || strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
@@ -728,20 +729,6 @@ static bool topic_macros(struct gen_model *m, struct nameset *cscope, const stru
 }
 
 /* Topics by name with their versions; roots; topic ids and the C++ topic namespace. */
-/* A connection by its topic, then its position. */
-struct conn_ref {
-	const char *topic;
-	size_t i;
-};
-
-static int conn_ref_cmp(const void *a, const void *b)
-{
-	const struct conn_ref *x = a, *y = b;
-	int c = strcmp(x->topic, y->topic);
-
-	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
-}
-
 /*
  * The topics (by name) and their versions: the connections sorted by topic
  * and position, so that each topic is one run; seen[type] is the last topic
@@ -749,7 +736,7 @@ static int conn_ref_cmp(const void *a, const void *b)
  */
 static int group_topics(struct gen_model *m, const struct gen_conn *conns, const size_t *root_of, size_t n)
 {
-	struct conn_ref *refs = malloc((n + 1) * sizeof *refs);
+	struct topic_ref *refs = malloc((n + 1) * sizeof *refs);
 	size_t *seen = calloc(m->ntypes + 1, sizeof *seen);
 	bool *is_root = calloc(m->ntypes + 1, sizeof *is_root);
 	int rc = BAG_ENOMEM;
@@ -759,12 +746,12 @@ static int group_topics(struct gen_model *m, const struct gen_conn *conns, const
 	if (refs == NULL || seen == NULL || is_root == NULL || m->topics == NULL || m->roots == NULL)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
-		refs[i] = (struct conn_ref){ conns[i].topic, i };
+		refs[i] = (struct topic_ref){ conns[i].topic, i };
 		if (!is_root[root_of[i]])
 			m->roots[m->nroots++] = root_of[i];
 		is_root[root_of[i]] = true;
 	}
-	qsort(refs, n, sizeof *refs, conn_ref_cmp);
+	qsort(refs, n, sizeof *refs, topic_ref_cmp);
 	for (size_t a = 0, b; a < n; a = b) {
 		struct gen_topic *tp = &m->topics[m->ntopics++];
 		for (b = a; b < n && strcmp(refs[b].topic, refs[a].topic) == 0; b++)
@@ -944,6 +931,18 @@ void gen_comment(struct bag_text *t, const char *indent, const char *s)
 		p = nl + 1;
 	}
 	bag_text_printf(t, "%s */\n", indent);
+}
+
+void gen_string(struct bag_text *t, const char *s, size_t len, bool cpp)
+{
+	if (len <= GEN_MAX_LITERAL) {
+		gen_cstring(t, s, len);
+		return;
+	}
+	bag_text_printf(t, "%s", cpp ? "bag_gen_chars<" : "((const char *)(const char[]){ ");
+	for (size_t i = 0; i < len; i++)
+		bag_text_printf(t, "'\\%03o', ", (uint8_t)s[i]);
+	bag_text_printf(t, "%s", cpp ? "'\\0'>::value" : "'\\0' })");
 }
 
 void gen_cstring(struct bag_text *t, const char *s, size_t len)

@@ -31,7 +31,6 @@
 	X(ZOOM,         'z',       0,    "zoom the detail to the full screen") \
 	X(WRAP,         'w',       0,    "wrap long lines in the detail") \
 	X(LOG,          'L',       0,    "the log: recovery report, warnings, errors") \
-	X(TF,           'T',       0,    "the TF pane: frame tree, ages and lookups at the selected time") \
 	X(JUMP,         't',       ':',  "jump to a time (epoch, date, 19:25:00, +offset, -30s, 50%, #row)") \
 	X(NEXT_SAME,    ']',       0,    "next message on the same topic") \
 	X(PREV_SAME,    '[',       0,    "previous message on the same topic") \
@@ -58,6 +57,10 @@
 	X(PLOT_PAN_LEFT, '{',      0,    "plot: pan back (the selection moves along)") \
 	X(PLOT_PAN_RIGHT, '}',     0,    "plot: pan forward") \
 	X(PLOT_CLOSE,   'P',       0,    "close the plot") \
+	X(TF,           'T',       0,    "the TF pane: frame tree, ages and lookups at the selected time") \
+	X(DIAG,         'D',       0,    "the diagnostics pane: each status's level at the selected time, its changes") \
+	X(ROSOUT,       'E',       0,    "the rosout pane (focused: previous error; +/- level, x/a nodes, w/W warnings)") \
+	X(ERR_NEXT,     'e',       0,    "rosout pane: next error") \
 	X(HELP,         '?',       0,    "this help") \
 	X(QUIT,         'q',       0,    "quit")
 

@@ -93,9 +93,7 @@ static void selection_changed(struct app *app, uint64_t before)
 static void quit(struct app *app)
 {
 	if (app_export_running(app) && !app->quit_asked) {
-		app->quit_asked = true;
-		snprintf(app->m.note, sizeof app->m.note, "a write is running: q again cancels it and quits, "
-		         "any other key goes on");
+		app->quit_asked = true;   /* the status line asks while the write runs */
 		return;
 	}
 	app->quit = true;
@@ -183,6 +181,28 @@ static void mouse(struct app *app)
 	selection_changed(app, before);
 }
 
+/* The files that did not open, named first (the status line may cut the rest), then the first one's problem. */
+static void skipped_note(struct app *app)
+{
+	char names[300] = "", first[600], why[700];
+	size_t nskip = 0, len = 0;
+
+	for (size_t i = 0; i < app->npaths; i++) {
+		const char *p = app->paths[i], *s = app->bad.skipped.p;
+		bool listed = false;
+		for (const char *line = s; line != NULL && *line && !listed; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+			listed = strncmp(line, p, strlen(p)) == 0 && line[strlen(p)] == ':';
+		if (!listed)
+			continue;
+		nskip++;
+		if (len < sizeof names)
+			len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", app_base_name(p));
+	}
+	snprintf(first, sizeof first, "%.*s", (int)strcspn(app->bad.skipped.p, "\n"), app->bad.skipped.p);
+	detail_problem_first(first, why, sizeof why);
+	snprintf(app->m.note, sizeof app->m.note, "skipped %s (L: the log): %s", nskip ? names : "a file", why);
+}
+
 /* What the status line says first: a recovered bag, a file skipped. */
 static void first_note(struct app *app)
 {
@@ -193,18 +213,15 @@ static void first_note(struct app *app)
 			snprintf(app->m.note, sizeof app->m.note, "no usable index: %llu messages recovered by a scan, "
 			         "%zu stretches lost (L: the log)", (unsigned long long)rec.messages, rec.nlosses);
 	}
-	if (app->bad.skipped.len > 0) {
-		char first[600], why[700];
-		snprintf(first, sizeof first, "%.*s", (int)strcspn(app->bad.skipped.p, "\n"), app->bad.skipped.p);
-		detail_problem_first(first, why, sizeof why);
-		snprintf(app->m.note, sizeof app->m.note, "skipped a file: %s (L: the log)", why);
-	}
+	if (app->bad.skipped.len > 0)
+		skipped_note(app);
 }
 
 /* Open the bags; with several, one that does not open is skipped and said so. */
 static int open_all(struct app *app)
 {
 	app->sel.key = UINT64_MAX;
+	app->find.stopped = -1;
 	pthread_mutex_init(&app->cols.lock, NULL);
 	if (bagset_open_skip(&app->cb, app->paths, app->npaths, &app->bad.skipped) != BAG_OK)
 		return -1;

@@ -72,6 +72,7 @@ struct find {
 	char filter_text[256];
 	uint64_t anchor;              /* view row selected when the filter started */
 	bool follow;                  /* keep the selection there while the filter fills */
+	int stopped;                  /* the filter was stopped at this percentage (its rows are partial), or -1 */
 	int64_t t0;                   /* the last search's or filter's start (monotonic ns) */
 	int64_t cpu0;                 /* app_cpu_ns() then */
 };

@@ -70,7 +70,7 @@ bag_msgdef_t *app_def(struct app *app, size_t i)
 {
 	if (app->defs[i] == NULL) {
 		const struct bag_connection *c = bag_timeline_conn(app->cb.tl, i, NULL);
-		bag_msgdef_parse(&app->defs[i], c->type, c->definition, strlen(c->definition));
+		bag_conn_msgdef_parse(&app->defs[i], c);
 	}
 	return app->defs[i];
 }

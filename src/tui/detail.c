@@ -334,6 +334,14 @@ void detail_connection(struct detail *d, const struct bag_connection *c, const b
 	for (size_t i = 0; i < c->nfields; i++)
 		if (strcmp(c->fields[i].name, "message_definition") != 0)
 			add(d, 1, false, "%s: %s", c->fields[i].name, c->fields[i].value);
+	if (!bag_conn_has_definition(c)) {
+		/* a bag older than 1.2 stores none: it comes from the type's .msg file, not found */
+		add(d, 0, true, "no definition:");
+		add(d, 1, false, "this bag does not hold %s's definition and its .msg file was not found,", c->type);
+		add(d, 1, false, "so its messages are shown as bytes. Give the folder holding PKG/msg/TYPE.msg:");
+		add(d, 1, false, "bagscope --msg-path DIR ... (or BAGSCOPE_MSG_PATH, ROS_PACKAGE_PATH)");
+		return;
+	}
 	if (def != NULL && bag_msgdef_root(def) != NULL) {
 		const char *md5 = bag_msgdef_root(def)->md5;
 		add(d, 1, false, "md5 of the definition: %s (%s)", md5,

@@ -3,6 +3,7 @@
  * are bag_dup() handles of the app's, so the thread never shares a handle
  * with the main loop; finished is stored with release once rc is written.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "tui/app.h"
@@ -69,4 +70,32 @@ void dupjob_free(struct dupjob *j)
 	free(j->bags);
 	j->bags = NULL;
 	j->nbags = 0;
+}
+
+void dupjob_pane_open(struct dupjob *j, struct app *app, bool *is_open, bool open, int pane,
+                      int (*run)(struct dupjob *j, void *arg), void *arg, const char *what)
+{
+	*is_open = open;
+	if (open && !j->job.started && dupjob_start(j, app, run, arg) != 0)
+		snprintf(app->m.note, sizeof app->m.note, "%s: out of memory", what);
+	if (open)
+		app->m.focus = pane;
+	else if ((int)app->m.focus == pane)
+		app->m.focus = PANE_LIST;
+}
+
+bool dupjob_ready(const struct dupjob *j, const char *what, const struct bag_error *err, struct detail *d)
+{
+	char line[128];
+
+	if (dupjob_finished(j) && j->rc == BAG_OK)
+		return true;
+	detail_clear(d);
+	if (dupjob_finished(j)) {
+		detail_add(d, 0, err->message[0] ? err->message : bag_strerror(j->rc));
+		return false;
+	}
+	snprintf(line, sizeof line, "reading %s ... %u%%", what, dupjob_percent(j));
+	detail_add(d, 0, line);
+	return false;
 }

@@ -11,6 +11,7 @@
 #include <bagscope/bagscope.h>
 
 #include "tui/bgjob.h"
+#include "tui/detail.h"
 
 struct app;
 
@@ -39,6 +40,21 @@ bool dupjob_finished(const struct dupjob *j);
 bool dupjob_running(const struct dupjob *j);
 /* Percent of rows passed. */
 unsigned dupjob_percent(const struct dupjob *j);
+
+/*
+ * A pane's open or close: open it (starting the job the first time, a
+ * note "what: out of memory" if it cannot) and give it the focus, or close
+ * it and give the focus back to the list if it had it.
+ */
+void dupjob_pane_open(struct dupjob *j, struct app *app, bool *is_open, bool open, int pane,
+                      int (*run)(struct dupjob *j, void *arg), void *arg, const char *what);
+
+/*
+ * While the job runs, or when it failed: d becomes one line ("reading
+ * WHAT ... N%", or err's message) and the result is false; true once the
+ * job has finished well.
+ */
+bool dupjob_ready(const struct dupjob *j, const char *what, const struct bag_error *err, struct detail *d);
 
 /* Cancel and join the thread, close the dups; the caller frees what run made. Accepts a job never started. */
 void dupjob_free(struct dupjob *j);

@@ -62,13 +62,13 @@ static void job_free(struct exportjob *e)
 {
 	if (e == NULL)
 		return;
+	bgjob_close(&e->job);   /* the thread first: it uses all that follows */
 	bag_view_free(e->view);
 	bag_timeline_free(e->tl);
 	for (size_t i = 0; e->bags != NULL && i < e->nbags; i++)
 		bag_close(e->bags[i]);
 	free(e->bags);
 	bag_expr_free(e->filter);
-	bgjob_close(&e->job);
 	free(e);
 }
 

@@ -71,10 +71,65 @@ static void filter_off(struct app *app)
 	bag_expr_free(app->find.filter);
 	app->find.filter = NULL;
 	app->find.filter_text[0] = '\0';
+	app->find.stopped = -1;
 	snprintf(app->m.note, sizeof app->m.note, "filter off");
 }
 
-/* Start (or, with empty text, end) the filter. */
+/* The distinct types of the shown connections, "a, b and 3 more", for a refused filter's note. */
+static void shown_types(struct app *app, const bool *mask, char *out, size_t cap)
+{
+	size_t n = bag_timeline_conn_count(app->cb.tl), listed = 0, more = 0, len = 0;
+	const char *seen[6];
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *type = bag_timeline_conn(app->cb.tl, i, NULL)->type;
+		bool dup = false;
+		for (size_t k = 0; k < listed && !dup; k++)
+			dup = strcmp(seen[k], type) == 0;
+		for (size_t k = 0; k < i && !dup && listed == 6; k++)
+			dup = mask[k] && strcmp(bag_timeline_conn(app->cb.tl, k, NULL)->type, type) == 0;
+		if (!mask[i] || dup)
+			continue;
+		if (listed == 6) {
+			more++;
+			continue;
+		}
+		seen[listed++] = type;
+		len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s", listed > 1 ? ", " : "", type);
+	}
+	if (more > 0 && len < cap)
+		snprintf(out + len, cap - len, " and %zu more", more);
+}
+
+/*
+ * Whether e fits the shown connections (bag_expr_check over each one's
+ * program, as the scan will compile it); if not, the note says why and
+ * which types were tried.
+ */
+static bool filter_fits(struct app *app, bag_expr_t *e, const bool *mask)
+{
+	size_t n = bag_timeline_conn_count(app->cb.tl), np = 0;
+	bag_expr_prog_t **progs = calloc(n + 1, sizeof *progs);
+	bool ok = progs != NULL;
+	char types[512];
+
+	for (size_t i = 0; ok && i < n; i++)
+		if (mask[i])
+			ok = bag_expr_compile(&progs[np++], e, bag_timeline_conn(app->cb.tl, i, NULL), app_def(app, i)) == BAG_OK;
+	if (ok && bag_expr_check(e, progs, np) != BAG_OK) {
+		shown_types(app, mask, types, sizeof types);
+		snprintf(app->m.note, sizeof app->m.note, "filter: %s at column %zu (types tried: %s; the filter is unchanged)",
+		         bag_expr_error(e)->message, bag_expr_error(e)->offset + 1, types);
+		ok = false;
+	}
+	for (size_t i = 0; progs != NULL && i < np; i++)
+		bag_expr_prog_free(progs[i]);
+	free(progs);
+	return ok;
+}
+
+/* Start (or, with empty text, end) the filter; a refused expression leaves the active one as it was. */
 void find_filter(struct app *app, const char *text)
 {
 	struct model *m = &app->m;
@@ -83,22 +138,26 @@ void find_filter(struct app *app, const char *text)
 	bag_expr_t *e = NULL;
 	bool *mask;
 
-	job_wait(f->job);
-	f->js.running = false;
 	if (text[strspn(text, " ")] == '\0') {
+		job_wait(f->job);
+		f->js.running = false;
 		filter_off(app);
 		return;
 	}
 	if (bag_expr_parse(&e, text, strlen(text)) != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "filter: %s at column %zu", e ? bag_expr_error(e)->message : "out of memory",
+		snprintf(m->note, sizeof m->note, "filter: %s at column %zu (the filter is unchanged)", e ? bag_expr_error(e)->message : "out of memory",
 		         e ? bag_expr_error(e)->offset + 1 : 0);
 		bag_expr_free(e);
 		return;
 	}
-	if ((mask = app_shown_mask(app)) == NULL) {
+	if ((mask = app_shown_mask(app)) == NULL || !filter_fits(app, e, mask)) {
+		free(mask);
 		bag_expr_free(e);
 		return;
 	}
+	job_wait(f->job);
+	f->js.running = false;
+	f->stopped = -1;
 	f->anchor = m->filtered ? model_view_row(m, m->row) : m->row;
 	if (f->anchor == UINT64_MAX)
 		f->anchor = 0;
@@ -169,9 +228,10 @@ static void filter_done(struct app *app)
 	struct model *m = &app->m;
 	struct find *f = &app->find;
 
-	if (f->js.rc == BAG_ECANCELED)
-		snprintf(m->note, sizeof m->note, "filter stopped at %d%%: %zu matches so far",
-		         f->js.total ? (int)(f->js.done * 100 / f->js.total) : 0, m->nfrows);
+	if (f->js.rc == BAG_ECANCELED) {
+		f->stopped = f->js.total ? (int)(f->js.done * 100 / f->js.total) : 0;
+		snprintf(m->note, sizeof m->note, "filter stopped at %d%%: %zu matches so far", f->stopped, m->nfrows);
+	}
 	else if (f->js.rc != BAG_OK) {
 		snprintf(m->note, sizeof m->note, "filter: %s", f->js.err);
 		model_filter_off(m);

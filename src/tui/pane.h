@@ -25,6 +25,8 @@
 	X(DETAIL, detail) \
 	X(LOG, log) \
 	X(TF, tf) \
+	X(DIAG, diag) \
+	X(ROSOUT, rosout) \
 	X(PLOT, plot) \
 	X(TIMELINE, timeline) \
 	X(HELP, help)

@@ -104,7 +104,7 @@ static bag_msgdef_t *job_def(struct scanjob *j, size_t i)
 {
 	if (j->defs[i] == NULL) {
 		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
-		bag_msgdef_parse(&j->defs[i], c->type, c->definition, strlen(c->definition));
+		bag_conn_msgdef_parse(&j->defs[i], c);
 	}
 	return j->defs[i];
 }
@@ -605,11 +605,23 @@ void job_close(struct scanjob *j)
 	free(j);
 }
 
+/* A job started but not yet taken by the thread ends here, cancelled (lock held). */
+static void drop_pending(struct scanjob *j)
+{
+	if (!j->pending)
+		return;
+	j->pending = false;
+	j->st.running = false;
+	j->st.rc = BAG_ECANCELED;
+	notify(j, true);
+	pthread_cond_broadcast(&j->idle);
+}
+
 void job_cancel(struct scanjob *j)
 {
 	pthread_mutex_lock(&j->lock);
 	j->cancel = true;
-	j->pending = false;
+	drop_pending(j);
 	pthread_mutex_unlock(&j->lock);
 }
 
@@ -617,7 +629,7 @@ void job_wait(struct scanjob *j)
 {
 	pthread_mutex_lock(&j->lock);
 	j->cancel = true;
-	j->pending = false;
+	drop_pending(j);
 	while (j->st.running)
 		pthread_cond_wait(&j->idle, &j->lock);
 	pthread_mutex_unlock(&j->lock);

@@ -96,18 +96,21 @@ static void draw_status(struct app *app, struct rect r)
 	/* a note (an error, a search's progress) comes before the less urgent facts */
 	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu%s  ", app_base_name(bag_path(app->cb.bags[0])),
 	                 app->cb.nbags > 1 ? " +more" : "", (unsigned long long)(model_count(m) ? m->row + 1 : 0),
-	                 (unsigned long long)model_count(m), m->filtered ? " filtered" : "");
+	                 (unsigned long long)model_count(m),
+	                 !m->filtered ? "" : app->find.stopped >= 0 ? " filtered, partial" : " filtered");
 	char note[1100];
 	detail_problem_first(m->note, note, sizeof note);
+	if (app->quit_asked && app_export_running(app))
+		snprintf(note, sizeof note, "a write is running: q again cancels it and quits, any other key goes on");
 	if (extra[0] && n < (int)sizeof line)
 		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", extra);
 	if (app->bad.msgs > 0 && n < (int)sizeof line)
 		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", sizes);
-	if (m->note[0] && n < (int)sizeof line)
+	if (note[0] && n < (int)sizeof line)
 		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", note);
 	if (n < (int)sizeof line)
 		snprintf(line + n, sizeof line - (size_t)n, "%s  %s  ? help", when, app->bad.msgs > 0 ? "" : sizes);
-	bool alarm = m->note[0] || app->bad.msgs > 0;
+	bool alarm = note[0] || app->bad.msgs > 0;
 	draw_colour_on(app, alarm ? C_ERROR : C_BAR, 0);
 	draw_put(r.y, r.x, r.w, line);
 	draw_colour_off(app, alarm ? C_ERROR : C_BAR, 0);

@@ -32,6 +32,25 @@ static void tail_of(const char *s, int w, bool utf8, char *out, size_t cap)
 }
 
 /* Rows [top, top + height) from the index; size and summary once the worker sent them. */
+/* The title: rows shown, or the filter's matches (so far, or partial when it was stopped). */
+static void title(struct app *app, struct pane *p, uint64_t count)
+{
+	const struct model *m = &app->m;
+	char partial[64] = "", line[512];
+
+	if (app->find.js.running && app->find.js.kind == JOB_FILTER)
+		snprintf(partial, sizeof partial, " so far");
+	else if (app->find.stopped >= 0)
+		snprintf(partial, sizeof partial, " (partial: stopped at %d%%)", app->find.stopped);
+	if (m->filtered)
+		snprintf(line, sizeof line, "  %llu of %llu match the filter%s: %s", (unsigned long long)count,
+		         (unsigned long long)bag_view_count(m->view), partial, app->find.filter_text);
+	else
+		snprintf(line, sizeof line, "  %llu shown%s", (unsigned long long)count,
+		         m->relative ? "  (times relative to the start)" : "");
+	draw_pane_title(app, p, line);
+}
+
 static void draw(struct app *app, struct pane *p)
 {
 	struct model *m = &app->m;
@@ -39,17 +58,10 @@ static void draw(struct app *app, struct pane *p)
 	const struct list_pane *st = p->state;
 	struct term_scratch sc = { 0 };
 	uint64_t count = model_count(m);
-	char line[1024], t[48], size[16], topic[256], title[512];
+	char line[1024], t[48], size[16], topic[256];
 	struct bag_message msg;
 
-	if (m->filtered)
-		snprintf(title, sizeof title, "  %llu of %llu match the filter%s: %s", (unsigned long long)count,
-		         (unsigned long long)bag_view_count(m->view), app->find.js.running && app->find.js.kind == JOB_FILTER ?
-		         " so far" : "", app->find.filter_text);
-	else
-		snprintf(title, sizeof title, "  %llu shown%s", (unsigned long long)count,
-		         m->relative ? "  (times relative to the start)" : "");
-	draw_pane_title(app, p, title);
+	title(app, p, count);
 	int topic_w = 8;
 	for (size_t i = 0; i < m->ntopics; i++)
 		if (m->topics[i].shown && (int)strlen(term_str(&sc, m->topics[i].topic)) > topic_w)

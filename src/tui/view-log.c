@@ -31,6 +31,33 @@ static void log_line(struct detail *log, int depth, const char *fmt, ...)
 	detail_add(log, depth, line);
 }
 
+/* How the bag was read: from its index (2.0, 1.2), or in one pass over its records (older, unindexed). */
+static void opened(struct detail *log, bag_t *bag)
+{
+	const char *f = bag_format(bag);
+	unsigned long long n = bag_message_count(bag);
+	size_t nc = bag_chunk_count(bag);
+
+	if (strcmp(f, "2.0") == 0 || strcmp(f, "1.2") == 0)
+		log_line(log, 1, "opened from its index: %llu message%s in %zu chunk%s", n, n == 1 ? "" : "s", nc,
+		         nc == 1 ? "" : "s");
+	else
+		log_line(log, 1, "a %s bag, which has no index: %llu message%s read in one pass over its records", f, n,
+		         n == 1 ? "" : "s");
+}
+
+/* Connections without a definition (older bags whose .msg file was not found): what to do. */
+static void no_definitions(struct detail *log, bag_t *bag)
+{
+	for (size_t i = 0; i < bag_conn_count(bag); i++) {
+		const struct bag_connection *c = bag_conn(bag, i);
+		/* ('*': no type at all, which the bag's own warning says) */
+		if (!bag_conn_has_definition(c) && strcmp(c->type, "*") != 0)
+			log_line(log, 1, "no definition of %s (topic %s): its messages are shown as bytes; "
+			         "bagscope --msg-path DIR gives the folder holding PKG/msg/TYPE.msg", c->type, c->topic);
+	}
+}
+
 /*
  * The log: for each bag what recovery kept and lost (as bagset says it on
  * stderr), its warnings, the timeline's, files that did not open, and the
@@ -61,11 +88,11 @@ static void build(struct app *app, struct detail *log)
 				         (unsigned long long)l->end, l->what);
 			}
 		} else {
-			log_line(log, 1, "opened from its index: %llu messages in %zu chunks",
-			         (unsigned long long)bag_message_count(bag), bag_chunk_count(bag));
+			opened(log, bag);
 		}
 		for (size_t k = 0; k < bag_warning_count(bag) && bag_warning(bag, k) != NULL; k++)
 			log_line(log, 1, "warning: %s", bag_warning(bag, k));
+		no_definitions(log, bag);
 	}
 	for (size_t k = 0; k < bag_timeline_warning_count(app->cb.tl) && bag_timeline_warning(app->cb.tl, k); k++)
 		log_line(log, 0, "warning: %s", bag_timeline_warning(app->cb.tl, k));

@@ -142,18 +142,9 @@ static void build(struct tf_pane *s, int64_t t)
 static void draw(struct app *app, struct pane *p)
 {
 	struct tf_pane *s = p->state;
-	char title[128];
 
-	if (!dupjob_finished(&s->job)) {
-		detail_clear(&s->d);
-		snprintf(title, sizeof title, "reading the transforms ... %u%%", dupjob_percent(&s->job));
-		detail_add(&s->d, 0, title);
-	} else if (s->job.rc != BAG_OK) {
-		detail_clear(&s->d);
-		detail_add(&s->d, 0, bag_tf_error(s->tf)->message);
-	} else {
+	if (dupjob_ready(&s->job, "the transforms", bag_tf_error(s->tf), &s->d))
 		build(s, model_time(&app->m));
-	}
 	int nsel = (s->sel[0].len > 0) + (s->sel[1].len > 0);
 	if (p->r.h < nsel + 3)
 		nsel = 0;
@@ -170,13 +161,7 @@ static bool key(struct app *app, struct pane *p, enum action a, bool focused)
 	struct tf_pane *s = p->state;
 
 	if (a == ACTION_TF || (a == ACTION_CANCEL && s->open && focused)) {
-		s->open = a == ACTION_TF && !s->open;
-		if (s->open && !s->job.job.started && dupjob_start(&s->job, app, run, s) != 0)
-			snprintf(app->m.note, sizeof app->m.note, "tf: out of memory");
-		if (s->open)
-			app->m.focus = PANE_TF;
-		else if (app->m.focus == PANE_TF)
-			app->m.focus = PANE_LIST;
+		dupjob_pane_open(&s->job, app, &s->open, a == ACTION_TF && !s->open, PANE_TF, run, s, "tf");
 		return true;
 	}
 	return focused && s->open && textview_key(&s->d, a, p->r.h);

@@ -58,7 +58,7 @@ static void serve(struct worker *w, const struct work_item *it, struct work_resu
 	c = bag_conn_by_id(bag, it->conn_id);
 	def = &w->defs[it->bag][c->index];
 	if (*def == NULL && bag_conn_has_definition(c))
-		bag_msgdef_parse(def, c->type, c->definition, strlen(c->definition));
+		bag_conn_msgdef_parse(def, c);
 	if (!bag_conn_has_definition(c)) {
 		snprintf(r->summary, sizeof r->summary, "(no definition: %s)", c->type);
 	} else if (bag_msgdef_root(*def) == NULL) {

@@ -3,12 +3,14 @@
 # name (issue 18): a bag (tests/tools/write-bounds names) whose definitions
 # use the issue's list (SEEK_SET, EINVAL, INT8_WIDTH, LC_ALL, uint8_t, errno,
 # types FILE, size_t, std/string, pkg/decode, Name with a constant X beside a
-# field Name_X, root types bag, main/T, __linux__/T, _IO_FILE, __FILE__) and
+# field Name_X, root types bag, main/T, __linux__/T, _IO_FILE, __FILE__; a
+# topic, type, field and string constant of 5000 bytes, past ISO C's 4095) and
 # every macro the headers of the generated code define, as the compilers
 # here list them (cc -dM -E in c11 and gnu11, c++ in c++17): each a field
 # (when a legal field name) and a constant. The C tree is built with its
 # Makefile in -std=c11 and -std=gnu11 (-pedantic -Werror), the C++ tree with
-# its Makefile's defaults and with CMake's (when cmake is installed), the
+# its Makefile's defaults, with -pedantic -Werror, and with CMake's defaults
+# (when cmake is installed), the
 # builds in parallel, each once; every dump prints what cat --format json
 # prints; gen warns of the names it changed.
 # Environment: BAGSCOPE, BUILDDIR, SRCDIR, BAGSCOPE_VERSION.
@@ -61,13 +63,15 @@ grep -q "names/Fields: field K is" "$dir/warn-c" && fail "a warning for K, a nam
 cp -r "$dir/c" "$dir/c11" && mv "$dir/c" "$dir/gnu11"
 (cd "$dir/c11" && make -s CFLAGS="-std=c11 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
 (cd "$dir/gnu11" && make -s CFLAGS="-std=gnu11 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
+cp -r "$dir/cpp" "$dir/cpp-pedantic"
 (cd "$dir/cpp" && make -s >log 2>&1; echo $? >rc) &
+(cd "$dir/cpp-pedantic" && make -s CXXFLAGS="-std=c++17 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
 if command -v cmake >/dev/null 2>&1; then
 	cp -r "$dir/cpp" "$dir/cmake" && rm -f "$dir/cmake/dump" "$dir/cmake/"*.o "$dir/cmake/"*.a
 	(cd "$dir/cmake" && { cmake -S . -B build && cmake --build build; } >log 2>&1; echo $? >rc; ln -sf build/dump dump) &
 fi
 wait
-for t in c11 gnu11 cpp cmake; do
+for t in c11 gnu11 cpp cpp-pedantic cmake; do
 	[ -d "$dir/$t" ] || continue
 	if [ "$(cat "$dir/$t/rc")" != 0 ]; then
 		fail "$t: build"

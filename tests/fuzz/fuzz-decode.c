@@ -1,10 +1,16 @@
 /*
  * fuzz-decode.c - the decoder and printers. Input: a 2-byte little-endian
  * length n, n bytes of definition text, then the message bytes. The
- * definition must parse; the message is decoded by every printer.
+ * definition must parse; the message is decoded by every printer. The
+ * definition is ROS 1's unless FUZZ_ENCODING says otherwise (fuzz-cdr.c).
  */
 #include <bagscope/bagscope.h>
 #include "fuzz.h"
+
+#ifndef FUZZ_ENCODING
+#define FUZZ_ENCODING BAG_ENCODING_ROS1
+#define FUZZ_TYPE "fuzz_pkg/Msg"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -17,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = (size_t)data[0] | (size_t)data[1] << 8;
 	if (n > size - 2)
 		return 0;
-	if (bag_msgdef_parse(&def, "fuzz_pkg/Msg", (const char *)data + 2, n) == BAG_OK) {
+	if (bag_msgdef_parse_as(&def, FUZZ_TYPE, (const char *)data + 2, n, FUZZ_ENCODING) == BAG_OK) {
 		const uint8_t *msg = data + 2 + n;
 		size_t len = size - 2 - n;
 		struct bag_text t = { 0 };

@@ -2,7 +2,8 @@
  * fuzz-open.c - a whole bag from bytes: written to a memory file, opened
  * (recovering when the index is unusable), every message read through a
  * view, and the integrity check run. Whatever the bytes, nothing may crash,
- * hang or leak.
+ * hang or leak. With FUZZ_PREFIX defined (fuzz-mcap.c), those bytes come
+ * first, so that every input reaches one format's reader.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -32,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0)
 		return 0;
+#ifdef FUZZ_PREFIX
+	if (write(fd, FUZZ_PREFIX, sizeof FUZZ_PREFIX - 1) != (ssize_t)sizeof FUZZ_PREFIX - 1)
+		goto done;
+#endif
 	if (write(fd, data, size) != (ssize_t)size)
 		goto done;
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);

@@ -131,9 +131,9 @@ def notes(binary, tmp):
         r = run(binary, ['info', '--json', bag(n)], usr)
         j = json.loads(r.out.decode()) if r.rc == 0 else {}
         rel = n in ('gen_v0', 'gen_v10', 'monster')
-        why = None if (j.get('format') == v and j.get('relative_times') == rel and
+        why = None if (j.get('bag_format') == v and j.get('format') == 'bag' and j.get('relative_times') == rel and
                        j.get('indexed') == (n != 'gen_v12_unindexed' and n != 'gen_v12_indexed_truncated')) \
-            else 'format/relative_times/indexed: %r' % {k: j.get(k) for k in ('format', 'relative_times', 'indexed')}
+            else 'format/relative_times/indexed: %r' % {k: j.get(k) for k in ('format', 'bag_format', 'relative_times', 'indexed')}
         result('info/json/%s' % n, died(r) or why)
     expect('info/relative times are offsets', run(binary, ['info', bag('monster')]),
            out=['start:       +4.49s (times are durations since the recording started)', 'end:         +4.49s'])

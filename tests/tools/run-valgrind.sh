@@ -33,7 +33,7 @@ for t in "$BUILDDIR"/tests/unit/test-*; do
 	case "$t" in *.o|*.c|*.h|*.log|*.trs) continue ;; esac
 	[ -x "$t" ] && vg "$t"
 done
-for t in header open msgdef decode expr media gen; do
+for t in header open msgdef decode expr media gen cdr mcap; do
 	[ -x "$BUILDDIR/tests/fuzz/replay-$t" ] && vg "$BUILDDIR/tests/fuzz/replay-$t"
 done
 B="$BUILDDIR/src/bagscope"
@@ -95,5 +95,14 @@ if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
 	nginx_stop
 fi
 rm -rf "$gen"
+
+# the browser over the images fixture: every picture, damaged frame and point cloud drawn
+runs=$((runs + 1))
+LIBTOOL="$LIBTOOL" BAGSCOPE="$B" sh "$SRCDIR/tests/tui/valgrind-images.sh" > /tmp/vg-images.$$ 2>&1
+case $? in
+0|77) ;;
+*) echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' /tmp/vg-images.$$ | head -n 60; fails=$((fails + 1)) ;;
+esac
+rm -f /tmp/vg-images.$$
 echo "valgrind: $runs runs, $fails failed"
 [ $fails -eq 0 ]

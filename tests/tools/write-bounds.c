@@ -23,7 +23,8 @@
  *                               named FILE, size_t, uint8_t, std/string, pkg/decode,
  *                               Name (whose constant X is also a field Name_X);
  *                               and topics whose root types are __linux__/T,
- *                               main/T, _IO_FILE, __FILE__, bag
+ *                               main/T, _IO_FILE, __FILE__, bag; and a topic, type,
+ *                               field and string constant of 5000 bytes each
  *   write-bounds bigarray OUT S /big: a type with a fixed uint8[S] array, one
  *                               message of S bytes (empty when S > 2^26)
  */
@@ -128,6 +129,15 @@ static int names_def(struct bag_text *d, FILE *list)
 	return d->failed ? BAG_ENOMEM : BAG_OK;
 }
 
+/* 5000 bytes of c (static, reused). */
+static const char *long_run(char c)
+{
+	static char s[5001];
+
+	memset(s, c, 5000);
+	return s;
+}
+
 static int write_names(bag_writer_t *w, const char *path)
 {
 	static const char *const roots[][2] = {
@@ -143,6 +153,17 @@ static int write_names(bag_writer_t *w, const char *path)
 		rc = put(w, "/fields", "names/Fields", d.p, msg, 1 << 20, T0);
 	for (size_t i = 0; rc == BAG_OK && i < sizeof roots / sizeof *roots; i++)
 		rc = put(w, roots[i][0], roots[i][1], "uint8 a\nuint8 _IO_FILE=1\nuint8 __FILE__=2\n", msg, 1, T0 + 1);
+	/* 5000-byte names: topic, type, field, a string constant's value (past ISO C's 4095-byte literals) */
+	if (rc == BAG_OK) {
+		struct bag_text topic = { 0 }, type = { 0 }, def = { 0 };
+		bag_text_printf(&topic, "/%.5000s", long_run('c'));
+		bag_text_printf(&type, "long/%.5000s", long_run('B'));
+		bag_text_printf(&def, "uint8 %.5000s\nstring V=%.5000s\n", long_run('a'), long_run('?'));
+		rc = topic.failed || type.failed || def.failed ? BAG_ENOMEM : put(w, topic.p, type.p, def.p, msg, 1, T0 + 2);
+		bag_text_free(&topic);
+		bag_text_free(&type);
+		bag_text_free(&def);
+	}
 	if (list != NULL)
 		fclose(list);
 	bag_text_free(&d);

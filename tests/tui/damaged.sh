@@ -24,7 +24,7 @@ wait_for "quits" "BROWSER-EXITED 0"
 
 start 100 30 "$D/broken/not_a_bag.bag" "$D/broken/crashed_none.bag"
 wait_for "one file that is not a bag is skipped, the other opens" "row 1/45"
-wait_for "and the status line says which and why" "skipped a file: no '#ROSBAG V' version line.*"
+wait_for "and the status line says which and why" "skipped not_a_bag\\.bag \\(L: the log\\): no '#ROSBAG V' version line"
 "$bin" info "$D/broken/crashed_none.bag" 2>"$tmp/err" >/dev/null
 want=$(sed -n 's/^bagscope: .*crashed_none\.bag: \(read without its index: .*\)$/\1/p' "$tmp/err")
 keys L

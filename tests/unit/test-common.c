@@ -2,7 +2,8 @@
  * test-common.c - what the CLI and the browser share (src/common): the
  * terminal escaping scheme of termtext.h, class by class, and the time
  * parser on times beyond signed 64-bit nanoseconds (clamped, never
- * overflowed: this file runs under UBSan in the sanitizer build).
+ * overflowed: this file runs under UBSan in the sanitizer build), and the
+ * selection options of the subcommands (select.h) on a fixture bag.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/select.h"
 #include "common/termtext.h"
 #include "common/timeparse.h"
 
@@ -136,10 +138,82 @@ static void test_far_times_clamp(void **state)
 	assert_true(j.row > 1000000000000ULL);
 }
 
+/* The rows a selection gives on basic_none.bag (/counter Int64 x7, /greeting String x7 ...). */
+static uint64_t selected_rows(struct select *s, bag_timeline_t *tl, int *rc, struct bag_error *err)
+{
+	struct bag_query q;
+	bag_view_t *v = NULL;
+	uint64_t n;
+
+	if ((*rc = select_query(s, tl, &q, err)) != BAG_OK)
+		return 0;
+	assert_int_equal(bag_view_open(&v, tl, &q), BAG_OK);
+	n = bag_view_count(v);
+	bag_view_free(v);
+	return n;
+}
+
+static void unmatched(void *arg, const char *what, const char *name)
+{
+	char *out = arg;
+	strcat(out, what);
+	strcat(out, " ");
+	strcat(out, name);
+	strcat(out, ";");
+}
+
+static void test_select(void **state)
+{
+	char *argv[] = { "cat", "--topic", "/counter", "--type", "std_msgs/String", "-t", "/nope",
+	                 "--start", "+2", "--end", "+4.5", "--filter", "data >", NULL };
+	int argc = 13, opt, rc;
+	static const struct option longopts[] = {
+		SELECT_OPT_TOPIC, SELECT_OPT_TYPE, SELECT_OPT_START, SELECT_OPT_END, SELECT_OPT_FILTER,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bag_error err;
+	struct select s;
+	bag_t *bag = NULL;
+	bag_timeline_t *tl = NULL;
+	char miss[256] = "";
+	(void)state;
+
+	assert_int_equal(select_init(&s, "cat", argc), BAG_OK);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "t:y:s:e:", longopts, NULL)) != -1)
+		assert_true(select_option(&s, opt, optarg));
+	assert_int_equal(s.ntopics, 2);
+	assert_int_equal(s.ntypes, 1);
+	assert_string_equal(s.start, "+2");
+	assert_string_equal(s.end, "+4.5");
+	/* the filter is parsed on its own, before any bag is opened */
+	assert_int_equal(select_filter(&s), BAG_EEXPR);
+	assert_int_equal(bag_expr_error(s.expr)->offset, 6);
+	assert_int_equal(bag_open(&bag, TEST_DATA_DIR "/fixtures/bags/basic_none.bag", NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+	/* topic and type: none is both /counter (or /nope) and a String */
+	assert_int_equal(selected_rows(&s, tl, &rc, &err), 0);
+	assert_int_equal(rc, BAG_OK);
+	/* their union (export): /counter and /greeting in [+2, +4.5]: times 2, 3, 4 of each */
+	s.any_name = true;
+	assert_int_equal(selected_rows(&s, tl, &rc, &err), 6);
+	select_unmatched(&s, tl, unmatched, miss);
+	assert_string_equal(miss, "topic /nope;");
+	/* a time that does not parse names the command and the argument */
+	s.end = "soon";
+	assert_int_equal(selected_rows(&s, tl, &rc, &err), 0);
+	assert_int_equal(rc, BAG_EINVAL);
+	assert_string_equal(err.message, "cat: a time is epoch seconds (1500000003.25) or an offset (+12.5), not 'soon'");
+	select_free(&s);
+	bag_timeline_free(tl);
+	bag_close(bag);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_scheme),
+		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_scratch),
 		cmocka_unit_test(test_json_controls),
 		cmocka_unit_test(test_far_times_clamp),

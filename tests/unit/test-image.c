@@ -431,6 +431,25 @@ static void test_compressed(void **state)
 	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EDECODE);
 	assert_non_null(strstr(err.message, "corrupt jpeg"));
 	free(msg.p);
+	/* tables only (SOI, the DQT and DHT segments, EOI): libturbojpeg reads the header without a size */
+	uint8_t tables[2048];
+	size_t tn = 0;
+	tables[tn++] = 0xFF;
+	tables[tn++] = 0xD8;
+	for (size_t at = 2; at + 4 < jlen && jpg[at + 1] != 0xDA;) {
+		size_t seg = (size_t)jpg[at + 2] << 8 | jpg[at + 3];
+		if ((jpg[at + 1] == 0xDB || jpg[at + 1] == 0xC4) && tn + seg + 4 < sizeof tables) {
+			memcpy(tables + tn, jpg + at, seg + 2);
+			tn += seg + 2;
+		}
+		at += seg + 2;
+	}
+	tables[tn++] = 0xFF;
+	tables[tn++] = 0xD9;
+	msg = cimage_msg("jpeg", tables, tn);
+	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EDECODE);
+	assert_non_null(strstr(err.message, "corrupt jpeg: no frame header"));
+	free(msg.p);
 	jpg[3] = 0x01;   /* the marker after SOI is no marker */
 	msg = cimage_msg("jpeg", jpg, jlen);
 	assert_int_equal(roundtrip(&cimage_conn, &msg, &img, &err), BAG_EDECODE);

@@ -3,6 +3,7 @@
  * tables, no state), and the helpers the modules share (util-int.h): the one
  * error setter, growing an array, reading a caller's option struct.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -77,6 +78,7 @@ static const char *const compression_names[] = {
 	[BAG_COMPRESSION_NONE] = "none",
 	[BAG_COMPRESSION_BZ2] = "bz2",
 	[BAG_COMPRESSION_LZ4] = "lz4",
+	[BAG_COMPRESSION_ZSTD] = "zstd",
 };
 
 BAG_API const char *bag_compression_name(enum bag_compression c)
@@ -131,4 +133,25 @@ int bag_opts_read(void *dst, size_t dst_size, const void *src)
 			return BAG_EINVAL;
 	memcpy(dst, src, size < dst_size ? size : dst_size);
 	return BAG_OK;
+}
+
+/* tf2's Matrix3x3::getRPY of the quaternion q (x y z w), not normalised first. */
+void bag_quat_rpy(const double q[4], double rpy[3])
+{
+	double d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], s = 2.0 / d;
+	double xs = q[0] * s, ys = q[1] * s, zs = q[2] * s;
+	double wx = q[3] * xs, wy = q[3] * ys, wz = q[3] * zs;
+	double xx = q[0] * xs, xy = q[0] * ys, xz = q[0] * zs;
+	double yy = q[1] * ys, yz = q[1] * zs, zz = q[2] * zs;
+	double m20 = xz - wy, m21 = yz + wx, m22 = 1.0 - (xx + yy), m10 = xy + wz, m00 = 1.0 - (yy + zz);
+
+	if (fabs(m20) >= 1) {
+		rpy[2] = 0;
+		rpy[1] = m20 < 0 ? M_PI / 2.0 : -M_PI / 2.0;
+		rpy[0] = atan2(m21, m22);
+		return;
+	}
+	rpy[1] = -asin(m20);
+	rpy[0] = atan2(m21 / cos(rpy[1]), m22 / cos(rpy[1]));
+	rpy[2] = atan2(m10 / cos(rpy[1]), m00 / cos(rpy[1]));
 }

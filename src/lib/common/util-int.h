@@ -63,4 +63,10 @@ static inline void bag_sort(void *base, size_t n, size_t size, int (*cmp)(const 
 		qsort(base, n, size, cmp);
 }
 
+/*
+ * Roll, pitch and yaw (rpy[0..2], radians) of the rotation quaternion q
+ * (x y z w), as tf2's Matrix3x3::getRPY gives them (q need not be unit).
+ */
+void bag_quat_rpy(const double q[4], double rpy[3]);
+
 #endif

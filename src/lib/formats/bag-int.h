@@ -39,6 +39,8 @@ struct chunk {
 	enum bag_compression compression;
 	uint32_t size;            /* uncompressed bytes */
 	uint32_t data_len;        /* compressed bytes */
+	uint64_t span_size;       /* a read_span format's uncompressed bytes as it counts
+	                             them (0: data_len), for bag_chunk_stat() */
 	uint64_t data_pos;        /* offset of the data */
 	uint8_t *buf;             /* decompressed data, or NULL if not cached */
 	size_t buf_cap;           /* bytes allocated at buf (>= size + 1) */
@@ -144,6 +146,13 @@ void bag_conns_sort(bag_t *bag);
 /* Parse a connection record (op 7) found at file offset off into *c. */
 int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
                          struct bag_connection *c);
+
+/*
+ * Build c (id, topic, and the header fields kv[0..n) in order, copied) in
+ * the one-allocation layout bag_parse_connection() makes, so that
+ * bag_conn_free() frees it. Returns 0 or BAG_ENOMEM.
+ */
+int bag_conn_build(struct bag_connection *c, uint32_t id, const char *topic, const struct bag_kv *kv, size_t n);
 
 /* Free what bag_parse_connection() allocated in c. */
 void bag_conn_free(struct bag_connection *c);

@@ -199,6 +199,13 @@ BAG_API const char *bag_format(const bag_t *bag)
 	return bag->format_name;
 }
 
+BAG_API void bag_file_info(const bag_t *bag, struct bag_file_info *out)
+{
+	*out = (struct bag_file_info){ "bag", "", "", NULL, 0 };
+	if (bag->fmt != NULL && bag->fmt->describe != NULL)
+		bag->fmt->describe(bag, out);
+}
+
 BAG_API bool bag_relative_times(const bag_t *bag)
 {
 	return bag->relative;

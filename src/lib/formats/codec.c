@@ -22,6 +22,9 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
 #ifdef HAVE_LZ4
 #include <lz4frame.h>
 #endif
@@ -43,7 +46,8 @@ struct sink {
 
 uint64_t bag_codec_size_cap(enum bag_compression comp, uint64_t data_len)
 {
-	uint64_t ratio = comp == BAG_COMPRESSION_LZ4 ? 256 : comp == BAG_COMPRESSION_BZ2 ? 2048 : 1;
+	uint64_t ratio = comp == BAG_COMPRESSION_LZ4 ? 256 : comp == BAG_COMPRESSION_BZ2 ? 2048 :
+	                 comp == BAG_COMPRESSION_ZSTD ? 4096 : 1;
 	uint64_t cap = data_len > UINT32_MAX ? UINT32_MAX : data_len * ratio;
 
 	if (cap < CODEC_MIN_CAP)
@@ -264,6 +268,44 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 }
 #endif
 
+#ifdef HAVE_ZSTD
+/* A zstd frame as far as it goes (a cut-off frame yields what was decoded). */
+static void inflate_zstd(const uint8_t *src, size_t src_len, struct sink *s)
+{
+	struct bag_inflated *out = s->out;
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, src_len, 0 };
+	size_t ret = 1;
+
+	if (dctx == NULL) {
+		s->rc = BAG_ENOMEM;
+		return;
+	}
+	for (;;) {
+		size_t room = sink_room(s, 1);
+		if (room == 0)
+			break;
+		ZSTD_outBuffer o = { out->buf + out->len, room, 0 };
+		ret = ZSTD_decompressStream(dctx, &o, &in);
+		out->len += o.pos;
+		if (ZSTD_isError(ret)) {
+			bag_error_say(&out->err, BAG_ECOMPRESS, "zstd data is corrupt (%s)", ZSTD_getErrorName(ret));
+			break;
+		}
+		if (ret == 0) {
+			out->ended = true;
+			break;
+		}
+		if (in.pos == in.size && o.pos < room) {
+			bag_error_say(&out->err, BAG_ECOMPRESS, "zstd frame is cut off");
+			break;
+		}
+	}
+	out->used = in.pos;
+	ZSTD_freeDCtx(dctx);
+}
+#endif
+
 int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_len,
                       size_t cap, size_t max_cap, bool grow, struct bag_inflated *out)
 {
@@ -295,6 +337,11 @@ int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_
 #ifdef HAVE_LZ4
 	case BAG_COMPRESSION_LZ4:
 		inflate_lz4(src, src_len, &s);
+		break;
+#endif
+#ifdef HAVE_ZSTD
+	case BAG_COMPRESSION_ZSTD:
+		inflate_zstd(src, src_len, &s);
 		break;
 #endif
 	default:

@@ -34,6 +34,16 @@ static const char *conn_field(const struct bag_connection *c, const char *name)
 	return "";
 }
 
+/* Point c's named members at its fields of those names. */
+static void conn_named_fields(struct bag_connection *c)
+{
+	c->type = conn_field(c, "type");
+	c->md5sum = conn_field(c, "md5sum");
+	c->definition = conn_field(c, "message_definition");
+	c->callerid = conn_field(c, "callerid");
+	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
+}
+
 /* Everything a connection owns is one block, starting with its fields array. */
 void bag_conn_free(struct bag_connection *c)
 {
@@ -94,11 +104,32 @@ int bag_parse_connection(bag_t *bag, const struct bag_record *rec, uint64_t off,
 		kv[c->nfields].value_len = f.value_len;
 		c->nfields++;
 	}
-	c->type = conn_field(c, "type");
-	c->md5sum = conn_field(c, "md5sum");
-	c->definition = conn_field(c, "message_definition");
-	c->callerid = conn_field(c, "callerid");
-	c->latching = strcmp(conn_field(c, "latching"), "1") == 0;
+	conn_named_fields(c);
+	return BAG_OK;
+}
+
+int bag_conn_build(struct bag_connection *c, uint32_t id, const char *topic, const struct bag_kv *kv, size_t n)
+{
+	size_t bytes = strlen(topic) + 1;
+	struct bag_kv *out;
+	char *at;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(kv[i].name) + kv[i].value_len + 2;
+	if ((out = malloc(n * sizeof *out + bytes)) == NULL)
+		return BAG_ENOMEM;
+	memset(c, 0, sizeof *c);
+	at = (char *)(out + n);
+	c->id = id;
+	c->fields = out;
+	c->topic = put_str(&at, topic, strlen(topic));
+	for (size_t i = 0; i < n; i++) {
+		out[i].name = put_str(&at, kv[i].name, strlen(kv[i].name));
+		out[i].value = put_str(&at, kv[i].value_len ? kv[i].value : "", kv[i].value_len);
+		out[i].value_len = kv[i].value_len;
+	}
+	c->nfields = n;
+	conn_named_fields(c);
 	return BAG_OK;
 }
 
@@ -108,6 +139,11 @@ BAG_API bool bag_conn_has_definition(const struct bag_connection *c)
 		if (strcmp(c->fields[i].name, "message_definition") == 0)
 			return true;
 	return false;
+}
+
+BAG_API int bag_conn_msgdef_parse(bag_msgdef_t **out, const struct bag_connection *c)
+{
+	return bag_msgdef_parse_as(out, c->type, c->definition, strlen(c->definition), c->encoding);
 }
 
 static int cmp_conn_id(const void *a, const void *b)

@@ -108,6 +108,15 @@ int old_finish(bag_t *bag, const struct bag_open_opts *o);
  */
 int old_span_read(bag_t *bag, size_t i, uint8_t **out);
 
+/*
+ * Write a 2.0 message record (op 2, conn, time; then len bytes of data:
+ * OLD_MSG_BYTES + 8 + len bytes in all) at *at and advance it.
+ */
+void old_put_msg(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, uint32_t len);
+
+/* Record the loss of file bytes [start, end) with the one-line what. Returns 0 or BAG_ENOMEM. */
+int old_add_loss(bag_t *bag, uint64_t start, uint64_t end, const char *what);
+
 /* Free an older bag's facts (a struct oldfmt); accepts NULL. */
 void old_free(void *state);
 

@@ -321,7 +321,7 @@ static int parse_rec(const struct oldfmt *f, const uint8_t *p, size_t avail, str
 }
 
 /* Note bytes [start, end) as lost, one line. */
-static int add_loss(bag_t *bag, uint64_t start, uint64_t end, const char *what)
+int old_add_loss(bag_t *bag, uint64_t start, uint64_t end, const char *what)
 {
 	struct bag_loss *l = realloc(bag->losses, (bag->nlosses + 1) * sizeof *l);
 
@@ -384,7 +384,7 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 		if (rc == BAG_ETRUNCATED || rc == BAG_ECORRUPT) {
 			/* a recovery's losses are its report; otherwise a warning says it */
 			if ((!bag->recovery.recovered && (rc = bag_warn(bag, pos, "%s", line)) != BAG_OK) ||
-			    (rc = add_loss(bag, pos, bag->file_size, line)) != BAG_OK)
+			    (rc = old_add_loss(bag, pos, bag->file_size, line)) != BAG_OK)
 				goto fail;
 			break;
 		}
@@ -597,7 +597,7 @@ static void put32(uint8_t *p, uint32_t v)
  * Append a translated message record at *at: header_len 38, the fields
  * op=2, conn and time, then data_len and the data (46 + len bytes).
  */
-static void put_msg(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, uint32_t len)
+void old_put_msg(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, uint32_t len)
 {
 	uint8_t *p = *at;
 
@@ -644,7 +644,7 @@ int old_span_read(bag_t *bag, size_t i, uint8_t **out)
 				if (pass == 0)
 					size += OLD_MSG_BYTES + 8 + (uint64_t)r.data_len;
 				else
-					put_msg(&at, (uint32_t)conn, r.time_ns, raw + off + r.size - r.data_len, r.data_len);
+					old_put_msg(&at, (uint32_t)conn, r.time_ns, raw + off + r.size - r.data_len, r.data_len);
 			}
 			off += r.size;
 		}

@@ -48,6 +48,16 @@ struct bag_reader {
 	int (*read_span)(bag_t *bag, size_t i, uint8_t **out);
 	/* Free bag->fmt_state (at the last close of a handle and its dups); NULL when there is none. */
 	void (*free)(void *state);
+	/*
+	 * The format's own record checks for bag_check() (a 2.0 bag's are in
+	 * check.c): found(ctx, offset, code, text) once per fault; *records
+	 * counts the records walked. Returns 0, BAG_ENOMEM, BAG_EIO or found's
+	 * non-zero. NULL when there are none.
+	 */
+	int (*verify)(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
+	              uint64_t *records);
+	/* Fill what bag_file_info() tells of the file; NULL for ROS 1 bags. */
+	void (*describe)(const bag_t *bag, struct bag_file_info *out);
 };
 
 /* The readers in the order bag_open() asks them, NULL-terminated (readers.c). */
@@ -56,5 +66,7 @@ extern const struct bag_reader *const bag_readers[];
 extern const struct bag_reader bag_reader_v20;  /* format-v20.c */
 extern const struct bag_reader bag_reader_v12;  /* format-v12.c */
 extern const struct bag_reader bag_reader_v1x;  /* format-v1x.c: 1.1, 1.0 and 0 */
+extern const struct bag_reader bag_reader_mcap; /* mcap-read.c: MCAP, ros1 and ros2 profiles */
+extern const struct bag_reader bag_reader_db3;  /* rosbag2.c: rosbag2 sqlite3 storage, refused */
 
 #endif

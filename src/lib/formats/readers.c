@@ -8,6 +8,8 @@
 #include "lib/formats/reader-int.h"
 
 const struct bag_reader *const bag_readers[] = {
+	&bag_reader_mcap,
+	&bag_reader_db3,
 	&bag_reader_v20,
 	&bag_reader_v12,
 	&bag_reader_v1x,

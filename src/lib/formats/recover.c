@@ -711,7 +711,8 @@ static int scan_chunk(struct scan *s, uint64_t pos, const struct bag_record *hea
 		return BAG_OK;
 	}
 	avail = bag->file_size - ch.data_pos;
-	if (bag_compression_parse((const char *)comp, comp_len, &ch.compression) != BAG_OK) {
+	if (bag_compression_parse((const char *)comp, comp_len, &ch.compression) != BAG_OK ||
+	    ch.compression == BAG_COMPRESSION_ZSTD) {   /* MCAP's, never a bag's */
 		*next = ch.data_len <= avail ? ch.data_pos + ch.data_len : bag->file_size;
 		return add_loss(s, pos, *next, pos, "chunk at byte %llu has unknown compression '%.*s'",
 		                (unsigned long long)pos, (int)(comp_len > 32 ? 32 : comp_len), (const char *)comp);

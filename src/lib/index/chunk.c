@@ -122,7 +122,8 @@ static int load_stat(bag_t *bag, size_t i)
 		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk header lacks compression or size");
 		goto fail;
 	}
-	if (bag_compression_parse((const char *)comp, comp_len, &ch->compression) != BAG_OK) {
+	if (bag_compression_parse((const char *)comp, comp_len, &ch->compression) != BAG_OK ||
+	    ch->compression == BAG_COMPRESSION_ZSTD) {   /* MCAP's, never a bag's */
 		rc = bag_fail(bag, BAG_EUNSUPP, ch->pos, "unknown chunk compression '%.*s'",
 		              (int)(comp_len > 32 ? 32 : comp_len), (const char *)comp);
 		goto fail;
@@ -198,7 +199,8 @@ BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info)
 		return rc;
 	info->compression = ch->compression;
 	/* an older bag's span: its bytes in the file, whatever its translation holds */
-	info->size = bag->fmt->read_span != NULL ? ch->data_len : ch->size;
+	info->size = bag->fmt->read_span == NULL ? ch->size :
+	             ch->span_size > 0 && ch->span_size <= UINT32_MAX ? (uint32_t)ch->span_size : ch->data_len;
 	info->compressed_size = ch->data_len;
 	return BAG_OK;
 }

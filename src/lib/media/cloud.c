@@ -76,6 +76,55 @@ BAG_API double bag_cloud_value(const struct bag_cloud *c, uint64_t i, size_t f, 
 	return read_value(c->data + at, fd->datatype, c->is_bigendian);
 }
 
+/* Field i's x/y/z role, whether it fits a point, and (the first few) its min, max and NaNs. */
+static void summarise_field(struct bag_cloud *c, size_t i)
+{
+	struct bag_cloud_field *f = &c->fields[i];
+	double lo = INFINITY, hi = -INFINITY;
+
+	f->readable = f->datatype >= 1 && f->datatype <= 8 &&
+	              (uint64_t)f->offset + (uint64_t)f->count * type_size[f->datatype] <= c->point_step;
+	f->min = f->max = NAN;
+	if (strcmp(f->name, "x") == 0 && c->x < 0)
+		c->x = (int)i;
+	if (strcmp(f->name, "y") == 0 && c->y < 0)
+		c->y = (int)i;
+	if (strcmp(f->name, "z") == 0 && c->z < 0)
+		c->z = (int)i;
+	if (!f->readable || i >= BAG_CLOUD_SUMMARY_FIELDS)
+		return;
+	f->summarised = true;
+	for (uint64_t p = 0; p < c->points; p++)
+		for (uint32_t k = 0; k < f->count; k++) {
+			double v = bag_cloud_value(c, p, i, k);
+			if (isnan(v)) {
+				f->nan++;
+				continue;
+			}
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+	if (lo <= hi) {
+		f->min = lo;
+		f->max = hi;
+	}
+}
+
+/* The sizes agree with each other and with the data: 0 or BAG_EDECODE (said). */
+static int check_geometry(const struct bag_cloud *c, struct bag_error *err)
+{
+	if (c->points > 0 && c->point_step == 0)
+		return bag_error_say(err, BAG_EDECODE, "point_step is 0 for %llu points", (unsigned long long)c->points);
+	if ((uint64_t)c->width * c->point_step > c->row_step && c->height > 0)
+		return bag_error_say(err, BAG_EDECODE, "row_step %u is less than width %u x point_step %u", c->row_step,
+		                     c->width, c->point_step);
+	if ((uint64_t)c->height * c->row_step > c->data_len)
+		return bag_error_say(err, BAG_EDECODE, "data holds %llu bytes, height %u x row_step %u needs %llu",
+		                     (unsigned long long)c->data_len, c->height, c->row_step,
+		                     (unsigned long long)c->height * c->row_step);
+	return BAG_OK;
+}
+
 BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const uint8_t *data, size_t len,
                              struct bag_error *err)
 {
@@ -119,50 +168,10 @@ BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const
 		rc = bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", len);
 		goto fail;
 	}
-	if (c->points > 0 && c->point_step == 0) {
-		rc = bag_error_say(err, BAG_EDECODE, "point_step is 0 for %llu points", (unsigned long long)c->points);
+	if ((rc = check_geometry(c, err)) != BAG_OK)
 		goto fail;
-	}
-	if ((uint64_t)c->width * c->point_step > c->row_step && c->height > 0) {
-		rc = bag_error_say(err, BAG_EDECODE, "row_step %u is less than width %u x point_step %u", c->row_step,
-		          c->width, c->point_step);
-		goto fail;
-	}
-	if ((uint64_t)c->height * c->row_step > data_len) {
-		rc = bag_error_say(err, BAG_EDECODE, "data holds %u bytes, height %u x row_step %u needs %llu", data_len,
-		          c->height, c->row_step, (unsigned long long)c->height * c->row_step);
-		goto fail;
-	}
-	for (size_t i = 0; i < c->nfields; i++) {
-		struct bag_cloud_field *f = &c->fields[i];
-		f->readable = f->datatype >= 1 && f->datatype <= 8 &&
-		              (uint64_t)f->offset + (uint64_t)f->count * type_size[f->datatype] <= c->point_step;
-		f->min = f->max = NAN;
-		if (strcmp(f->name, "x") == 0 && c->x < 0)
-			c->x = (int)i;
-		if (strcmp(f->name, "y") == 0 && c->y < 0)
-			c->y = (int)i;
-		if (strcmp(f->name, "z") == 0 && c->z < 0)
-			c->z = (int)i;
-		if (!f->readable || i >= BAG_CLOUD_SUMMARY_FIELDS)
-			continue;
-		f->summarised = true;
-		double lo = INFINITY, hi = -INFINITY;
-		for (uint64_t p = 0; p < c->points; p++)
-			for (uint32_t k = 0; k < f->count; k++) {
-				double v = bag_cloud_value(c, p, i, k);
-				if (isnan(v)) {
-					f->nan++;
-					continue;
-				}
-				lo = v < lo ? v : lo;
-				hi = v > hi ? v : hi;
-			}
-		if (lo <= hi) {
-			f->min = lo;
-			f->max = hi;
-		}
-	}
+	for (size_t i = 0; i < c->nfields; i++)
+		summarise_field(c, i);
 	return BAG_OK;
 fail:
 	bag_cloud_free(c);

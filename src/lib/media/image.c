@@ -262,12 +262,17 @@ static int decode_raw(struct bag_image *img, struct layout_rd *r, struct bag_err
 static int decode_jpeg(struct bag_image *img, const uint8_t *data, size_t len, struct bag_error *err)
 {
 	tjhandle tj = tjInitDecompress();
-	int w, h, sub, space, rc;
+	int w = 0, h = 0, sub, space, rc;
 
 	if (tj == NULL)
 		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	if (tjDecompressHeader3(tj, data, (unsigned long)len, &w, &h, &sub, &space) != 0) {
 		rc = bag_error_say(err, BAG_EDECODE, "corrupt jpeg: %s", tjGetErrorStr2(tj));
+		goto done;
+	}
+	/* a corrupt stream can pass the header read without a frame header (SOF): no size */
+	if (w <= 0 || h <= 0) {
+		rc = bag_error_say(err, BAG_EDECODE, "corrupt jpeg: no frame header (SOF) gives its size");
 		goto done;
 	}
 	img->width = (uint32_t)w;

@@ -253,7 +253,7 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 		if (s->is_tf ? !is_tf_conn(c) : strcmp(c->topic, s->topic) != 0)
 			continue;
 		if (r->defs[i] == NULL &&
-		    bag_msgdef_parse(&r->defs[i], c->type, c->definition, strlen(c->definition)) == BAG_ENOMEM)
+		    bag_conn_msgdef_parse(&r->defs[i], c) == BAG_ENOMEM)
 			goto fail;
 		if ((rc = bag_expr_compile(&s->progs[i], s->expr, c,
 		                           bag_msgdef_root(r->defs[i]) ? r->defs[i] : NULL)) != BAG_OK)
@@ -444,7 +444,7 @@ static int attach_tf(bag_reduce_t *r)
 	}
 	for (size_t k = 0; k < r->ns; k++)
 		if (r->s[k].is_tf)
-			bag_expr_set_tf(r->s[k].expr, r->tf);
+			bag_expr_set_tf(r->s[k].expr, bag_tf_expr_lookup, r->tf);
 	return BAG_OK;
 }
 

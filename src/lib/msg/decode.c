@@ -12,6 +12,15 @@
  * type charges all its elements' nodes at once, before any is visited, and
  * what lies inside it is then prepaid. Skipping it (no visitor) charges the
  * same, so every caller agrees on which messages decode.
+ *
+ * The same walk reads CDR (a definition parsed for BAG_ENCODING_CDR): after
+ * the 4-byte encapsulation header, which selects the byte order, each
+ * primitive and each length is aligned to its size relative to the byte
+ * after that header (origin); a string's length counts its NUL, which the
+ * visitor does not see; a type without fields takes one byte. Padding only
+ * adds bytes, so the minimum-size checks hold for CDR too; only arrays of
+ * primitives are skipped in one step (a message's padding depends on where
+ * it starts).
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +46,9 @@ struct walk {
 	uint64_t budget;          /* elements the message may still expand to */
 	uint64_t budget0;
 	bool prepaid;             /* inside a fixed field whose elements are charged */
+	bool cdr;                 /* CDR: aligned, NUL-terminated strings */
+	bool be;                  /* CDR big-endian */
+	size_t origin;            /* CDR: alignment is relative to this byte */
 	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
 	struct bag_error *err;    /* may be NULL */
@@ -69,14 +81,37 @@ static int walk_fail(struct walk *w, const char *fmt, ...)
 	                     w->depth ? " " : "", w->at, text);
 }
 
-static uint32_t le32(const uint8_t *p)
+static uint16_t rd16(const struct walk *w, const uint8_t *p)
 {
+	return w->be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t rd32(const struct walk *w, const uint8_t *p)
+{
+	if (w->be)
+		return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p)
+static uint64_t rd64(const struct walk *w, const uint8_t *p)
 {
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+	uint64_t lo = rd32(w, p), hi = rd32(w, p + 4);
+
+	return w->be ? lo << 32 | hi : hi << 32 | lo;
+}
+
+/* CDR: move w->at to the next multiple of size past the origin (no-op for ROS 1). */
+static int align(struct walk *w, size_t size)
+{
+	size_t pad;
+
+	if (!w->cdr || size < 2)
+		return BAG_OK;
+	pad = (size - (w->at - w->origin) % size) % size;
+	if (pad > w->len - w->at)
+		return walk_fail(w, "needs %zu bytes of padding, %zu remain", pad, w->len - w->at);
+	w->at += pad;
+	return BAG_OK;
 }
 
 static const uint8_t sizes[] = {
@@ -89,9 +124,14 @@ static const uint8_t sizes[] = {
 /* Read one primitive at w->at into *v. */
 static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 {
-	const uint8_t *p = w->data + w->at;
-	size_t left = w->len - w->at;
+	const uint8_t *p;
+	size_t left;
+	int rc;
 
+	if ((rc = align(w, sizes[prim] > 4 && prim >= BAG_PRIM_STRING ? 4 : sizes[prim])) != BAG_OK)
+		return rc;
+	p = w->data + w->at;
+	left = w->len - w->at;
 	if (left < sizes[prim])
 		return walk_fail(w, "needs %u bytes for a %s, %zu remain", sizes[prim], bag_prim_name(prim), left);
 	v->prim = prim;
@@ -99,40 +139,40 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 	case BAG_PRIM_BOOL: v->v.b = p[0] != 0; break;
 	case BAG_PRIM_INT8: v->v.i = (int8_t)p[0]; break;
 	case BAG_PRIM_UINT8: v->v.u = p[0]; break;
-	case BAG_PRIM_INT16: v->v.i = (int16_t)(p[0] | p[1] << 8); break;
-	case BAG_PRIM_UINT16: v->v.u = (uint16_t)(p[0] | p[1] << 8); break;
-	case BAG_PRIM_INT32: v->v.i = (int32_t)le32(p); break;
-	case BAG_PRIM_UINT32: v->v.u = le32(p); break;
-	case BAG_PRIM_INT64: v->v.i = (int64_t)le64(p); break;
-	case BAG_PRIM_UINT64: v->v.u = le64(p); break;
+	case BAG_PRIM_INT16: v->v.i = (int16_t)rd16(w, p); break;
+	case BAG_PRIM_UINT16: v->v.u = rd16(w, p); break;
+	case BAG_PRIM_INT32: v->v.i = (int32_t)rd32(w, p); break;
+	case BAG_PRIM_UINT32: v->v.u = rd32(w, p); break;
+	case BAG_PRIM_INT64: v->v.i = (int64_t)rd64(w, p); break;
+	case BAG_PRIM_UINT64: v->v.u = rd64(w, p); break;
 	case BAG_PRIM_FLOAT32: {
-		uint32_t u = le32(p);
+		uint32_t u = rd32(w, p);
 		float f;
 		memcpy(&f, &u, 4);
 		v->v.f = f;
 		break;
 	}
 	case BAG_PRIM_FLOAT64: {
-		uint64_t u = le64(p);
+		uint64_t u = rd64(w, p);
 		memcpy(&v->v.f, &u, 8);
 		break;
 	}
 	case BAG_PRIM_STRING: {
-		uint32_t n = le32(p);
+		uint32_t n = rd32(w, p);
 		if (n > left - 4)
 			return walk_fail(w, "string of %u bytes, %zu remain", n, left - 4);
 		v->v.s.p = (const char *)p + 4;
-		v->v.s.len = n;
+		v->v.s.len = n - (w->cdr && n > 0 && p[4 + n - 1] == '\0');
 		w->at += 4 + (size_t)n;
 		return BAG_OK;
 	}
 	case BAG_PRIM_TIME:
-		v->v.t.secs = le32(p);
-		v->v.t.nsecs = le32(p + 4);
+		v->v.t.secs = rd32(w, p);
+		v->v.t.nsecs = rd32(w, p + 4);
 		break;
 	case BAG_PRIM_DURATION:
-		v->v.t.secs = (int32_t)le32(p);
-		v->v.t.nsecs = (int32_t)le32(p + 4);
+		v->v.t.secs = (int32_t)rd32(w, p);
+		v->v.t.nsecs = (int32_t)rd32(w, p + 4);
 		break;
 	default:
 		return walk_fail(w, "not a primitive");
@@ -185,8 +225,14 @@ static int walk_elements(struct walk *w, const struct dec_op *op, uint32_t count
 
 	if (w->vis->begin_array)
 		w->vis->begin_array(w->ud, op->field, count);
-	if (w->elements && op->fixed && op->elem_min > 0 && !w->elements(w->ud, op->field, count))
+	if (w->elements && op->fixed && op->elem_min > 0 && (!w->cdr || op->prim < BAG_PRIM_STRING) &&
+	    !w->elements(w->ud, op->field, count)) {
+		if ((rc = align(w, op->elem_min)) != BAG_OK)
+			return rc;
+		if ((size_t)count * op->elem_min > w->len - w->at)
+			return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, w->len - w->at);
 		w->at += (size_t)count * op->elem_min;
+	}
 	else
 		for (uint32_t i = 0; i < count; i++)
 			if ((rc = walk_element(w, op, i)) != BAG_OK)
@@ -208,8 +254,13 @@ static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
 		return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, left);
 	if (pay && (rc = charge(w, count, op->nodes)) != BAG_OK)
 		return rc;
-	/* checking only: elements of a fixed size are skipped in one step */
-	if (w->quiet && op->fixed && (op->array != BAG_ARRAY_NONE || op->elem_min <= left)) {
+	/* checking only: elements of a fixed size are skipped in one step (CDR: primitives only) */
+	if (w->quiet && op->fixed && (op->array != BAG_ARRAY_NONE || op->elem_min <= left) &&
+	    (!w->cdr || (op->prim < BAG_PRIM_STRING && count > 0))) {
+		if ((rc = align(w, op->elem_min)) != BAG_OK)
+			return rc;
+		if ((size_t)count * op->elem_min > w->len - w->at)
+			return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, w->len - w->at);
 		w->at += (size_t)count * op->elem_min;
 		return BAG_OK;
 	}
@@ -226,9 +277,12 @@ static int walk_field(struct walk *w, const struct dec_op *op)
 	if (op->array == BAG_ARRAY_FIXED) {
 		count = op->fixed_len;
 	} else if (op->array == BAG_ARRAY_VARIABLE) {
+		int rc = align(w, 4);
+		if (rc != BAG_OK)
+			return rc;
 		if (w->len - w->at < 4)
 			return walk_fail(w, "needs 4 bytes for an array length, %zu remain", w->len - w->at);
-		count = le32(w->data + w->at);
+		count = rd32(w, w->data + w->at);
 		w->at += 4;
 	}
 	return walk_counted(w, op, count);
@@ -240,6 +294,13 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 
 	if (w->depth >= BAG_MSGDEF_MAX_DEPTH)
 		return walk_fail(w, "messages nested too deeply");
+	if (w->cdr && n == 0) {
+		/* rosidl's structure_needs_at_least_one_member */
+		if (w->at == w->len)
+			return walk_fail(w, "needs 1 byte for an empty message, 0 remain");
+		w->at++;
+		return BAG_OK;
+	}
 	w->depth++;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct dec_op *op = &w->ops[first + k];
@@ -253,6 +314,20 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 
 static const struct bag_visitor no_visitor;
 
+/* The CDR encapsulation header: plain CDR, big- or little-endian. */
+static int cdr_header(struct walk *w)
+{
+	w->cdr = true;
+	if (w->len < 4)
+		return walk_fail(w, "needs 4 bytes for the CDR header, %zu remain", w->len);
+	if (w->data[0] != 0 || w->data[1] > 1)
+		return walk_fail(w, "CDR representation 0x%02x%02x is not plain CDR (only XCDR1 is read)",
+		                 w->data[0], w->data[1]);
+	w->be = w->data[1] == 0;
+	w->at = w->origin = 4;
+	return BAG_OK;
+}
+
 /* The walk over a whole message, *used set to the bytes it took. */
 static int decode(struct walk *w, const bag_msgdef_t *def, size_t *used)
 {
@@ -265,11 +340,14 @@ static int decode(struct walk *w, const bag_msgdef_t *def, size_t *used)
 	w->quiet = !w->vis->begin_message && !w->vis->end_message && !w->vis->begin_array && !w->vis->end_array &&
 	           !w->vis->value;
 	bag_error_clear(w->err);
+	if (bag_msgdef_encoding(def) == BAG_ENCODING_CDR && (rc = cdr_header(w)) != BAG_OK)
+		goto out;
 	if (w->vis->begin_message)
 		w->vis->begin_message(w->ud, NULL, -1, bag_msgdef_root(def));
 	rc = walk_message(w, 0, nroot);
 	if (rc == BAG_OK && w->vis->end_message)
 		w->vis->end_message(w->ud, NULL, -1);
+out:
 	if (used != NULL)
 		*used = w->at;
 	return rc;

@@ -10,6 +10,12 @@
  * bare name -> the section's package), falling back to a section named
  * exactly so, then to any section with that short name. Recursive types are refused.
  *
+ * A ROS 2 definition (BAG_ENCODING_CDR) reads the same way with rosidl's
+ * differences: byte and char are uint8, time and duration are messages,
+ * `string<=N` and `T[<=N]` carry bounds, a field line may end in a default
+ * value, and `pkg/msg/Name` names the same type as `pkg/Name` (names are
+ * compared with their "/msg/" middle dropped).
+ *
  * All strings and arrays of one definition come from its arena and are
  * freed with it.
  */
@@ -45,6 +51,7 @@ struct bag_msgdef {
 	struct type_state *state;
 	struct dec_op *ops;
 	uint32_t nops;
+	enum bag_encoding enc;/* BAG_ENCODING_CDR: the text is ros2msg */
 	char *scratch;        /* comment lines being gathered while parsing */
 	size_t scratch_len, scratch_cap;
 	struct bag_error err;      /* the last failure (common.h) */
@@ -70,16 +77,18 @@ BAG_API const char *bag_prim_name(enum bag_prim prim)
 	return (unsigned)prim < sizeof prim_names / sizeof *prim_names ? prim_names[prim] : "message";
 }
 
-/* A primitive named name[0..len), with the byte/char aliases; -1 if none. */
-static int prim_lookup(const char *name, size_t len)
+/* A primitive named name[0..len) in def's dialect, with the byte/char aliases; -1 if none. */
+static int prim_lookup(const bag_msgdef_t *def, const char *name, size_t len)
 {
+	bool ros2 = def->enc == BAG_ENCODING_CDR;
+
 	if (len == 4 && memcmp(name, "byte", 4) == 0)
-		return BAG_PRIM_INT8;
+		return ros2 ? BAG_PRIM_UINT8 : BAG_PRIM_INT8;
 	if (len == 4 && memcmp(name, "char", 4) == 0)
 		return BAG_PRIM_UINT8;
 	for (size_t i = 0; i < sizeof prim_names / sizeof *prim_names; i++)
 		if (strlen(prim_names[i]) == len && memcmp(prim_names[i], name, len) == 0)
-			return (int)i;
+			return ros2 && (i == BAG_PRIM_TIME || i == BAG_PRIM_DURATION) ? -1 : (int)i;
 	return -1;
 }
 
@@ -89,7 +98,10 @@ static void *arena_alloc(bag_msgdef_t *def, size_t n)
 
 	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
 	if (b == NULL || b->cap - b->used < n) {
-		size_t cap = n > 8192 ? n : 8192;
+		/* blocks from 512 bytes, doubling to 64 KiB: a small definition takes
+		 * little (a bag of 100k connections holds 100k definitions) */
+		size_t cap = b == NULL ? 512 : b->cap < 65536 ? 2 * b->cap : 65536;
+		cap = n > cap ? n : cap;
 		b = malloc(sizeof *b + cap);
 		if (b == NULL)
 			return NULL;
@@ -193,6 +205,16 @@ static bool legal_name(const char *s, const char *e, bool slash)
 	return s < e;
 }
 
+/* The '=' that makes the cleaned line [b, e) a constant (past its TYPE, which may hold "<="), or NULL. */
+static const char *constant_eq(const char *b, const char *e)
+{
+	const char *p = b, *tb, *te;
+
+	if (!next_token(&p, e, &tb, &te))
+		return NULL;
+	return memchr(te, '=', (size_t)(e - te));
+}
+
 /* Scratch lists while a section is parsed. */
 struct section {
 	const char *name;
@@ -201,35 +223,60 @@ struct section {
 	unsigned line0;           /* line number of the section's first line */
 };
 
-/*
- * Parse a TYPE token: element name and array shape. The element name is
- * left unresolved in [eb, ee).
- */
-static int parse_type_token(bag_msgdef_t *def, unsigned line, const char *tb, const char *te,
-                            enum bag_array *array, uint32_t *fixed, const char **eb, const char **ee)
+/* The decimal [b, e) as a uint32 in *n; false if it is not one. */
+static bool parse_count(const char *b, const char *e, uint32_t *n)
 {
-	const char *br = memchr(tb, '[', (size_t)(te - tb));
+	uint64_t v = 0;
 
-	*array = BAG_ARRAY_NONE;
-	*fixed = 0;
-	*eb = tb;
-	*ee = br ? br : te;
+	for (const char *p = b; p < e; p++) {
+		if (!isdigit((unsigned char)*p) || v > UINT32_MAX / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*n = (uint32_t)v;
+	return b < e && v <= UINT32_MAX;
+}
+
+/* A parsed TYPE token. */
+struct type_token {
+	enum bag_array array;
+	uint32_t fixed;       /* N of T[N] */
+	uint32_t bound;       /* N of T[<=N] (ROS 2) */
+	uint32_t str_bound;   /* N of string<=N (ROS 2) */
+	const char *eb, *ee;  /* the element's name, unresolved */
+};
+
+/* Parse a TYPE token: element name, bounds (ROS 2 only) and array shape. */
+static int parse_type_token(bag_msgdef_t *def, unsigned line, const char *tb, const char *te,
+                            struct type_token *tt)
+{
+	const char *br = memchr(tb, '[', (size_t)(te - tb)), *lt;
+	bool ros2 = def->enc == BAG_ENCODING_CDR;
+
+	*tt = (struct type_token){ BAG_ARRAY_NONE, 0, 0, 0, tb, br ? br : te };
+	lt = memchr(tb, '<', (size_t)(tt->ee - tb));
+	if (lt != NULL) {
+		if (!ros2 || tt->ee - lt < 3 || lt[1] != '=' || !parse_count(lt + 2, tt->ee, &tt->str_bound))
+			return def_fail(def, "line %u: bad type '%.*s'", line, (int)(te - tb), tb);
+		tt->ee = lt;
+	}
 	if (br == NULL)
 		return BAG_OK;
 	if (te[-1] != ']')
 		return def_fail(def, "line %u: malformed array type '%.*s'", line, (int)(te - tb), tb);
 	if (te - br == 2) {
-		*array = BAG_ARRAY_VARIABLE;
+		tt->array = BAG_ARRAY_VARIABLE;
 		return BAG_OK;
 	}
-	uint64_t n = 0;
-	for (const char *p = br + 1; p < te - 1; p++) {
-		if (!isdigit((unsigned char)*p) || n > UINT32_MAX / 10)
-			return def_fail(def, "line %u: bad array size in '%.*s'", line, (int)(te - tb), tb);
-		n = n * 10 + (uint64_t)(*p - '0');
+	if (ros2 && te - br > 3 && br[1] == '<' && br[2] == '=') {
+		tt->array = BAG_ARRAY_VARIABLE;
+		if (!parse_count(br + 3, te - 1, &tt->bound))
+			return def_fail(def, "line %u: bad sequence bound in '%.*s'", line, (int)(te - tb), tb);
+		return BAG_OK;
 	}
-	*array = BAG_ARRAY_FIXED;
-	*fixed = (uint32_t)n;
+	if (!parse_count(br + 1, te - 1, &tt->fixed))
+		return def_fail(def, "line %u: bad array size in '%.*s'", line, (int)(te - tb), tb);
+	tt->array = BAG_ARRAY_FIXED;
 	return BAG_OK;
 }
 
@@ -271,6 +318,107 @@ static const char *scratch_take(bag_msgdef_t *def, size_t from)
 	return s;
 }
 
+/* One member line of a section, split: its type token and the element type in it. */
+struct mline {
+	unsigned line;
+	const char *b, *e;         /* the line without its comment and blanks */
+	const char *nl;            /* its end */
+	const char *hash;          /* its '#', or NULL */
+	const char *p;             /* where the next token starts */
+	const char *tb, *te;       /* the type token ("float64[3]") */
+	const char *eb, *ee;       /* its element type ("float64") */
+	enum bag_array array;
+	uint32_t fixed;
+	uint32_t bound, str_bound;  /* ROS 2: T[<=N], string<=N */
+};
+
+/* "TYPE NAME=VALUE" into c; a string's value is the rest of the line, '#' and all. */
+static int parse_const(bag_msgdef_t *def, const struct mline *m, const char *eq, size_t head,
+                       struct bag_msgdef_const *c)
+{
+	int prim = prim_lookup(def, m->eb, (size_t)(m->ee - m->eb));
+	const char *nb = m->te, *ne = eq, *vb, *ve;
+
+	if (prim < 0 || prim == BAG_PRIM_TIME || prim == BAG_PRIM_DURATION || m->array != BAG_ARRAY_NONE)
+		return def_fail(def, "line %u: '%.*s' is not a constant type", m->line, (int)(m->te - m->tb), m->tb);
+	while (nb < eq && isspace((unsigned char)*nb))
+		nb++;
+	while (ne > nb && isspace((unsigned char)ne[-1]))
+		ne--;
+	if (prim == BAG_PRIM_STRING) {
+		vb = (const char *)memchr(m->te, '=', (size_t)(m->nl - m->te)) + 1;
+		ve = m->nl;
+	} else {
+		vb = eq + 1;
+		ve = m->e;
+	}
+	while (vb < ve && isspace((unsigned char)*vb))
+		vb++;
+	while (ve > vb && isspace((unsigned char)ve[-1]))
+		ve--;
+	if (nb == ne)
+		return def_fail(def, "line %u: constant without a name", m->line);
+	c->name = arena_strndup(def, nb, (size_t)(ne - nb));
+	c->type_name = arena_strndup(def, m->eb, (size_t)(m->ee - m->eb));
+	c->prim = (enum bag_prim)prim;
+	c->value = arena_strndup(def, vb, (size_t)(ve - vb));
+	if (prim != BAG_PRIM_STRING && m->hash != NULL && !scratch_comment(def, m->hash, m->nl))
+		return BAG_ENOMEM;
+	c->comment = scratch_take(def, head);
+	if (c->name == NULL || c->value == NULL || c->type_name == NULL || c->comment == NULL)
+		return BAG_ENOMEM;
+	return BAG_OK;
+}
+
+/* "TYPE NAME" into f. */
+static int parse_field(bag_msgdef_t *def, struct mline *m, size_t head, struct bag_msgdef_field *f)
+{
+	const char *nb, *ne, *db = NULL, *de = NULL;
+
+	/* ROS 2 allows a default value after the name */
+	if (!next_token(&m->p, m->e, &nb, &ne) || (next_token(&m->p, m->e, &db, &de) && def->enc != BAG_ENCODING_CDR))
+		return def_fail(def, "line %u: expected 'TYPE NAME'", m->line);
+	if (def->enc == BAG_ENCODING_CDR && m->ee - m->eb == 7 && memcmp(m->eb, "wstring", 7) == 0)
+		return def_fail(def, "line %u: wstring fields are not supported", m->line);
+	if (!legal_name(nb, ne, false))
+		return def_fail(def, "line %u: '%.*s' is not a legal field name (a letter, then letters, digits, '_')",
+		                m->line, (int)(ne - nb), nb);
+	if (!legal_name(m->eb, m->ee, true))
+		return def_fail(def, "line %u: '%.*s' is not a legal field type", m->line, (int)(m->ee - m->eb), m->eb);
+	f->name = arena_strndup(def, nb, (size_t)(ne - nb));
+	f->type_name = arena_strndup(def, m->eb, (size_t)(m->ee - m->eb));
+	f->array = m->array;
+	f->fixed_len = m->fixed;
+	f->bound = m->bound;
+	f->string_bound = m->str_bound;
+	f->default_value = db ? arena_strndup(def, db, (size_t)(m->e - db)) : "";
+	if (m->hash != NULL && !scratch_comment(def, m->hash, m->nl))
+		return BAG_ENOMEM;
+	f->comment = scratch_take(def, head);
+	if (f->name == NULL || f->type_name == NULL || f->comment == NULL || f->default_value == NULL)
+		return BAG_ENOMEM;
+	return BAG_OK;
+}
+
+/* Room for sec's fields and constants (counted first, so the arrays are allocated once), and t's name. */
+static int alloc_members(bag_msgdef_t *def, const struct section *sec, struct bag_msgdef_type *t)
+{
+	size_t nfields = 0, nconsts = 0;
+
+	for (const char *s = sec->text; s < sec->end;) {
+		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e;
+		nl = nl ? nl : sec->end;
+		clean_line(s, nl, &b, &e);
+		if (b < e)
+			constant_eq(b, e) ? nconsts++ : nfields++;
+		s = nl + 1;
+	}
+	t->fields = arena_alloc(def, (nfields + 1) * sizeof *t->fields);
+	t->consts = arena_alloc(def, (nconsts + 1) * sizeof *t->consts);
+	t->name = arena_strndup(def, sec->name, sec->name_len);
+	return t->fields == NULL || t->consts == NULL || t->name == NULL ? BAG_ENOMEM : BAG_OK;
+}
+
 /*
  * Parse one section into type t (names stay unresolved in type_name). The
  * comment lines gathered since the last member go to the next member with
@@ -279,109 +427,69 @@ static const char *scratch_take(bag_msgdef_t *def, size_t from)
  */
 static int parse_section(bag_msgdef_t *def, const struct section *sec, struct bag_msgdef_type *t)
 {
-	size_t nfields = 0, nconsts = 0, head = 0;
+	size_t head = 0;
 	unsigned line = sec->line0;
-	struct bag_msgdef_field *fields;
-	struct bag_msgdef_const *consts;
+	int rc;
 
-	/* count first, so the arrays are allocated once */
-	for (const char *s = sec->text; s < sec->end;) {
-		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e;
-		nl = nl ? nl : sec->end;
-		clean_line(s, nl, &b, &e);
-		if (b < e)
-			memchr(b, '=', (size_t)(e - b)) ? nconsts++ : nfields++;
-		s = nl + 1;
-	}
-	fields = arena_alloc(def, (nfields + 1) * sizeof *fields);
-	consts = arena_alloc(def, (nconsts + 1) * sizeof *consts);
-	t->name = arena_strndup(def, sec->name, sec->name_len);
-	if (fields == NULL || consts == NULL || t->name == NULL)
-		return BAG_ENOMEM;
-	t->fields = fields;
-	t->consts = consts;
+	if ((rc = alloc_members(def, sec, t)) != BAG_OK)
+		return rc;
 	def->scratch_len = 0;
 	for (const char *s = sec->text; s < sec->end; line++) {
-		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *b, *e, *tb, *te, *nb, *ne, *eb, *ee;
-		const char *hash;
-		enum bag_array array;
-		uint32_t fixed;
-		int rc;
+		struct mline m = { .line = line };
+		const char *nl = memchr(s, '\n', (size_t)(sec->end - s)), *eq;
 
-		nl = nl ? nl : sec->end;
-		clean_line(s, nl, &b, &e);
-		hash = memchr(s, '#', (size_t)(nl - s));
+		m.nl = nl = nl ? nl : sec->end;
+		clean_line(s, nl, &m.b, &m.e);
+		m.hash = memchr(s, '#', (size_t)(nl - s));
 		s = nl + 1;
-		if (b == e) {
-			if (hash != NULL && !scratch_comment(def, hash, nl))
+		if (m.b == m.e) {
+			if (m.hash != NULL && !scratch_comment(def, m.hash, nl))
 				return BAG_ENOMEM;
-			if (hash == NULL && t->nfields + t->nconsts == 0)
+			if (m.hash == NULL && t->nfields + t->nconsts == 0)
 				head = def->scratch_len;
 			continue;
 		}
-		const char *p = b;
-		next_token(&p, e, &tb, &te);
-		if ((rc = parse_type_token(def, line, tb, te, &array, &fixed, &eb, &ee)) != BAG_OK)
+		m.p = m.b;
+		next_token(&m.p, m.e, &m.tb, &m.te);
+		struct type_token tt;
+		if ((rc = parse_type_token(def, line, m.tb, m.te, &tt)) != BAG_OK)
 			return rc;
-		const char *eq = memchr(b, '=', (size_t)(e - b));
-		if (eq != NULL) {
-			struct bag_msgdef_const *c = &consts[t->nconsts++];
-			int prim = prim_lookup(eb, (size_t)(ee - eb));
-			const char *vb, *ve;
-			if (prim < 0 || prim == BAG_PRIM_TIME || prim == BAG_PRIM_DURATION || array != BAG_ARRAY_NONE)
-				return def_fail(def, "line %u: '%.*s' is not a constant type", line, (int)(te - tb), tb);
-			nb = te;
-			while (nb < eq && isspace((unsigned char)*nb))
-				nb++;
-			ne = eq;
-			while (ne > nb && isspace((unsigned char)ne[-1]))
-				ne--;
-			if (prim == BAG_PRIM_STRING) {
-				/* the value is the rest of the original line, '#' and all */
-				const char *oeq = memchr(tb, '=', (size_t)(nl - tb));
-				vb = oeq + 1;
-				ve = nl;
-			} else {
-				vb = eq + 1;
-				ve = e;
-			}
-			while (vb < ve && isspace((unsigned char)*vb))
-				vb++;
-			while (ve > vb && isspace((unsigned char)ve[-1]))
-				ve--;
-			if (nb == ne)
-				return def_fail(def, "line %u: constant without a name", line);
-			c->name = arena_strndup(def, nb, (size_t)(ne - nb));
-			c->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
-			c->prim = (enum bag_prim)prim;
-			c->value = arena_strndup(def, vb, (size_t)(ve - vb));
-			if (prim != BAG_PRIM_STRING && hash != NULL && !scratch_comment(def, hash, nl))
-				return BAG_ENOMEM;
-			c->comment = scratch_take(def, head);
-			if (c->name == NULL || c->value == NULL || c->type_name == NULL || c->comment == NULL)
-				return BAG_ENOMEM;
-			continue;
-		}
-		struct bag_msgdef_field *f = &fields[t->nfields++];
-		if (!next_token(&p, e, &nb, &ne) || next_token(&p, e, &tb, &te))
-			return def_fail(def, "line %u: expected 'TYPE NAME'", line);
-		if (!legal_name(nb, ne, false))
-			return def_fail(def, "line %u: '%.*s' is not a legal field name (a letter, then letters, digits, '_')",
-			                line, (int)(ne - nb), nb);
-		if (!legal_name(eb, ee, true))
-			return def_fail(def, "line %u: '%.*s' is not a legal field type", line, (int)(ee - eb), eb);
-		f->name = arena_strndup(def, nb, (size_t)(ne - nb));
-		f->type_name = arena_strndup(def, eb, (size_t)(ee - eb));
-		f->array = array;
-		f->fixed_len = fixed;
-		if (hash != NULL && !scratch_comment(def, hash, nl))
-			return BAG_ENOMEM;
-		f->comment = scratch_take(def, head);
-		if (f->name == NULL || f->type_name == NULL || f->comment == NULL)
-			return BAG_ENOMEM;
+		m.array = tt.array;
+		m.fixed = tt.fixed;
+		m.bound = tt.bound;
+		m.str_bound = tt.str_bound;
+		m.eb = tt.eb;
+		m.ee = tt.ee;
+		if ((eq = constant_eq(m.b, m.e)) != NULL)
+			rc = parse_const(def, &m, eq, head, (struct bag_msgdef_const *)&t->consts[t->nconsts++]);
+		else
+			rc = parse_field(def, &m, head, (struct bag_msgdef_field *)&t->fields[t->nfields++]);
+		if (rc != BAG_OK)
+			return rc;
 	}
 	t->comment = scratch_take(def, 0);
 	return t->comment != NULL ? BAG_OK : BAG_ENOMEM;
+}
+
+/* name[0..len) as "pkg/" [0, *head) and "Name" [*tail, len), skipping the "msg/" of "pkg/msg/Name". */
+static void drop_msg(const char *name, size_t len, size_t *head, size_t *tail)
+{
+	const char *slash = memchr(name, '/', len);
+
+	*head = *tail = slash ? (size_t)(slash - name) + 1 : 0;
+	if (slash != NULL && len - *head > 4 && memcmp(slash, "/msg/", 5) == 0)
+		*tail += 4;
+}
+
+/* Whether a and b name one type, "pkg/msg/Name" being "pkg/Name". */
+static bool same_type(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t ah, at, bh, bt;
+
+	drop_msg(a, alen, &ah, &at);
+	drop_msg(b, blen, &bh, &bt);
+	return ah == bh && memcmp(a, b, ah) == 0 && alen - at == blen - bt &&
+	       memcmp(a + at, b + bt, alen - at) == 0;
 }
 
 /*
@@ -394,12 +502,16 @@ struct type_index {
 	size_t mask;
 };
 
+/* A hash of name[0..len) as same_type() compares it ("pkg/msg/Name" as "pkg/Name"). */
 static uint64_t name_hash(const char *s, size_t len)
 {
 	uint64_t h = 1469598103934665603u;
+	size_t head, tail;
 
+	drop_msg(s, len, &head, &tail);
 	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+		if (i < head || i >= tail)
+			h = (h ^ (uint8_t)s[i]) * 1099511628211u;
 	return h;
 }
 
@@ -412,7 +524,7 @@ static const char *short_name(const char *name)
 
 static bool name_is(const char *s, const char *name, size_t len)
 {
-	return strncmp(s, name, len) == 0 && s[len] == '\0';
+	return same_type(s, strlen(s), name, len);
 }
 
 /* The slot of name[0..len) in table (by full or short name), or the empty one where it would go. */
@@ -492,7 +604,7 @@ static int resolve(bag_msgdef_t *def)
 
 		for (size_t k = 0; k < t->nfields; k++) {
 			struct bag_msgdef_field *f = (struct bag_msgdef_field *)&t->fields[k];
-			int prim = prim_lookup(f->type_name, strlen(f->type_name));
+			int prim = prim_lookup(def, f->type_name, strlen(f->type_name));
 			struct bag_msgdef_type *m;
 
 			if (prim >= 0) {
@@ -648,6 +760,12 @@ static int compile(bag_msgdef_t *def)
 
 BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *text, size_t len)
 {
+	return bag_msgdef_parse_as(out, type, text, len, BAG_ENCODING_ROS1);
+}
+
+BAG_API int bag_msgdef_parse_as(bag_msgdef_t **out, const char *type, const char *text, size_t len,
+                                enum bag_encoding enc)
+{
 	bag_msgdef_t *def;
 	struct section *secs = NULL;
 	size_t nsecs = 0, cap = 8;
@@ -658,6 +776,7 @@ BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *t
 	*out = def = calloc(1, sizeof *def);
 	if (def == NULL)
 		return BAG_ENOMEM;
+	def->enc = enc;
 	secs = malloc(cap * sizeof *secs);
 	if (secs == NULL)
 		goto fail;
@@ -762,6 +881,11 @@ BAG_API size_t bag_msgdef_type_count(const bag_msgdef_t *def)
 BAG_API const struct bag_msgdef_type *bag_msgdef_type_at(const bag_msgdef_t *def, size_t i)
 {
 	return def != NULL && i < def->ntypes ? &def->types[i] : NULL;
+}
+
+BAG_API enum bag_encoding bag_msgdef_encoding(const bag_msgdef_t *def)
+{
+	return def != NULL ? def->enc : BAG_ENCODING_ROS1;
 }
 
 const struct dec_op *msgdef_ops(const bag_msgdef_t *def, uint32_t *nroot)

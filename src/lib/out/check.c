@@ -130,6 +130,12 @@ static const char *strip_at(const bag_t *bag, const char *msg, uint64_t off)
 }
 
 /* Pass 1: what bag_open() had to do. */
+/* A finding of a format reader's own checks (struct bag_reader's verify). */
+static int reader_finding(void *ctx, uint64_t off, int code, const char *text)
+{
+	return finding(ctx, off, code, "%s", text);
+}
+
 static int check_open(struct checker *c)
 {
 	bag_t *bag = c->bag;
@@ -159,6 +165,39 @@ static bool chunk_known(const bag_t *bag, uint64_t pos)
 			hi = mid;
 	}
 	return lo < bag->nchunks && bag->chunks[lo].pos == pos;
+}
+
+/*
+ * What is wrong with the record at pos (its header hdr[0..hlen), after a
+ * record of op prev), in why ("" when it belongs), and at which byte. Sets
+ * *op; returns bag_header_next()'s last result (< 0: the header overruns).
+ */
+static int record_fault(bag_t *bag, const uint8_t *hdr, uint32_t hlen, uint64_t pos, uint8_t prev, uint8_t *op,
+                        char *why, size_t len, uint64_t *why_at)
+{
+	uint32_t fpos = 0;
+	struct bag_field f;
+	int frc;
+
+	why[0] = '\0';
+	*why_at = pos;
+	while ((frc = bag_header_next(hdr, hlen, &fpos, &f)) == 1)
+		;
+	if (frc < 0) {
+		snprintf(why, len, "header field overruns its record header");
+		*why_at = pos + 4 + fpos;
+	} else if (bag_header_u8(hdr, hlen, "op", op) != BAG_OK) {
+		snprintf(why, len, "record has no op field");
+	} else if (*op == BAG_OP_CHUNK && !chunk_known(bag, pos)) {
+		snprintf(why, len, "chunk record that the index does not list");
+	} else if (*op == BAG_OP_INDEX_DATA && prev != BAG_OP_CHUNK && prev != BAG_OP_INDEX_DATA) {
+		snprintf(why, len, "index data record that follows no chunk");
+	} else if (*op < BAG_OP_MSG_DATA || *op > BAG_OP_CONNECTION || *op == BAG_OP_FILE_HEADER) {
+		snprintf(why, len, "record with op %u does not belong in a bag 2.0 file", *op);
+	} else if (*op == BAG_OP_MSG_DATA) {
+		snprintf(why, len, "message record outside any chunk");
+	}
+	return frc;
 }
 
 /* Pass 2: walk the file's top-level records. */
@@ -200,27 +239,9 @@ static int check_records(struct checker *c)
 			rc = finding(c, pos, BAG_ETRUNCATED, "record data of %u bytes runs past the end of the file", dlen);
 			break;
 		}
-		uint32_t fpos = 0;
-		struct bag_field f;
-		char why[128] = "";
-		uint64_t why_at = pos;
-		int frc;
-		while ((frc = bag_header_next(hdr, hlen, &fpos, &f)) == 1)
-			;
-		if (frc < 0) {
-			snprintf(why, sizeof why, "header field overruns its record header");
-			why_at = pos + 4 + fpos;
-		} else if (bag_header_u8(hdr, hlen, "op", &op) != BAG_OK) {
-			snprintf(why, sizeof why, "record has no op field");
-		} else if (op == BAG_OP_CHUNK && !chunk_known(bag, pos)) {
-			snprintf(why, sizeof why, "chunk record that the index does not list");
-		} else if (op == BAG_OP_INDEX_DATA && prev != BAG_OP_CHUNK && prev != BAG_OP_INDEX_DATA) {
-			snprintf(why, sizeof why, "index data record that follows no chunk");
-		} else if (op < BAG_OP_MSG_DATA || op > BAG_OP_CONNECTION || op == BAG_OP_FILE_HEADER) {
-			snprintf(why, sizeof why, "record with op %u does not belong in a bag 2.0 file", op);
-		} else if (op == BAG_OP_MSG_DATA) {
-			snprintf(why, sizeof why, "message record outside any chunk");
-		}
+		char why[128];
+		uint64_t why_at;
+		int frc = record_fault(bag, hdr, hlen, pos, prev, &op, why, sizeof why, &why_at);
 		/* one fault, one line: the records after a bad one are usually more of it */
 		if (why[0] != '\0' && bad++ == 0)
 			rc = finding(c, why_at, BAG_ECORRUPT, "%s", why);
@@ -462,7 +483,7 @@ static int check_defs(struct checker *c, bag_msgdef_t **defs, bag_msgdef_t **par
 			prc[i] = BAG_EDEFINITION;
 			continue;
 		}
-		prc[i] = bag_msgdef_parse(&parsed[i], conn->type, conn->definition, strlen(conn->definition));
+		prc[i] = bag_conn_msgdef_parse(&parsed[i], conn);
 		if (prc[i] == BAG_ENOMEM) {
 			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 			goto fail;
@@ -668,6 +689,9 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 		goto fail;
 	/* pass 2 is of 2.0's record layout; an older bag's reader walked its records at open */
 	if (!quick && bag->fmt->read_span == NULL && (rc = check_records(&c)) != BAG_OK)
+		goto fail;
+	if (!quick && bag->fmt->verify != NULL &&
+	    (rc = bag->fmt->verify(bag, reader_finding, &c, &c.st.records)) != BAG_OK)
 		goto fail;
 	if ((rc = check_chunks(&c, quick)) != BAG_OK)
 		goto fail;

@@ -34,6 +34,9 @@
 #ifdef HAVE_LZ4
 #include <lz4frame.h>
 #endif
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #include "lib/out/compress-int.h"
 #include "lib/common/util-int.h"
@@ -96,6 +99,25 @@ int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct c
 		out->len = n;
 #else
 		rc = bag_error_say(err, BAG_EUNSUPP, "lz4 is not supported by this build");
+		goto fail;
+#endif
+	} else if (c == BAG_COMPRESSION_ZSTD) {
+#ifdef HAVE_ZSTD
+		size_t bound = ZSTD_compressBound(len), n;
+
+		if (cbuf_reserve(out, bound) != 0) {
+			rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
+			goto fail;
+		}
+		/* level 3, zstd's default and what the mcap CLI writes */
+		n = ZSTD_compress(out->p, bound, in, len, 3);
+		if (ZSTD_isError(n)) {
+			rc = bag_error_say(err, BAG_ECOMPRESS, "zstd compression failed: %s", ZSTD_getErrorName(n));
+			goto fail;
+		}
+		out->len = n;
+#else
+		rc = bag_error_say(err, BAG_EUNSUPP, "zstd is not supported by this build");
 		goto fail;
 #endif
 	} else if (cbuf_reserve(out, len) == 0) {

@@ -45,6 +45,7 @@ struct export {
 	struct sink sink;
 	bag_timeline_t *tl;
 	uint32_t *ids;            /* per timeline connection: handle + 1, 0 = none yet */
+	enum bag_encoding encoding; /* the connections' (one kind per output) */
 };
 
 /* A latched message kept from before the view's start. */
@@ -140,14 +141,17 @@ static int check_target(bag_timeline_t *tl, const char *out, bool force, struct 
 static int choose_compression(bag_timeline_t *tl, const struct bag_export_opts *o, enum bag_compression *c,
                               struct bag_error *err)
 {
-	uint64_t n[3] = { 0 };
+	uint64_t n[4] = { 0 };
 
 	if (o->compression != NULL) {
 		if (bag_compression_parse(o->compression, strlen(o->compression), c) != BAG_OK) {
-			return bag_error_say(err, BAG_EINVAL, "unknown compression '%s' (none, bz2 or lz4)", o->compression);
+			return bag_error_say(err, BAG_EINVAL, "unknown compression '%s' (none, bz2, lz4 or zstd)", o->compression);
 		}
 		if (o->format == BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_BZ2) {
-			return bag_error_say(err, BAG_EINVAL, "MCAP chunks are lz4 or uncompressed: bz2 is not an MCAP compression");
+			return bag_error_say(err, BAG_EINVAL, "MCAP chunks are zstd, lz4 or uncompressed: bz2 is not an MCAP compression");
+		}
+		if (o->format != BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_ZSTD) {
+			return bag_error_say(err, BAG_EINVAL, "bag chunks are bz2, lz4 or uncompressed: zstd is not a bag compression");
 		}
 		return BAG_OK;
 	}
@@ -155,15 +159,17 @@ static int choose_compression(bag_timeline_t *tl, const struct bag_export_opts *
 		bag_t *bag = bag_timeline_bag(tl, b);
 		for (size_t i = 0; i < bag_chunk_count(bag); i++) {
 			struct bag_chunk_info ci;
-			if (bag_chunk_stat(bag, i, &ci) == BAG_OK && (unsigned)ci.compression < 3)
+			if (bag_chunk_stat(bag, i, &ci) == BAG_OK && (unsigned)ci.compression < 4)
 				n[ci.compression]++;
 		}
 	}
 	*c = BAG_COMPRESSION_NONE;
-	for (int k = 1; k < 3; k++)
+	for (int k = 1; k < 4; k++)
 		if (n[k] > n[*c])
 			*c = (enum bag_compression)k;
 	if (o->format == BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_BZ2)
+		*c = BAG_COMPRESSION_LZ4;
+	if (o->format != BAG_EXPORT_MCAP && *c == BAG_COMPRESSION_ZSTD)
 		*c = BAG_COMPRESSION_LZ4;
 #ifndef HAVE_LZ4
 	if (*c == BAG_COMPRESSION_LZ4 && o->format == BAG_EXPORT_MCAP)
@@ -281,6 +287,30 @@ static unsigned scan_threads(const struct bag_export_opts *o, enum bag_compressi
 	return c == BAG_COMPRESSION_NONE ? n : (n + 1) / 2;
 }
 
+/*
+ * The encoding of the timeline's connections: ROS 2 (CDR) ones go only to
+ * MCAP's ros2 profile, and one output holds one kind.
+ */
+static int source_encoding(bag_timeline_t *tl, const struct bag_export_opts *o, enum bag_encoding *enc,
+                           struct bag_error *err)
+{
+	bool ros1 = false, cdr = false;
+
+	for (size_t i = 0; i < bag_timeline_conn_count(tl); i++) {
+		const struct bag_connection *c = bag_timeline_conn(tl, i, NULL);
+		ros1 |= c->encoding == BAG_ENCODING_ROS1;
+		cdr |= c->encoding == BAG_ENCODING_CDR;
+	}
+	*enc = cdr ? BAG_ENCODING_CDR : BAG_ENCODING_ROS1;
+	if (cdr && o->format != BAG_EXPORT_MCAP)
+		return bag_error_say(err, BAG_EINVAL, "ROS 2 (CDR) messages cannot go into a ROS 1 bag: the type systems "
+		                     "differ (export them with --format mcap)");
+	if (cdr && ros1)
+		return bag_error_say(err, BAG_EINVAL, "ROS 1 and ROS 2 (CDR) messages cannot share one MCAP file: its "
+		                     "profile is one or the other");
+	return BAG_OK;
+}
+
 static int sink_open(struct export *e, const char *out, enum bag_compression c)
 {
 	const struct bag_export_opts *o = e->o;
@@ -288,6 +318,7 @@ static int sink_open(struct export *e, const char *out, enum bag_compression c)
 	e->sink.format = o->format;
 	if (o->format == BAG_EXPORT_MCAP) {
 		struct bag_mcap_opts mo = BAG_MCAP_OPTS_INIT;
+		mo.encoding = e->encoding;
 		mo.compression = c;
 		mo.chunk_size = o->chunk_size;
 		mo.threads = o->threads;
@@ -302,15 +333,49 @@ static int sink_open(struct export *e, const char *out, enum bag_compression c)
 	return bag_writer_open(&e->sink.bag, out, &wo);
 }
 
+/* Every row of view through the filter into the sink; the counts into e->res. */
+static int export_rows(struct export *e, bag_view_t *view)
+{
+	const struct bag_export_opts *o = e->o;
+	struct bag_scan_opts so = { .size = sizeof so };
+	struct bag_scan_stats st = { 0 };
+	int rc;
+
+	so.threads = scan_threads(o, e->res->compression);
+	so.filter = o->filter;
+	so.keep_data = true;
+	so.emit = emit;
+	so.arg = e;
+	so.progress = o->progress;
+	so.progress_arg = o->progress_arg;
+	rc = bag_scan(view, &so, &st);
+	e->res->filtered = st.filtered;
+	e->res->lost += st.failed + st.lost;
+	return rc;
+}
+
+/* Close the sink (the file goes in place) and note what it holds. */
+static int sink_finish(struct export *e, const char *out)
+{
+	bool mcap = e->o->format == BAG_EXPORT_MCAP;
+	struct stat sb;
+	int rc = mcap ? bag_mcap_writer_close(e->sink.mcap) : bag_writer_close(e->sink.bag);
+
+	if (rc != BAG_OK)
+		return rc;
+	e->res->connections = mcap ? bag_mcap_writer_channel_count(e->sink.mcap) : bag_writer_conn_count(e->sink.bag);
+	e->res->chunks = mcap ? bag_mcap_writer_chunk_count(e->sink.mcap) : bag_writer_chunk_count(e->sink.bag);
+	if (stat(out, &sb) == 0)
+		e->res->bytes = (uint64_t)sb.st_size;
+	return BAG_OK;
+}
+
 BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_export_opts *opts,
                        struct bag_export_result *res, struct bag_error *err)
 {
 	struct bag_export_opts o;
 	struct bag_export_result r = { 0 };
 	struct export e = { .o = &o, .res = &r };
-	struct bag_scan_opts so = { .size = sizeof so };
-	struct bag_scan_stats st = { 0 };
-	struct stat sb;
 	int rc;
 
 	bag_error_clear(err);
@@ -327,7 +392,8 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 		r.input_losses += rep.nlosses;
 	}
 	if ((rc = check_target(e.tl, out, o.force, err)) != BAG_OK ||
-	    (rc = choose_compression(e.tl, &o, &r.compression, err)) != BAG_OK)
+	    (rc = choose_compression(e.tl, &o, &r.compression, err)) != BAG_OK ||
+	    (rc = source_encoding(e.tl, &o, &e.encoding, err)) != BAG_OK)
 		goto done;
 	if ((e.ids = calloc(bag_timeline_conn_count(e.tl) + 1, sizeof *e.ids)) == NULL) {
 		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
@@ -337,16 +403,7 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 		goto sink_failed;
 	if (o.keep_latched && (rc = write_latched(&e, view)) != BAG_OK)
 		goto sink_failed;
-	so.threads = scan_threads(&o, r.compression);
-	so.filter = o.filter;
-	so.keep_data = true;
-	so.emit = emit;
-	so.arg = &e;
-	so.progress = o.progress;
-	so.progress_arg = o.progress_arg;
-	rc = bag_scan(view, &so, &st);
-	r.filtered = st.filtered;
-	r.lost += st.failed + st.lost;
+	rc = export_rows(&e, view);
 	if (rc == BAG_EEXPR) {
 		bag_error_copy(err, bag_expr_error(o.filter));
 		goto done;
@@ -364,16 +421,8 @@ BAG_API int bag_export(bag_view_t *view, const char *out, const struct bag_expor
 			bag_error_copy(err, bag_view_error(view));
 		goto done;
 	}
-	rc = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_close(e.sink.mcap) : bag_writer_close(e.sink.bag);
-	if (rc != BAG_OK)
-		goto sink_failed;
-	r.connections = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_channel_count(e.sink.mcap)
-	                                            : bag_writer_conn_count(e.sink.bag);
-	r.chunks = o.format == BAG_EXPORT_MCAP ? bag_mcap_writer_chunk_count(e.sink.mcap)
-	                                       : bag_writer_chunk_count(e.sink.bag);
-	if (stat(out, &sb) == 0)
-		r.bytes = (uint64_t)sb.st_size;
-	goto done;
+	if ((rc = sink_finish(&e, out)) == BAG_OK)
+		goto done;
 sink_failed:
 	bag_error_copy(err, sink_error(&e.sink));
 done:

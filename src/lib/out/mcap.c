@@ -41,7 +41,7 @@
 #endif
 
 #include <bagscope/mcap.h>
-#include "lib/out/compress-int.h"
+#include "lib/out/chunker-int.h"
 #include "lib/out/outfile-int.h"
 #include "lib/common/util-int.h"
 
@@ -67,11 +67,6 @@ struct schema {
 	bool written;             /* its record is in the data section */
 };
 
-struct entry {
-	uint64_t time_ns;
-	uint64_t offset;          /* of its Message record in the chunk */
-};
-
 struct channel {
 	char *topic;
 	uint32_t schema;          /* index in schemas */
@@ -81,9 +76,7 @@ struct channel {
 	bool written;
 	uint32_t seq;             /* messages so far: the next one's sequence */
 	uint64_t count;
-	struct entry *entries;    /* in the open chunk */
-	size_t nentries, cap;
-	bool unsorted;
+	struct chunk_stream st;   /* its messages in the open chunk */
 };
 
 /* A written chunk, for its Chunk Index. */
@@ -106,21 +99,15 @@ struct mi_offset {
 struct bag_mcap_writer {
 	char *path;
 	struct outfile out;
+	enum bag_encoding encoding;       /* the profile: ros1 or ros2 (cdr) */
 	enum bag_compression compression;
-	uint32_t chunk_size;
 	bool no_replace;
 	struct schema *schemas;
 	size_t nschemas, schemas_cap;
 	struct channel *channels;
 	size_t nchannels, channels_cap;
-	uint32_t *touched;        /* channels with entries in the open chunk */
-	size_t ntouched, touched_cap;
-	struct cbuf chunk;        /* the open chunk's records */
+	struct chunker ck;        /* the open chunk (streams: channel handles), its jobs */
 	struct cbuf rec;          /* a record being built */
-	uint64_t chunk_start, chunk_end;
-	bool chunk_has_msgs;
-	struct cpool *pool;
-	uint64_t chunks_cut;
 	struct chunk_index *chunks;
 	size_t nchunks, chunks_cap;
 	struct mi_offset *mi;
@@ -165,10 +152,7 @@ static int rec_start(struct cbuf *b, uint8_t op, size_t len)
 
 static int out_write(bag_mcap_writer_t *w, const void *p, size_t n)
 {
-	struct bag_error err;
-	int rc = outfile_write(&w->out, p, n, &err);
-
-	return rc == BAG_OK ? rc : m_error(w, rc, "%s", err.message);
+	return outfile_write(&w->out, p, n, &w->err);
 }
 
 /* FNV-1a over n bytes, continuing h. */
@@ -181,8 +165,8 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
 	return h;
 }
 
-/* The Schema record of schema k (id k + 1) into b. */
-static int put_schema(struct cbuf *b, const struct schema *s, size_t k)
+/* The Schema record of schema k (id k + 1) into b; ros2msg for the ros2 profile. */
+static int put_schema(struct cbuf *b, const struct schema *s, size_t k, bool ros2)
 {
 	size_t name = strlen(s->name);
 
@@ -190,66 +174,41 @@ static int put_schema(struct cbuf *b, const struct schema *s, size_t k)
 		return -1;
 	cbuf_put16(b, (uint16_t)(k + 1));
 	put_str(b, s->name, name);
-	put_str(b, "ros1msg", 7);
+	put_str(b, ros2 ? "ros2msg" : "ros1msg", 7);
 	put_str(b, s->data, s->len);
 	return 0;
 }
 
-/* The Channel record of channel k (id k + 1) into b. */
-static int put_channel(struct cbuf *b, const struct channel *c, size_t k)
+/* The Channel record of channel k (id k + 1) into b; cdr messages for the ros2 profile. */
+static int put_channel(struct cbuf *b, const struct channel *c, size_t k, bool ros2)
 {
 	size_t topic = strlen(c->topic);
 
-	if (rec_start(b, OP_CHANNEL, 2 + 2 + 4 + topic + 4 + 4 + c->meta_len) != 0)
+	if (rec_start(b, OP_CHANNEL, 2 + 2 + 4 + topic + 4 + (ros2 ? 3 : 4) + c->meta_len) != 0)
 		return -1;
 	cbuf_put16(b, (uint16_t)(k + 1));
 	cbuf_put16(b, (uint16_t)(c->schema + 1));
 	put_str(b, c->topic, topic);
-	put_str(b, "ros1", 4);
+	put_str(b, ros2 ? "cdr" : "ros1", ros2 ? 3 : 4);
 	cbuf_put(b, c->meta, c->meta_len);
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	return (x->offset > y->offset) - (x->offset < y->offset);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Write a finished job: the Chunk record, then its Message Index records. */
-static int write_job(bag_mcap_writer_t *w, struct cjob *j)
+static int write_job(void *arg, struct cjob *j)
 {
-	const char *comp = j->compression == BAG_COMPRESSION_LZ4 ? "lz4" : "";
+	bag_mcap_writer_t *w = arg;
+	const char *comp = j->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(j->compression);
 	size_t clen = strlen(comp);
 	uint64_t pos = w->out.pos, mi_pos;
 	struct chunk_index *ci;
-	int rc = BAG_OK;
+	int rc;
 
-	if (w->failed) {
-		rc = w->failed;
-		goto fail;
-	}
-	if (j->rc != BAG_OK) {
-		rc = m_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err.message);
-		goto fail;
-	}
 	w->rec.len = 0;
 	if (bag_grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
 	    bag_grow((void **)&w->mi, &w->mi_cap, w->nmi + j->nconns, sizeof *w->mi) != 0 ||
-	    rec_start(&w->rec, OP_CHUNK, 8 + 8 + 8 + 4 + 4 + clen + 8 + j->data_len) != 0) {
-		rc = m_error(w, BAG_ENOMEM, "out of memory for chunk %zu", w->nchunks);
-		goto fail;
-	}
+	    rec_start(&w->rec, OP_CHUNK, 8 + 8 + 8 + 4 + 4 + clen + 8 + j->data_len) != 0)
+		return m_error(w, BAG_ENOMEM, "out of memory for chunk %zu", w->nchunks);
 	cbuf_put64(&w->rec, (uint64_t)j->start_ns);
 	cbuf_put64(&w->rec, (uint64_t)j->end_ns);
 	cbuf_put64(&w->rec, j->in.len);
@@ -257,102 +216,48 @@ static int write_job(bag_mcap_writer_t *w, struct cjob *j)
 	put_str(&w->rec, comp, clen);
 	cbuf_put64(&w->rec, j->data_len);
 	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK || (rc = out_write(w, j->data, j->data_len)) != BAG_OK)
-		goto fail;
+		return rc;
 	mi_pos = w->out.pos;
 	if ((rc = out_write(w, j->index.p, j->index.len)) != BAG_OK)
-		goto fail;
+		return rc;
 	ci = &w->chunks[w->nchunks++];
 	*ci = (struct chunk_index){ (uint64_t)j->start_ns, (uint64_t)j->end_ns, pos, mi_pos - pos, j->data_len,
 	                            j->in.len, w->nmi, j->nconns, j->index.len, j->compression };
 	for (size_t k = 0; k < j->nconns; k++)
 		w->mi[w->nmi++] = (struct mi_offset){ (uint16_t)j->conns[k].id, mi_pos + j->conns[k].off };
-fail:
-	if (rc != BAG_OK)
-		w->failed = rc;
-	return rc;
-}
-
-/* Write what the pool has finished, in order; wait for all of it if all. */
-static int drain(bag_mcap_writer_t *w, bool all)
-{
-	struct cjob *j;
-	int rc = BAG_OK;
-
-	while ((j = cpool_next(w->pool, all)) != NULL) {
-		int r = write_job(w, j);
-		if (rc == BAG_OK)
-			rc = r;
-		cpool_recycle(w->pool, j);
-	}
-	return rc;
-}
-
-/* Channel k's Message Index record for the open chunk, into job j. */
-static int job_index(bag_mcap_writer_t *w, struct cjob *j, uint32_t k)
-{
-	struct channel *c = &w->channels[k];
-	uint64_t off = j->index.len;
-
-	if (c->unsorted)
-		bag_sort(c->entries, c->nentries, sizeof *c->entries, cmp_entry);
-	if (rec_start(&j->index, OP_MESSAGE_INDEX, 2 + 4 + 16 * c->nentries) != 0 ||
-	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
-		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", c->nentries);
-	cbuf_put16(&j->index, (uint16_t)(k + 1));
-	cbuf_put32(&j->index, (uint32_t)(16 * c->nentries));
-	for (size_t i = 0; i < c->nentries; i++) {
-		cbuf_put64(&j->index, c->entries[i].time_ns);
-		cbuf_put64(&j->index, c->entries[i].offset);
-	}
-	j->conns[j->nconns++] = (struct cjob_conn){ k + 1, (uint32_t)c->nentries, off };
-	c->nentries = 0;
-	c->unsorted = false;
 	return BAG_OK;
 }
 
-/* Cut the open chunk into a job for the pool; write what is finished. */
-static int flush_chunk(bag_mcap_writer_t *w)
+/* Channel k's Message Index record for the open chunk, into job j. */
+static int job_index(void *arg, struct cjob *j, uint32_t k, const struct chunk_stream *s)
 {
-	struct cjob *j;
-	struct cbuf swap;
-	int rc = BAG_OK;
+	bag_mcap_writer_t *w = arg;
+	uint64_t off = j->index.len;
 
-	if (!w->chunk_has_msgs)
-		goto fail;
-	if ((j = cpool_job(w->pool)) == NULL) {
-		rc = m_error(w, BAG_ENOMEM, "out of memory for chunk %llu", (unsigned long long)w->chunks_cut);
-		goto fail;
+	if (rec_start(&j->index, OP_MESSAGE_INDEX, 2 + 4 + 16 * s->n) != 0 ||
+	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
+		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", s->n);
+	cbuf_put16(&j->index, (uint16_t)(k + 1));
+	cbuf_put32(&j->index, (uint32_t)(16 * s->n));
+	for (size_t i = 0; i < s->n; i++) {
+		cbuf_put64(&j->index, (uint64_t)s->entries[i].time_ns);
+		cbuf_put64(&j->index, s->entries[i].offset);
 	}
-	bag_sort(w->touched, w->ntouched, sizeof *w->touched, cmp_u32);
-	for (size_t k = 0; k < w->ntouched; k++)
-		if ((rc = job_index(w, j, w->touched[k])) != BAG_OK) {
-			cpool_recycle(w->pool, j);
-			goto fail;
-		}
-	w->ntouched = 0;
-	swap = j->in;
-	j->in = w->chunk;
-	w->chunk = swap;
-	w->chunk.len = 0;
-	j->compression = w->compression;
-	j->want_crc = true;
-	j->start_ns = (int64_t)w->chunk_start;
-	j->end_ns = (int64_t)w->chunk_end;
-	j->seq = w->chunks_cut++;
-	w->chunk_has_msgs = false;
-	cpool_submit(w->pool, j);
-	rc = drain(w, false);
-fail:
-	if (rc != BAG_OK)
-		w->failed = rc;
-	return rc;
+	j->conns[j->nconns++] = (struct cjob_conn){ k + 1, (uint32_t)s->n, off };
+	return BAG_OK;
 }
+
+static struct chunk_stream *channel_stream(void *arg, uint32_t k)
+{
+	return &((bag_mcap_writer_t *)arg)->channels[k].st;
+}
+
+static const struct chunker_ops mcap_chunker = { channel_stream, job_index, write_job };
 
 BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, const struct bag_mcap_opts *opts)
 {
 	struct bag_mcap_opts o;
 	bag_mcap_writer_t *w;
-	struct bag_error err;
 	char library[64];
 	int rc = BAG_OK;
 
@@ -375,11 +280,14 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		             "(%zu), and leave unknown fields zero", opts->size, sizeof o);
 		goto fail;
 	}
-	w->compression = o.compression;
-	w->chunk_size = o.chunk_size ? o.chunk_size : DEFAULT_CHUNK;
+	w->compression = w->ck.compression = o.compression;
+	w->encoding = o.encoding;
+	w->ck.threshold = o.chunk_size ? o.chunk_size : DEFAULT_CHUNK;
+	w->ck.want_crc = true;
 	w->no_replace = o.no_replace;
-	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4) {
-		rc = m_error(w, BAG_EINVAL, "MCAP chunks are lz4 or uncompressed, not %s",
+	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4 &&
+	    w->compression != BAG_COMPRESSION_ZSTD) {
+		rc = m_error(w, BAG_EINVAL, "MCAP chunks are zstd, lz4 or uncompressed, not %s",
 		             w->compression == BAG_COMPRESSION_BZ2 ? "bz2" : "an unknown compression");
 		goto fail;
 	}
@@ -390,14 +298,10 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 	}
 #endif
 	/* the records' CRC is computed on the pool, so it runs with none too */
-	if (cpool_new(&w->pool, o.threads, 0) != BAG_OK) {
-		rc = m_error(w, BAG_ENOMEM, "out of memory");
+	if ((rc = chunker_init(&w->ck, &mcap_chunker, w, &w->err, &w->failed, w->path, o.threads)) != BAG_OK)
 		goto fail;
-	}
-	if ((rc = outfile_create(&w->out, w->path, &err)) != BAG_OK) {
-		m_error(w, rc, "%s", err.message);
+	if ((rc = outfile_create(&w->out, w->path, &w->err)) != BAG_OK)
 		goto fail;
-	}
 	w->out.crc_on = true;
 	snprintf(library, sizeof library, "bagscope %s", bag_version_string());
 	w->rec.len = 0;
@@ -405,7 +309,7 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		rc = m_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
-	put_str(&w->rec, "ros1", 4);
+	put_str(&w->rec, w->encoding == BAG_ENCODING_CDR ? "ros2" : "ros1", 4);
 	put_str(&w->rec, library, strlen(library));
 	if ((rc = out_write(w, MAGIC, MAGIC_LEN)) != BAG_OK || (rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
 		goto fail;
@@ -458,75 +362,68 @@ static int meta_put(struct cbuf *b, const char *key, const void *value, size_t l
 	return 0;
 }
 
-BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, const struct bag_kv *fields,
-                                     size_t nfields, uint32_t *conn)
+/*
+ * The metadata map of a connection header into w->rec (length prefix
+ * included), type and message_definition taken out; the first of
+ * duplicate names wins, topic is left out. Returns 0, BAG_EINVAL (said) or
+ * BAG_ENOMEM (not said).
+ */
+static int channel_meta(bag_mcap_writer_t *w, const char *topic, const struct bag_kv *fields, size_t nfields,
+                        const char **type, const char **def, size_t *def_len)
 {
-	const char *type = "", *def = "";
-	size_t def_len = 0;
-	struct channel c = { 0 };
-	uint32_t schema = 0;
-	int rc;
-
-	assert(w != NULL && conn != NULL);
-	if (w->failed || w->closed) {
-		rc = w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is closed");
-		goto out;
-	}
-	if (topic == NULL || (fields == NULL && nfields > 0)) {
-		rc = m_error(w, BAG_EINVAL, "a connection needs a topic and its header fields");
-		goto out;
-	}
 	w->rec.len = 0;
 	if (cbuf_reserve(&w->rec, 4) != 0)
-		goto nomem;
+		return BAG_ENOMEM;
 	w->rec.len = 4;
 	for (size_t i = 0; i < nfields; i++) {
 		const struct bag_kv *f = &fields[i];
 		bool dup = false;
-		if (f->name == NULL || (f->value == NULL && f->value_len > 0)) {
-			rc = m_error(w, BAG_EINVAL, "connection %s: header field %zu has no name or no value", topic, i);
-			goto out;
-		}
+		if (f->name == NULL || (f->value == NULL && f->value_len > 0))
+			return m_error(w, BAG_EINVAL, "connection %s: header field %zu has no name or no value", topic, i);
 		for (size_t k = 0; k < i && !dup; k++)
 			dup = strcmp(fields[k].name, f->name) == 0;
 		if (dup || strcmp(f->name, "topic") == 0)
 			continue;
 		if (strcmp(f->name, "type") == 0) {
-			type = f->value;
+			*type = f->value;
 		} else if (strcmp(f->name, "message_definition") == 0) {
-			def = f->value;
-			def_len = f->value_len;
+			*def = f->value;
+			*def_len = f->value_len;
 		} else if (strcmp(f->name, "latching") == 0 && (strcmp(f->value, "1") == 0 || strcmp(f->value, "0") == 0)) {
 			const char *b = f->value[0] == '1' ? "true" : "false";
 			if (meta_put(&w->rec, "latching", b, strlen(b)) != 0)
-				goto nomem;
+				return BAG_ENOMEM;
+		} else if (w->encoding == BAG_ENCODING_CDR && strcmp(f->name, "md5sum") == 0) {
+			continue;
 		} else if (meta_put(&w->rec, f->name, f->value, f->value_len) != 0) {
-			goto nomem;
+			return BAG_ENOMEM;
 		}
 	}
-	if (w->rec.len - 4 > UINT32_MAX / 2) {
-		rc = m_error(w, BAG_EINVAL, "connection %s: header too large", topic);
-		goto out;
-	}
+	if (w->rec.len - 4 > UINT32_MAX / 2)
+		return m_error(w, BAG_EINVAL, "connection %s: header too large", topic);
 	w->rec.p[0] = (uint8_t)(w->rec.len - 4);
 	w->rec.p[1] = (uint8_t)((w->rec.len - 4) >> 8);
 	w->rec.p[2] = (uint8_t)((w->rec.len - 4) >> 16);
 	w->rec.p[3] = (uint8_t)((w->rec.len - 4) >> 24);
-	if ((rc = find_schema(w, type, def, def_len, &schema)) != BAG_OK)
-		goto out;
+	return BAG_OK;
+}
+
+/* The channel of topic, schema and the metadata in w->rec: found, or added. BAG_ENOMEM not said. */
+static int find_channel(bag_mcap_writer_t *w, const char *topic, uint32_t schema, uint32_t *conn)
+{
+	struct channel c = { 0 };
+
 	c.hash = fnv(fnv(fnv(2166136261u, topic, strlen(topic) + 1), &schema, sizeof schema), w->rec.p, w->rec.len);
 	for (size_t i = 0; i < w->nchannels; i++) {
 		const struct channel *t = &w->channels[i];
 		if (t->hash == c.hash && t->schema == schema && t->meta_len == w->rec.len &&
 		    memcmp(t->meta, w->rec.p, w->rec.len) == 0 && strcmp(t->topic, topic) == 0) {
 			*conn = (uint32_t)i;
-			goto out;
+			return BAG_OK;
 		}
 	}
-	if (w->nchannels >= MAX_IDS) {
-		rc = m_error(w, BAG_EINVAL, "more than %d channels", MAX_IDS);
-		goto out;
-	}
+	if (w->nchannels >= MAX_IDS)
+		return m_error(w, BAG_EINVAL, "more than %d channels", MAX_IDS);
 	c.topic = strdup(topic);
 	c.schema = schema;
 	c.meta = malloc(w->rec.len);
@@ -535,16 +432,32 @@ BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, co
 	    bag_grow((void **)&w->channels, &w->channels_cap, w->nchannels + 1, sizeof *w->channels) != 0) {
 		free(c.topic);
 		free(c.meta);
-		goto nomem;
+		return BAG_ENOMEM;
 	}
 	memcpy(c.meta, w->rec.p, w->rec.len);
 	*conn = (uint32_t)w->nchannels;
 	w->channels[w->nchannels++] = c;
-	rc = BAG_OK;
-	goto out;
-nomem:
-	rc = w->failed = m_error(w, BAG_ENOMEM, "out of memory");
-out:
+	return BAG_OK;
+}
+
+BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, const struct bag_kv *fields,
+                                     size_t nfields, uint32_t *conn)
+{
+	const char *type = "", *def = "";
+	size_t def_len = 0;
+	uint32_t schema = 0;
+	int rc;
+
+	assert(w != NULL && conn != NULL);
+	if (w->failed || w->closed)
+		return w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is closed");
+	if (topic == NULL || (fields == NULL && nfields > 0))
+		return m_error(w, BAG_EINVAL, "a connection needs a topic and its header fields");
+	if ((rc = channel_meta(w, topic, fields, nfields, &type, &def, &def_len)) == BAG_OK &&
+	    (rc = find_schema(w, type, def, def_len, &schema)) == BAG_OK)
+		rc = find_channel(w, topic, schema, conn);
+	if (rc == BAG_ENOMEM)
+		rc = w->failed = m_error(w, BAG_ENOMEM, "out of memory");
 	return rc;
 }
 
@@ -572,41 +485,29 @@ BAG_API int bag_mcap_writer_write(bag_mcap_writer_t *w, uint32_t conn, int64_t t
 		goto out;
 	}
 	need = MSG_OVERHEAD + len;
-	if (bag_grow((void **)&c->entries, &c->cap, c->nentries + 1, sizeof *c->entries) != 0 ||
-	    bag_grow((void **)&w->touched, &w->touched_cap, w->ntouched + 1, sizeof *w->touched) != 0 ||
-	    (!s->written && put_schema(&w->chunk, s, c->schema) != 0) ||
-	    (!c->written && put_channel(&w->chunk, c, conn) != 0) || cbuf_reserve(&w->chunk, need) != 0) {
+	if (chunker_reserve(&w->ck, &c->st, 0) != BAG_OK ||
+	    (!s->written && put_schema(&w->ck.buf, s, c->schema, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    (!c->written && put_channel(&w->ck.buf, c, conn, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    cbuf_reserve(&w->ck.buf, need) != 0) {
 		rc = m_error(w, BAG_ENOMEM, "out of memory for a %zu-byte message", len);
 		goto fail;
 	}
 	s->written = c->written = true;
-	if (c->nentries == 0)
-		w->touched[w->ntouched++] = conn;
-	else if ((uint64_t)time_ns < c->entries[c->nentries - 1].time_ns)
-		c->unsorted = true;
-	c->entries[c->nentries++] = (struct entry){ (uint64_t)time_ns, w->chunk.len };
-	cbuf_put8(&w->chunk, OP_MESSAGE);
-	cbuf_put64(&w->chunk, MSG_FIXED + len);
-	cbuf_put16(&w->chunk, (uint16_t)(conn + 1));
-	cbuf_put32(&w->chunk, c->seq++);
-	cbuf_put64(&w->chunk, (uint64_t)time_ns);
-	cbuf_put64(&w->chunk, (uint64_t)time_ns);
-	cbuf_put(&w->chunk, data, len);
+	chunker_note(&w->ck, conn, &c->st, time_ns);
+	cbuf_put8(&w->ck.buf, OP_MESSAGE);
+	cbuf_put64(&w->ck.buf, MSG_FIXED + len);
+	cbuf_put16(&w->ck.buf, (uint16_t)(conn + 1));
+	cbuf_put32(&w->ck.buf, c->seq++);
+	cbuf_put64(&w->ck.buf, (uint64_t)time_ns);
+	cbuf_put64(&w->ck.buf, (uint64_t)time_ns);
+	cbuf_put(&w->ck.buf, data, len);
 	c->count++;
-	if (!w->chunk_has_msgs) {
-		w->chunk_start = w->chunk_end = (uint64_t)time_ns;
-		w->chunk_has_msgs = true;
-	} else if ((uint64_t)time_ns < w->chunk_start) {
-		w->chunk_start = (uint64_t)time_ns;
-	} else if ((uint64_t)time_ns > w->chunk_end) {
-		w->chunk_end = (uint64_t)time_ns;
-	}
 	if (w->messages++ == 0 || (uint64_t)time_ns < w->start_ns)
 		w->start_ns = (uint64_t)time_ns;
 	if ((uint64_t)time_ns > w->end_ns)
 		w->end_ns = (uint64_t)time_ns;
-	if (w->chunk.len > w->chunk_size)
-		rc = flush_chunk(w);
+	if (w->ck.buf.len > w->ck.threshold)
+		rc = chunker_cut(&w->ck);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
@@ -661,7 +562,7 @@ static int put_statistics(bag_mcap_writer_t *w)
 static int put_chunk_index(bag_mcap_writer_t *w, size_t i)
 {
 	const struct chunk_index *ci = &w->chunks[i];
-	const char *comp = ci->compression == BAG_COMPRESSION_LZ4 ? "lz4" : "";
+	const char *comp = ci->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(ci->compression);
 	size_t clen = strlen(comp);
 
 	w->rec.len = 0;
@@ -694,8 +595,8 @@ static int out_summary(bag_mcap_writer_t *w, struct group *g, size_t *ng)
 		uint64_t start = w->out.pos;
 		for (size_t i = 0; i < n; i++) {
 			w->rec.len = 0;
-			if ((pass == 0 && put_schema(&w->rec, &w->schemas[i], i) != 0) ||
-			    (pass == 1 && put_channel(&w->rec, &w->channels[i], i) != 0) ||
+			if ((pass == 0 && put_schema(&w->rec, &w->schemas[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
+			    (pass == 1 && put_channel(&w->rec, &w->channels[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
 			    (pass == 2 && put_statistics(w) != 0) || (pass == 3 && put_chunk_index(w, i) != 0)) {
 				rc = m_error(w, BAG_ENOMEM, "out of memory");
 				goto fail;
@@ -755,7 +656,6 @@ static int out_end(bag_mcap_writer_t *w)
 
 BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w)
 {
-	struct bag_error err;
 	int rc;
 
 	assert(w != NULL);
@@ -763,10 +663,9 @@ BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w)
 		rc = w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is already closed");
 		goto out;
 	}
-	if ((rc = flush_chunk(w)) != BAG_OK || (rc = drain(w, true)) != BAG_OK || (rc = out_end(w)) != BAG_OK)
+	if ((rc = chunker_cut(&w->ck)) != BAG_OK || (rc = chunker_drain(&w->ck, true)) != BAG_OK || (rc = out_end(w)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_place(&w->out, w->no_replace, &err)) != BAG_OK)
-		m_error(w, rc, "%s", err.message);
+	rc = outfile_place(&w->out, w->no_replace, &w->err);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
@@ -780,7 +679,7 @@ BAG_API void bag_mcap_writer_free(bag_mcap_writer_t *w)
 {
 	if (w == NULL)
 		return;
-	cpool_free(w->pool);
+	chunker_free(&w->ck);
 	outfile_close(&w->out);
 	for (size_t i = 0; i < w->nschemas; i++) {
 		free(w->schemas[i].name);
@@ -789,12 +688,10 @@ BAG_API void bag_mcap_writer_free(bag_mcap_writer_t *w)
 	for (size_t i = 0; i < w->nchannels; i++) {
 		free(w->channels[i].topic);
 		free(w->channels[i].meta);
-		free(w->channels[i].entries);
+		free(w->channels[i].st.entries);
 	}
 	free(w->schemas);
 	free(w->channels);
-	free(w->touched);
-	free(w->chunk.p);
 	free(w->rec.p);
 	free(w->chunks);
 	free(w->mi);

@@ -6,8 +6,8 @@
  * rename (or a link, when an existing file must not be replaced). A file
  * that is not finished is removed. Never installed.
  *
- * Errors are one line in err: "cannot write PATH.tmp-XXXXXX: No space left
- * on device"; the writers prefix their target path.
+ * Errors go into the writer's struct bag_error, naming the target first:
+ * "PATH: cannot write PATH.tmp-XXXXXX: No space left on device".
  */
 #ifndef BAGSCOPE_OUTFILE_INT_H
 #define BAGSCOPE_OUTFILE_INT_H

@@ -23,7 +23,7 @@ int outfile_create(struct outfile *o, const char *path, struct bag_error *err)
 	o->path = (char *)path;
 	o->tmp_path = malloc(n + sizeof ".tmp-XXXXXX");
 	if (o->tmp_path == NULL) {
-		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
+		rc = bag_error_set(err, BAG_ENOMEM, o->path, BAG_NO_OFFSET, "out of memory");
 		goto fail;
 	}
 	memcpy(o->tmp_path, path, n);
@@ -40,7 +40,7 @@ int outfile_create(struct outfile *o, const char *path, struct bag_error *err)
 			break;
 	}
 	if (fd < 0) {
-		bag_error_say(err, BAG_EIO, "cannot create %s: %s", o->tmp_path, strerror(errno));
+		bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "cannot create %s: %s", o->tmp_path, strerror(errno));
 		free(o->tmp_path);
 		o->tmp_path = NULL;
 		rc = BAG_EIO;
@@ -48,7 +48,7 @@ int outfile_create(struct outfile *o, const char *path, struct bag_error *err)
 	}
 	o->f = fdopen(fd, "wb");
 	if (o->f == NULL) {
-		bag_error_say(err, BAG_EIO, "cannot open %s: %s", o->tmp_path, strerror(errno));
+		bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "cannot open %s: %s", o->tmp_path, strerror(errno));
 		close(fd);
 		rc = BAG_EIO;
 		goto fail;
@@ -63,7 +63,7 @@ int outfile_write(struct outfile *o, const void *p, size_t n, struct bag_error *
 	if (n == 0)
 		return BAG_OK;
 	if (fwrite(p, 1, n, o->f) != n) {
-		return bag_error_say(err, BAG_EIO, "cannot write %s: %s", o->tmp_path, strerror(errno));
+		return bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "cannot write %s: %s", o->tmp_path, strerror(errno));
 	}
 	if (o->crc_on)
 		o->crc = bag_crc32(o->crc, p, n);
@@ -76,25 +76,25 @@ int outfile_place(struct outfile *o, bool no_replace, struct bag_error *err)
 	int rc = BAG_EIO;
 
 	if (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0) {
-		bag_error_say(err, BAG_EIO, "cannot write %s: %s", o->tmp_path, strerror(errno));
+		bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "cannot write %s: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	rc = fclose(o->f);
 	o->f = NULL;
 	if (rc != 0) {
-		rc = bag_error_say(err, BAG_EIO, "cannot write %s: %s", o->tmp_path, strerror(errno));
+		rc = bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "cannot write %s: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	rc = BAG_EIO;
 	if (!no_replace && rename(o->tmp_path, o->path) != 0) {
-		bag_error_say(err, BAG_EIO, "cannot rename %s into place: %s", o->tmp_path, strerror(errno));
+		bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "cannot rename %s into place: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	if (no_replace && link(o->tmp_path, o->path) != 0) {
 		if (errno == EEXIST)
-			bag_error_say(err, BAG_EIO, "exists: not replaced");
+			bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "exists: not replaced");
 		else
-			bag_error_say(err, BAG_EIO, "cannot link %s into place: %s", o->tmp_path, strerror(errno));
+			bag_error_set(err, BAG_EIO, o->path, BAG_NO_OFFSET, "cannot link %s into place: %s", o->tmp_path, strerror(errno));
 		goto fail;
 	}
 	if (no_replace)

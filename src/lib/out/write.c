@@ -60,7 +60,7 @@
 #include <bagscope/record.h>
 #include <bagscope/write.h>
 #include "lib/formats/bag-int.h"
-#include "lib/out/compress-int.h"
+#include "lib/out/chunker-int.h"
 #include "lib/out/outfile-int.h"
 #include "lib/common/util-int.h"
 
@@ -69,12 +69,6 @@
 #define VERSION_LINE "#ROSBAG V2.0\n"
 #define MSG_HEADER_LEN 38       /* conn, op and time fields */
 #define MSG_OVERHEAD (4 + MSG_HEADER_LEN + 4)
-
-/* Where one message of the open chunk is. */
-struct index_entry {
-	int64_t time_ns;
-	uint32_t offset;            /* of its record in the uncompressed chunk */
-};
 
 /* One connection, with its share of the open chunk's index. */
 struct conn {
@@ -88,9 +82,7 @@ struct conn {
 	bool written;               /* its record is in the file (or open chunk) */
 	char *type, *md5sum, *definition, *callerid;  /* spec connections only */
 	bool latching;
-	struct index_entry *entries;    /* messages in the open chunk */
-	size_t nentries, cap;
-	bool unsorted;              /* some entry is earlier than its predecessor */
+	struct chunk_stream st;     /* its messages in the open chunk */
 };
 
 /* A written chunk, for its chunk info record. */
@@ -117,7 +109,6 @@ struct bag_writer {
 	char *path;                 /* the target name */
 	struct outfile out;         /* the file being written (in place: append) */
 	enum bag_compression compression;
-	uint32_t threshold;         /* close a chunk above this many bytes */
 	bool append;                /* writing into path in place */
 	bool no_replace;
 	uint32_t header_size;       /* bytes of the bag header record */
@@ -129,14 +120,8 @@ struct bag_writer {
 	size_t table_size;          /* power of two, >= 2 * nconns (both tables) */
 	struct ptr_slot *ptrs;      /* bag_writer_copy()'s table */
 	size_t ptrs_size, nptrs;
-	uint32_t *touched;          /* handles with entries in the open chunk */
-	size_t ntouched, touched_cap;
-	struct cbuf chunk;          /* the open chunk, uncompressed */
+	struct chunker ck;          /* the open chunk (streams: handles), its jobs */
 	struct cbuf rec;            /* a record being assembled, reused */
-	int64_t chunk_start, chunk_end; /* time range of the open chunk */
-	bool chunk_has_msgs;        /* the open chunk has a message */
-	struct cpool *pool;         /* compression jobs */
-	uint64_t chunks_cut;        /* chunks handed to the pool */
 	struct chunk_info *chunks;  /* written, in file order */
 	size_t nchunks, chunks_cap;
 	struct conn_count *counts;  /* chunk_info.first indexes this */
@@ -220,10 +205,7 @@ static void put_field_str(struct cbuf *b, const char *name, const char *s)
 /* Append n bytes to the file. */
 static int out_write(bag_writer_t *w, const void *p, size_t n)
 {
-	struct bag_error err;
-	int rc = outfile_write(&w->out, p, n, &err);
-
-	return rc == BAG_OK ? rc : w_error(w, rc, "%s", err.message);
+	return outfile_write(&w->out, p, n, &w->err);
 }
 
 /* Append a record: the header fields in hdr, then data[0..len). */
@@ -293,137 +275,63 @@ static int out_bag_header(bag_writer_t *w, uint64_t index_pos)
 	return rc != BAG_OK ? rc : out_write(w, w->rec.p, w->rec.len);
 }
 
-/* Time order; equal times keep write order (offsets grow with it). */
-static int cmp_entry(const void *a, const void *b)
+/* Write a job that came back from the pool: the chunk, its index records (failures said). */
+static int write_job(void *arg, struct cjob *j)
 {
-	const struct index_entry *x = a, *y = b;
-
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	return (x->offset > y->offset) - (x->offset < y->offset);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Write a job that came back from the pool: the chunk, its index records. */
-static int write_job(bag_writer_t *w, struct cjob *j)
-{
+	bag_writer_t *w = arg;
 	uint8_t hbuf[64];
 	struct cbuf h = { hbuf, 0, sizeof hbuf };
 	uint64_t pos = w->out.pos;
-	int rc = BAG_OK;
+	int rc;
 
-	if (w->failed) {
-		rc = w->failed;
-		goto fail;
-	}
-	if (j->rc != BAG_OK) {
-		rc = w_error(w, j->rc, "chunk %llu: %s", (unsigned long long)j->seq, j->err.message);
-		goto fail;
-	}
 	if (bag_grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
-	    bag_grow((void **)&w->counts, &w->counts_cap, w->ncounts + j->nconns, sizeof *w->counts) != 0) {
-		rc = w_error(w, BAG_ENOMEM, "out of memory for chunk %zu", w->nchunks);
-		goto fail;
-	}
+	    bag_grow((void **)&w->counts, &w->counts_cap, w->ncounts + j->nconns, sizeof *w->counts) != 0)
+		return w_error(w, BAG_ENOMEM, "out of memory for chunk %zu", w->nchunks);
 	put_field_str(&h, "compression", bag_compression_name(j->compression));
 	put_field_u8(&h, "op", BAG_OP_CHUNK);
 	put_field_u32(&h, "size", (uint32_t)j->in.len);
 	if ((rc = out_record(w, &h, j->data, j->data_len)) != BAG_OK ||
 	    (rc = out_write(w, j->index.p, j->index.len)) != BAG_OK)
-		goto fail;
+		return rc;
 	w->chunks[w->nchunks++] = (struct chunk_info){ pos, j->start_ns, j->end_ns, w->ncounts,
 	                                               (uint32_t)j->nconns };
 	for (size_t k = 0; k < j->nconns; k++)
 		w->counts[w->ncounts++] = (struct conn_count){ j->conns[k].id, j->conns[k].count };
-fail:
-	if (rc != BAG_OK)
-		w->failed = rc;
-	return rc;
-}
-
-/* Write what the pool has finished, in order; wait for all of it if all. */
-static int drain(bag_writer_t *w, bool all)
-{
-	struct cjob *j;
-	int rc = BAG_OK;
-
-	while ((j = cpool_next(w->pool, all)) != NULL) {
-		int r = write_job(w, j);
-		if (rc == BAG_OK)
-			rc = r;
-		cpool_recycle(w->pool, j);
-	}
-	return rc;
-}
-
-/* Append conn c's index data record for the open chunk to job j. */
-static int job_index(bag_writer_t *w, struct cjob *j, struct conn *c)
-{
-	uint8_t hbuf[64];
-	struct cbuf h = { hbuf, 0, sizeof hbuf };
-
-	if (c->unsorted)
-		bag_sort(c->entries, c->nentries, sizeof *c->entries, cmp_entry);
-	put_field_u32(&h, "conn", c->id);
-	put_field_u32(&h, "count", (uint32_t)c->nentries);
-	put_field_u8(&h, "op", BAG_OP_INDEX_DATA);
-	put_field_u32(&h, "ver", 1);
-	if (cbuf_reserve(&j->index, 8 + h.len + c->nentries * 12) != 0 ||
-	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
-		return w_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", c->nentries);
-	cbuf_put32(&j->index, (uint32_t)h.len);
-	cbuf_put(&j->index, h.p, h.len);
-	cbuf_put32(&j->index, (uint32_t)(c->nentries * 12));
-	for (size_t k = 0; k < c->nentries; k++) {
-		cbuf_put64(&j->index, ros_time(c->entries[k].time_ns));
-		cbuf_put32(&j->index, c->entries[k].offset);
-	}
-	j->conns[j->nconns++] = (struct cjob_conn){ c->id, (uint32_t)c->nentries, 0 };
-	c->nentries = 0;
-	c->unsorted = false;
 	return BAG_OK;
 }
 
-/* Cut the open chunk: hand it to the pool with its index; write what is done. */
-static int flush_chunk(bag_writer_t *w)
+/* Conn handle k's index data record for the open chunk, into job j. */
+static int job_index(void *arg, struct cjob *j, uint32_t k, const struct chunk_stream *s)
 {
-	struct cjob *j;
-	struct cbuf swap;
-	int rc = BAG_OK;
+	bag_writer_t *w = arg;
+	const struct conn *c = &w->conns[k];
+	uint8_t hbuf[64];
+	struct cbuf h = { hbuf, 0, sizeof hbuf };
 
-	if (!w->chunk_has_msgs)
-		goto fail;
-	if ((j = cpool_job(w->pool)) == NULL) {
-		rc = w_error(w, BAG_ENOMEM, "out of memory for chunk %llu", (unsigned long long)w->chunks_cut);
-		goto fail;
+	put_field_u32(&h, "conn", c->id);
+	put_field_u32(&h, "count", (uint32_t)s->n);
+	put_field_u8(&h, "op", BAG_OP_INDEX_DATA);
+	put_field_u32(&h, "ver", 1);
+	if (cbuf_reserve(&j->index, 8 + h.len + s->n * 12) != 0 ||
+	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
+		return w_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", s->n);
+	cbuf_put32(&j->index, (uint32_t)h.len);
+	cbuf_put(&j->index, h.p, h.len);
+	cbuf_put32(&j->index, (uint32_t)(s->n * 12));
+	for (size_t i = 0; i < s->n; i++) {
+		cbuf_put64(&j->index, ros_time(s->entries[i].time_ns));
+		cbuf_put32(&j->index, (uint32_t)s->entries[i].offset);
 	}
-	bag_sort(w->touched, w->ntouched, sizeof *w->touched, cmp_u32);
-	for (size_t k = 0; k < w->ntouched; k++)
-		if ((rc = job_index(w, j, &w->conns[w->touched[k]])) != BAG_OK) {
-			cpool_recycle(w->pool, j);
-			goto fail;
-		}
-	w->ntouched = 0;
-	swap = j->in;
-	j->in = w->chunk;
-	w->chunk = swap;
-	w->chunk.len = 0;
-	j->compression = w->compression;
-	j->start_ns = w->chunk_start;
-	j->end_ns = w->chunk_end;
-	j->seq = w->chunks_cut++;
-	w->chunk_has_msgs = false;
-	cpool_submit(w->pool, j);
-	rc = drain(w, false);
-fail:
-	return rc;
+	j->conns[j->nconns++] = (struct cjob_conn){ c->id, (uint32_t)s->n, 0 };
+	return BAG_OK;
 }
+
+static struct chunk_stream *conn_stream(void *arg, uint32_t k)
+{
+	return &((bag_writer_t *)arg)->conns[k].st;
+}
+
+static const struct chunker_ops bag_chunker = { conn_stream, job_index, write_job };
 
 /* FNV-1a over s and its terminator. */
 static uint32_t hash_str(uint32_t h, const char *s)
@@ -519,7 +427,7 @@ static void conn_free(struct conn *c)
 	free(c->md5sum);
 	free(c->definition);
 	free(c->callerid);
-	free(c->entries);
+	free(c->st.entries);
 }
 
 /* The connection header a spec gives: its fields in name order. */
@@ -762,8 +670,8 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		             "bag_writer_opts) (%zu), and leave unknown fields zero", opts->size, sizeof o);
 		goto fail;
 	}
-	w->compression = o.compression;
-	w->threshold = o.chunk_threshold ? o.chunk_threshold : DEFAULT_THRESHOLD;
+	w->compression = w->ck.compression = o.compression;
+	w->ck.threshold = o.chunk_threshold ? o.chunk_threshold : DEFAULT_THRESHOLD;
 	w->append = o.append;
 	w->no_replace = o.no_replace;
 	if ((unsigned)w->compression > BAG_COMPRESSION_LZ4) {
@@ -776,21 +684,15 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		goto fail;
 	}
 #endif
-	if (cpool_new(&w->pool, w->compression == BAG_COMPRESSION_NONE ? 1 : o.threads, 0) != BAG_OK) {
-		rc = w_error(w, BAG_ENOMEM, "out of memory");
+	if ((rc = chunker_init(&w->ck, &bag_chunker, w, &w->err, &w->failed, w->path,
+	                       w->compression == BAG_COMPRESSION_NONE ? 1 : o.threads)) != BAG_OK)
 		goto fail;
-	}
 	if (w->append) {
 		rc = open_append(w);
 		goto fail;
 	}
-	{
-		struct bag_error err;
-		if ((rc = outfile_create(&w->out, w->path, &err)) != BAG_OK) {
-			w_error(w, rc, "%s", err.message);
-			goto fail;
-		}
-	}
+	if ((rc = outfile_create(&w->out, w->path, &w->err)) != BAG_OK)
+		goto fail;
 	if ((rc = out_write(w, VERSION_LINE, strlen(VERSION_LINE))) != BAG_OK ||
 	    (rc = out_bag_header(w, 0)) != BAG_OK)
 		goto fail;
@@ -803,7 +705,7 @@ fail:
 /* Append one message record to the open chunk (room reserved). */
 static void put_message(bag_writer_t *w, uint32_t id, int64_t time_ns, const void *data, size_t len)
 {
-	struct cbuf *b = &w->chunk;
+	struct cbuf *b = &w->ck.buf;
 
 	cbuf_put32(b, MSG_HEADER_LEN);
 	cbuf_put32(b, 9);
@@ -849,34 +751,20 @@ static int write_on(bag_writer_t *w, uint32_t k, int64_t time_ns, const void *da
 		rc = w_error(w, BAG_EINVAL, "connection %s is too large for a chunk", c->topic);
 		goto out;
 	}
-	if (w->chunk.len > UINT32_MAX - need && (rc = flush_chunk(w)) != BAG_OK)
+	if (w->ck.buf.len > UINT32_MAX - need && (rc = chunker_cut(&w->ck)) != BAG_OK)
 		goto fail;
-	if (bag_grow((void **)&c->entries, &c->cap, c->nentries + 1, sizeof *c->entries) != 0 ||
-	    bag_grow((void **)&w->touched, &w->touched_cap, w->ntouched + 1, sizeof *w->touched) != 0 ||
-	    cbuf_reserve(&w->chunk, need) != 0) {
+	if (chunker_reserve(&w->ck, &c->st, need) != BAG_OK) {
 		rc = w_error(w, BAG_ENOMEM, "out of memory for a %zu-byte message", len);
 		goto fail;
 	}
 	if (!c->written) {
-		put_conn_record(&w->chunk, c);
+		put_conn_record(&w->ck.buf, c);
 		c->written = true;
 	}
-	if (c->nentries == 0)
-		w->touched[w->ntouched++] = k;
-	else if (time_ns < c->entries[c->nentries - 1].time_ns)
-		c->unsorted = true;
-	c->entries[c->nentries++] = (struct index_entry){ time_ns, (uint32_t)w->chunk.len };
+	chunker_note(&w->ck, k, &c->st, time_ns);
 	put_message(w, c->id, time_ns, data, len);
-	if (!w->chunk_has_msgs) {
-		w->chunk_start = w->chunk_end = time_ns;
-		w->chunk_has_msgs = true;
-	} else if (time_ns < w->chunk_start) {
-		w->chunk_start = time_ns;
-	} else if (time_ns > w->chunk_end) {
-		w->chunk_end = time_ns;
-	}
-	if (w->chunk.len > w->threshold)
-		rc = flush_chunk(w);
+	if (w->ck.buf.len > w->ck.threshold)
+		rc = chunker_cut(&w->ck);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
@@ -1129,7 +1017,6 @@ fail:
 
 BAG_API int bag_writer_close(bag_writer_t *w)
 {
-	struct bag_error err;
 	uint64_t index_pos;
 	int rc = BAG_OK;
 
@@ -1138,7 +1025,7 @@ BAG_API int bag_writer_close(bag_writer_t *w)
 		rc = w->failed ? w->failed : w_error(w, BAG_EINVAL, "writer is already closed");
 		goto out;
 	}
-	if ((rc = flush_chunk(w)) != BAG_OK || (rc = drain(w, true)) != BAG_OK)
+	if ((rc = chunker_cut(&w->ck)) != BAG_OK || (rc = chunker_drain(&w->ck, true)) != BAG_OK)
 		goto fail;
 	index_pos = w->out.pos;
 	if ((rc = out_index_section(w)) != BAG_OK)
@@ -1153,8 +1040,7 @@ BAG_API int bag_writer_close(bag_writer_t *w)
 	}
 	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_place(&w->out, w->no_replace, &err)) != BAG_OK)
-		w_error(w, rc, "%s", err.message);
+	rc = outfile_place(&w->out, w->no_replace, &w->err);
 fail:
 	if (rc != BAG_OK)
 		w->failed = rc;
@@ -1168,7 +1054,7 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 {
 	if (w == NULL)
 		return;
-	cpool_free(w->pool);
+	chunker_free(&w->ck);
 	outfile_close(&w->out);
 	for (size_t i = 0; i < w->nconns; i++)
 		conn_free(&w->conns[i]);
@@ -1176,8 +1062,6 @@ BAG_API void bag_writer_free(bag_writer_t *w)
 	free(w->table);
 	free(w->htable);
 	free(w->ptrs);
-	free(w->touched);
-	free(w->chunk.p);
 	free(w->rec.p);
 	free(w->chunks);
 	free(w->counts);

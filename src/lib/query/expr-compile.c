@@ -199,116 +199,174 @@ static enum pstate elem_state(const struct dec_op *o)
 	return PS_PRIM;
 }
 
+/* Where compiling one path node has got to: the type it is in, the field it reached. */
+struct pwalk {
+	bag_expr_prog_t *p;
+	uint32_t i;                /* the node */
+	const struct dec_op *ops;
+	const struct dec_op *cur;  /* the field reached; NULL at the start */
+	uint32_t run, nrun;        /* the fields of the message type it is in */
+	const char *type;          /* that type's name */
+	enum pstate st;
+	uint8_t prim;              /* with time_part: the part's type */
+	bool time_part;            /* .secs or .nsecs read */
+	size_t sfirst;             /* the node's first step */
+	char tt[160];
+};
+
+/* A helper's failure of the node (cfail() said why): the walk stops there. */
+#define PATH_STOP 1
+
+static int stop(int rc)
+{
+	return rc == BAG_OK ? PATH_STOP : rc;
+}
+
+/* In a message: cp names one of its fields. */
+static int path_field(struct pwalk *w, const struct comp *cp, uint32_t ci, const char *name)
+{
+	uint32_t k;
+	int rc;
+
+	if (cp->kind != C_NAME)
+		return stop(cfail(w->p, w->i, cp->pos, ci, "'%s' is a message (%s), not an array",
+		             w->cur ? w->cur->field->name : "", w->type));
+	for (k = 0; k < w->nrun && strcmp(w->ops[w->run + k].field->name, name) != 0; k++)
+		;
+	if (k == w->nrun)
+		return stop(cfail(w->p, w->i, cp->pos, ci, "no field '%s' in %s", name, w->type));
+	rc = skip_fields(w->p, w->sfirst, w->run, k);
+	w->cur = &w->ops[w->run + k];
+	w->st = w->cur->array != BAG_ARRAY_NONE ? PS_ARRAY : elem_state(w->cur);
+	return rc;
+}
+
+/* At an array: cp is [i] or [*]. */
+static int path_index(struct pwalk *w, const struct comp *cp, uint32_t ci)
+{
+	const struct dec_op *cur = w->cur;
+	uint32_t op = (uint32_t)(cur - w->ops);
+	int rc;
+
+	if (cp->kind == C_NAME)
+		return stop(cfail(w->p, w->i, cp->pos, ci, "'%s' is an array (%s): index it with [i] or [*]",
+		             cur->field->name, type_text(cur, w->tt, sizeof w->tt)));
+	if (cp->kind == C_STAR) {
+		rc = push_step(w->p, w->sfirst, ST_STAR, 0, op, 0);
+	} else if (cur->array == BAG_ARRAY_FIXED) {
+		int64_t idx = cp->index < 0 ? (int64_t)cur->fixed_len + cp->index : cp->index;
+		if (idx < 0 || idx >= (int64_t)cur->fixed_len)
+			return stop(cfail(w->p, w->i, cp->pos, ci, "index %lld is out of range of '%s' (%s)",
+			             (long long)cp->index, cur->field->name, type_text(cur, w->tt, sizeof w->tt)));
+		uint32_t es = elem_size(w->p, op);
+		if (es != ESIZE_VAR && (uint64_t)idx * es <= MAX_SKIP)
+			rc = push_step(w->p, w->sfirst, ST_SKIP, 0, 0, idx * (int64_t)es);
+		else
+			rc = push_step(w->p, w->sfirst, ST_INDEX, 0, op, idx);
+	} else {
+		rc = push_step(w->p, w->sfirst, ST_INDEX, 0, op, cp->index);
+	}
+	w->st = elem_state(cur);
+	return rc;
+}
+
+/* At a time or duration: cp is .secs or .nsecs. */
+static int path_time_part(struct pwalk *w, const struct comp *cp, uint32_t ci, const char *name)
+{
+	int rc = BAG_OK;
+
+	if (cp->kind != C_NAME || (strcmp(name, "secs") != 0 && strcmp(name, "nsecs") != 0))
+		return stop(cfail(w->p, w->i, cp->pos, ci, "'%s' is a %s: it has only .secs and .nsecs",
+		             w->cur->field->name, bag_prim_name(w->cur->prim)));
+	/* a time's parts are unsigned, a duration's signed (nsecs too, as genpy reads it) */
+	if (name[0] == 'n')
+		rc = push_step(w->p, w->sfirst, ST_SKIP, 0, 0, 4);
+	w->prim = w->cur->prim == BAG_PRIM_TIME ? BAG_PRIM_UINT32 : BAG_PRIM_INT32;
+	w->time_part = true;
+	w->st = PS_PRIM;
+	return rc;
+}
+
+/* At a value: nothing may follow. */
+static int path_past_value(struct pwalk *w, const struct comp *cp, uint32_t ci, const char *name)
+{
+	const bag_expr_t *e = w->p->e;
+	const char *cur_name = w->cur->field->name;
+
+	if (w->time_part)
+		return cfail(w->p, w->i, cp->pos, ci, "'%s.%s' has no parts", cur_name,
+		             e->strs + e->comps[e->nodes[w->i].comp_first + ci - 1].name_off);
+	if (cp->kind == C_NAME)
+		return cfail(w->p, w->i, cp->pos, ci, "'%s' is a %s: it has no field '%s'", cur_name,
+		             bag_prim_name(w->cur->prim), name);
+	return cfail(w->p, w->i, cp->pos, ci, "'%s' is a %s, not an array", cur_name, bag_prim_name(w->cur->prim));
+}
+
+/* The path's end: what it reads (its value, or len()), and the node's class. */
+static int path_end(struct pwalk *w, const struct node *n, struct cnode *c)
+{
+	const struct dec_op *cur = w->cur;
+	int rc;
+
+	if (!w->time_part)
+		w->prim = cur->prim;
+	if (n->is_len) {
+		if (w->st == PS_ARRAY)
+			rc = push_step(w->p, w->sfirst, ST_LEN, 0, (uint32_t)(cur - w->ops), 0);
+		else if (w->st == PS_PRIM && w->prim == BAG_PRIM_STRING)
+			rc = push_step(w->p, w->sfirst, ST_LEN, 0, EXPR_NONE, 0);
+		else
+			return cfail(w->p, w->i, n->pos, n->ncomp, "len() needs an array or a string; '%s' is a %s",
+			             cur->field->name, w->st == PS_MSG ? w->type : bag_prim_name(w->prim));
+		c->cls = CL_NUM;
+	} else if (w->st == PS_ARRAY) {
+		return cfail(w->p, w->i, n->pos, n->ncomp, "'%s' is an array (%s): use [i], [*] or len()",
+		             cur->field->name, type_text(cur, w->tt, sizeof w->tt));
+	} else if (w->st == PS_MSG) {
+		return cfail(w->p, w->i, n->pos, n->ncomp, "'%s' is a message (%s), not a value", cur->field->name,
+		             w->type);
+	} else {
+		rc = push_step(w->p, w->sfirst, ST_READ, w->prim, 0, 0);
+		c->cls = w->prim == BAG_PRIM_BOOL ? CL_BOOL : w->prim == BAG_PRIM_STRING ? CL_STR : CL_NUM;
+	}
+	c->step_first = (uint32_t)w->sfirst;
+	c->nstep = (uint32_t)(w->p->nsteps - w->sfirst);
+	c->uses_data = true;
+	return rc;
+}
+
 /* Path node i into steps; fails the node when it does not fit the type. */
 static int compile_path(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 {
 	const bag_expr_t *e = p->e;
 	const struct node *n = &e->nodes[i];
-	struct cnode *c = &p->cn[i];
-	const struct dec_op *ops, *cur = NULL;
-	uint32_t run = 0, nrun, k;
-	const char *type = p->conn->type[0] ? p->conn->type : "this message type";
-	enum pstate st = PS_MSG;
-	uint8_t prim = 0;
-	bool time_part = false;   /* .secs or .nsecs read: prim is set */
-	size_t sfirst = p->nsteps;
-	char tt[160];
+	struct pwalk w = { .p = p, .i = i, .st = PS_MSG, .sfirst = p->nsteps,
+	                   .type = p->conn->type[0] ? p->conn->type : "this message type" };
 	int rc = BAG_OK;
 
 	if (def == NULL || bag_msgdef_root(def) == NULL)
-		return cfail(p, i, n->pos, 0, "the definition of %s does not parse", type);
-	ops = msgdef_ops(def, &nrun);
+		return cfail(p, i, n->pos, 0, "the definition of %s does not parse", w.type);
+	w.ops = msgdef_ops(def, &w.nrun);
 	for (uint32_t ci = 0; rc == BAG_OK && ci < n->ncomp; ci++) {
 		const struct comp *cp = &e->comps[n->comp_first + ci];
 		const char *name = e->strs + cp->name_off;
-		const char *cur_name = cur ? cur->field->name : "";
-		switch (st) {
-		case PS_MSG:
-			if (cp->kind != C_NAME)
-				return cfail(p, i, cp->pos, ci, "'%s' is a message (%s), not an array", cur_name, type);
-			for (k = 0; k < nrun && strcmp(ops[run + k].field->name, name) != 0; k++)
-				;
-			if (k == nrun)
-				return cfail(p, i, cp->pos, ci, "no field '%s' in %s", name, type);
-			rc = skip_fields(p, sfirst, run, k);
-			cur = &ops[run + k];
-			st = cur->array != BAG_ARRAY_NONE ? PS_ARRAY : elem_state(cur);
-			break;
-		case PS_ARRAY:
-			if (cp->kind == C_NAME)
-				return cfail(p, i, cp->pos, ci, "'%s' is an array (%s): index it with [i] or [*]", cur_name,
-				             type_text(cur, tt, sizeof tt));
-			if (cp->kind == C_STAR) {
-				rc = push_step(p, sfirst, ST_STAR, 0, (uint32_t)(cur - ops), 0);
-			} else if (cur->array == BAG_ARRAY_FIXED) {
-				int64_t idx = cp->index < 0 ? (int64_t)cur->fixed_len + cp->index : cp->index;
-				if (idx < 0 || idx >= (int64_t)cur->fixed_len)
-					return cfail(p, i, cp->pos, ci, "index %lld is out of range of '%s' (%s)", (long long)cp->index,
-					             cur_name, type_text(cur, tt, sizeof tt));
-				uint32_t es = elem_size(p, (uint32_t)(cur - ops));
-				if (es != ESIZE_VAR && (uint64_t)idx * es <= MAX_SKIP)
-					rc = push_step(p, sfirst, ST_SKIP, 0, 0, idx * (int64_t)es);
-				else
-					rc = push_step(p, sfirst, ST_INDEX, 0, (uint32_t)(cur - ops), idx);
-			} else {
-				rc = push_step(p, sfirst, ST_INDEX, 0, (uint32_t)(cur - ops), cp->index);
-			}
-			st = elem_state(cur);
-			break;
-		case PS_TIME:
-			if (cp->kind != C_NAME || (strcmp(name, "secs") != 0 && strcmp(name, "nsecs") != 0))
-				return cfail(p, i, cp->pos, ci, "'%s' is a %s: it has only .secs and .nsecs", cur_name,
-				             bag_prim_name(cur->prim));
-			if (name[0] == 'n') {
-				rc = push_step(p, sfirst, ST_SKIP, 0, 0, 4);
-				prim = cur->prim == BAG_PRIM_TIME ? BAG_PRIM_UINT32 : BAG_PRIM_INT32;
-			} else {
-				prim = cur->prim == BAG_PRIM_TIME ? BAG_PRIM_UINT32 : BAG_PRIM_INT32;
-			}
-			time_part = true;
-			st = PS_PRIM;
-			break;
-		case PS_PRIM:
-			if (time_part)
-				return cfail(p, i, cp->pos, ci, "'%s.%s' has no parts", cur_name, e->strs + e->comps[n->comp_first + ci - 1].name_off);
-			if (cp->kind == C_NAME)
-				return cfail(p, i, cp->pos, ci, "'%s' is a %s: it has no field '%s'", cur_name,
-				             bag_prim_name(cur->prim), name);
-			return cfail(p, i, cp->pos, ci, "'%s' is a %s, not an array", cur_name, bag_prim_name(cur->prim));
+		switch (w.st) {
+		case PS_MSG: rc = path_field(&w, cp, ci, name); break;
+		case PS_ARRAY: rc = path_index(&w, cp, ci); break;
+		case PS_TIME: rc = path_time_part(&w, cp, ci, name); break;
+		case PS_PRIM: return path_past_value(&w, cp, ci, name);
 		}
-		if (st == PS_MSG) {
-			run = cur->sub;
-			nrun = cur->nsub;
-			type = cur->field->type_name;
+		if (rc == PATH_STOP)
+			return BAG_OK;
+		if (w.st == PS_MSG) {
+			w.run = w.cur->sub;
+			w.nrun = w.cur->nsub;
+			w.type = w.cur->field->type_name;
 		}
 	}
 	if (rc != BAG_OK)
 		return rc;
-	if (!time_part)
-		prim = cur->prim;
-	if (n->is_len) {
-		if (st == PS_ARRAY) {
-			rc = push_step(p, sfirst, ST_LEN, 0, (uint32_t)(cur - ops), 0);
-		} else if (st == PS_PRIM && prim == BAG_PRIM_STRING) {
-			rc = push_step(p, sfirst, ST_LEN, 0, EXPR_NONE, 0);
-		} else {
-			return cfail(p, i, n->pos, n->ncomp, "len() needs an array or a string; '%s' is a %s", cur->field->name,
-			             st == PS_MSG ? type : bag_prim_name(prim));
-		}
-		c->cls = CL_NUM;
-	} else if (st == PS_ARRAY) {
-		return cfail(p, i, n->pos, n->ncomp, "'%s' is an array (%s): use [i], [*] or len()", cur->field->name,
-		             type_text(cur, tt, sizeof tt));
-	} else if (st == PS_MSG) {
-		return cfail(p, i, n->pos, n->ncomp, "'%s' is a message (%s), not a value", cur->field->name, type);
-	} else {
-		rc = push_step(p, sfirst, ST_READ, prim, 0, 0);
-		c->cls = prim == BAG_PRIM_BOOL ? CL_BOOL : prim == BAG_PRIM_STRING ? CL_STR : CL_NUM;
-	}
-	c->step_first = (uint32_t)sfirst;
-	c->nstep = (uint32_t)(p->nsteps - sfirst);
-	c->uses_data = true;
-	return rc;
+	return path_end(&w, n, &p->cn[i]);
 }
 
 static const char *cls_name(uint8_t cls)
@@ -323,6 +381,80 @@ static void fold(bag_expr_prog_t *p, uint32_t i)
 
 	if (p->cn[i].fixed && expr_eval_fixed(p, i, &v) == BAG_OK && v.kind == BAG_EXPR_BOOL)
 		p->cn[i].konst = v.v.b;
+}
+
+/* -x, abs(x) and the four operations: numbers only. */
+static int compile_arith(bag_expr_prog_t *p, uint32_t i, const struct cnode *a, const struct cnode *b)
+{
+	const struct node *n = &p->e->nodes[i];
+	struct cnode *c = &p->cn[i];
+
+	c->fixed = a->fixed && (b == NULL || b->fixed);
+	c->uses_data = a->uses_data || (b != NULL && b->uses_data);
+	if (a->cls == CL_FAIL || (b != NULL && b->cls == CL_FAIL)) {
+		inherit(p, i, a->cls == CL_FAIL ? n->a : n->b);
+		return BAG_OK;
+	}
+	if (b == NULL && a->cls != CL_NUM)
+		return cfail(p, i, n->pos, RANK_TYPE, "%s needs a number, not %s", n->op == N_ABS ? "abs()" : "'-'",
+		             cls_name(a->cls));
+	if (b != NULL && (a->cls != CL_NUM || b->cls != CL_NUM))
+		return cfail(p, i, n->pos, RANK_TYPE, "arithmetic needs numbers, not %s and %s", cls_name(a->cls),
+		             cls_name(b->cls));
+	c->cls = CL_NUM;
+	return BAG_OK;
+}
+
+/* !, && and ||: known at compile time when an operand decides. */
+static void compile_logic(bag_expr_prog_t *p, uint32_t i, const struct cnode *a, const struct cnode *b)
+{
+	const struct node *n = &p->e->nodes[i];
+	struct cnode *c = &p->cn[i];
+	int stop = n->op == N_OR;   /* the value that decides alone */
+
+	c->cls = CL_BOOL;
+	if (n->op == N_NOT) {
+		c->konst = a->konst < 0 ? -1 : !a->konst;
+		c->uses_data = a->uses_data;
+		return;
+	}
+	c->uses_data = a->uses_data || b->uses_data;
+	if (a->konst == stop || b->konst == stop)
+		c->konst = (int8_t)stop;
+	else if (a->konst == !stop && b->konst == !stop)
+		c->konst = (int8_t)!stop;
+}
+
+/* Comparisons, regex matches, tests: a plain false when they fail. */
+static int compile_test(bag_expr_prog_t *p, uint32_t i, const struct cnode *a, const struct cnode *b)
+{
+	const struct node *n = &p->e->nodes[i];
+	struct cnode *c = &p->cn[i];
+	int rc = BAG_OK;
+
+	c->cls = CL_BOOL;
+	c->fixed = a->fixed && (b == NULL || b->fixed);
+	c->uses_data = a->uses_data || (b != NULL && b->uses_data);
+	if (a->cls == CL_FAIL || (b != NULL && b->cls == CL_FAIL)) {
+		inherit(p, i, a->cls == CL_FAIL ? n->a : n->b);
+	} else if (n->op == N_TEST) {
+		if (a->cls != CL_BOOL)
+			rc = cfail(p, i, p->e->nodes[n->a].start, RANK_TYPE, "%s is not a test: compare it with something",
+			           cls_name(a->cls));
+	} else if (n->op == N_MATCH || n->op == N_NOMATCH) {
+		if (a->cls != CL_STR)
+			rc = cfail(p, i, n->pos, RANK_TYPE, "a regex matches strings, not %s", cls_name(a->cls));
+	} else if (a->cls != b->cls) {
+		rc = cfail(p, i, n->pos, RANK_TYPE, "cannot compare %s with %s", cls_name(a->cls), cls_name(b->cls));
+	} else if (a->cls == CL_BOOL && n->op != N_EQ && n->op != N_NE) {
+		rc = cfail(p, i, n->pos, RANK_TYPE, "bools compare only with == and !=");
+	}
+	c->cls = CL_BOOL;
+	if (c->fail_sub)
+		c->konst = 0;
+	else
+		fold(p, i);
+	return rc;
 }
 
 /* Node i, its operands being done. */
@@ -352,71 +484,17 @@ static int compile_node(bag_expr_prog_t *p, uint32_t i, const bag_msgdef_t *def)
 		return BAG_OK;
 	case N_NEG:
 	case N_ABS:
-		c->fixed = a->fixed;
-		c->uses_data = a->uses_data;
-		if (a->cls == CL_FAIL) {
-			inherit(p, i, n->a);
-			return BAG_OK;
-		}
-		if (a->cls != CL_NUM)
-			return cfail(p, i, n->pos, RANK_TYPE, "%s needs a number, not %s", n->op == N_ABS ? "abs()" : "'-'", cls_name(a->cls));
-		c->cls = CL_NUM;
-		return BAG_OK;
+		return compile_arith(p, i, a, NULL);
 	case N_ADD: case N_SUB: case N_MUL: case N_DIV:
-		c->fixed = a->fixed && b->fixed;
-		c->uses_data = a->uses_data || b->uses_data;
-		if (a->cls == CL_FAIL || b->cls == CL_FAIL) {
-			inherit(p, i, a->cls == CL_FAIL ? n->a : n->b);
-			return BAG_OK;
-		}
-		if (a->cls != CL_NUM || b->cls != CL_NUM)
-			return cfail(p, i, n->pos, RANK_TYPE, "arithmetic needs numbers, not %s and %s", cls_name(a->cls), cls_name(b->cls));
-		c->cls = CL_NUM;
-		return BAG_OK;
+		return compile_arith(p, i, a, b);
 	case N_NOT:
-		c->cls = CL_BOOL;
-		c->konst = a->konst < 0 ? -1 : !a->konst;
-		c->uses_data = a->uses_data;
-		return BAG_OK;
 	case N_AND:
-	case N_OR: {
-		int stop = n->op == N_OR;   /* the value that decides alone */
-		c->cls = CL_BOOL;
-		c->uses_data = a->uses_data || b->uses_data;
-		if (a->konst == stop || b->konst == stop)
-			c->konst = (int8_t)stop;
-		else if (a->konst == !stop && b->konst == !stop)
-			c->konst = (int8_t)!stop;
+	case N_OR:
+		compile_logic(p, i, a, b);
 		return BAG_OK;
-	}
 	default:
-		break;
+		return compile_test(p, i, a, b);
 	}
-	/* comparisons, regex matches, tests: a plain false when they fail */
-	int rc = BAG_OK;
-	c->cls = CL_BOOL;
-	c->fixed = a->fixed && (b == NULL || b->fixed);
-	c->uses_data = a->uses_data || (b != NULL && b->uses_data);
-	if (a->cls == CL_FAIL || (b != NULL && b->cls == CL_FAIL)) {
-		inherit(p, i, a->cls == CL_FAIL ? n->a : n->b);
-	} else if (n->op == N_TEST) {
-		if (a->cls != CL_BOOL)
-			rc = cfail(p, i, p->e->nodes[n->a].start, RANK_TYPE, "%s is not a test: compare it with something",
-			           cls_name(a->cls));
-	} else if (n->op == N_MATCH || n->op == N_NOMATCH) {
-		if (a->cls != CL_STR)
-			rc = cfail(p, i, n->pos, RANK_TYPE, "a regex matches strings, not %s", cls_name(a->cls));
-	} else if (a->cls != b->cls) {
-		rc = cfail(p, i, n->pos, RANK_TYPE, "cannot compare %s with %s", cls_name(a->cls), cls_name(b->cls));
-	} else if (a->cls == CL_BOOL && n->op != N_EQ && n->op != N_NE) {
-		rc = cfail(p, i, n->pos, RANK_TYPE, "bools compare only with == and !=");
-	}
-	c->cls = CL_BOOL;
-	if (c->fail_sub)
-		c->konst = 0;
-	else
-		fold(p, i);
-	return rc;
 }
 
 /* Whether node i's outcome needs the message bytes. */

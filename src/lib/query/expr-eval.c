@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include <bagscope/decode.h>
-#include <bagscope/tf.h>
 #include "lib/query/expr-int.h"
+#include "lib/common/util-int.h"
 
 struct ctx {
 	const bag_expr_prog_t *p;
@@ -464,20 +464,19 @@ void expr_arith(uint8_t op, const struct val *a, const struct val *b, struct val
 /* tf(TARGET, SOURCE).FIELD at time t (tf.h): a float, or missing when the lookup fails. */
 static void eval_tf(const bag_expr_t *e, const struct node *n, int64_t t, struct val *out)
 {
-	struct bag_tf_transform x;
-	double rpy[3];
+	double xyz[3], q[4], rpy[3];
 
 	out->kind = BAG_EXPR_MISSING;
 	out->has_ns = false;
-	if (e->tf == NULL || bag_tf_lookup(e->tf, e->strs + n->str_off, e->strs + n->tf_src_off, t, &x, NULL) != 0)
+	if (e->tf_fn == NULL || e->tf_fn(e->tf_ctx, e->strs + n->str_off, e->strs + n->tf_src_off, t, xyz, q) != 0)
 		return;
 	out->kind = BAG_EXPR_FLOAT;
 	if (n->tf_field < 3) {
-		out->v.f = x.translation[n->tf_field];
+		out->v.f = xyz[n->tf_field];
 	} else if (n->tf_field < 7) {
-		out->v.f = x.rotation[n->tf_field - 3];
+		out->v.f = q[n->tf_field - 3];
 	} else {
-		bag_tf_rpy(x.rotation, rpy);
+		bag_quat_rpy(q, rpy);
 		out->v.f = rpy[n->tf_field - 7];
 	}
 }

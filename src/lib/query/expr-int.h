@@ -104,7 +104,8 @@ struct bag_expr {
 	uint32_t nstars;
 	uint32_t root;
 	bool is_filter;
-	const struct bag_tf *tf;   /* for N_TF; NULL: every tf() is missing */
+	bag_expr_tf_fn tf_fn;      /* for N_TF; NULL: every tf() is missing */
+	const void *tf_ctx;        /* its first argument */
 	struct bag_error err;      /* the last failure (common.h) */
 };
 

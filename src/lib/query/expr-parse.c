@@ -148,73 +148,47 @@ static bool decimal_ns(const char *s, size_t n, int64_t *ns, bool *frac)
 	return true;
 }
 
-/* Read a number at P->at into P->tok. */
-static int lex_number(struct parser *P)
+/* The number that starts at b is bad up to i: say so, naming it whole. */
+static int bad_number(struct parser *P, size_t b, size_t i)
 {
 	const char *s = P->s;
-	size_t b = P->at, i = b;
-	struct token *t = &P->tok;
-	bool is_int = true, any = false;
 
-	t->kind = T_NUM;
-	memset(&t->num, 0, sizeof t->num);
-	if (s[i] == '0' && i + 1 < P->len && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
-		uint64_t u = 0;
-		bool over = false;
-		for (i += 2; i < P->len && hexval(s[i]) >= 0; i++, any = true) {
-			over |= u > UINT64_MAX >> 4;
-			u = u << 4 | (uint64_t)hexval(s[i]);
-		}
-		if (!any || (i < P->len && (is_alnum(s[i]) || s[i] == '.')))
-			goto bad;
-		if (over)
-			return perr(P, b, "number '%.*s' is out of range", (int)(i - b), s + b);
-		t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
-		t->num.v.u = u;
-		t->is_int = true;
-		P->at = i;
-		return BAG_OK;
+	while (i < P->len && (is_alnum(s[i]) || s[i] == '.'))
+		i++;
+	return perr(P, b, "bad number '%.*s'", (int)(i - b), s + b);
+}
+
+/* A hex integer "0x..." at b into P->tok. */
+static int lex_hex(struct parser *P, size_t b)
+{
+	const char *s = P->s;
+	struct token *t = &P->tok;
+	uint64_t u = 0;
+	bool over = false, any = false;
+	size_t i;
+
+	for (i = b + 2; i < P->len && hexval(s[i]) >= 0; i++, any = true) {
+		over |= u > UINT64_MAX >> 4;
+		u = u << 4 | (uint64_t)hexval(s[i]);
 	}
-	for (; i < P->len && is_digit(s[i]); i++)
-		any = true;
-	if (i < P->len && s[i] == '.') {
-		is_int = false;
-		for (i++; i < P->len && is_digit(s[i]); i++)
-			any = true;
-	}
-	if (!any)
-		goto bad;
-	if (i < P->len && (s[i] == 'e' || s[i] == 'E')) {
-		size_t k = i + 1;
-		is_int = false;
-		if (k < P->len && (s[k] == '+' || s[k] == '-'))
-			k++;
-		if (k >= P->len || !is_digit(s[k])) {
-			i = k;
-			goto bad;
-		}
-		for (i = k; i < P->len && is_digit(s[i]); i++)
-			;
-	}
-	if (i < P->len && (is_alnum(s[i]) || s[i] == '.'))
-		goto bad;
+	if (!any || (i < P->len && (is_alnum(s[i]) || s[i] == '.')))
+		return bad_number(P, b, i);
+	if (over)
+		return perr(P, b, "number '%.*s' is out of range", (int)(i - b), s + b);
+	t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
+	t->num.v.u = u;
+	t->is_int = true;
 	P->at = i;
-	t->is_int = is_int;
-	if (is_int) {
-		uint64_t u = 0;
-		bool over = false;
-		for (size_t k = b; k < i; k++) {
-			over |= __builtin_mul_overflow(u, 10, &u);
-			over |= __builtin_add_overflow(u, (uint64_t)(s[k] - '0'), &u);
-		}
-		if (over)
-			return perr(P, b, "integer '%.*s%s' is out of range (integers have 64 bits)",
-			            (int)(i - b > 40 ? 40 : i - b), s + b, i - b > 40 ? "..." : "");
-		t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
-		t->num.v.u = u;
-		return BAG_OK;
-	}
+	return BAG_OK;
+}
+
+/* s[b..i) as a double (read in the C locale, whatever the program's), into P->tok. */
+static int lex_float(struct parser *P, size_t b, size_t i)
+{
+	const char *s = P->s;
+	struct token *t = &P->tok;
 	char buf[128];
+
 	if (i - b >= sizeof buf)
 		return perr(P, b, "number '%.*s...' is too long", 20, s + b);
 	memcpy(buf, s + b, i - b);
@@ -232,10 +206,58 @@ static int lex_number(struct parser *P)
 	t->num.v.f = d;
 	t->num.has_ns = decimal_ns(buf, i - b, &t->num.ns, &t->num.frac);
 	return BAG_OK;
-bad:
-	while (i < P->len && (is_alnum(s[i]) || s[i] == '.'))
-		i++;
-	return perr(P, b, "bad number '%.*s'", (int)(i - b), s + b);
+}
+
+/* Read a number at P->at into P->tok. */
+static int lex_number(struct parser *P)
+{
+	const char *s = P->s;
+	size_t b = P->at, i = b;
+	struct token *t = &P->tok;
+	bool is_int = true, any = false;
+
+	t->kind = T_NUM;
+	memset(&t->num, 0, sizeof t->num);
+	if (s[i] == '0' && i + 1 < P->len && (s[i + 1] == 'x' || s[i + 1] == 'X'))
+		return lex_hex(P, b);
+	for (; i < P->len && is_digit(s[i]); i++)
+		any = true;
+	if (i < P->len && s[i] == '.') {
+		is_int = false;
+		for (i++; i < P->len && is_digit(s[i]); i++)
+			any = true;
+	}
+	if (!any)
+		return bad_number(P, b, i);
+	if (i < P->len && (s[i] == 'e' || s[i] == 'E')) {
+		size_t k = i + 1;
+		is_int = false;
+		if (k < P->len && (s[k] == '+' || s[k] == '-'))
+			k++;
+		if (k >= P->len || !is_digit(s[k]))
+			return bad_number(P, b, k);
+		for (i = k; i < P->len && is_digit(s[i]); i++)
+			;
+	}
+	if (i < P->len && (is_alnum(s[i]) || s[i] == '.'))
+		return bad_number(P, b, i);
+	P->at = i;
+	t->is_int = is_int;
+	if (is_int) {
+		uint64_t u = 0;
+		bool over = false;
+		for (size_t k = b; k < i; k++) {
+			over |= __builtin_mul_overflow(u, 10, &u);
+			over |= __builtin_add_overflow(u, (uint64_t)(s[k] - '0'), &u);
+		}
+		if (over)
+			return perr(P, b, "integer '%.*s%s' is out of range (integers have 64 bits)",
+			            (int)(i - b > 40 ? 40 : i - b), s + b, i - b > 40 ? "..." : "");
+		t->num.kind = u > INT64_MAX ? BAG_EXPR_UINT : BAG_EXPR_INT;
+		t->num.v.u = u;
+		return BAG_OK;
+	}
+	return lex_float(P, b, i);
 }
 
 /* Read a quoted string at P->at (its quote) into e->strs. */
@@ -290,66 +312,48 @@ fail:
 	return rc;
 }
 
-/* The next token into P->tok. */
-static int lex(struct parser *P)
+/* A word at i: a $variable, a keyword (or, and, not; not after '.') or a name. */
+static int lex_word(struct parser *P, size_t i, bool after_dot)
 {
 	const char *s = P->s;
 	struct token *t = &P->tok;
-	bool after_dot = t->kind == T_DOT;
-	size_t i;
+	size_t j = i + 1;
 
-	P->prev_pos = t->pos;
-	P->prev_end = t->end;
-	while (P->at < P->len && (s[P->at] == ' ' || s[P->at] == '\t' || s[P->at] == '\n' || s[P->at] == '\r'))
-		P->at++;
-	t->pos = i = P->at;
-	if (i >= P->len) {
-		t->kind = T_END;
-		t->end = i;
+	while (j < P->len && is_alnum(s[j]))
+		j++;
+	size_t n = j - i;
+	t->end = P->at = j;
+	if (s[i] == '$') {
+		if (n == 6 && memcmp(s + i, "$topic", 6) == 0)
+			t->var = N_TOPIC;
+		else if (n == 5 && memcmp(s + i, "$type", 5) == 0)
+			t->var = N_TYPE;
+		else if (n == 5 && memcmp(s + i, "$time", 5) == 0)
+			t->var = N_TIME;
+		else
+			return perr(P, i, "unknown variable '%.*s' (there are $topic, $type and $time)", (int)n, s + i);
+		t->kind = T_VAR;
 		return BAG_OK;
 	}
-	char c = s[i], d = i + 1 < P->len ? s[i + 1] : '\0';
-	int rc = BAG_OK, k = -1, w = 1;
-	if (is_digit(c) || (c == '.' && is_digit(d) && !after_dot)) {
-		rc = lex_number(P);
-		t->end = P->at;
-		return rc;
+	t->kind = T_NAME;
+	if (!after_dot) {
+		if (n == 2 && memcmp(s + i, "or", 2) == 0)
+			t->kind = T_OR;
+		else if (n == 3 && memcmp(s + i, "and", 3) == 0)
+			t->kind = T_AND;
+		else if (n == 3 && memcmp(s + i, "not", 3) == 0)
+			t->kind = T_NOT;
 	}
-	if (c == '"' || c == '\'') {
-		rc = lex_string(P);
-		t->end = P->at;
-		return rc;
-	}
-	if (is_alpha(c) || c == '$') {
-		size_t j = i + 1;
-		while (j < P->len && is_alnum(s[j]))
-			j++;
-		size_t n = j - i;
-		t->end = P->at = j;
-		if (c == '$') {
-			if (n == 6 && memcmp(s + i, "$topic", 6) == 0)
-				t->var = N_TOPIC;
-			else if (n == 5 && memcmp(s + i, "$type", 5) == 0)
-				t->var = N_TYPE;
-			else if (n == 5 && memcmp(s + i, "$time", 5) == 0)
-				t->var = N_TIME;
-			else
-				return perr(P, i, "unknown variable '%.*s' (there are $topic, $type and $time)", (int)n, s + i);
-			t->kind = T_VAR;
-			return BAG_OK;
-		}
-		t->kind = T_NAME;
-		if (!after_dot) {
-			if (n == 2 && memcmp(s + i, "or", 2) == 0)
-				t->kind = T_OR;
-			else if (n == 3 && memcmp(s + i, "and", 3) == 0)
-				t->kind = T_AND;
-			else if (n == 3 && memcmp(s + i, "not", 3) == 0)
-				t->kind = T_NOT;
-		}
-		t->len = (uint32_t)n;
-		return t->kind == T_NAME ? add_str(P->e, s + i, n, &t->off) : BAG_OK;
-	}
+	t->len = (uint32_t)n;
+	return t->kind == T_NAME ? add_str(P->e, s + i, n, &t->off) : BAG_OK;
+}
+
+/* Punctuation or an operator at i, c followed by d. */
+static int lex_operator(struct parser *P, size_t i, char c, char d)
+{
+	struct token *t = &P->tok;
+	int k = -1, w = 1;
+
 	switch (c) {
 	case '(': k = T_LP; break;
 	case ')': k = T_RP; break;
@@ -380,6 +384,41 @@ static int lex(struct parser *P)
 	t->kind = (uint8_t)k;
 	t->end = P->at = i + (size_t)w;
 	return BAG_OK;
+}
+
+/* The next token into P->tok. */
+static int lex(struct parser *P)
+{
+	const char *s = P->s;
+	struct token *t = &P->tok;
+	bool after_dot = t->kind == T_DOT;
+	size_t i;
+	int rc;
+
+	P->prev_pos = t->pos;
+	P->prev_end = t->end;
+	while (P->at < P->len && (s[P->at] == ' ' || s[P->at] == '\t' || s[P->at] == '\n' || s[P->at] == '\r'))
+		P->at++;
+	t->pos = i = P->at;
+	if (i >= P->len) {
+		t->kind = T_END;
+		t->end = i;
+		return BAG_OK;
+	}
+	char c = s[i], d = i + 1 < P->len ? s[i + 1] : '\0';
+	if (is_digit(c) || (c == '.' && is_digit(d) && !after_dot)) {
+		rc = lex_number(P);
+		t->end = P->at;
+		return rc;
+	}
+	if (c == '"' || c == '\'') {
+		rc = lex_string(P);
+		t->end = P->at;
+		return rc;
+	}
+	if (is_alpha(c) || c == '$')
+		return lex_word(P, i, after_dot);
+	return lex_operator(P, i, c, d);
 }
 
 static enum shape shape_of(const bag_expr_t *e, uint32_t i)
@@ -605,50 +644,15 @@ static int parse_tf(struct parser *P, size_t pos, uint32_t *out)
 	return parse_tf_field(P, n);
 }
 
-/* NUMBER | STRING | true | false | path | $var | len(path) | abs(value) | ( expr ) */
-static int parse_primary(struct parser *P, uint32_t *out)
+/* At a name: true | false | len(path) | abs(value) | path. */
+static int parse_name(struct parser *P, uint32_t *out)
 {
 	struct token *t = &P->tok;
 	size_t pos = t->pos;
 	uint32_t a;
 	int rc;
-
-	switch (t->kind) {
-	case T_NUM:
-		if ((rc = add_node(P, N_LIT, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
-			return rc;
-		P->e->nodes[*out].lit = t->num;
-		return lex(P);
-	case T_STR:
-		if ((rc = add_node(P, N_LIT, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
-			return rc;
-		P->e->nodes[*out].is_str = true;
-		P->e->nodes[*out].str_off = t->off;
-		P->e->nodes[*out].str_len = t->len;
-		return lex(P);
-	case T_VAR:
-		if ((rc = add_node(P, t->var, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
-			return rc;
-		return lex(P);
-	case T_LP: {
-		if (++P->depth > EXPR_MAX_DEPTH)
-			return perr(P, pos, "expression nested too deeply (more than %d levels)", EXPR_MAX_DEPTH);
-		if ((rc = lex(P)) != BAG_OK || (rc = parse_or(P, out)) != BAG_OK)
-			return rc;
-		P->depth--;
-		if (t->kind == T_END)
-			return perr(P, pos, "unclosed '('");
-		if (t->kind != T_RP)
-			return perr(P, t->pos, "expected ')' here, not '%.*s'", (int)(t->end - t->pos), P->s + t->pos);
-		P->e->nodes[*out].start = (uint32_t)pos;
-		return lex(P);
-	}
-	case T_NAME:
-		break;
-	default:
-		return expect_value_error(P);
-	}
 	const char *name = P->e->strs + t->off;
+
 	if (strcmp(name, "true") == 0 || strcmp(name, "false") == 0) {
 		if ((rc = add_node(P, N_LIT, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
 			return rc;
@@ -688,6 +692,50 @@ static int parse_primary(struct parser *P, uint32_t *out)
 		return lex(P);
 	}
 	return parse_path(P, false, out);
+}
+
+/* NUMBER | STRING | true | false | path | $var | len(path) | abs(value) | ( expr ) */
+static int parse_primary(struct parser *P, uint32_t *out)
+{
+	struct token *t = &P->tok;
+	size_t pos = t->pos;
+	int rc;
+
+	switch (t->kind) {
+	case T_NUM:
+		if ((rc = add_node(P, N_LIT, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
+			return rc;
+		P->e->nodes[*out].lit = t->num;
+		return lex(P);
+	case T_STR:
+		if ((rc = add_node(P, N_LIT, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
+			return rc;
+		P->e->nodes[*out].is_str = true;
+		P->e->nodes[*out].str_off = t->off;
+		P->e->nodes[*out].str_len = t->len;
+		return lex(P);
+	case T_VAR:
+		if ((rc = add_node(P, t->var, pos, EXPR_NONE, EXPR_NONE, out)) != BAG_OK)
+			return rc;
+		return lex(P);
+	case T_LP: {
+		if (++P->depth > EXPR_MAX_DEPTH)
+			return perr(P, pos, "expression nested too deeply (more than %d levels)", EXPR_MAX_DEPTH);
+		if ((rc = lex(P)) != BAG_OK || (rc = parse_or(P, out)) != BAG_OK)
+			return rc;
+		P->depth--;
+		if (t->kind == T_END)
+			return perr(P, pos, "unclosed '('");
+		if (t->kind != T_RP)
+			return perr(P, t->pos, "expected ')' here, not '%.*s'", (int)(t->end - t->pos), P->s + t->pos);
+		P->e->nodes[*out].start = (uint32_t)pos;
+		return lex(P);
+	}
+	case T_NAME:
+		return parse_name(P, out);
+	default:
+		return expect_value_error(P);
+	}
 }
 
 static int parse_unary(struct parser *P, uint32_t *out)
@@ -1081,9 +1129,10 @@ BAG_API size_t bag_expr_topic_prefix(const char *mpath, const char *const *topic
 	return best;
 }
 
-BAG_API void bag_expr_set_tf(bag_expr_t *e, const struct bag_tf *tf)
+BAG_API void bag_expr_set_tf(bag_expr_t *e, bag_expr_tf_fn fn, const void *ctx)
 {
-	e->tf = tf;
+	e->tf_fn = fn;
+	e->tf_ctx = ctx;
 }
 
 BAG_API bool bag_expr_is_tf_path(const char *text)

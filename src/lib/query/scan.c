@@ -134,6 +134,34 @@ static bool keep_bytes(struct task *t, const uint8_t *p, uint32_t len, size_t *o
 	return true;
 }
 
+/* The first row of a chunk: give the whole chunk to opts->chunk, its text kept apart. */
+static void run_chunk_hook(const struct bag_scan_opts *o, bag_t *bag, struct task *t, struct row *r)
+{
+	const uint8_t *cdata;
+	size_t clen;
+
+	r->chunk_off = t->text.len;
+	if (bag_chunk_get(bag, r->chunk, &cdata, &clen) == BAG_OK) {
+		o->chunk(o->arg, bag, r->bag, r->chunk, cdata, clen, &t->text);
+		bag_chunk_unpin(bag, r->chunk);
+	}
+	r->chunk_len = t->text.len - r->chunk_off;
+}
+
+/* A row that could not be read: its chunk (BADCHUNK) or its index entry (RECHECK). */
+static void row_unreadable(bag_t *bag, struct task *t, struct row *r, int rc)
+{
+	if (rc == BAG_ECORRUPT && bag_chunk_get(bag, r->chunk, &(const uint8_t *){ NULL }, &(size_t){ 0 }) == BAG_OK) {
+		/* the chunk is whole: its index entries are what is wrong */
+		bag_chunk_unpin(bag, r->chunk);
+		r->state = ROW_RECHECK;
+	} else {
+		r->state = ROW_BADCHUNK;
+	}
+	r->rc = rc;
+	bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
+}
+
 /* Read, filter and work one row on worker w. */
 static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *fail_key)
 {
@@ -154,31 +182,13 @@ static void run_row(struct worker *w, struct task *t, struct row *r, uint64_t *f
 	row_message(s, r, &m);
 	rc = bag_message_read(bag, r->chunk, r->offset, m.conn->id, r->time_ns, &m.data, &m.size);
 	t->chunks_read += bag->cache_loads - loads;
-	if (rc == BAG_ECORRUPT && bag_chunk_get(bag, r->chunk, &(const uint8_t *){ NULL }, &(size_t){ 0 }) == BAG_OK) {
-		/* the chunk is whole: its index entries are what is wrong */
-		bag_chunk_unpin(bag, r->chunk);
-		*fail_key = key;
-		r->state = ROW_RECHECK;
-		r->rc = rc;
-		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
-		goto out;
-	}
 	if (rc != BAG_OK) {
 		*fail_key = key;
-		r->state = ROW_BADCHUNK;
-		r->rc = rc;
-		bag_text_append(&t->text, bag_last_error(bag)->message, strlen(bag_last_error(bag)->message));
+		row_unreadable(bag, t, r, rc);
 		goto out;
 	}
 	if (r->chunk_first && o->chunk != NULL) {
-		const uint8_t *cdata;
-		size_t clen;
-		r->chunk_off = t->text.len;
-		if (bag_chunk_get(bag, r->chunk, &cdata, &clen) == BAG_OK) {
-			o->chunk(o->arg, bag, r->bag, r->chunk, cdata, clen, &t->text);
-			bag_chunk_unpin(bag, r->chunk);
-		}
-		r->chunk_len = t->text.len - r->chunk_off;
+		run_chunk_hook(o, bag, t, r);
 		before = t->text.len;
 	}
 	if (prog != NULL) {
@@ -276,7 +286,7 @@ static int prepare(struct scan *s, bag_view_t *v)
 		/* a connection without a definition (bags older than 1.2) gets NULL */
 		if (!bag_view_selects(v, i) || !bag_conn_has_definition(c))
 			continue;
-		rc = bag_msgdef_parse(&s->defs[i], c->type, c->definition, strlen(c->definition));
+		rc = bag_conn_msgdef_parse(&s->defs[i], c);
 		if (rc == BAG_ENOMEM)
 			goto fail;
 		if (rc != BAG_OK) {
@@ -555,24 +565,74 @@ fail:
 }
 
 /* Wait for every task in flight, dropping what they did, and recycle them. */
-static void drain(struct scan *s, struct task **head, struct task **tail, struct task **spare,
-                  unsigned *inflight)
+/* The tasks cut and not yet emitted, oldest first, and the spare ones. */
+struct flight {
+	struct task *head, *tail;
+	struct task *spare;
+	unsigned inflight;
+};
+
+static void drain(struct scan *s, struct flight *f)
 {
 	__atomic_store_n(&s->discard, true, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&s->lock);
-	for (struct task *t = *head; t != NULL; t = t->fnext)
+	for (struct task *t = f->head; t != NULL; t = t->fnext)
 		while (!t->done)
 			pthread_cond_wait(&s->done_cv, &s->lock);
 	pthread_mutex_unlock(&s->lock);
 	__atomic_store_n(&s->discard, false, __ATOMIC_RELAXED);
-	while (*head != NULL) {
-		struct task *t = *head;
-		*head = t->fnext;
-		t->fnext = *spare;
-		*spare = t;
+	while (f->head != NULL) {
+		struct task *t = f->head;
+		f->head = t->fnext;
+		t->fnext = f->spare;
+		f->spare = t;
 	}
-	*tail = NULL;
-	*inflight = 0;
+	f->tail = NULL;
+	f->inflight = 0;
+}
+
+/* Queue t for the workers and at the end of f. */
+static void submit(struct scan *s, struct flight *f, struct task *t)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->qtail != NULL)
+		s->qtail->qnext = t;
+	else
+		s->qhead = t;
+	s->qtail = t;
+	pthread_cond_signal(&s->work_cv);
+	pthread_mutex_unlock(&s->lock);
+	if (f->tail != NULL)
+		f->tail->fnext = t;
+	else
+		f->head = t;
+	f->tail = t;
+	f->inflight++;
+}
+
+/* The oldest task is emitted: onto the spare list. */
+static void retire(struct flight *f)
+{
+	struct task *t = f->head;
+
+	f->inflight--;
+	f->head = t->fnext;
+	if (f->head == NULL)
+		f->tail = NULL;
+	t->fnext = f->spare;
+	f->spare = t;
+}
+
+static void flight_free(struct flight *f)
+{
+	struct task *lists[2] = { f->head, f->spare };
+
+	for (int k = 0; k < 2; k++)
+		while (lists[k] != NULL) {
+			struct task *t = lists[k];
+			lists[k] = t->fnext;
+			task_free(t);
+		}
 }
 
 static int start_workers(struct scan *s)
@@ -626,20 +686,118 @@ static void stop_workers(struct scan *s)
 	free(s->workers);
 }
 
+/* Every bag's bitmaps of chunks found bad, and of chunks seen (opts->chunk). */
+static int scan_bitmaps(struct scan *s)
+{
+	if ((s->bad = calloc(s->nbags ? s->nbags : 1, sizeof *s->bad)) == NULL)
+		return BAG_ENOMEM;
+	if (s->o->chunk != NULL && (s->seen = calloc(s->nbags ? s->nbags : 1, sizeof *s->seen)) == NULL)
+		return BAG_ENOMEM;
+	for (size_t b = 0; b < s->nbags; b++) {
+		size_t n = bag_chunk_count(bag_timeline_bag(s->tl, b));
+		if ((s->bad[b] = calloc(n / 8 + 1, 1)) == NULL)
+			return BAG_ENOMEM;
+		if (s->seen != NULL && (s->seen[b] = calloc(n / 8 + 1, 1)) == NULL)
+			return BAG_ENOMEM;
+	}
+	return BAG_OK;
+}
+
+/* Cut tasks until max_inflight are out or the rows end. */
+static int fill(struct scan *s, struct cutter *c, struct flight *f, unsigned max_inflight)
+{
+	int rc;
+
+	while (f->inflight < max_inflight && c->row < (c->count = bag_view_count(c->v))) {
+		struct task *t = task_get(&f->spare);
+		if (t == NULL)
+			return BAG_ENOMEM;
+		if ((rc = cut_task(s, c, t)) != BAG_OK) {
+			task_free(t);
+			return rc;
+		}
+		submit(s, f, t);
+	}
+	return BAG_OK;
+}
+
+/*
+ * The scan proper: keep the workers fed, emit the oldest task when done,
+ * go back when a task asks for it (a group's index corrected), report
+ * progress. Returns 0 or the first failure, cancel or emit's code.
+ */
+static int scan_rows(struct scan *s, struct cutter *c, struct flight *f, struct bag_scan_stats *st)
+{
+	const struct bag_scan_opts *o = s->o;
+	unsigned max_inflight = 2 * s->nworkers + 1;
+	uint32_t from = 0;
+	int rc;
+
+	for (;;) {
+		if ((rc = fill(s, c, f, max_inflight)) != BAG_OK)
+			return rc;
+		if (f->inflight == 0)
+			return BAG_OK;
+		pthread_mutex_lock(&s->lock);
+		while (!f->head->done)
+			pthread_cond_wait(&s->done_cv, &s->lock);
+		pthread_mutex_unlock(&s->lock);
+		rc = emit_task(s, f->head, st, &from);
+		if (rc == SCAN_RESTART) {
+			rc = go_back(c, f->head->rows[from].row);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				f->head->rows[from].state = ROW_BADCHUNK;
+			else
+				drain(s, f), from = 0;
+			continue;
+		}
+		if (rc != BAG_OK)
+			return rc;
+		from = 0;
+		if (o->progress != NULL && o->progress(o->progress_arg, st->rows, c->count) != 0)
+			return BAG_ECANCELED;
+		retire(f);
+	}
+}
+
+/* Free what the scan set up (the workers are stopped). */
+static void scan_free(struct scan *s, struct cutter *c)
+{
+	leave_group(c);
+	free(c->done);
+	for (size_t b = 0; s->bad != NULL && b < s->nbags; b++)
+		free(s->bad[b]);
+	for (size_t b = 0; s->seen != NULL && b < s->nbags; b++)
+		free(s->seen[b]);
+	free(s->bad);
+	free(s->seen);
+	for (size_t i = 0; i < s->nconns; i++) {
+		if (s->progs != NULL)
+			bag_expr_prog_free(s->progs[i]);
+		if (s->defs != NULL)
+			bag_msgdef_free(s->defs[i]);
+	}
+	free(s->progs);
+	free(s->defs);
+	free(s->conns);
+	pthread_cond_destroy(&s->done_cv);
+	pthread_cond_destroy(&s->work_cv);
+	pthread_mutex_destroy(&s->lock);
+}
+
 BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag_scan_stats *stats)
 {
 	struct bag_scan_stats st = { 0 };
 	struct bag_scan_opts o;    /* opts as this library reads it (common.h's growth rule) */
 	struct scan s = { .o = &o };
 	struct cutter c = { .v = v };
-	struct task *head = NULL, *tail = NULL, *spare = NULL;
-	unsigned inflight = 0, max_inflight;
-	uint32_t from = 0;
+	struct flight f = { 0 };
 	int rc;
 
 	if ((rc = bag_opts_read(&o, sizeof o, opts)) != BAG_OK)
 		goto done;
-	opts = &o;
 	s.tl = view_timeline(v);
 	s.v = v;
 	s.nbags = bag_timeline_bag_count(s.tl);
@@ -648,116 +806,13 @@ BAG_API int bag_scan(bag_view_t *v, const struct bag_scan_opts *opts, struct bag
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.work_cv, NULL);
 	pthread_cond_init(&s.done_cv, NULL);
-	if ((rc = prepare(&s, v)) != BAG_OK)
-		goto free_scan;
-	rc = BAG_ENOMEM;
-	s.bad = calloc(s.nbags ? s.nbags : 1, sizeof *s.bad);
-	if (s.bad == NULL)
-		goto free_scan;
-	if (opts->chunk != NULL && (s.seen = calloc(s.nbags ? s.nbags : 1, sizeof *s.seen)) == NULL)
-		goto free_scan;
-	for (size_t b = 0; b < s.nbags; b++) {
-		size_t n = bag_chunk_count(bag_timeline_bag(s.tl, b));
-		if ((s.bad[b] = calloc(n / 8 + 1, 1)) == NULL)
-			goto free_scan;
-		if (s.seen != NULL && (s.seen[b] = calloc(n / 8 + 1, 1)) == NULL)
-			goto free_scan;
+	if ((rc = prepare(&s, v)) == BAG_OK && (rc = scan_bitmaps(&s)) == BAG_OK) {
+		if ((rc = start_workers(&s)) == BAG_OK)
+			rc = scan_rows(&s, &c, &f, &st);
+		stop_workers(&s);
+		flight_free(&f);
 	}
-	if ((rc = start_workers(&s)) != BAG_OK)
-		goto stop;
-	max_inflight = 2 * s.nworkers + 1;
-	for (;;) {
-		while (inflight < max_inflight && c.row < (c.count = bag_view_count(v))) {
-			struct task *t = task_get(&spare);
-			if (t == NULL) {
-				rc = BAG_ENOMEM;
-				goto stop;
-			}
-			if ((rc = cut_task(&s, &c, t)) != BAG_OK) {
-				task_free(t);
-				goto stop;
-			}
-			pthread_mutex_lock(&s.lock);
-			if (s.qtail != NULL)
-				s.qtail->qnext = t;
-			else
-				s.qhead = t;
-			s.qtail = t;
-			pthread_cond_signal(&s.work_cv);
-			pthread_mutex_unlock(&s.lock);
-			if (tail != NULL)
-				tail->fnext = t;
-			else
-				head = t;
-			tail = t;
-			inflight++;
-		}
-		if (inflight == 0)
-			break;
-		pthread_mutex_lock(&s.lock);
-		while (!head->done)
-			pthread_cond_wait(&s.done_cv, &s.lock);
-		pthread_mutex_unlock(&s.lock);
-		rc = emit_task(&s, head, &st, &from);
-		if (rc == SCAN_RESTART) {
-			rc = go_back(&c, head->rows[from].row);
-			if (rc < 0)
-				goto stop;
-			if (rc == 0)
-				head->rows[from].state = ROW_BADCHUNK;
-			else
-				drain(&s, &head, &tail, &spare, &inflight), from = 0;
-			continue;
-		}
-		if (rc != BAG_OK)
-			goto stop;
-		from = 0;
-		if (opts->progress != NULL && opts->progress(opts->progress_arg, st.rows, c.count) != 0) {
-			rc = BAG_ECANCELED;
-			goto stop;
-		}
-		inflight--;
-		struct task *t = head;
-		head = head->fnext;
-		if (head == NULL)
-			tail = NULL;
-		t->fnext = spare;
-		spare = t;
-	}
-	rc = BAG_OK;
-stop:
-	stop_workers(&s);
-	while (head != NULL) {
-		struct task *t = head;
-		head = head->fnext;
-		task_free(t);
-	}
-	while (spare != NULL) {
-		struct task *t = spare;
-		spare = spare->fnext;
-		task_free(t);
-	}
-free_scan:
-	leave_group(&c);
-	free(c.done);
-	for (size_t b = 0; s.bad != NULL && b < s.nbags; b++)
-		free(s.bad[b]);
-	for (size_t b = 0; s.seen != NULL && b < s.nbags; b++)
-		free(s.seen[b]);
-	free(s.bad);
-	free(s.seen);
-	for (size_t i = 0; i < s.nconns; i++) {
-		if (s.progs != NULL)
-			bag_expr_prog_free(s.progs[i]);
-		if (s.defs != NULL)
-			bag_msgdef_free(s.defs[i]);
-	}
-	free(s.progs);
-	free(s.defs);
-	free(s.conns);
-	pthread_cond_destroy(&s.done_cv);
-	pthread_cond_destroy(&s.work_cv);
-	pthread_mutex_destroy(&s.lock);
+	scan_free(&s, &c);
 done:
 	if (stats != NULL)
 		*stats = st;

@@ -375,20 +375,17 @@ BAG_API int bag_tf_lookup(const bag_tf_t *tf, const char *target, const char *so
 
 BAG_API void bag_tf_rpy(const double q[4], double rpy[3])
 {
-	double d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], s = 2.0 / d;
-	double xs = q[0] * s, ys = q[1] * s, zs = q[2] * s;
-	double wx = q[3] * xs, wy = q[3] * ys, wz = q[3] * zs;
-	double xx = q[0] * xs, xy = q[0] * ys, xz = q[0] * zs;
-	double yy = q[1] * ys, yz = q[1] * zs, zz = q[2] * zs;
-	double m20 = xz - wy, m21 = yz + wx, m22 = 1.0 - (xx + yy), m10 = xy + wz, m00 = 1.0 - (yy + zz);
+	bag_quat_rpy(q, rpy);
+}
 
-	if (fabs(m20) >= 1) {
-		rpy[2] = 0;
-		rpy[1] = m20 < 0 ? M_PI / 2.0 : -M_PI / 2.0;
-		rpy[0] = atan2(m21, m22);
-		return;
-	}
-	rpy[1] = -asin(m20);
-	rpy[0] = atan2(m21 / cos(rpy[1]), m22 / cos(rpy[1]));
-	rpy[2] = atan2(m10 / cos(rpy[1]), m00 / cos(rpy[1]));
+BAG_API int bag_tf_expr_lookup(const void *tf, const char *target, const char *source, int64_t time_ns,
+                               double xyz[3], double q[4])
+{
+	struct bag_tf_transform x;
+
+	if (bag_tf_lookup(tf, target, source, time_ns, &x, NULL) != 0)
+		return -1;
+	memcpy(xyz, x.translation, sizeof x.translation);
+	memcpy(q, x.rotation, sizeof x.rotation);
+	return 0;
 }

@@ -1,0 +1,129 @@
+#!/bin/sh
+# MCAP figures (issue 20), on:
+#   - the 4M-message bench bag (bench/mkbag) exported by bagscope to MCAP
+#     with lz4 and with zstd chunks (ros1 profile),
+#   - a 4M-message ROS 2 MCAP (Imu, TF, JointState, Odometry, LaserScan;
+#     zstd) written by bench/mkros2.
+# Measures, each the median of RUNS (default 3) with user CPU and peak RSS
+# from /usr/bin/time (a loaded machine: compare the CPU seconds):
+#   info                       target <= 0.05 s
+#   first browser screen       target <= 0.1 s (tmux, BAGSCOPE_TIMING)
+#   check (decodes every message), ros1 profile, against the C++ rosbag
+#     read-all of the same bag (cpp_rosbag read, lz4)      target <= 0.3 x
+#   the same file read message by message by @mcap/core in node (lz4; its
+#     zstd needs a decompressor npm does not give without native code)
+#                                                          target >= 10 x faster
+#   check of the ROS 2 file against the ros1-profile zstd file  target <= 1.5 x
+#   peak memory of check: bounded by the cache, not the file
+#   bench/mcap.sh [DIR]     (run from the build tree; DIR keeps the inputs)
+set -e
+dir=${1:-${TMPDIR:-/tmp}/bagscope-mcap-bench}
+runs=${RUNS:-3}
+src=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(pwd)/src/bagscope
+if [ -x "$(pwd)/src/.libs/bagscope" ]; then
+	bin=$(pwd)/src/.libs/bagscope
+	LD_LIBRARY_PATH=$(pwd)/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+fi
+mkdir -p "$dir"
+make -s bench/mkbag bench/mkros2 >/dev/null
+[ -f "$dir/bench-lz4.bag" ] || bench/mkbag -d "$src/bench/defs" -c lz4 "$dir/bench-lz4.bag"
+for c in lz4 zstd; do
+	[ -f "$dir/bench-$c.mcap" ] || "$bin" export --format mcap --compression $c -o "$dir/bench-$c.mcap" "$dir/bench-lz4.bag"
+done
+[ -f "$dir/ros2-zstd.mcap" ] || bench/mkros2 -c zstd "$dir/ros2-zstd.mcap"
+yard=$src/../shared/bench/cpp_rosbag.cpp
+cpp=${CPP_ROSBAG:-$dir/cpp_rosbag}
+if [ ! -x "$cpp" ] && [ -f "$yard" ]; then
+	g++ -O2 -o "$cpp" "$yard" -I/usr/include/pluginlib -I/usr/include/class_loader \
+		-I/usr/include/rcpputils -I/usr/include/rcutils -I/usr/include/ament_index_cpp \
+		-lrosbag_storage -lroslz4 -lrostime -lcpp_common -lroscpp_serialization \
+		-lconsole_bridge -lboost_filesystem 2>/dev/null || cpp=
+fi
+[ -x "$cpp" ] || { echo "(no cpp_rosbag: C++ figures left out)"; cpp=; }
+nodedir=$dir/node
+if command -v node >/dev/null && [ ! -f "$nodedir/node_modules/@mcap/core/package.json" ]; then
+	npm install --prefix "$nodedir" --no-audit --no-fund --no-save --loglevel=error @mcap/core@2.2.2 lz4js@0.2.0 \
+		>/dev/null 2>&1 || true
+fi
+cat > "$dir/readall.cjs" <<'EOF'
+// every message of an MCAP file through @mcap/core's indexed reader (lz4 chunks by lz4js)
+const { McapIndexedReader } = require("@mcap/core");
+const lz4 = require("lz4js");
+const fs = require("fs");
+(async () => {
+  const fd = fs.openSync(process.argv[2], "r");
+  const size = fs.fstatSync(fd).size;
+  const readable = { size: async () => BigInt(size), read: async (o, n) => {
+    const b = Buffer.alloc(Number(n)); fs.readSync(fd, b, 0, Number(n), Number(o)); return b; } };
+  const r = await McapIndexedReader.Initialize({ readable,
+    decompressHandlers: { lz4: (d, n) => lz4.decompress(d, Number(n)) } });
+  let n = 0, bytes = 0;
+  for await (const m of r.readMessages()) { n++; bytes += m.data.byteLength; }
+  console.log(n, bytes);
+})();
+EOF
+
+# run CMD...: one run's "wall user peak_kB" appended to $dir/.t
+run() {
+	/usr/bin/time -f "%e %U %M" -o "$dir/.one" "$@" >/dev/null 2>"$dir/.err" || { cat "$dir/.err" >&2; exit 1; }
+	cat "$dir/.one" >> "$dir/.t"
+}
+# median of the runs in $dir/.t: "wall user peak"
+median() { sort -n -k2 "$dir/.t" | awk '{ w[NR] = $1; u[NR] = $2; m = $3 > m ? $3 : m }
+	END { k = int((NR + 1) / 2); printf "%.3f %.3f %d", w[k], u[k], m }'; }
+# measure LABEL CMD...: median of RUNS; prints a row, leaves "wall user peak" in $last
+measure() {
+	label=$1
+	shift
+	: > "$dir/.t"
+	i=0
+	while [ $i -lt "$runs" ]; do run "$@"; i=$((i + 1)); done
+	last=$(median)
+	echo "$label $last" | awk '{ printf "  %-34s %8.3f s wall %8.3f s user %7d MB\n", $1, $2, $3, $4 / 1024 }'
+}
+# first_screen FILE: ms to the first full screen of the browser (tmux, 120x40)
+first_screen() {
+	command -v tmux >/dev/null || { echo "-"; return; }
+	log=$dir/.timing
+	rm -f "$log"
+	tmux -L mcapbench -f /dev/null new-session -d -s b -x 120 -y 40 \
+		"env TERM=screen-256color LC_ALL=C.UTF-8 BAGSCOPE_TIMING='$log' '$bin' '$1'"
+	i=0
+	while [ $i -lt 600 ] && ! grep -q '^first-screen' "$log" 2>/dev/null; do i=$((i + 1)); sleep 0.05; done
+	tmux -L mcapbench send-keys -t b q
+	sleep 0.3
+	tmux -L mcapbench kill-server 2>/dev/null || true
+	awk '/^first-screen/ { printf "%.1f", $2 }' "$log"
+}
+
+echo "== files"
+for f in bench-lz4.mcap bench-zstd.mcap ros2-zstd.mcap; do
+	echo "  $f: $(du -h "$dir/$f" | cut -f1), $("$bin" cat --count "$dir/$f") messages"
+done
+echo "== info (target <= 0.05 s)"
+for f in bench-lz4.mcap bench-zstd.mcap ros2-zstd.mcap; do measure "info-$f" "$bin" info "$dir/$f"; done
+echo "== first browser screen (target <= 0.1 s)"
+for f in bench-lz4.mcap bench-zstd.mcap ros2-zstd.mcap; do
+	s=""
+	for i in 1 2 3; do s="$s $(first_screen "$dir/$f")"; done
+	echo "  $f: first screen$s ms"
+done
+echo "== decode every message (check)"
+measure check-ros1-lz4.mcap "$bin" check "$dir/bench-lz4.mcap"
+ours_lz4=$last
+measure check-ros1-zstd.mcap "$bin" check "$dir/bench-zstd.mcap"
+ours_zstd=$last
+measure check-ros2-zstd.mcap "$bin" check "$dir/ros2-zstd.mcap"
+ours_ros2=$last
+if [ -n "$cpp" ]; then
+	measure cpp_rosbag-read-lz4.bag "$cpp" read "$dir/bench-lz4.bag"
+	echo "$ours_lz4 $last" | awk '{ printf "  ros1 lz4 check / C++ read-all: %.2f wall, %.2f user (target <= 0.3)\n", $1 / $4, $2 / $5 }'
+fi
+if [ -f "$nodedir/node_modules/@mcap/core/package.json" ]; then
+	NODE_PATH=$nodedir/node_modules measure node-mcap-core-read-lz4.mcap node "$dir/readall.cjs" "$dir/bench-lz4.mcap"
+	echo "$ours_lz4 $last" | awk '{ printf "  @mcap/core read-all / ros1 lz4 check: %.1f x wall, %.1f x user (target >= 10)\n", $4 / $1, $5 / $2 }'
+fi
+echo "$ours_ros2 $ours_zstd" | awk '{ printf "  ros2 check / ros1 zstd check: %.2f wall, %.2f user (target <= 1.5)\n", $1 / $4, $2 / $5 }'
+echo "== peak memory of check: $(echo "$ours_lz4" | awk '{ print int($3 / 1024) }') MB (lz4), $(echo "$ours_zstd" | awk '{ print int($3 / 1024) }') MB (zstd), $(echo "$ours_ros2" | awk '{ print int($3 / 1024) }') MB (ros2); files $(du -h "$dir/bench-lz4.mcap" | cut -f1), $(du -h "$dir/ros2-zstd.mcap" | cut -f1)"

@@ -1,0 +1,112 @@
+#!/bin/sh
+# Reading MCAP files that npm's @mcap/core wrote (tests/tools/mcap-write.cjs,
+# messages serialized by @foxglove/rosmsg-serialization and
+# @foxglove/rosmsg2-serialization): every chunk compression, with and without
+# a summary, message indexes, chunk indexes or chunks, ros1 and ros2 profiles,
+# big-endian CDR. `bagscope cat --format json` must print exactly the values
+# the writers were given. Then exports: MCAP -> bag -> MCAP byte for byte,
+# ROS 2 -> MCAP (ros2 profile) read back by @mcap/core and the @foxglove
+# deserializer, ROS 2 -> bag refused with one line.
+# Skipped (77) without node and npm or without network for the first install.
+# Environment: BAGSCOPE, SRCDIR, BUILDDIR.
+B=${BAGSCOPE:-src/bagscope}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILDDIR=${BUILDDIR:-.}
+W=$SRCDIR/tests/tools/mcap-write.cjs
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }
+command -v zstd >/dev/null 2>&1 || { echo "zstd (Debian's zstd program) not installed: skipped"; exit 77; }
+NODEDIR=$BUILDDIR/tests/node
+PKGS="@mcap/core@2.2.2 lz4js@0.2.0 @foxglove/rosmsg@5.0.5 @foxglove/rosmsg-serialization@2.0.4 @foxglove/rosmsg2-serialization@3.1.0 @foxglove/cdr@3.5.0"
+for p in @mcap/core lz4js @foxglove/rosmsg @foxglove/rosmsg-serialization @foxglove/rosmsg2-serialization; do
+	[ -f "$NODEDIR/node_modules/$p/package.json" ] && continue
+	mkdir -p "$NODEDIR"
+	# shellcheck disable=SC2086
+	npm install --prefix "$NODEDIR" --no-audit --no-fund --no-save --loglevel=error $PKGS >/dev/null 2>&1 ||
+		{ echo "npm install $PKGS failed (offline?): skipped"; exit 77; }
+	break
+done
+NODE_PATH=$(cd "$NODEDIR" && pwd)/node_modules
+export NODE_PATH
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/err" | head -8; }
+
+# read NAME WRITER-ARGS...: write with @mcap/core, cat with bagscope, compare
+read_case() {
+	name=$1
+	shift
+	if ! node "$W" "$T/in.mcap" "$@" >"$T/want.jsonl" 2>"$T/err"; then bad "$name: write"; return; fi
+	if ! "$B" cat --format json "$T/in.mcap" >"$T/got.jsonl" 2>"$T/err"; then bad "$name: cat"; return; fi
+	if node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+}
+
+for prof in ros1 ros2; do
+	for comp in none lz4 zstd; do
+		read_case "$prof $comp" --profile $prof --compression $comp --messages 300
+		read_case "$prof $comp no summary" --profile $prof --compression $comp --no-summary
+		read_case "$prof $comp no message index" --profile $prof --compression $comp --no-message-index
+		read_case "$prof $comp no summary, no message index" --profile $prof --compression $comp --no-summary --no-message-index
+		read_case "$prof $comp no chunk index" --profile $prof --compression $comp --no-chunk-index
+	done
+	read_case "$prof no chunks" --profile $prof --no-chunks --messages 300
+	read_case "$prof no chunks, no summary" --profile $prof --no-chunks --no-summary
+done
+read_case "ros2 big-endian CDR" --profile ros2 --big-endian --compression lz4
+read_case "ros2 big-endian CDR, no chunks" --profile ros2 --big-endian --no-chunks
+
+# info: format, profile, library, attachments and metadata, from the summary
+node "$W" "$T/in.mcap" --profile ros2 --compression zstd >/dev/null 2>"$T/err"
+if "$B" info "$T/in.mcap" >"$T/info" 2>"$T/err" && grep -q "^profile: *ros2" "$T/info" &&
+   grep -q "mcap-write.cjs" "$T/info" && grep -q "calib.yaml.*application/yaml" "$T/info" && grep -q "run" "$T/info"; then
+	ok "info: profile, library, attachment, metadata"
+else
+	cp "$T/info" "$T/err" 2>/dev/null; bad "info"
+fi
+if "$B" info --json "$T/in.mcap" >"$T/info" 2>"$T/err" && grep -q '"format":"mcap"' "$T/info" &&
+   grep -q '"profile":"ros2"' "$T/info"; then ok "info --json: format, profile"; else cp "$T/info" "$T/err"; bad "info --json"; fi
+
+# a split rosbag2 recording (MCAP storage): DIR and DIR/metadata.yaml read as one timeline
+mkdir -p "$T/rec"
+node "$W" "$T/rec/rec_0.mcap" --profile ros2 --compression zstd --messages 50 >"$T/want.jsonl" 2>"$T/err"
+node "$W" "$T/rec/rec_1.mcap" --profile ros2 --compression zstd --messages 30 --start 1700000001000000000 >>"$T/want.jsonl" 2>>"$T/err"
+printf 'rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n  relative_file_paths:\n    - rec_0.mcap\n    - "rec_1.mcap"\n' >"$T/rec/metadata.yaml"
+for arg in "$T/rec" "$T/rec/metadata.yaml"; do
+	if "$B" cat --format json "$arg" >"$T/got.jsonl" 2>"$T/err" &&
+	   node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then ok "split rosbag2: $(basename "$arg")"; else bad "split rosbag2: $arg"; fi
+done
+rm "$T/rec/metadata.yaml"
+if "$B" cat --format json "$T/rec" >"$T/got.jsonl" 2>"$T/err" &&
+   node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then ok "rosbag2 directory without metadata.yaml"; else bad "rosbag2 directory without metadata.yaml"; fi
+
+# exports
+F=$SRCDIR/tests/data/fixtures/bags/nested_bz2.bag
+for comp in none lz4 zstd; do
+	if "$B" export --format mcap --compression $comp -o "$T/a.mcap" "$F" 2>"$T/err" &&
+	   "$B" export -o "$T/b.bag" "$T/a.mcap" 2>"$T/err" &&
+	   "$B" export --format mcap --compression $comp -o "$T/c.mcap" "$T/b.bag" 2>"$T/err" &&
+	   cmp "$T/a.mcap" "$T/c.mcap" >"$T/err" 2>&1; then ok "MCAP ($comp) -> bag -> MCAP byte for byte"; else bad "MCAP ($comp) -> bag -> MCAP"; fi
+	rm -f "$T/a.mcap" "$T/b.bag" "$T/c.mcap"
+done
+node "$W" "$T/in.mcap" --profile ros2 --compression lz4 --messages 200 >"$T/want.jsonl" 2>"$T/err"
+for comp in none lz4 zstd; do
+	rm -f "$T/out.mcap"
+	if "$B" export --format mcap --compression $comp -o "$T/out.mcap" "$T/in.mcap" 2>"$T/err" &&
+	   node "$W" --read "$T/out.mcap" >"$T/got.jsonl" 2>"$T/err" &&
+	   node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then
+		ok "ROS 2 -> MCAP ($comp), read by @mcap/core and @foxglove/rosmsg2-serialization"
+	else
+		bad "ROS 2 -> MCAP ($comp)"
+	fi
+done
+"$B" export -o "$T/out.bag" "$T/in.mcap" 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "type systems differ" "$T/err" && [ ! -e "$T/out.bag" ]; then
+	ok "ROS 2 -> bag refused in one line"
+else
+	bad "ROS 2 -> bag refused (status $rc)"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Screen test under valgrind (run by tests/run-valgrind.sh): the browser over
+# made/images.bag with /wave hidden, stepping onto each of the 42 frames so
+# that every picture, damaged frame and point cloud is decoded and drawn.
+# Any memory error or definite leak that valgrind reports fails it.
+# Skipped (77) without tmux or valgrind.
+command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+bag=$top/tests/data/fixtures/made/images.bag
+libtool=${LIBTOOL:-$top/libtool}
+real=${BAGSCOPE:-$top/src/bagscope}
+cat > "$tmp/vg" <<EOS
+#!/bin/sh
+exec "$libtool" --mode=execute valgrind -q --error-exitcode=99 --leak-check=full \
+--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --track-origins=yes \
+--log-file="$tmp/vg.log" "$real" "\$@"
+EOS
+chmod +x "$tmp/vg"
+bin=$tmp/vg
+start 120 40 "$bag"
+wait_for "opens under valgrind" "row 1/1042"
+# hide /wave (the last topic by name) from the connections pane, back to the list
+keys Tab Tab G x Tab
+wait_for "only the frames are listed" "row 1/42 "
+# (lib.sh's wait_for uses $i)
+row=1
+while [ $row -lt 42 ]; do
+	keys j
+	row=$((row + 1))
+	wait_for "frame $row drawn" "row $row/42 " || break
+done
+check "stepped onto every frame" [ $row -eq 42 ]
+keys q
+wait_for "quits" "BROWSER-EXITED 0"
+check "valgrind reports nothing" sh -c "! grep -q '^==[0-9]*== ' '$tmp/vg.log'"
+grep '^==[0-9]*==' "$tmp/vg.log" | head -n 40
+finish

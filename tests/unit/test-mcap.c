@@ -1,0 +1,272 @@
+/*
+ * test-mcap.c - the MCAP reader on files npm's @mcap/core wrote
+ * (tests/data/mcap, made by tests/tools/mcap-write.cjs): cut at every
+ * byte, a file must open and hold exactly the messages of the records that
+ * end before the cut, counted here from the file's own records (a loose
+ * Message is one; a Chunk holds what the Message Index records after it
+ * count); every span reads back as that many 2.0 message records. A chunk
+ * whose bytes are damaged is warned about and its messages are left out.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <bagscope/bagscope.h>
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint8_t *slurp(const char *name, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	uint8_t *buf = malloc(1 << 20);
+
+	snprintf(path, sizeof path, "%s/mcap/%s", TEST_DATA_DIR, name);
+	assert_non_null(f = fopen(path, "rb"));
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+/* Messages in the records of buf that end at or before cut. */
+static uint64_t whole_before(const uint8_t *buf, size_t len, size_t cut)
+{
+	uint64_t n = 0;
+
+	for (size_t off = 8; off + 9 <= len;) {
+		uint8_t op = buf[off];
+		size_t end = off + 9 + (size_t)le64(buf + off + 1);
+		if (op == 0x0f || op == 0x02 || end > cut)
+			break;
+		if (op == 0x05)
+			n++;
+		if (op == 0x06) {
+			/* the Message Index records that follow count the chunk's messages */
+			for (size_t mi = end; mi + 15 <= len && buf[mi] == 0x07; mi += 9 + (size_t)le64(buf + mi + 1))
+				n += (buf[mi + 11] | buf[mi + 12] << 8 | (uint32_t)buf[mi + 13] << 16 | (uint32_t)buf[mi + 14] << 24) / 16;
+		}
+		off = end;
+	}
+	return n;
+}
+
+/* Messages in every span of bag, read back as 2.0 message records. */
+static uint64_t read_all(bag_t *bag)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < bag_chunk_count(bag); i++) {
+		const uint8_t *d;
+		size_t len;
+		assert_int_equal(bag_chunk_get(bag, i, &d, &len), BAG_OK);
+		for (size_t at = 0; at + 8 <= len;) {
+			uint32_t h = d[at] | d[at + 1] << 8 | (uint32_t)d[at + 2] << 16 | (uint32_t)d[at + 3] << 24;
+			const uint8_t *q = d + at + 4 + h;
+			uint32_t dl = q[0] | q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+			at += 8 + (size_t)h + dl;
+			assert_true(at <= len);
+			n++;
+		}
+		bag_chunk_unpin(bag, i);
+	}
+	return n;
+}
+
+static void cut_everywhere(const char *name)
+{
+	size_t len;
+	uint8_t *buf = slurp(name, &len);
+	char tmp[] = "/tmp/test-mcap-XXXXXX";
+	int fd = mkstemp(tmp);
+	uint64_t full = whole_before(buf, len, len);
+
+	assert_true(fd >= 0);
+	assert_true(full > 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	for (size_t cut = len;; cut--) {
+		bag_t *bag = NULL;
+		assert_int_equal(ftruncate(fd, (off_t)cut), 0);
+		int rc = bag_open(&bag, tmp, NULL);
+		if (cut < 8 + 9 + 8) {
+			/* the magic or the header record cut: a clean failure (or not MCAP at all) */
+			if (rc != BAG_OK)
+				assert_true(rc < 0);
+		} else {
+			if (rc != BAG_OK)
+				fail_msg("%s cut at %zu: %s", name, cut, bag_last_error(bag)->message);
+			uint64_t want = whole_before(buf, len, cut);
+			if (bag_message_count(bag) != want)
+				fail_msg("%s cut at %zu: %llu messages, want %llu", name, cut,
+				         (unsigned long long)bag_message_count(bag), (unsigned long long)want);
+			assert_int_equal(read_all(bag), want);
+			if (cut < len)
+				assert_true(bag_warning_count(bag) > 0);
+		}
+		bag_close(bag);
+		if (cut == 0)
+			break;
+	}
+	close(fd);
+	unlink(tmp);
+	free(buf);
+}
+
+static void test_cut_chunked_zstd(void **state)
+{
+	(void)state;
+	cut_everywhere("ros2-zstd-nosummary.mcap");
+}
+
+static void test_cut_loose(void **state)
+{
+	(void)state;
+	cut_everywhere("ros2-loose-nosummary.mcap");
+}
+
+static void test_cut_with_summary(void **state)
+{
+	(void)state;
+	cut_everywhere("ros1-lz4.mcap");
+}
+
+/* Whole, the summary file opens from its summary with every message and the md5s of its definitions. */
+static void test_summary(void **state)
+{
+	char path[512];
+	bag_t *bag;
+	struct bag_chunk_info ci;
+	struct bag_cache_stats cs;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/mcap/ros1-lz4.mcap", TEST_DATA_DIR);
+	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+	assert_string_equal(bag_format(bag), "mcap");
+	assert_int_equal(bag_warning_count(bag), 0);
+	bag_cache_stats(bag, &cs);
+	assert_int_equal(cs.loads, 0);          /* no chunk read at open */
+	assert_int_equal(bag_message_count(bag), 40);
+	assert_int_equal(bag_conn_count(bag), 2);
+	assert_string_equal(bag_conn(bag, 0)->topic, "/sample");
+	assert_string_equal(bag_conn(bag, 1)->md5sum, "da5909fbe378aeaf85e547e830cc1bb7");   /* std_msgs/Int32 */
+	assert_string_equal(bag_conn(bag, 0)->callerid, "/writer");
+	assert_int_equal(bag_chunk_stat(bag, 0, &ci), BAG_OK);
+	assert_int_equal(ci.compression, BAG_COMPRESSION_LZ4);
+	bag_close(bag);
+}
+
+/*
+ * A chunk whose compressed bytes are damaged: warned once, its messages
+ * lost, the rest read. The second chunk: the first holds the Schema and
+ * Channel records, without which no message can be placed.
+ */
+static void test_damaged_chunk(void **state)
+{
+	size_t len, first = 0, first_end = 0;
+	uint8_t *buf = slurp("ros2-zstd-nosummary.mcap", &len);
+	char tmp[] = "/tmp/test-mcap-XXXXXX";
+	int fd = mkstemp(tmp);
+	bag_t *bag;
+
+	(void)state;
+	int seen = 0;
+	for (size_t off = 8; off < len; off += 9 + (size_t)le64(buf + off + 1))
+		if (buf[off] == 0x06 && ++seen == 2) {
+			first = off;
+			first_end = off + 9 + (size_t)le64(buf + off + 1);
+			break;
+		}
+	assert_true(first > 0);
+	uint64_t lost = whole_before(buf, len, first_end) - whole_before(buf, len, first);
+	buf[first_end - 20] ^= 0x55;
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	assert_int_equal(bag_open(&bag, tmp, NULL), BAG_OK);
+	assert_int_equal(bag_message_count(bag), whole_before(buf, len, len) - lost);
+	assert_int_equal(read_all(bag), whole_before(buf, len, len) - lost);
+	bool said = false;
+	for (size_t i = 0; i < bag_warning_count(bag); i++)
+		said |= strstr(bag_warning(bag, i), "its messages are lost") != NULL;
+	assert_true(said);
+	bag_close(bag);
+	close(fd);
+	unlink(tmp);
+	free(buf);
+}
+
+static int collect(void *arg, const struct bag_finding *f)
+{
+	char *all = arg;
+
+	strncat(all, f->text, 4095 - strlen(all));
+	strncat(all, "\n", 4095 - strlen(all));
+	return 0;
+}
+
+/* check's findings on buf as one string, with record r (of opcode op) mutated at byte at of its content. */
+static void check_mutated(const char *name, uint8_t op, int nth, size_t at, uint8_t delta, char *all)
+{
+	size_t len;
+	uint8_t *buf = slurp(name, &len);
+	char tmp[] = "/tmp/test-mcap-XXXXXX";
+	int fd = mkstemp(tmp), seen = 0;
+	bag_t *bag;
+
+	all[0] = '\0';
+	for (size_t off = 8; delta && off + 9 <= len; off += 9 + (size_t)le64(buf + off + 1))
+		if (buf[off] == op && seen++ == nth) {
+			buf[off + 9 + at] += delta;
+			break;
+		}
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	assert_int_equal(bag_open(&bag, tmp, NULL), BAG_OK);
+	assert_int_equal(bag_check(bag, 0, collect, all, NULL), BAG_OK);
+	bag_close(bag);
+	close(fd);
+	unlink(tmp);
+	free(buf);
+}
+
+/* check: a clean file has no findings; each kind of damage is one line naming it. */
+static void test_check(void **state)
+{
+	char all[4096];
+
+	(void)state;
+	check_mutated("ros1-lz4.mcap", 0, 0, 0, 0, all);
+	assert_string_equal(all, "");
+	check_mutated("ros1-lz4.mcap", 0x07, 0, 14, 1, all);     /* a message index entry's offset */
+	assert_non_null(strstr(all, "does not name a message of that channel and time"));
+	check_mutated("ros1-lz4.mcap", 0x0b, 0, 0, 1, all);      /* the statistics' message count */
+	assert_non_null(strstr(all, "statistics count 41 messages, the file holds 40"));
+	assert_non_null(strstr(all, "summary CRC mismatch"));
+	check_mutated("ros1-lz4.mcap", 0x08, 1, 16, 1, all);     /* a chunk index's chunk offset */
+	assert_non_null(strstr(all, "which is not a chunk record"));
+	check_mutated("ros1-lz4.mcap", 0x06, 0, 200, 1, all);    /* a chunk's compressed bytes */
+	assert_non_null(strstr(all, "chunk CRC mismatch"));
+	assert_non_null(strstr(all, "data section CRC mismatch"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_cut_chunked_zstd),
+		cmocka_unit_test(test_cut_loose),
+		cmocka_unit_test(test_cut_with_summary),
+		cmocka_unit_test(test_damaged_chunk),
+		cmocka_unit_test(test_check),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
