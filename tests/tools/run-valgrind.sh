@@ -90,6 +90,12 @@ if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
 	done
 	vg "$B" --cache-size 64K cat --format hex "$url/bags/large_lz4.bag"
 	vg "$B" info "$url/bags/no-such.bag"
+	# arguments refused after a first bag: a bad --cache-size, an s3:// glob whose listing fails
+	vg "$B" info "$url/bags/basic_none.bag" --cache-size 1
+	AWS_ENDPOINT_URL=$url AWS_ACCESS_KEY_ID=integ AWS_SECRET_ACCESS_KEY=integ
+	export AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
+	vg "$B" info "$url/bags/basic_none.bag" "s3://bk/none/*.bag"
+	unset AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 	vg "$B" tf "$url/bags/tf_lz4.bag"
 	vg "$B" diag "$url/bags/tf_lz4.bag"
 	nginx_stop
