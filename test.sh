@@ -2,22 +2,63 @@
 # Set everything up on a fresh Debian machine and run the whole test suite:
 # once as built, once more built with AddressSanitizer and UBSan (in a copy
 # of the tree under build-asan/), and the programs under valgrind. Ends with
-# one line 'N passed, N failed'.
-cd "$(dirname "$0")"
-scripts/setup.sh --test || exit 1
-make -j"$(nproc)" check >/dev/null 2>&1
-status=$?
+# the wall and CPU time of each phase, and one line 'N passed, N failed'.
+#
+# The phases overlap where they can: the ASan build is made while the
+# as-built suite runs (its screen and CLI tests leave the cores idle at
+# times), and valgrind (on the as-built programs) runs beside the ASan
+# suite. The ASan copy takes the generated configure and Makefile.in along
+# instead of running autoreconf again.
+# BAGSCOPE_NO_ASAN=1 / BAGSCOPE_NO_VALGRIND=1 leave those phases out.
+cd "$(dirname "$0")" || exit 1
+J=$(nproc)
 asan=build-asan
-if [ "${BAGSCOPE_NO_ASAN:-}" = "" ]; then
-	rm -rf "$asan" && mkdir -p "$asan"
-	git ls-files | tar -cf - -T - | tar -xf - -C "$asan"
-	( cd "$asan" && autoreconf -fi >/dev/null 2>&1 && ./configure -q --enable-asan >/dev/null &&
-	  make -j"$(nproc)" >/dev/null 2>&1 && make -j"$(nproc)" check >/dev/null 2>&1 ) || status=1
+
+# the phases, each run as its own process so that /usr/bin/time measures it
+case ${1:-} in
+--check)
+	exec make -j"$J" check >/dev/null 2>&1 ;;
+--asan-build)
+	rm -rf "$asan" && mkdir -p "$asan" || exit 1
+	{ git ls-files; ls -d configure Makefile.in aclocal.m4 config.h.in build-aux m4; } |
+		tar -cf - -T - | tar -xf - -C "$asan" || exit 1
+	cd "$asan" && ./configure -q --enable-asan >/dev/null 2>&1 && make -j"$J" >/dev/null 2>&1 &&
+		exec make -j"$J" check TESTS= >/dev/null 2>&1
+	exit 1 ;;
+--asan-check)
+	cd "$asan" && exec make -j"$J" check >/dev/null 2>&1 ;;
+--valgrind)
+	exec tests/tools/run-valgrind.sh > tests/valgrind.out 2>&1 ;;
+esac
+
+T0=$(date +%s)
+times=$(mktemp) || exit 1
+trap 'rm -f "$times" "$times.setup"' EXIT
+scripts/setup.sh --test || exit 1
+T1=$(date +%s)
+# the setup's CPU: this shell's children so far (the second line of `times`)
+times > "$times.setup"
+setup_cpu=$(awk 'NR == 2 { split($0, f, /[ms ]+/); printf "%.1f", f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$times.setup")
+
+# phase NAME: run this script with --NAME, noting its wall and CPU seconds
+phase() {
+	/usr/bin/time -a -o "$times" -f "$1 %e %U %S" sh "$0" "--$1"
+}
+
+status=0
+asan_on=; [ "${BAGSCOPE_NO_ASAN:-}" = "" ] && asan_on=1
+vg_on=; [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2>&1 && vg_on=1
+[ -z "$asan_on" ] || { phase asan-build & build=$!; }
+phase check || status=1
+if [ -n "$asan_on" ]; then
+	wait "$build" || { echo "the ASan build failed"; status=1; }
 fi
+[ -z "$vg_on" ] || { phase valgrind & vg=$!; }
+[ -z "$asan_on" ] || phase asan-check || status=1
 # memory errors and leaks under valgrind (the as-built tree)
 vg_passed=0 vg_failed=0
-if [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2>&1; then
-	tests/tools/run-valgrind.sh > tests/valgrind.out 2>&1
+if [ -n "$vg_on" ]; then
+	wait "$vg"
 	grep '^FAIL' tests/valgrind.out | head -20
 	line=$(tail -1 tests/valgrind.out)
 	runs=$(echo "$line" | sed -n 's/^valgrind: \([0-9]*\) runs, \([0-9]*\) failed.*/\1/p')
@@ -30,5 +71,13 @@ for dir in . "$asan"; do
 	[ -d "$dir/tests" ] || continue
 	grep -h -E '^(FAIL|ERROR)' $(find "$dir/tests" -name '*.log') 2>/dev/null | sed "s|^|$dir: |" | head -30
 done
+# the time of each phase (they overlap: the total is less than their sum)
+{
+	echo "setup $((T1 - T0)) $setup_cpu 0"
+	cat "$times"
+} | awk -v total=$(($(date +%s) - T0)) '
+	/^Command / { next }   # time notes a phase that failed on a line of its own
+	{ printf "%-11s %5.0f s wall %7.1f s CPU\n", $1, $2, $3 + $4; cpu += $3 + $4 }
+	END { printf "%-11s %5.0f s wall %7.1f s CPU (%d cores)\n", "total", total, cpu, '"$J"' }'
 EXTRA_PASSED=$vg_passed EXTRA_FAILED=$vg_failed scripts/count-tests.sh . "$asan" || status=1
 exit $status

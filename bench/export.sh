@@ -24,15 +24,7 @@ if [ -x "$(pwd)/src/.libs/bagscope" ]; then
 	export LD_LIBRARY_PATH
 fi
 mkdir -p "$dir"
-yard=$(cd "$(dirname "$0")/.." && pwd)/../shared/bench/cpp_rosbag.cpp
-cpp=${CPP_ROSBAG:-$dir/cpp_rosbag}
-if [ ! -x "$cpp" ] && [ -f "$yard" ]; then
-	g++ -O2 -o "$cpp" "$yard" -I/usr/include/pluginlib -I/usr/include/class_loader \
-		-I/usr/include/rcpputils -I/usr/include/rcutils -I/usr/include/ament_index_cpp \
-		-lrosbag_storage -lroslz4 -lrostime -lcpp_common -lroscpp_serialization \
-		-lconsole_bridge -lboost_filesystem 2>/dev/null || cpp=
-fi
-[ -x "$cpp" ] || { echo "(no cpp_rosbag: C++ figures left out)"; cpp=; }
+. "$(dirname "$0")/yardstick.sh"
 for c in none lz4 bz2; do
 	if [ ! -f "$dir/bench-$c.bag" ]; then
 		make -s bench/mkbag >/dev/null

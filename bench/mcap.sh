@@ -33,15 +33,7 @@ for c in lz4 zstd; do
 	[ -f "$dir/bench-$c.mcap" ] || "$bin" export --format mcap --compression $c -o "$dir/bench-$c.mcap" "$dir/bench-lz4.bag"
 done
 [ -f "$dir/ros2-zstd.mcap" ] || bench/mkros2 -c zstd "$dir/ros2-zstd.mcap"
-yard=$src/../shared/bench/cpp_rosbag.cpp
-cpp=${CPP_ROSBAG:-$dir/cpp_rosbag}
-if [ ! -x "$cpp" ] && [ -f "$yard" ]; then
-	g++ -O2 -o "$cpp" "$yard" -I/usr/include/pluginlib -I/usr/include/class_loader \
-		-I/usr/include/rcpputils -I/usr/include/rcutils -I/usr/include/ament_index_cpp \
-		-lrosbag_storage -lroslz4 -lrostime -lcpp_common -lroscpp_serialization \
-		-lconsole_bridge -lboost_filesystem 2>/dev/null || cpp=
-fi
-[ -x "$cpp" ] || { echo "(no cpp_rosbag: C++ figures left out)"; cpp=; }
+. "$(dirname "$0")/yardstick.sh"
 nodedir=$dir/node
 if command -v node >/dev/null && [ ! -f "$nodedir/node_modules/@mcap/core/package.json" ]; then
 	npm install --prefix "$nodedir" --no-audit --no-fund --no-save --loglevel=error @mcap/core@2.2.2 lz4js@0.2.0 \

@@ -20,15 +20,7 @@ runs=${RUNS:-3}
 bin=$(pwd)/src/bagscope
 mkdir -p "$dir"
 make -s bench/mkbag >/dev/null
-yard=$(cd "$(dirname "$0")/.." && pwd)/../shared/bench/cpp_rosbag.cpp
-cpp=${CPP_ROSBAG:-$dir/cpp_rosbag}
-if [ ! -x "$cpp" ] && [ -f "$yard" ]; then
-	g++ -O2 -o "$cpp" "$yard" -I/usr/include/pluginlib -I/usr/include/class_loader \
-		-I/usr/include/rcpputils -I/usr/include/rcutils -I/usr/include/ament_index_cpp \
-		-lrosbag_storage -lroslz4 -lrostime -lcpp_common -lroscpp_serialization \
-		-lconsole_bridge -lboost_filesystem 2>/dev/null || cpp=
-fi
-[ -x "$cpp" ] || { echo "(no cpp_rosbag: C++ figures left out)"; cpp=; }
+. "$(dirname "$0")/yardstick.sh"
 for c in none lz4 bz2; do
 	[ -f "$dir/bench-$c.bag" ] || bench/mkbag -d "$(dirname "$0")/defs" -c $c "$dir/bench-$c.bag"
 done

@@ -88,8 +88,7 @@ static const bag_msgdef_t *bag_def(BagObject *b, size_t c)
 	if (!b->def_done[c]) {
 		const struct bag_connection *conn = bag_timeline_conn(b->tl, c, NULL);
 		b->def_done[c] = true;
-		if (bag_conn_has_definition(conn) &&
-		    bag_msgdef_parse(&b->defs[c], conn->type, conn->definition, strlen(conn->definition)) != BAG_OK) {
+		if (bag_conn_has_definition(conn) && bag_conn_msgdef_parse(&b->defs[c], conn) != BAG_OK) {
 			bag_msgdef_free(b->defs[c]);
 			b->defs[c] = NULL;
 		}
@@ -656,10 +655,10 @@ static bool reader_room(struct reader *r)
 	return true;
 }
 
-/* Every 64 Ki rows: a pending Ctrl-C stops the scan. */
+/* Every 4096 rows: a pending Ctrl-C stops the scan. */
 static int read_interrupted(struct reader *r)
 {
-	if (++r->emitted % 65536 != 0)
+	if (++r->emitted % 4096 != 0)
 		return 0;
 	PyGILState_STATE g = PyGILState_Ensure();
 	int rc = PyErr_CheckSignals();

@@ -49,7 +49,7 @@ setup(
     version='0.1.0',
     description='Read ROS bags at C speed: messages, numpy columns, many bags on Dask',
     packages=['bagscope'],
-    package_data={'bagscope': ['__init__.pyi', 'py.typed']},
+    package_data={'bagscope': ['__init__.pyi', 'dask.pyi', 'py.typed']},
     ext_modules=[core],
     python_requires='>=3.9',
 )

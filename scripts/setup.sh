@@ -7,7 +7,7 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libzstd-dev libmd-dev libturbojpeg0-dev libspng-dev libcurl4-openssl-dev libncurses-dev libcmocka-dev"
 if [ "$1" = "--test" ]; then
-	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all ros-std-msgs zstd nginx-light libtf2-dev python3-tf2 python3-tf2-msgs python3-geometry-msgs python3-diagnostic-msgs lnav"
+	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all ros-std-msgs zstd nginx-light libtf2-dev python3-tf2 python3-tf2-msgs python3-geometry-msgs python3-diagnostic-msgs lnav time"
 	# the Python package: built against Debian's CPython and numpy (PyPI is out of reach), tested with
 	# pytest against python3-rosbag, pandas and a dask.distributed cluster
 	pkgs="$pkgs python3-dev python3-venv python3-setuptools python3-wheel python3-numpy python3-pytest python3-pandas python3-dask python3-distributed"

@@ -84,8 +84,13 @@ struct bag_open_opts {
 	 */
 	volatile int *cancel;
 	bool msg_path_only;        /* true: msg_path alone, not the environment's directories */
+	/*
+	 * A URL's bag adds the bytes it fetches here (atomically, from any
+	 * thread, its dups' too), for a progress line; borrowed like cancel.
+	 */
+	uint64_t *fetched;
 };
-#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL, NULL, 0, 0, false, NULL, false }
+#define BAG_OPEN_OPTS_INIT { sizeof(struct bag_open_opts), 0, false, NULL, NULL, NULL, 0, 0, false, NULL, false, NULL }
 
 /* One connection-header field, as recorded. */
 struct bag_kv {
@@ -167,6 +172,13 @@ BAG_API const char *bag_path(const bag_t *bag);
 
 /* File size in bytes. */
 BAG_API uint64_t bag_file_size(const bag_t *bag);
+
+/*
+ * Read len bytes of the file as stored at off (a fingerprint of its
+ * content, for instance), from wherever the bag is. 0 or a BAG_E* code
+ * (BAG_ETRUNCATED past the end), the message on the handle.
+ */
+BAG_API int bag_read_bytes(bag_t *bag, uint64_t off, void *buf, size_t len);
 
 /* Whether path is a URL bag_open() reads remotely (http://, https://, s3://). */
 BAG_API bool bag_is_url(const char *path);

@@ -32,10 +32,12 @@ extern "C" {
  * Runs on a worker thread for each message that passed the filter, with
  * m->data and m->size set and def its connection's parsed definition (when
  * opts.decode; NULL otherwise or when the definition does not parse). It
- * appends what emit should get to out (which starts empty for each message).
+ * appends what emit should get to out, which may already hold the output
+ * of earlier messages of the same task: append only, never rewrite or
+ * shorten what was there (emit gets this message's part alone).
  * Returns 0 to emit the message, 1 to drop it, or a negative BAG_E* code:
- * the message is then emitted as failed, with out holding the one-line
- * reason. It must be safe to run on several threads at once.
+ * the message is then emitted as failed, with what it appended as the
+ * one-line reason. It must be safe to run on several threads at once.
  */
 typedef int (*bag_scan_work_fn)(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
                                 struct bag_text *out);

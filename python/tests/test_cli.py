@@ -12,6 +12,8 @@ from conftest import DATA, FIX, bagscope_cli
 
 OLD = sorted(glob.glob(os.path.join(DATA, 'oldbags', '*.bag')))
 DAMAGED = [os.path.join(FIX, 'broken', b) for b in ('crashed_none.bag', 'truncated_bz2.bag')]
+# MCAP files @mcap/core wrote: ros1 and ros2 (CDR) profiles, with and without a summary
+MCAP = sorted(glob.glob(os.path.join(DATA, 'mcap', '*.mcap')))
 
 
 def cli(*args):
@@ -30,13 +32,13 @@ def plain(v):
     if isinstance(v, list):
         return [plain(x) for x in v]
     if isinstance(v, float) and v != v:
-        return 'NaN'
+        return 'nan'                      # the JSON contract's spelling (fixtures README)
     if isinstance(v, float) and v in (float('inf'), float('-inf')):
-        return 'Infinity' if v > 0 else '-Infinity'
+        return 'inf' if v > 0 else '-inf'
     return v
 
 
-@pytest.mark.parametrize('path', OLD + DAMAGED, ids=os.path.basename)
+@pytest.mark.parametrize('path', OLD + DAMAGED + MCAP, ids=os.path.basename)
 def test_messages_match_cli(path):
     out = cli('cat', '--format', 'json', path)
     lines = [json.loads(l) for l in out.stdout.splitlines()]

@@ -2,7 +2,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,51 @@ int bagset_rosbag2_args(int *argc, char ***argv)
 static size_t remote_cache;
 static bool no_sign_request;
 volatile int bagset_cancel;
+static uint64_t fetched;          /* by every URL bag, added atomically */
+
+/* A URL bag's progress line on a terminal's stderr while it opens slowly. */
+struct ticker {
+	pthread_t thread;
+	const char *name;         /* escaped */
+	int stop;                 /* atomic */
+	bool started;
+};
+
+static void *tick(void *arg)
+{
+	struct ticker *t = arg;
+	bool shown = false;
+
+	for (int ms = 0; !__atomic_load_n(&t->stop, __ATOMIC_RELAXED); ms += 100) {
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+		if (ms < 1000)
+			continue;   /* only when it takes long */
+		fprintf(stderr, "\rbagscope: %s: %.1f MB fetched\033[K", t->name,
+		        (double)__atomic_load_n(&fetched, __ATOMIC_RELAXED) / 1e6);
+		fflush(stderr);
+		shown = true;
+	}
+	if (shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	return NULL;
+}
+
+static void ticker_start(struct ticker *t, const char *path, const char *name)
+{
+	t->name = name;
+	t->stop = 0;
+	t->started = bag_is_url(path) && isatty(STDERR_FILENO) && pthread_create(&t->thread, NULL, tick, t) == 0;
+}
+
+static void ticker_stop(struct ticker *t)
+{
+	if (!t->started)
+		return;
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t->thread, NULL);
+}
 
 void bagset_open_opts(struct bag_open_opts *o)
 {
@@ -126,6 +173,7 @@ void bagset_open_opts(struct bag_open_opts *o)
 	o->remote_cache_bytes = remote_cache;
 	o->no_sign_request = no_sign_request;
 	o->cancel = &bagset_cancel;
+	o->fetched = &fetched;
 }
 
 /* A byte count with an optional K, M or G (binary), at least 1 MiB; 0 if bad. */
@@ -225,15 +273,19 @@ int bagset_open_one(bag_t **bag, const char *path)
 {
 	struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 	struct term_scratch sc = { 0 };
+	struct ticker tk;
 	struct bag_recovery r;
+	const char *escaped = term_str(&sc, path);
 	int rc;
 
 	bagset_open_opts(&opts);
 	if (isatty(STDERR_FILENO)) {
 		opts.progress = show_progress;
-		opts.progress_arg = (void *)term_str(&sc, path);
+		opts.progress_arg = (void *)escaped;
 	}
+	ticker_start(&tk, path, escaped);
 	rc = bag_open(bag, path, &opts);
+	ticker_stop(&tk);
 	if (rc != BAG_OK) {
 		term_error("%s", bag_last_error(*bag)->message);
 		goto done;

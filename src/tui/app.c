@@ -120,8 +120,10 @@ static bool app_act(struct app *app, enum action a)
 	case ACTION_CANCEL:
 		if (app_export_cancel(app))
 			snprintf(app->m.note, sizeof app->m.note, "cancelling the write");
-		else if (app->find.js.running)
+		else if (app->find.js.running) {
 			job_cancel(app->find.job);
+			bagset_cancel = 1;   /* remote reads in flight stop too (job_start resets it) */
+		}
 		else if (app->zoom)
 			app->zoom = false;
 		else
@@ -243,7 +245,8 @@ static int open_all(struct app *app)
 		return -1;
 	}
 	app_marks_load(app);
-	job_rates(app->find.job, app->m.topic_of, app->m.ntopics);
+	if (!app_any_url(app))
+		job_rates(app->find.job, app->m.topic_of, app->m.ntopics);
 	first_note(app);
 	return 0;
 }
@@ -363,6 +366,10 @@ int tui_run(char *const *paths, size_t n)
 	if (tpath != NULL && (app.timing = fopen(tpath, "w")) != NULL) {
 		draw_all(&app);
 		fprintf(app.timing, "first-screen %.3f\n", (double)(app_now_ns() - app.t0) / 1e6);
+	}
+	if (app_any_url(&app)) {
+		draw_all(&app);
+		job_rates(app.find.job, app.m.topic_of, app.m.ntopics);
 	}
 	while (!app.quit)
 		turn(&app, &first_full);

@@ -136,6 +136,13 @@ bool *app_shown_mask(struct app *app);
 /* The bag's name without its directory. */
 const char *app_base_name(const char *path);
 
+/*
+ * core.c: whether a bag is read from a URL. Whole-bag passes that only fill
+ * something in (the topic rates, the timeline's ticks) then wait or are
+ * left out, so that opening does not fetch the whole recording.
+ */
+bool app_any_url(const struct app *app);
+
 /* marks.c: marks (m ' u U), kept per bag content in $XDG_STATE_HOME/bagscope. */
 void app_marks_load(struct app *app);
 void app_mark_act(struct app *app, enum action a);

@@ -137,3 +137,11 @@ const char *app_base_name(const char *path)
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
 }
+
+bool app_any_url(const struct app *app)
+{
+	for (size_t i = 0; i < app->cb.nbags; i++)
+		if (bag_is_url(bag_path(app->cb.bags[i])))
+			return true;
+	return false;
+}

@@ -33,14 +33,14 @@ static int cmp_pair(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* FNV-1a over a stretch of the file. */
-static uint64_t fnv(int fd, off_t at, size_t n, uint64_t h)
+/* FNV-1a over a stretch of the bag's bytes (a local file or a URL's object). */
+static uint64_t fnv(bag_t *bag, uint64_t at, size_t n, uint64_t h)
 {
 	uint8_t *buf = malloc(n ? n : 1);
-	ssize_t got = buf ? pread(fd, buf, n, at) : -1;
 
-	for (ssize_t i = 0; i < got; i++)
-		h = (h ^ buf[i]) * 0x100000001b3ULL;
+	if (buf != NULL && bag_read_bytes(bag, at, buf, n) == BAG_OK)
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 0x100000001b3ULL;
 	free(buf);
 	return h;
 }
@@ -50,8 +50,8 @@ static void marks_path(const struct app *app, size_t i, char *out, size_t cap)
 {
 	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	char dir[400];
-	struct stat st;
-	int fd;
+	bag_t *bag = app->cb.bags[i];
+	uint64_t size = bag_file_size(bag), h;
 
 	out[0] = '\0';
 	if (state != NULL && state[0] == '/')
@@ -60,16 +60,12 @@ static void marks_path(const struct app *app, size_t i, char *out, size_t cap)
 		snprintf(dir, sizeof dir, "%s/.local/state/bagscope", home);
 	else
 		return;
-	if ((fd = open(bag_path(app->cb.bags[i]), O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	if (fstat(fd, &st) == 0) {
-		uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)st.st_size;
-		h = fnv(fd, 0, FP_BYTES, h);
-		if (st.st_size > FP_BYTES)
-			h = fnv(fd, st.st_size > 2 * FP_BYTES ? st.st_size - FP_BYTES : FP_BYTES, FP_BYTES, h);
-		snprintf(out, cap, "%s/marks-%016llx", dir, (unsigned long long)h);
-	}
-	close(fd);
+	/* the same bytes as pread gave: the first 64 KiB (or less), then the last 64 KiB */
+	h = fnv(bag, 0, size < FP_BYTES ? (size_t)size : FP_BYTES, 0xcbf29ce484222325ULL ^ size);
+	if (size > FP_BYTES)
+		h = fnv(bag, size > 2 * FP_BYTES ? size - FP_BYTES : FP_BYTES,
+		        size > 2 * FP_BYTES ? FP_BYTES : (size_t)(size - FP_BYTES), h);
+	snprintf(out, cap, "%s/marks-%016llx", dir, (unsigned long long)h);
 }
 
 /* mkdir -p for the state directory. */

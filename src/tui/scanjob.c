@@ -26,6 +26,7 @@
 #include "tui/detail.h"
 #include "tui/match.h"
 #include "tui/bgjob.h"
+#include "common/bagset.h"
 #include "tui/scanjob.h"
 #include "tui/worker.h"
 
@@ -638,6 +639,7 @@ void job_wait(struct scanjob *j)
 int job_start(struct scanjob *j, const struct job_req *req)
 {
 	job_wait(j);
+	bagset_cancel = 0;   /* set by Esc to stop the remote reads of the job before */
 	pthread_mutex_lock(&j->lock);
 	j->req = *req;
 	j->req.conn_mask = NULL;

@@ -69,6 +69,23 @@ static void status_extra(struct app *app, int64_t t, char *extra, size_t cap)
 	}
 }
 
+/* URL bags: the bytes fetched so far (all handles), after the state in sizes. */
+static void status_fetched(const struct app *app, char *sizes, size_t cap)
+{
+	uint64_t total = 0, requests = 0;
+	size_t n = strlen(sizes);
+
+	for (size_t b = 0; b < app->cb.nbags; b++) {
+		uint64_t bytes, reqs;
+		bag_fetched(app->cb.bags[b], &bytes, &reqs);
+		total += bytes;
+		requests += reqs;
+	}
+	if (requests > 0 && n < cap)
+		snprintf(sizes + n, cap - n, ", %.1f MB fetched in %llu requests", (double)total / 1e6,
+		         (unsigned long long)requests);
+}
+
 static void draw_status(struct app *app, struct rect r)
 {
 	struct model *m = &app->m;
@@ -92,6 +109,7 @@ static void draw_status(struct app *app, struct rect r)
 	if (app->bad.msgs > 0)
 		snprintf(sizes, sizeof sizes, "%llu messages cannot be read (%zu chunks; L: log)",
 		         (unsigned long long)app->bad.msgs, app->bad.nchunks);
+	status_fetched(app, sizes, sizeof sizes);
 	status_extra(app, t, extra, sizeof extra);
 	/* a note (an error, a search's progress) comes before the less urgent facts */
 	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu%s  ", app_base_name(bag_path(app->cb.bags[0])),

@@ -5,7 +5,8 @@
  * level (+ raises it, - lowers it), per-node toggles (x hides the cursor's
  * node, a shows all), e / E to the next and previous error, w / W to the
  * next and previous warning. The message list follows the pane's cursor
- * (to the message's record time) and the pane follows the list.
+ * (to the message's record time) and the pane follows the list, so / (the
+ * list's search) finds text in the log too.
  *
  * State: the entries, read once on the first E by a dupjob (the scan's
  * callback appends them on the job's thread; the pane reads them only once
@@ -45,6 +46,7 @@ struct rosout_pane {
 	size_t nshown;
 	size_t cursor, top;           /* in shown */
 	bool pairs;
+	int64_t sought;               /* the time the pane last moved the list to: moved() then leaves the cursor */
 };
 
 /* Room for one more element in *p (capacity *cap); 0 or -1. */
@@ -266,8 +268,10 @@ static bool key(struct app *app, struct pane *p, enum action a, bool focused)
 		return false;
 	if (!filter_key(s, a) && !move_key(s, a, p->r.h - 1))
 		return false;
-	if (s->nshown > 0)
-		model_seek(&app->m, s->e[s->shown[s->cursor]].time_ns);
+	if (s->nshown > 0) {
+		s->sought = s->e[s->shown[s->cursor]].time_ns;
+		model_seek(&app->m, s->sought);
+	}
 	return true;
 }
 
@@ -276,7 +280,7 @@ static void moved(struct app *app, struct pane *p)
 {
 	struct rosout_pane *s = p->state;
 
-	if (!s->open || s->shown == NULL || s->nshown == 0 || app->m.focus == PANE_ROSOUT)
+	if (!s->open || s->shown == NULL || s->nshown == 0 || model_time(&app->m) == s->sought)
 		return;
 	s->cursor = shown_at(s, model_time(&app->m));
 }

@@ -237,7 +237,8 @@ static int init(struct app *app, struct pane *p)
 
 	if ((p->state = s) == NULL)
 		return -1;
-	if (dupjob_start(&s->job, app, find_ticks, s) != 0)
+	/* the ticks read every /rosout and diagnostics message: not of a bag at a URL */
+	if (!app_any_url(app) && dupjob_start(&s->job, app, find_ticks, s) != 0)
 		dupjob_free(&s->job);    /* no ticks, the rest works */
 	return 0;
 }

@@ -30,22 +30,32 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/err" | head -8; }
 
-# mcap NAME COMPRESSION "ARGS" IN...: export to MCAP and check against the
-# inputs (no ARGS) or against the bag export with the same ARGS
+# mcap NAME COMPRESSION "ARGS" IN...: export to MCAP, to be checked against
+# the inputs (no ARGS) or against the bag export with the same ARGS; the
+# dumps and the checks of every case run at the end, each tool once (check_all)
+k=0
 mcap() {
 	name=$1 comp=$2 args=$3
 	shift 3
-	rm -f "$T/out.mcap" "$T/out.bag"
+	k=$((k + 1))
+	out=$T/out-$k
 	# shellcheck disable=SC2086
-	if ! "$B" export --format mcap $args -o "$T/out.mcap" "$@" 2>"$T/err"; then bad "$name: export"; return; fi
+	if ! "$B" export --format mcap $args -o "$out.mcap" "$@" 2>"$T/err"; then bad "$name: export"; return; fi
 	if [ -n "$args" ]; then
 		# shellcheck disable=SC2086
-		"$B" export $args -o "$T/out.bag" "$@" 2>"$T/err" || { bad "$name: bag export"; return; }
-		$PY "$SRCDIR/tests/tools/bag-dump.py" "$T/out.bag" > "$T/want.jsonl"
-	else
-		$PY "$SRCDIR/tests/tools/bag-dump.py" "$@" > "$T/want.jsonl"
+		"$B" export $args -o "$out.bag" "$@" 2>"$T/err" || { bad "$name: bag export"; return; }
+		set -- "$out.bag"
 	fi
-	if node "$SRCDIR/tests/tools/mcap-check.cjs" "$T/out.mcap" "$T/want.jsonl" $comp >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+	(IFS=$(printf '\t'); echo "$out.jsonl	$*") >> "$T/dumps"
+	printf '%s\t%s\t%s\t%s\n' "$name" "$out.mcap" "$out.jsonl" "$comp" >> "$T/checks"
+}
+check_all() {
+	$PY "$SRCDIR/tests/tools/bag-dump.py" --batch "$T/dumps" 2>"$T/err" || { bad "bag-dump.py"; return; }
+	node "$SRCDIR/tests/tools/mcap-check.cjs" --batch "$T/checks" > "$T/checks.out" 2>&1
+	cat "$T/checks.out"
+	passed=$((passed + $(grep -c '^ok' "$T/checks.out")))
+	failed=$((failed + $(grep -c '^FAIL' "$T/checks.out")))
+	[ "$(grep -c '^ok\|^FAIL' "$T/checks.out")" -eq "$(wc -l < "$T/checks")" ] || { cp "$T/checks.out" "$T/err"; bad "mcap-check.cjs --batch"; }
 }
 
 for f in "$D"/bags/*.bag "$D"/made/freq_times.bag; do
@@ -61,6 +71,7 @@ mcap "window and topics" none "--start 1500000001.000000100 --end 1500000005.000
 mcap "filter" none "--filter data>3 --topic /counter" "$D/bags/basic_none.bag"
 "$BUILDDIR"/tests/tools/write-sample "$T/sample.bag" bz2 || exit 1
 mcap "--keep-latched" lz4 "--keep-latched --start 1500000003" "$T/sample.bag"
+check_all
 "$B" export --format mcap --compression bz2 -o "$T/bz2.mcap" "$D/bags/basic_none.bag" 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && [ ! -e "$T/bz2.mcap" ] && ok "bz2 refused for MCAP (exit 2)" || bad "bz2 for MCAP: exit $rc"

@@ -26,34 +26,46 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; [ -f "$T/err" ] && sed 's/^/      /' "$T/err" | head -5; }
 
-# roundtrip NAME "EXPORT ARGS" "CHECK ARGS" IN...: export, rosbag info, compare
+# q WORD...: the words quoted for a line of the batch file (shlex)
+q() { for w in "$@"; do printf "'%s' " "$(printf '%s' "$w" | sed "s/'/'\\\\''/g")"; done; }
+
+# roundtrip NAME "EXPORT ARGS" "CHECK ARGS" IN...: export to a bag of its own;
+# `rosbag info` of it and the comparison are a line of the batch that
+# export-check.py runs in one process (check_batch, below)
+k=0
 roundtrip() {
 	name=$1 eargs=$2 cargs=$3
 	shift 3
-	rm -f "$T/out.bag"
+	k=$((k + 1))
+	out=$T/out-$k.bag
 	# shellcheck disable=SC2086
-	if ! "$B" export $eargs -o "$T/out.bag" "$@" 2>"$T/err"; then bad "$name: export failed"; return; fi
-	if ! rosbag info "$T/out.bag" >"$T/info" 2>"$T/err"; then bad "$name: rosbag info"; return; fi
+	if ! "$B" export $eargs -o "$out" "$@" 2>"$T/err"; then bad "$name: export failed"; return; fi
 	# shellcheck disable=SC2086
-	if $CHECK "$T/out.bag" "$@" $cargs >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+	{ q "$name" "$out" "$@" $cargs; echo --info; } >> "$T/batch"
 }
-
-# the compression rosbag info reports for OUT
-compression_of() { rosbag info "$1" | sed -n 's/^compression: *\([a-z0-9]*\).*/\1/p'; }
+# info_of NAME CHECK ARGS...: a line of the batch that only checks what rosbag info says of the last OUT
+info_of() { name=$1; shift; { q "$name" "$out" "$@"; echo --only-info; } >> "$T/batch"; }
+# check_batch: run the batch; its ok and FAIL lines count here
+check_batch() {
+	$CHECK --batch "$T/batch" > "$T/batch.out" 2>&1
+	cat "$T/batch.out"
+	passed=$((passed + $(grep -c '^ok' "$T/batch.out")))
+	failed=$((failed + $(grep -c '^FAIL' "$T/batch.out")))
+	[ -s "$T/batch.out" ] || bad "export-check.py --batch: no output"
+	rm -f "$T/batch"
+}
 
 for f in "$D"/bags/*.bag "$D"/made/freq_times.bag; do
 	n=$(basename "$f" .bag)
 	roundtrip "whole $n" "" "" "$f"
 	case $n in
 	empty*) ;;
-	*) c=$(compression_of "$f")
-	   [ "$(compression_of "$T/out.bag")" = "$c" ] && ok "$n keeps its compression ($c)" ||
-		bad "$n: compression $(compression_of "$T/out.bag"), not $c" ;;
+	*) info_of "$n keeps its compression" --compression-of "$f" ;;
 	esac
 done
 for c in none bz2 lz4; do
 	roundtrip "nested_bz2 to $c" "--compression $c" "" "$D/bags/nested_bz2.bag"
-	[ "$(compression_of "$T/out.bag")" = "$c" ] && ok "nested_bz2 to $c: rosbag info says $c" || bad "nested_bz2 to $c: compression"
+	info_of "nested_bz2 to $c: rosbag info says $c" --compression $c
 done
 roundtrip "three inputs merged" "" "" "$D/bags/basic_none.bag" "$D/bags/nested_bz2.bag" "$D/bags/tf_lz4.bag"
 roundtrip "merged, lz4" "--compression lz4" "" "$D/made/freq_times.bag" "$D/bags/basic_none.bag"
@@ -67,7 +79,7 @@ roundtrip "filter" "--topic /counter --filter data>3" "--topic /counter --py-fil
 roundtrip "filter on a nested field, two bags" "--filter header.frame_id==\"map\"" \
 	"--py-filter hasattr(m,'header')and(m.header.frame_id=='map')" "$D/bags/nested_bz2.bag" "$D/bags/tf_lz4.bag"
 roundtrip "small chunks" "--chunk-size 1K --compression bz2" "" "$D/bags/basic_none.bag" "$D/bags/nested_bz2.bag"
-[ "$(sed -n 's/^compression: *bz2 \[\([0-9]*\)\/.*/\1/p' "$T/info")" -gt 5 ] && ok "small chunks: many chunks" || bad "small chunks: $(grep compression "$T/info")"
+info_of "small chunks: many chunks" --compression bz2 --min-chunks 6
 
 # --keep-latched: write-sample's latched /point (every tenth message, 2 s early)
 "$BUILDDIR"/tests/tools/write-sample "$T/sample.bag" lz4 || exit 1
@@ -77,6 +89,7 @@ roundtrip "--keep-latched" "--keep-latched --start 1500000003 --end 1500000004" 
 	"--keep-latched --start 1500000003000000000 --end 1500000004000000000" "$T/sample.bag"
 roundtrip "--keep-latched ignores the filter" "--keep-latched --start 1500000003 --filter data>5" \
 	"--keep-latched --start 1500000003000000000 --py-filter m._type=='std_msgs/Int64'and(m.data>5)" "$T/sample.bag"
+check_batch
 
 # damaged inputs: a clean bag with what recovery finds, a superset of rosbag reindex's
 for f in crashed_none truncated_bz2; do

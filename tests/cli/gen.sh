@@ -16,35 +16,25 @@
 # does not parse is left out (exit 1); the CMakeLists.txt builds (if cmake
 # is installed).
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR, BAGSCOPE_VERSION.
+# The builds and runs of the matrix (each tree with each compiler, each
+# tree's gen-trunc, the CMakeLists.txt) are the jobs of one Makefile, run
+# with make -j; each job is this script called again with --tree, --trunc
+# or --cmake, and prints its ok/FAIL lines into a file read in a fixed order.
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$(pwd)}
 B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
 FIX=$SRCDIR/tests/data/fixtures
 fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
 fail() {
 	echo "FAIL  $*"
 	fails=$((fails + 1))
 }
 
-mkdir "$tmp/pc" "$tmp/bags"
-cat > "$tmp/pc/bagscope.pc" <<EOF
-Name: bagscope
-Description: libbagscope in the build tree
-Version: ${BAGSCOPE_VERSION:-0}
-Cflags: -I$SRCDIR/include -I$BUILDDIR/include
-Libs: -L$BUILDDIR/.libs -lbagscope -Wl,-rpath,$BUILDDIR/.libs
-EOF
-PKG_CONFIG_PATH=$tmp/pc
-export PKG_CONFIG_PATH
-"$BUILDDIR/tests/tools/write-hostile" "$tmp/bags" || fail "write-hostile"
-"$BUILDDIR/tests/tools/write-gen" "$tmp/bags" || fail "write-gen"
-
 compilers="gcc"
 command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 && compilers="gcc clang"
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -g -O1"
+# -g1 -Og: line tables for the sanitizers' reports; half the compile time of -g -O1
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -g1 -Og"
 WARN="-Wall -Wextra -Werror -pedantic"
 # a sanitized library (./configure --enable-asan): what links it is built with
 # the same sanitizers, by the same compiler, so that its runtime comes first
@@ -54,9 +44,96 @@ if ldd "$BUILDDIR/.libs/libbagscope.so" 2>/dev/null | grep -q libasan; then
 	compilers=gcc
 fi
 
+# tree OUT CC BAG WANT: a copy of the generated tree OUT built with its own
+# Makefile by CC, and its dump's output against cat's (the file WANT)
+tree() {
+	t=$(basename "$1" | tr - ' ')
+	cxx=g++
+	[ "$2" = clang ] && cxx=clang++
+	rm -rf "$1.$2" && cp -r "$1" "$1.$2" || { echo "FAIL  $t: cannot copy the tree"; return; }
+	if ! make -s -C "$1.$2" CC="$2" CXX=$cxx CFLAGS="-std=c11 $WARN -O1 $LIBSAN" \
+	     CXXFLAGS="-std=c++17 $WARN -O1 $LIBSAN" LDFLAGS="$LIBSAN" > "$1.$2.build" 2>&1; then
+		echo "FAIL  $t: build with $2"
+		head -n 20 "$1.$2.build"
+		return
+	fi
+	"$1.$2/dump" "$3" > "$1.$2.got" 2>"$1.$2.err" || echo "FAIL  $t $2: dump exits $?: $(head -n 1 "$1.$2.err")"
+	if ! cmp -s "$4" "$1.$2.got"; then
+		echo "FAIL  $t $2: dump differs from cat --format json"
+		diff "$4" "$1.$2.got" | head -n 6
+	fi
+}
+
+# trunc OUT LANG BAG: tests/tools/gen-trunc.c with the code of OUT, under
+# ASan + UBSan (objects in OUT.san, the tree itself untouched)
+trunc() {
+	t=$(basename "$1" | tr - ' ')
+	o=$1.san
+	mkdir -p "$o"
+	if [ "$2" = c ]; then
+		gcc -std=c11 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -c "$1/msgs.c" -o "$o/msgs.o"
+		link=gcc
+	else
+		g++ -std=c++17 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -c "$1/msgs.cpp" -o "$o/msgs.o"
+		link=g++
+	fi
+	if gcc -std=c11 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -I"$1" \
+	       -c "$SRCDIR/tests/tools/gen-trunc.c" -o "$o/trunc.o" &&
+	   $link $SAN -o "$o/trunc" "$o/trunc.o" "$o/msgs.o" -L"$BUILDDIR/.libs" -lbagscope \
+	       -Wl,-rpath,"$BUILDDIR/.libs"; then
+		"$o/trunc" "$3" > "$o/out" 2>&1 || { echo "FAIL  $t: truncations"; head -n 8 "$o/out"; }
+		echo "ok    $t: $(tail -n 1 "$o/out")"
+	else
+		echo "FAIL  $t: building gen-trunc under the sanitizers"
+	fi
+}
+
+# cmake_build LANG: nested_bz2's tree built with its CMakeLists.txt; its dump prints what cat does
+cmake_build() {
+	src=$tmp/nested_bz2-$1
+	if cmake -S "$src" -B "$src.cmake" -DCMAKE_C_FLAGS="$LIBSAN" -DCMAKE_CXX_FLAGS="$LIBSAN" \
+	         -DCMAKE_EXE_LINKER_FLAGS="$LIBSAN" > "$src.cmake.log" 2>&1 &&
+	   cmake --build "$src.cmake" >> "$src.cmake.log" 2>&1 &&
+	   "$src.cmake/dump" "$FIX/bags/nested_bz2.bag" > "$src.cmake.got" 2>/dev/null; then
+		cmp -s "$tmp/nested_bz2.want" "$src.cmake.got" || echo "FAIL  cmake $1: dump differs from cat"
+	else
+		echo "FAIL  cmake $1: build"
+		tail -n 15 "$src.cmake.log"
+	fi
+}
+
+case ${1:-} in
+--tree) shift; tree "$@"; exit 0 ;;
+--trunc) shift; trunc "$@"; exit 0 ;;
+--cmake) shift; cmake_build "$@"; exit 0 ;;
+esac
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir "$tmp/pc" "$tmp/bags"
+cat > "$tmp/pc/bagscope.pc" <<EOF
+Name: bagscope
+Description: libbagscope in the build tree
+Version: ${BAGSCOPE_VERSION:-0}
+Cflags: -I$SRCDIR/include -I$BUILDDIR/include
+Libs: -L$BUILDDIR/.libs -lbagscope -Wl,-rpath,$BUILDDIR/.libs
+EOF
+PKG_CONFIG_PATH=$tmp/pc
+export PKG_CONFIG_PATH SRCDIR BUILDDIR tmp
+"$BUILDDIR/tests/tools/write-hostile" "$tmp/bags" || fail "write-hostile"
+"$BUILDDIR/tests/tools/write-gen" "$tmp/bags" || fail "write-gen"
+
+# job TARGET ARGS...: a rule of the matrix's Makefile running this script with ARGS
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+jobs=
+job() {
+	printf '%s:\n\t@sh %s %s > $@\n' "$1" "$self" "$2" >> "$tmp/Makefile"
+	jobs="$jobs $1"
+}
+: > "$tmp/Makefile"
 for bag in "$FIX"/bags/*.bag "$FIX"/foreign/rosbag.js/example.bag "$tmp/bags/hostile.bag" "$tmp/bags/versions.bag"; do
 	name=$(basename "$bag" .bag)
-	"$B" cat --format json "$bag" > "$tmp/want" 2>/dev/null
+	"$B" cat --format json "$bag" > "$tmp/$name.want" 2>/dev/null
 	for lang in c cpp; do
 		t="$name $lang"
 		out=$tmp/$name-$lang
@@ -67,40 +144,23 @@ for bag in "$FIX"/bags/*.bag "$FIX"/foreign/rosbag.js/example.bag "$tmp/bags/hos
 		fi
 		diff -r "$out" "$out.again" >/dev/null || fail "$t: a second gen differs"
 		for cc in $compilers; do
-			cxx=g++
-			[ $cc = clang ] && cxx=clang++
-			rm -rf "$out.$cc"
-			cp -r "$out" "$out.$cc"
-			if ! make -s -C "$out.$cc" CC=$cc CXX=$cxx CFLAGS="-std=c11 $WARN -O1 $LIBSAN" \
-			     CXXFLAGS="-std=c++17 $WARN -O1 $LIBSAN" LDFLAGS="$LIBSAN" > "$tmp/build" 2>&1; then
-				fail "$t: build with $cc"
-				head -n 20 "$tmp/build"
-				continue
-			fi
-			"$out.$cc/dump" "$bag" > "$tmp/got" 2>"$tmp/err" || fail "$t $cc: dump exits $?: $(head -n 1 "$tmp/err")"
-			if ! cmp -s "$tmp/want" "$tmp/got"; then
-				fail "$t $cc: dump differs from cat --format json"
-				diff "$tmp/want" "$tmp/got" | head -n 6
-			fi
+			job "$out.$cc.res" "--tree $out $cc $bag $tmp/$name.want"
 		done
-		if [ $lang = c ]; then
-			gcc -std=c11 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -c "$out/msgs.c" -o "$out/msgs.o"
-			link=gcc
-		else
-			g++ -std=c++17 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -c "$out/msgs.cpp" -o "$out/msgs.o"
-			link=g++
-		fi
-		if gcc -std=c11 $WARN $SAN -I"$SRCDIR/include" -I"$BUILDDIR/include" -I"$out" \
-		       -c "$SRCDIR/tests/tools/gen-trunc.c" -o "$out/trunc.o" &&
-		   $link $SAN -o "$out/trunc" "$out/trunc.o" "$out/msgs.o" -L"$BUILDDIR/.libs" -lbagscope \
-		       -Wl,-rpath,"$BUILDDIR/.libs"; then
-			"$out/trunc" "$bag" > "$tmp/trunc" 2>&1 || { fail "$t: truncations"; head -n 8 "$tmp/trunc"; }
-			echo "ok    $t: $(tail -n 1 "$tmp/trunc")"
-		else
-			fail "$t: building gen-trunc under the sanitizers"
-		fi
+		job "$out.trunc.res" "--trunc $out $lang $bag"
 	done
 done
+if command -v cmake >/dev/null 2>&1; then
+	job "$tmp/cmake-c.res" "--cmake c"
+	job "$tmp/cmake-cpp.res" "--cmake cpp"
+fi
+printf 'all:%s\n.DEFAULT_GOAL := all\n' "$jobs" >> "$tmp/Makefile"
+MAKEFLAGS= make -s -k -j"$(nproc)" -f "$tmp/Makefile" || fail "a job of the build matrix's make"
+for res in $jobs; do
+	[ -f "$res" ] || { fail "no result from $res"; continue; }
+	cat "$res"
+	fails=$((fails + $(grep -c '^FAIL' "$res")))
+done
+command -v cmake >/dev/null 2>&1 || echo "no cmake: the CMakeLists.txt is not built"
 
 # versions.bag: two definitions of one type, each once, named by md5; keyword
 # members; constants; comments that cannot end early
@@ -132,24 +192,6 @@ expect "$tmp/nested_bz2-c/msgs.h" '/\* variable uint8\[\] -> array of integers \
 "$B" gen -o "$tmp/header" "$tmp/bags/header.bag" > /dev/null 2>"$tmp/err"
 [ $? = 1 ] && grep -q 'bad message definition, left out' "$tmp/err" || fail "header.bag: not refused as it should"
 "$B" gen -o "$tmp/none" --topic /nothing "$FIX/bags/basic_none.bag" 2>/dev/null && fail "gen --topic of no topic succeeds"
-
-# the CMakeLists.txt, both languages
-if command -v cmake >/dev/null 2>&1; then
-	for lang in c cpp; do
-		src=$tmp/nested_bz2-$lang
-		if cmake -S "$src" -B "$src.cmake" -DCMAKE_C_FLAGS="$LIBSAN" -DCMAKE_CXX_FLAGS="$LIBSAN" \
-		         -DCMAKE_EXE_LINKER_FLAGS="$LIBSAN" > "$tmp/cmake" 2>&1 && cmake --build "$src.cmake" >> "$tmp/cmake" 2>&1 &&
-		   "$src.cmake/dump" "$FIX/bags/nested_bz2.bag" > "$tmp/got" 2>/dev/null; then
-			"$B" cat --format json "$FIX/bags/nested_bz2.bag" | cmp -s - "$tmp/got" ||
-				fail "cmake $lang: dump differs from cat"
-		else
-			fail "cmake $lang: build"
-			tail -n 15 "$tmp/cmake"
-		fi
-	done
-else
-	echo "no cmake: the CMakeLists.txt is not built"
-fi
 
 echo "gen: $fails failed"
 [ $fails -eq 0 ]

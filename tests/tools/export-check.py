@@ -15,9 +15,24 @@ the whole connection header, fields in order - in time order, and exactly
 the connections that carry them. With --superset-of (for damaged inputs,
 which rosbag cannot read), OUT must instead hold every message of each REF
 (e.g. a `rosbag reindex` of a copy), and IN is not read.
+
+With --info, `rosbag info OUT` (its code, run in this process) must succeed;
+--compression C: the compression it reports must be C; --compression-of IN:
+the one it reports for IN; --min-chunks N: at least N chunks; --only-info: these
+and no comparison of the messages.
+
+  export-check.py --batch FILE
+
+runs the checks of each line of FILE (a name, then the arguments above,
+shell-quoted) in this one process, printing 'ok    NAME' or 'FAIL  NAME' and
+the problems for each: one Python start and one import of rosbag for all.
 """
 import argparse
 import collections
+import contextlib
+import io
+import re
+import shlex
 import sys
 
 import rosbag
@@ -41,7 +56,41 @@ def connections(path):
         return collections.Counter((c.topic, header_items(c.header)) for c in bag._get_connections())
 
 
-def main():
+def rosbag_info(path):
+    """What `rosbag info PATH` prints, or None when it fails (its own code: rosbag_main.info_cmd)."""
+    from rosbag import rosbag_main
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rosbag_main.info_cmd([path])
+    except SystemExit as e:
+        if e.code:
+            return None
+    except Exception:  # the command would die with a traceback
+        return None
+    return out.getvalue()
+
+
+def info_problems(a):
+    """--info, --compression, --compression-of, --min-chunks."""
+    info = rosbag_info(a.out)
+    if info is None:
+        return ['rosbag info fails']
+    comp = lambda text: re.search(r'^compression: *([a-z0-9]*)(?: \[(\d+)/)?', text, re.M)
+    m, problems = comp(info), []
+    if a.compression and (m is None or m.group(1) != a.compression):
+        problems.append('compression %s, not %s' % (m and m.group(1), a.compression))
+    if a.compression_of:
+        other = comp(rosbag_info(a.compression_of) or '')
+        if other is None or m is None or other.group(1) != m.group(1):
+            problems.append('compression %s, %s has %s' % (m and m.group(1), a.compression_of, other and other.group(1)))
+    if a.min_chunks and (m is None or m.group(2) is None or int(m.group(2)) < a.min_chunks):
+        problems.append('fewer than %d chunks: %s' % (a.min_chunks, m and m.group(0)))
+    return problems
+
+
+def check(argv):
+    """The problems of one check (the arguments of the usage above)."""
     ap = argparse.ArgumentParser()
     ap.add_argument('out')
     ap.add_argument('inputs', nargs='*')
@@ -52,8 +101,17 @@ def main():
     ap.add_argument('--py-filter')
     ap.add_argument('--keep-latched', action='store_true')
     ap.add_argument('--superset-of', action='append', default=[])
-    a = ap.parse_args()
+    ap.add_argument('--info', action='store_true')
+    ap.add_argument('--compression')
+    ap.add_argument('--compression-of')
+    ap.add_argument('--min-chunks', type=int)
+    ap.add_argument('--only-info', action='store_true')
+    a = ap.parse_args(argv)
 
+    if a.info or a.compression or a.compression_of or a.min_chunks:
+        problems = info_problems(a)
+        if problems or a.only_info:
+            return problems
     got = messages(a.out)
     problems = []
     times = [m[1] for m in got]
@@ -100,8 +158,27 @@ def main():
         if want_conns != got_conns:
             problems.append('connections differ: %d expected, %d written, %d in common' % (
                 len(want_conns), len(got_conns), len(want_conns & got_conns)))
+    return ['%s: %s' % (a.out, p) for p in problems]
+
+
+def main():
+    if sys.argv[1:2] == ['--batch']:
+        failed = 0
+        with open(sys.argv[2]) as f:
+            for line in f:
+                name, *argv = shlex.split(line)
+                try:
+                    problems = check(argv)
+                except Exception as e:  # rosbag cannot read it: a failure of this check, not of the others
+                    problems = ['%s: %s' % (type(e).__name__, e)]
+                print('%s  %s' % ('FAIL' if problems else 'ok  ', name))
+                for p in problems:
+                    print('      export-check: %s' % p)
+                failed += bool(problems)
+        return 1 if failed else 0
+    problems = check(sys.argv[1:])
     for p in problems:
-        print('export-check: %s: %s' % (a.out, p))
+        print('export-check: %s' % p)
     return 1 if problems else 0
 
 

@@ -13,16 +13,18 @@
 // time order. Prints the problems; exit status 1 if any.
 // With COMPRESSION ("lz4" or "none"), every chunk must be compressed so.
 //   node mcap-check.cjs FILE EXPECTED.jsonl [COMPRESSION]   (NODE_PATH: where @mcap/core and lz4js are)
+//   node mcap-check.cjs --batch LIST
+// checks each line of LIST (NAME, FILE, EXPECTED.jsonl, COMPRESSION or "",
+// tab-separated) in this one process, printing 'ok    NAME' or 'FAIL  NAME'
+// and the problems for each.
 "use strict";
 const fs = require("fs");
 const { McapIndexedReader, McapStreamReader } = require("@mcap/core");
 const { crc32 } = require("@foxglove/crc");
 const lz4 = require("lz4js");
 
-const [file, expectedPath, compression] = process.argv.slice(2);
-const bytes = new Uint8Array(fs.readFileSync(file));
-const expected = fs.readFileSync(expectedPath, "utf8").split("\n").filter((l) => l).map((l) => JSON.parse(l));
-const problems = [];
+// the file being checked (set by check())
+let file, compression, bytes, expected, problems;
 const problem = (s) => problems.length < 20 && problems.push(s);
 const decompressHandlers = { lz4: (buf, size) => new Uint8Array(lz4.decompress(buf, Number(size))) };
 const b64 = (u8) => Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength).toString("base64");
@@ -118,13 +120,39 @@ async function main() {
   if (count !== got.length) problem(`stream read ${count} messages, index ${got.length}`);
 }
 
-main().then(
-  () => {
-    for (const p of problems) console.log(`mcap-check: ${file}: ${p}`);
-    process.exit(problems.length ? 1 : 0);
-  },
-  (e) => {
-    console.log(`mcap-check: ${file}: ${e.message}`);
-    process.exit(1);
-  },
-);
+// The problems of FILE against EXPECTED.jsonl (at most 20).
+async function check(f, expectedPath, comp) {
+  file = f;
+  compression = comp || undefined;
+  problems = [];
+  try {
+    bytes = new Uint8Array(fs.readFileSync(file));
+    expected = fs.readFileSync(expectedPath, "utf8").split("\n").filter((l) => l).map((l) => JSON.parse(l));
+    await main();
+  } catch (e) {
+    problem(e.message);
+  }
+  return problems;
+}
+
+async function batch(list) {
+  let failed = 0;
+  for (const line of fs.readFileSync(list, "utf8").split("\n").filter((l) => l)) {
+    const [name, f, expectedPath, comp] = line.split("\t");
+    const found = await check(f, expectedPath, comp);
+    console.log(`${found.length ? "FAIL" : "ok  "}  ${name}`);
+    for (const p of found) console.log(`      mcap-check: ${f}: ${p}`);
+    failed += found.length > 0;
+  }
+  return failed;
+}
+
+(async () => {
+  const args = process.argv.slice(2);
+  if (args[0] === "--batch") {
+    process.exit((await batch(args[1])) ? 1 : 0);
+  }
+  const found = await check(args[0], args[1], args[2]);
+  for (const p of found) console.log(`mcap-check: ${file}: ${p}`);
+  process.exit(found.length ? 1 : 0);
+})();

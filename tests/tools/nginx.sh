@@ -19,7 +19,7 @@ pid $_dir/nginx.pid;
 error_log $_dir/error.log;
 events { worker_connections 256; }
 http {
-	log_format counts '\$request_method \$uri \$status \$body_bytes_sent "\$http_range"';
+	log_format counts '\$request_method \$uri \$status \$body_bytes_sent "\$http_range" \$msec';
 	access_log $NGINX_LOG counts;
 	client_body_temp_path $_dir/tmp;
 	proxy_temp_path $_dir/tmp;

@@ -1,51 +1,70 @@
 #!/bin/sh
-# Run the unit tests, the fuzz replays and every subcommand on every fixture
-# (tests/cli/every-fixture.sh --list) under valgrind, then tf, log and diag on
-# bags made by python3-rosbag (as tests/cli/tf.sh and log.sh make them), and
-# the fixtures read as http:// URLs from Debian's nginx on 127.0.0.1: any
-# memory error or definite/indirect leak fails the run.
+# Run every test program under valgrind's memcheck - the unit tests, the C++
+# link test, the fuzz replays - and the CLI: each subcommand over every
+# fixture (tests/cli/every-fixture.sh --list; csv on the first topic of each
+# bag, where every-fixture.sh, under ASan, takes each topic); then, one at a
+# time, tf, log and diag on bags made by python3-rosbag (as tests/cli/tf.sh
+# and log.sh make them) and the fixtures read as http:// URLs from Debian's
+# nginx on 127.0.0.1. Any memory error or definite/indirect leak fails the run.
+# The runs go JOBS (default: the cores) at a time, each program started
+# directly (its libtool wrapper resolved once). memcheck finds the same
+# errors without --track-origins=yes at half the cost; a failing run is run
+# again with it, so that its report says where an uninitialised value came from.
 # Usage (from the build tree): tests/tools/run-valgrind.sh   or   make check-valgrind
-# Environment: BUILDDIR (default .), SRCDIR (default the script's parent).
+# Environment: BUILDDIR (default .), SRCDIR (default the script's parent), JOBS.
 BUILDDIR=${BUILDDIR:-.}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
-LIBTOOL="$BUILDDIR/libtool"
-PY=/usr/bin/python3   # Debian's, with python3-rosbag (not a python3 earlier on PATH)
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
---errors-for-leak-kinds=definite,indirect --track-origins=yes"
-fails=0
-runs=0
+--errors-for-leak-kinds=definite,indirect"
 
-vg() {
-	runs=$((runs + 1))
+# --one PROGRAM ARGS...: one run; prints nothing, or 'FAIL valgrind: ...' and the report
+if [ "${1:-}" = --one ]; then
+	shift
 	log=$(mktemp)
-	"$LIBTOOL" --mode=execute $VG "$@" >/dev/null 2>"$log"
+	$VG "$@" >/dev/null 2>"$log"
 	rc=$?
 	if [ $rc -eq 99 ] || grep -q "^==[0-9]*== " "$log"; then
-		echo "FAIL valgrind: $*"
-		grep "^==[0-9]*==" "$log" | head -n 40
-		fails=$((fails + 1))
+		$VG --track-origins=yes "$@" >/dev/null 2>"$log"
+		{ echo "FAIL valgrind: $*"; grep "^==[0-9]*==" "$log" | head -n 40; } > "$log.report"
+		cat "$log.report"
+		rm -f "$log.report"
 	fi
 	rm -f "$log"
+	exit 0
+fi
+
+# real PROGRAM: the binary behind a libtool wrapper; exports the library path it needs
+real() {
+	r=$("$BUILDDIR/libtool" --mode=execute sh -c 'echo "$LD_LIBRARY_PATH"; echo "$1"' sh "$1") || return 1
+	LD_LIBRARY_PATH=$(echo "$r" | head -n 1)
+	export LD_LIBRARY_PATH
+	echo "$r" | tail -n 1
 }
 
-for t in "$BUILDDIR"/tests/unit/test-*; do
-	case "$t" in *.o|*.c|*.h|*.log|*.trs) continue ;; esac
-	[ -x "$t" ] && vg "$t"
-done
-for t in header open msgdef decode expr media gen cdr mcap; do
-	[ -x "$BUILDDIR/tests/fuzz/replay-$t" ] && vg "$BUILDDIR/tests/fuzz/replay-$t"
-done
-B="$BUILDDIR/src/bagscope"
-# every subcommand over every fixture: the list tests/cli/every-fixture.sh runs
 list=$(mktemp)
-BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list > "$list"
-while read -r line; do
-	# shellcheck disable=SC2086
-	vg "$B" $line
-done < "$list"
-rm -f "$list"
+trap 'rm -f "$list" "$list.out"' EXIT
+for t in "$BUILDDIR"/tests/unit/test-* "$BUILDDIR"/tests/unit/cxx-link "$BUILDDIR"/tests/fuzz/replay-*; do
+	case "$t" in *.o|*.c|*.cpp|*.h|*.log|*.trs) continue ;; esac
+	[ -x "$t" ] && real "$t" >> "$list"
+done
+real "$BUILDDIR/src/bagscope" > "$list.b" && B=$(cat "$list.b") && rm -f "$list.b"
+BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list | awk -v b="$B" '
+	$1 == "cat" && $3 == "csv" { if (csv[$NF]++) next }
+	{ print b " " $0 }' >> "$list"
+xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
+cat "$list.out"
+runs=$(wc -l < "$list")
+fails=$(grep -c '^FAIL valgrind' "$list.out")
 
+# vg PROGRAM ARGS...: one more run, here and now
+vg() {
+	runs=$((runs + 1))
+	sh "$0" --one "$@" > "$list.one"
+	[ -s "$list.one" ] && { cat "$list.one"; fails=$((fails + 1)); }
+	rm -f "$list.one"
+}
+PY=/usr/bin/python3   # Debian's, with python3-rosbag (not a python3 earlier on PATH)
 # tf, log and diag where there are frames, /rosout and diagnostics to read
 gen=$(mktemp -d) && chmod 755 "$gen"   # nginx workers run as another user
 if "$PY" -c 'import rosbag, diagnostic_msgs.msg, rosgraph_msgs.msg, tf2_msgs.msg' 2>/dev/null &&
@@ -101,14 +120,14 @@ if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
 	nginx_stop
 fi
 rm -rf "$gen"
-
-# the browser over the images fixture: every picture, damaged frame and point cloud drawn
+# the browser over the images fixture (every picture, damaged frame and point cloud drawn): a
+# screen test of its own, beside the runs above
 runs=$((runs + 1))
-LIBTOOL="$LIBTOOL" BAGSCOPE="$B" sh "$SRCDIR/tests/tui/valgrind-images.sh" > /tmp/vg-images.$$ 2>&1
+LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1
 case $? in
 0|77) ;;
-*) echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' /tmp/vg-images.$$ | head -n 60; fails=$((fails + 1)) ;;
+*) echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' "$list.img" | head -n 60; fails=$((fails + 1)) ;;
 esac
-rm -f /tmp/vg-images.$$
+rm -f "$list.img"
 echo "valgrind: $runs runs, $fails failed"
-[ $fails -eq 0 ]
+[ "$fails" -eq 0 ]

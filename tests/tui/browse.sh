@@ -2,37 +2,9 @@
 # Screen test: drive the real browser in tmux at a fixed size, as a person
 # would, polling the screen for what should appear (never a fixed sleep).
 # Skipped (77) without tmux.
-command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
-top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${BAGSCOPE:-$top/src/bagscope}
+. "$(dirname "$0")/lib.sh"
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
-sock=bagscope-test-$$
-T="tmux -L $sock"
-passed=0 failed=0
-trap '$T kill-server 2>/dev/null' EXIT
-
-screen() { $T capture-pane -p -t main; }
-
-# wait_for NAME PATTERN: poll the screen up to 30 s for an extended regex.
-wait_for() {
-	i=0
-	while [ $i -lt 600 ]; do
-		shot=$(screen)
-		if printf '%s\n' "$shot" | grep -Eq -- "$2"; then
-			passed=$((passed + 1)); echo "ok    $1"; return 0
-		fi
-		# the browser has gone (a crash, a sanitizer's report): no use waiting
-		printf '%s\n' "$shot" | grep -q "BROWSER-EXITED" && break
-		i=$((i + 1)); sleep 0.05
-	done
-	failed=$((failed + 1)); echo "FAIL  $1: /$2/ never appeared; the screen was:"; screen | sed 's/^/      | /'
-	return 1
-}
-
-keys() { $T send-keys -t main "$@"; }
-
-$T -f /dev/null new-session -d -s main -x 100 -y 30 \
-	"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC NO_COLOR=1 '$bin' '$bag'; echo BROWSER-EXITED \$?; sleep 60"
+start 100 30 "$bag"
 wait_for "opens with the status line" "row 1/8647"
 wait_for "connections pane" "Connections +9/9 topics shown"
 wait_for "topics listed with counts" "/turtle1/pose +turtlesim/Pose +1344"
@@ -41,8 +13,7 @@ wait_for "first row from the index, to the nanosecond" "^ +1 1396293887.84478394
 wait_for "summaries from the worker" "/rosout +2[0-9][0-9] level=2  name=\"/record_"
 wait_for "decoded detail of the selection" "header: std_msgs/Header"
 wait_for "timeline strip" "^ timeline "
-# the mouse, as xterm reports it (SGR): ESC [ < button ; x ; y M (press) or m (release), 1-based
-mouse() { $T send-keys -t main -l "$(printf '\033[<%d;%d;%d%s' "$1" $(($2 + 1)) $(($3 + 1)) "$4")"; }
+# the mouse, as xterm reports it (SGR; lib.sh's mouse): press M, release m
 mouse 0 10 12 M; mouse 0 10 12 m
 wait_for "a click selects a row" "row 3/8647"
 mouse 65 10 12 M; mouse 65 10 12 M
@@ -88,5 +59,4 @@ $T resize-window -t main -x 100 -y 30
 wait_for "resized back" "Connections +9/9"
 keys q
 wait_for "q quits cleanly" "BROWSER-EXITED 0"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -1,5 +1,5 @@
 # Shared by the screen tests: start the real browser in tmux at a fixed
-# size, send keys, poll the screen for a marker (never a fixed sleep).
+# size, send keys, poll the screen for a state (never a fixed sleep).
 # TERM, LC_ALL=C.UTF-8, TZ=UTC and a private XDG_STATE_HOME are pinned.
 command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -8,23 +8,29 @@ tmp=$(mktemp -d)
 sock=bagscope-test-$$
 T="tmux -L $sock"
 passed=0 failed=0 starts=0
+# how long a state may take to appear before it is a failure: generous, for
+# a loaded machine, ASan and valgrind; a test that passes never waits it out
+WAIT_SECONDS=${WAIT_SECONDS:-90}
 trap '$T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 
-screen() { $T capture-pane -p -t main; }
+# screen [-e]: the pane's text (with its colours' escapes when -e)
+screen() { $T capture-pane -p $1 -t main; }
 keys() { $T send-keys -t main "$@"; }
 
-# wait_for NAME PATTERN: poll the screen up to 30 s (a loaded CI machine, ASan) for an extended regex.
+# wait_for NAME PATTERN [-e]: poll the screen (with colours when -e) for an
+# extended regex, until it appears, the browser exits or WAIT_SECONDS pass.
 wait_for() {
-	i=0
-	while [ $i -lt 600 ]; do
-		shot=$(screen)
+	end=$(($(date +%s) + WAIT_SECONDS))
+	while :; do
+		shot=$(screen "$3")
 		if printf '%s\n' "$shot" | grep -Eq -- "$2"; then
 			passed=$((passed + 1)); printf 'ok    %s\n' "$1"; return 0
 		fi
 		# the browser has gone (a crash, a sanitizer's report): no use waiting
 		printf '%s\n' "$shot" | grep -q "BROWSER-EXITED" && break
 		[ -n "$shot" ] || $T has-session -t main 2>/dev/null || break
-		i=$((i + 1)); sleep 0.05
+		[ "$(date +%s)" -lt "$end" ] || break
+		sleep 0.05
 	done
 	failed=$((failed + 1)); printf 'FAIL  %s: /%s/ never appeared; the screen was:\n' "$1" "$2"
 	screen | sed 's/^/      | /'
@@ -38,7 +44,8 @@ check() {
 	else failed=$((failed + 1)); printf 'FAIL  %s\n' "$name"; fi
 }
 
-# start W H BAG...: the browser in a new session (ended first if one runs).
+# start W H BAG...: the browser in a new session (ended first if one runs),
+# with the environment assignments of START_ENV (unset: NO_COLOR=1).
 start() {
 	w=$1 h=$2; shift 2
 	# a new server each time: a new session on a server still exiting races it
@@ -48,7 +55,7 @@ start() {
 	args=
 	for a in "$@"; do args="$args '$a'"; done
 	$T -f /dev/null new-session -d -s main -x "$w" -y "$h" \
-		"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC NO_COLOR=1 XDG_STATE_HOME='$tmp/state' '$bin' $args; echo BROWSER-EXITED \$?; sleep 60"
+		"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC XDG_STATE_HOME='$tmp/state' ${START_ENV-NO_COLOR=1} '$bin' $args; echo BROWSER-EXITED \$?; sleep 60"
 }
 
 # mouse BUTTON X Y M|m: an SGR mouse report (0-based x, y).

@@ -3,40 +3,10 @@
 # samples of tests/data/oldbags) and shows its messages decoded: the status
 # line's row count, the topics, a decoded detail, relative times as offsets
 # and a message without a definition in hex. Skipped (77) without tmux.
-command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
-top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${BAGSCOPE:-$top/src/bagscope}
+. "$(dirname "$0")/lib.sh"
 old=$top/tests/data/oldbags
-passed=0 failed=0 k=0
-T=:
-trap '$T kill-server 2>/dev/null' EXIT
-
-screen() { $T capture-pane -p -t main; }
-
-# wait_for NAME PATTERN: poll the screen up to 10 s for an extended regex.
-wait_for() {
-	i=0
-	while [ $i -lt 600 ]; do
-		shot=$(screen)
-		if printf '%s\n' "$shot" | grep -Eq -- "$2"; then
-			passed=$((passed + 1)); echo "ok    $1"; return 0
-		fi
-		# the browser has gone (a crash, a sanitizer's report): no use waiting
-		printf '%s\n' "$shot" | grep -q "BROWSER-EXITED" && break
-		i=$((i + 1)); sleep 0.05
-	done
-	failed=$((failed + 1)); echo "FAIL  $1: /$2/ never appeared; the screen was:"; screen | sed 's/^/      | /'
-	return 1
-}
-
 # browse NAME FILE: a new browser on FILE (definitions from Debian's /usr/share)
-browse() {
-	$T kill-server 2>/dev/null
-	k=$((k + 1))
-	T="tmux -L bagscope-old-$$-$k"
-	$T -f /dev/null new-session -d -s main -x 110 -y 30 \
-		"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC NO_COLOR=1 ROS_PACKAGE_PATH=/usr/share '$bin' '$old/$2'; echo BROWSER-EXITED \$?; sleep 60"
-}
+browse() { START_ENV="NO_COLOR=1 ROS_PACKAGE_PATH=/usr/share" start 110 30 "$old/$2"; }
 
 for f in gen_v12_indexed gen_v12_unindexed gen_v12_indexed_truncated gen_v11_rosrecord gen_v11_roslog gen_v10 gen_v0; do
 	n=23; [ $f = gen_v0 ] && n=10; [ $f = gen_v12_indexed_truncated ] && n=22
@@ -57,5 +27,4 @@ wait_for "monster: the row says why" "675911 \\(no definition: \\*\\)"
 wait_for "monster: its time as an offset" "\\+4\\.490s since the recording started"
 $T send-keys -t main q
 wait_for "quits cleanly" "BROWSER-EXITED 0"
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish

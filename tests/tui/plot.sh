@@ -10,50 +10,21 @@
 #   past curses when COLORTERM=truecolor (capture-pane -e keeps colours);
 #   a damaged frame says why in the pane; a PointCloud2 shows its fields.
 # Skipped (77) without tmux.
-command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
-top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${BAGSCOPE:-$top/src/bagscope}
+. "$(dirname "$0")/lib.sh"
 bag=$top/tests/data/fixtures/made/images.bag
-sock=bagscope-plot-$$
-T="tmux -L $sock"
-passed=0 failed=0
-trap '$T kill-server 2>/dev/null' EXIT
-
-screen() { $T capture-pane -p $1 -t main; }
-# wait_for NAME PATTERN [-e]: poll the screen (with colours when -e) up to 30 s for an extended regex.
-wait_for() {
-	i=0
-	while [ $i -lt 600 ]; do
-		shot=$(screen "$3")
-		if printf '%s\n' "$shot" | grep -Eq -- "$2"; then
-			passed=$((passed + 1)); echo "ok    $1"; return 0
-		fi
-		# the browser has gone (a crash, a sanitizer's report): no use waiting
-		printf '%s\n' "$shot" | grep -q "BROWSER-EXITED" && break
-		i=$((i + 1)); sleep 0.05
-	done
-	failed=$((failed + 1)); echo "FAIL  $1: /$2/ never appeared; the screen was:"; screen | sed 's/^/      | /'
-	return 1
-}
-keys() { $T send-keys -t main "$@"; }
 # show_only N: solo the N-th topic (0-based, name order) and focus the list
 show_only() {
 	keys g Tab Tab g
 	i=0; while [ $i -lt "$1" ]; do keys j; i=$((i + 1)); done
 	keys o Tab
 }
-starts=0
-start() {   # extra environment
-	# a new server each time (as tests/tui/lib.sh): a new session on a server still exiting races it
-	$T kill-server 2>/dev/null
-	starts=$((starts + 1))
-	T="tmux -L $sock-$starts"
-	$T -f /dev/null new-session -d -s main -x 160 -y 45 \
-		"env TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC $1 '$bin' '$bag'; echo BROWSER-EXITED \$?; sleep 60"
+# open ENV: the browser on the bag, in colour, with ENV added
+open_bag() {
+	START_ENV="$1" start 160 45 "$bag"
 	wait_for "opens" "row 1/1042"
 }
 
-start ""
+open_bag ""
 keys p
 wait_for "p opens the plot prompt" "plot \\(up to 4 paths"
 keys -l "/wa"
@@ -95,7 +66,7 @@ keys q
 wait_for "q quits cleanly" "BROWSER-EXITED 0"
 $T kill-session -t main
 
-start "COLORTERM=truecolor"
+open_bag "COLORTERM=truecolor"
 show_only 19
 wait_for "24-bit where COLORTERM says so" "Detail: image 16x8 rgb8 +61x16 cells +24-bit"
 wait_for "the pattern's exact colours" "\\[38;2;3;22;41m.\\[48;2;3;22;41m▀▀▀▀.\\[38;2;43;62;81m" -e
@@ -107,5 +78,4 @@ keys j
 wait_for "the next frame's colours (pattern + 1)" "\\[38;2;4;23;42m" -e
 keys q
 wait_for "q quits cleanly" "BROWSER-EXITED 0"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

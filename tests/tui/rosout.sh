@@ -6,7 +6,8 @@
 # (the /rosout_agg copies once); e / E go to the next and previous error and
 # the message list follows (the selected row's time); w to the next warning;
 # + raises the minimum level (and - lowers it); x hides the cursor's node,
-# a shows all; Esc closes. The lines and counts are those of
+# a shows all; / (the list's search) moves the list and the pane follows;
+# Esc closes. The lines and counts are those of
 # `bagscope log` (checked against python3-rosbag in tests/cli/log.sh).
 # Skipped (77) without tmux.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +38,9 @@ wait_for "x hides the cursor's node (/planner)" "^ *Rosout: $((errors - hidden))
 check "its lines are gone" sh -c "! $T capture-pane -p -t main | grep -q '\[/planner\]'"
 keys a -
 wait_for "a shows all nodes, - lowers the level" "^ *Rosout: [0-9]+ of $n, level WARN\+"
+keys / ; keys -l 'step 123'; keys Enter
+wait_for "/ (the list's search) finds a log text: the list there" "found 'step 123' at row [0-9]+ +2020-09-13 12:26:43\.075"
+wait_for "and the pane follows it" '^ *1600000003\.075000017 (INFO |WARN |DEBUG|ERROR|FATAL|\?    ) \[/controller\] step 123'
 keys Escape
 wait_for "Esc closes it" '^ *Detail'
 finish

@@ -69,4 +69,7 @@ static inline void bag_sort(void *base, size_t n, size_t size, int (*cmp)(const 
  */
 void bag_quat_rpy(const double q[4], double rpy[3]);
 
+/* CRC-32 (ISO-HDLC, as zlib and MCAP; crc32.c): start with 0, feed pieces in order. */
+uint32_t bag_crc32(uint32_t crc, const void *p, size_t n);
+
 #endif

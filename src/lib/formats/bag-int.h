@@ -77,6 +77,8 @@ struct bag {
 	uint8_t *raw;             /* compressed bytes being read (scratch) */
 	size_t raw_cap;
 	size_t stat_ahead;        /* chunks below this had their headers prefetched */
+	size_t region_next;       /* the chunk whose index region a walk reads next */
+	size_t region_ahead;      /* chunks below this had their index regions prefetched */
 	uint64_t cache_loads;
 	uint64_t cache_hits;
 	bag_progress_fn progress; /* from bag_open_opts */

@@ -82,6 +82,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	so.block_cache_bytes = o.remote_cache_bytes;
 	so.no_sign_request = o.no_sign_request;
 	so.cancel = o.cancel;
+	so.fetched = o.fetched;
 	rc = bag_source_open(&bag->src, path, &so, cause, sizeof cause);
 	if (rc != BAG_OK) {
 		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause);

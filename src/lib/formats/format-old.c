@@ -435,6 +435,65 @@ static void dirs_text(char *buf, size_t len, const char *const *dirs, size_t n)
 		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", dirs[i]);
 }
 
+/* Look type up for result d (first used by connection i): its text, file and recomputed md5. */
+static int def_lookup(bag_t *bag, const char *const *dirs, size_t ndirs, const char *type, struct def_result *d)
+{
+	if (strcmp(type, "*") == 0 || type[0] == '\0' || strchr(type, '/') == NULL) {
+		d->rc = BAG_ENOTFOUND;
+		return BAG_OK;
+	}
+	d->rc = bag_msgfile_text(dirs, ndirs, type, &d->text, &d->file, &d->err);
+	if (d->rc == BAG_ENOMEM)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	if (d->rc == BAG_OK) {
+		bag_msgdef_t *def = NULL;
+		d->rc = bag_msgdef_parse(&def, type, d->text, strlen(d->text));
+		if (d->rc == BAG_OK)
+			snprintf(d->md5, sizeof d->md5, "%s", bag_msgdef_md5(def));
+		else
+			bag_error_copy(&d->err, bag_msgdef_error(def));
+		bag_msgdef_free(def);
+	}
+	return BAG_OK;
+}
+
+/* Give connection i the definition d found, when its md5 agrees (else one warning). */
+static int def_apply(bag_t *bag, size_t i, const struct def_result *d)
+{
+	const struct bag_connection *c = &bag->conns[i];
+	struct old_conn_desc desc;
+
+	if (is_md5(c->md5sum) && strcasecmp(c->md5sum, d->md5) != 0)
+		return bag_warn(bag, UINT64_MAX, "connection %u (%s): the definition of %s in %s has md5 %s, "
+		                "the bag records %s: not used; its messages are shown as bytes", c->id, c->topic,
+		                c->type, d->file, d->md5, c->md5sum);
+	old_conn_desc_of(c, &desc);
+	desc.def = d->text;
+	desc.def_len = strlen(d->text);
+	return old_conn_replace(bag, i, &desc);
+}
+
+/* The one warning for a type that got no definition (d), naming where bagscope looked. */
+static int def_warn(bag_t *bag, const struct def_result *d, const char *where)
+{
+	const struct bag_connection *c = &bag->conns[d->first];
+	char more[48] = "";
+
+	if (d->conns > 1)
+		snprintf(more, sizeof more, " and %llu more", (unsigned long long)(d->conns - 1));
+	if (strcmp(c->type, "*") == 0 || c->type[0] == '\0')
+		return bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: recorded without a type ('%s'), so no "
+		                "definition can be found; its messages are shown as bytes", c->id, c->topic,
+		                more, c->type);
+	if (d->rc == BAG_ENOTFOUND)
+		return bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: no definition of %s: %s (looked in %s; "
+		                "add --msg-path DIR); its messages are shown as bytes", c->id, c->topic, more,
+		                c->type, d->err.message[0] ? d->err.message : "no .msg file", where);
+	return bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: the definition of %s from %s is not "
+	                "usable: %s; its messages are shown as bytes", c->id, c->topic, more, c->type,
+	                d->file ? d->file : "its .msg files", d->err.message);
+}
+
 /*
  * Connections without a definition (1.1 and older always, 1.2 when its
  * MSG_DEF was empty) get one from .msg files (those that get none have no
@@ -451,9 +510,8 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 	int rc = BAG_OK;
 
 	dirs_text(where, sizeof where, dirs, ndirs);
-	for (size_t i = 0; i < bag->nconns; i++) {
-		struct bag_connection *c = &bag->conns[i];
-		struct def_result *d;
+	for (size_t i = 0; i < bag->nconns && rc == BAG_OK; i++) {
+		const struct bag_connection *c = &bag->conns[i];
 		long k;
 
 		if (bag_conn_has_definition(c))
@@ -462,75 +520,21 @@ static int old_defs(bag_t *bag, const char *const *dirs, size_t ndirs)
 			if (bag_grow((void **)&res, &res_cap, nres + 1, sizeof *res) != BAG_OK ||
 			    strmap_put(&types, c->type, strlen(c->type), (uint32_t)nres) != BAG_OK) {
 				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-				goto fail;
+				break;
 			}
-			d = &res[nres];
-			memset(d, 0, sizeof *d);
-			d->first = i;
+			memset(&res[nres], 0, sizeof *res);
+			res[nres].first = i;
 			k = (long)nres++;
-			if (strcmp(c->type, "*") == 0 || c->type[0] == '\0' || strchr(c->type, '/') == NULL) {
-				d->rc = BAG_ENOTFOUND;
-			} else {
-				d->rc = bag_msgfile_text(dirs, ndirs, c->type, &d->text, &d->file, &d->err);
-				if (d->rc == BAG_ENOMEM) {
-					rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-					goto fail;
-				}
-			}
-			if (d->rc == BAG_OK) {
-				bag_msgdef_t *def = NULL;
-				d->rc = bag_msgdef_parse(&def, c->type, d->text, strlen(d->text));
-				if (d->rc == BAG_OK)
-					snprintf(d->md5, sizeof d->md5, "%s", bag_msgdef_md5(def));
-				else
-					bag_error_copy(&d->err, bag_msgdef_error(def));
-				bag_msgdef_free(def);
-			}
+			if ((rc = def_lookup(bag, dirs, ndirs, c->type, &res[k])) != BAG_OK)
+				break;
 		}
-		d = &res[k];
-		d->conns++;
-		if (d->rc != BAG_OK)
-			continue;
-		if (is_md5(c->md5sum) && strcasecmp(c->md5sum, d->md5) != 0) {
-			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s): the definition of %s in %s has md5 %s, "
-			              "the bag records %s: not used; its messages are shown as bytes", c->id, c->topic,
-			              c->type, d->file, d->md5, c->md5sum);
-			if (rc != BAG_OK)
-				goto fail;
-			continue;
-		}
-		struct old_conn_desc desc;
-		old_conn_desc_of(c, &desc);
-		desc.def = d->text;
-		desc.def_len = strlen(d->text);
-		if ((rc = old_conn_replace(bag, i, &desc)) != BAG_OK)
-			goto fail;
+		res[k].conns++;
+		if (res[k].rc == BAG_OK)
+			rc = def_apply(bag, i, &res[k]);
 	}
-	for (size_t k = 0; k < nres; k++) {
-		const struct def_result *d = &res[k];
-		const struct bag_connection *c = &bag->conns[d->first];
-		char more[48] = "";
-
-		if (d->rc == BAG_OK)
-			continue;
-		if (d->conns > 1)
-			snprintf(more, sizeof more, " and %llu more", (unsigned long long)(d->conns - 1));
-		if (strcmp(c->type, "*") == 0 || c->type[0] == '\0')
-			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: recorded without a type ('%s'), so no "
-			              "definition can be found; its messages are shown as bytes", c->id, c->topic,
-			              more, c->type);
-		else if (d->rc == BAG_ENOTFOUND)
-			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: no definition of %s: %s (looked in %s; "
-			              "add --msg-path DIR); its messages are shown as bytes", c->id, c->topic, more,
-			              c->type, d->err.message[0] ? d->err.message : "no .msg file", where);
-		else
-			rc = bag_warn(bag, UINT64_MAX, "connection %u (%s)%s: the definition of %s from %s is not "
-			              "usable: %s; its messages are shown as bytes", c->id, c->topic, more, c->type,
-			              d->file ? d->file : "its .msg files", d->err.message);
-		if (rc != BAG_OK)
-			goto fail;
-	}
-fail:
+	for (size_t k = 0; k < nres && rc == BAG_OK; k++)
+		if (res[k].rc != BAG_OK)
+			rc = def_warn(bag, &res[k], where);
 	for (size_t k = 0; k < nres; k++) {
 		free(res[k].text);
 		free(res[k].file);

@@ -208,6 +208,25 @@ struct index_read {
 	size_t conn_cap;
 };
 
+/* Count one index entry of connection conn (record at epos, time t) in its bucket. */
+static void bucket_add(struct index_read *x, uint32_t conn, uint64_t epos, int64_t t)
+{
+	size_t bi = (size_t)((epos - old_of(x->bag)->body) / OLD_SPAN_BYTES);
+	struct bucket *b = &x->b[bi];
+
+	if (x->first_pos[conn] == UINT64_MAX)
+		x->first_pos[conn] = epos;
+	if (b->count == 0 || epos < b->first)
+		b->first = epos;
+	if (b->count == 0 || t < b->t0)
+		b->t0 = t;
+	if (b->count == 0 || t > b->t1)
+		b->t1 = t;
+	b->count++;
+	if (x->cur[bi]++ == 0)
+		x->touched[x->ntouched++] = (uint32_t)bi;
+}
+
 /* Read one INDEX_DATA record at pos (header in r) into the buckets. */
 static int read_topic_index(struct index_read *x, uint64_t pos, const struct old_rec *r, char *why, size_t whylen)
 {
@@ -252,8 +271,6 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 			const uint8_t *e = ents + (size_t)j * 16;
 			int64_t t = bag_time_from_ros(bag_le32(e), bag_le32(e + 4));
 			uint64_t epos = bag_le64(e + 8);
-			struct bucket *b;
-			size_t bi;
 
 			if (epos < old_of(bag)->body || epos >= x->index_pos) {
 				snprintf(why, whylen, "index entry %u of topic '%.*s' points at byte %llu, outside the "
@@ -262,19 +279,7 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 				rc = BAG_ECORRUPT;
 				goto fail;
 			}
-			if (x->first_pos[conn] == UINT64_MAX)
-				x->first_pos[conn] = epos;
-			bi = (size_t)((epos - old_of(bag)->body) / OLD_SPAN_BYTES);
-			b = &x->b[bi];
-			if (b->count == 0 || epos < b->first)
-				b->first = epos;
-			if (b->count == 0 || t < b->t0)
-				b->t0 = t;
-			if (b->count == 0 || t > b->t1)
-				b->t1 = t;
-			b->count++;
-			if (x->cur[bi]++ == 0)
-				x->touched[x->ntouched++] = (uint32_t)bi;
+			bucket_add(x, (uint32_t)conn, epos, t);
 		}
 	}
 	for (size_t i = 0; i < x->ntouched; i++) {
@@ -376,6 +381,37 @@ fail:
 	return rc;
 }
 
+/* The buckets that hold entries become the chunks, each running to the next one's first record. */
+static int buckets_to_chunks(struct index_read *x)
+{
+	bag_t *bag = x->bag;
+	size_t chunk_cap = 0, cc_cap = 0;
+	int rc = BAG_OK;
+
+	if (x->nt > 1)
+		bag_sort(x->t, x->nt, sizeof *x->t, cmp_triple);
+	struct chunk_conn *cc = malloc((x->nt ? x->nt : 1) * sizeof *cc);
+	if (cc == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	for (size_t i = 0, j; i < x->nt && rc == BAG_OK; i = j) {
+		uint32_t bi = x->t[i].bucket;
+		size_t n = 0, next;
+		uint64_t end;
+
+		for (j = i; j < x->nt && x->t[j].bucket == bi; j++) {
+			if (n > 0 && cc[n - 1].conn == x->t[j].conn)
+				cc[n - 1].count += x->t[j].count;   /* a topic indexed twice */
+			else
+				cc[n++] = (struct chunk_conn){ x->t[j].conn, x->t[j].count };
+		}
+		next = j;
+		end = next < x->nt ? x->b[x->t[next].bucket].first : x->index_pos;
+		rc = old_chunk_add(bag, &chunk_cap, &cc_cap, x->b[bi].first, end, x->b[bi].t0, x->b[bi].t1, cc, n);
+	}
+	free(cc);
+	return rc;
+}
+
 /*
  * Read the index from index_pos: BAG_ECORRUPT (why says what is wrong) when
  * it cannot be used and the file is to be scanned instead.
@@ -383,7 +419,7 @@ fail:
 static int read_index(bag_t *bag, uint64_t index_pos, char *why, size_t whylen)
 {
 	struct index_read x = { .bag = bag, .index_pos = index_pos };
-	size_t chunk_cap = 0, cc_cap = 0, cap = 0;
+	size_t cap = 0;
 	uint8_t *buf = NULL;
 	uint64_t pos = index_pos, last = 0;
 	int rc = BAG_OK;
@@ -430,30 +466,7 @@ static int read_index(bag_t *bag, uint64_t index_pos, char *why, size_t whylen)
 	}
 	if ((rc = borrow_defs(bag)) != BAG_OK)
 		goto fail;
-	if (x.nt > 1)
-		bag_sort(x.t, x.nt, sizeof *x.t, cmp_triple);
-	struct chunk_conn *cc = malloc((x.nt ? x.nt : 1) * sizeof *cc);
-	if (cc == NULL) {
-		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-		goto fail;
-	}
-	for (size_t i = 0, j; i < x.nt && rc == BAG_OK; i = j) {
-		uint32_t bi = x.t[i].bucket;
-		size_t n = 0, next;
-		uint64_t end;
-
-		for (j = i; j < x.nt && x.t[j].bucket == bi; j++) {
-			if (n > 0 && cc[n - 1].conn == x.t[j].conn)
-				cc[n - 1].count += x.t[j].count;   /* a topic indexed twice */
-			else
-				cc[n++] = (struct chunk_conn){ x.t[j].conn, x.t[j].count };
-		}
-		next = j;
-		end = next < x.nt ? x.b[x.t[next].bucket].first : index_pos;
-		rc = old_chunk_add(bag, &chunk_cap, &cc_cap, x.b[bi].first, end, x.b[bi].t0, x.b[bi].t1, cc, n);
-	}
-	free(cc);
-	if (rc == BAG_OK)
+	if ((rc = buckets_to_chunks(&x)) == BAG_OK)
 		rc = old_progress(bag, bag->file_size, &last);
 fail:
 	free(buf);

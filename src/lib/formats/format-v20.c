@@ -119,6 +119,33 @@ static int window_get(bag_t *bag, struct window *w, uint64_t off, size_t need, c
 	return BAG_OK;
 }
 
+/* Room allocated in the handle's arrays while the index section is read. */
+struct index_caps {
+	size_t conns, chunks, chunk_conns;
+};
+
+/* A connection or chunk-info record of the index section (rec, at off) added to the handle. */
+static int take_index_record(bag_t *bag, uint8_t op, const struct bag_record *rec, uint64_t off,
+                             struct index_caps *caps)
+{
+	int rc;
+
+	if (op == BAG_OP_CONNECTION) {
+		if (bag_grow((void **)&bag->conns, &caps->conns, bag->nconns + 1, sizeof *bag->conns) != BAG_OK)
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		rc = bag_parse_connection(bag, rec, off, &bag->conns[bag->nconns]);
+		bag->nconns++;
+		return rc;
+	}
+	if (bag_grow((void **)&bag->chunks, &caps->chunks, bag->nchunks + 1, sizeof *bag->chunks) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	rc = parse_chunk_info(bag, rec, off, &bag->chunks[bag->nchunks], &bag->chunk_conns, &bag->nchunk_conns,
+	                      &caps->chunk_conns);
+	if (rc == BAG_OK)
+		bag->nchunks++;
+	return rc;
+}
+
 /*
  * Read the index section from index_pos record by record, as rosbag does,
  * until the connection and chunk-info records the bag header counts are all
@@ -131,7 +158,7 @@ static int window_get(bag_t *bag, struct window *w, uint64_t off, size_t need, c
 static int read_index_section(bag_t *bag)
 {
 	uint64_t off = bag->index_pos;
-	size_t conn_cap = 0, chunk_cap = 0, cc_cap = 0;
+	struct index_caps caps = { 0, 0, 0 };
 	struct window w = { NULL, 0, 0, 0 };
 	struct bag_record rec;
 	const uint8_t *p;
@@ -180,26 +207,8 @@ static int read_index_section(bag_t *bag)
 				rc = bag_fail(bag, BAG_ETRUNCATED, off, "record runs past the end of the file");
 			goto fail;
 		}
-		if (op == BAG_OP_CONNECTION) {
-			if (bag_grow((void **)&bag->conns, &conn_cap, bag->nconns + 1, sizeof *bag->conns) != BAG_OK) {
-				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-				goto fail;
-			}
-			rc = bag_parse_connection(bag, &rec, off, &bag->conns[bag->nconns]);
-			bag->nconns++;
-			if (rc != BAG_OK)
-				goto fail;
-		} else {
-			if (bag_grow((void **)&bag->chunks, &chunk_cap, bag->nchunks + 1, sizeof *bag->chunks) != BAG_OK) {
-				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-				goto fail;
-			}
-			rc = parse_chunk_info(bag, &rec, off, &bag->chunks[bag->nchunks],
-			                      &bag->chunk_conns, &bag->nchunk_conns, &cc_cap);
-			if (rc != BAG_OK)
-				goto fail;
-			bag->nchunks++;
-		}
+		if ((rc = take_index_record(bag, op, &rec, off, &caps)) != BAG_OK)
+			goto fail;
 		off += rec.size;
 	}
 	if (off < bag->file_size && bag->nconns == bag->hdr_conn_count && bag->nchunks == bag->hdr_chunk_count)

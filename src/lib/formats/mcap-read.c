@@ -40,7 +40,6 @@
 #include <bagscope/record.h>
 #include "lib/formats/format-int.h"
 #include "lib/common/util-int.h"
-#include "lib/out/compress-int.h"
 
 #define MCAP_MAGIC "\x89MCAP0\r\n"
 #define MAGIC_LEN 8

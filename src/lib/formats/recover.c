@@ -283,6 +283,64 @@ static int inflate_body(struct scan *s, struct chunk *ch, bool cut, struct bag_i
 	return rc;
 }
 
+/* An uncompressed chunk's records walked (used of len bytes): where it ends, what was lost after them. */
+static int end_plain(struct scan *s, struct chunk *ch, bool cut, bool stopped, size_t used, size_t len,
+                     uint32_t stated, uint64_t *end)
+{
+	bag_t *bag = s->bag;
+	int rc;
+
+	/* records give way to a top-level record: the chunk ends there */
+	if (stopped || (cut && used < len))
+		*end = ch->data_pos + used;
+	if (stopped && !cut && (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its records "
+	                                      "end after %zu; read to there", stated, used)) != BAG_OK)
+		return rc;
+	ch->size = ch->data_len = (uint32_t)used;
+	if (stopped || used == len)
+		return BAG_OK;
+	/* a record that does not fit: the end of the file, or damage with more after it */
+	uint64_t lost_end = ch->data_pos + len;
+	if (cut && (rc = find_record(s, ch->data_pos + used, &lost_end)) != BAG_OK)
+		return rc;
+	if (cut)
+		*end = lost_end;
+	return add_loss(s, ch->data_pos + used, lost_end, ch->pos,
+	                "chunk at byte %llu %s: %llu messages in its first %zu bytes recovered, "
+	                "the %llu bytes after them lost", (unsigned long long)ch->pos,
+	                !cut ? "ends in an incomplete record" : lost_end == bag->file_size ? "is cut off" :
+	                "runs into unreadable bytes", (unsigned long long)s->cur_count, used,
+	                (unsigned long long)(lost_end - ch->data_pos - used));
+}
+
+/* A compressed chunk's stream (inf) walked to used bytes: where it ends, whether it is whole. */
+static int end_compressed(struct scan *s, struct chunk *ch, bool cut, const struct bag_inflated *inf, size_t used,
+                          uint32_t stated, uint64_t *end)
+{
+	const char *name = bag_compression_name(ch->compression);
+	int rc;
+
+	if (inf->ended) {
+		/* the stream's own end is where the chunk's data ends */
+		*end = ch->data_pos + inf->used;
+		if (!cut && inf->used != stated &&
+		    (rc = bag_warn(s->bag, ch->pos, "chunk data_len says %u bytes but its %s stream is %zu bytes; "
+		                   "read to its end", stated, name, inf->used)) != BAG_OK)
+			return rc;
+		ch->data_len = (uint32_t)inf->used;
+	}
+	if (inf->ended && used == inf->len) {
+		ch->size = (uint32_t)inf->len;
+		return BAG_OK;
+	}
+	ch->size = (uint32_t)used;
+	ch->partial = true;
+	return add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
+	                "%s chunk at byte %llu %s: %zu bytes decompressed%s%s, %llu messages recovered",
+	                name, (unsigned long long)ch->pos, cut ? "is cut off" : "is damaged", inf->len,
+	                inf->err.message[0] ? " before: " : "", inf->err.message, (unsigned long long)s->cur_count);
+}
+
 /*
  * Decompress chunk ch's body (as far as it goes) and walk it: count its
  * messages (unless harvest_only) and collect its connections. For a chunk
@@ -327,49 +385,8 @@ static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_on
 		goto fail;
 	if (harvest_only)
 		goto fail;
-	if (none) {
-		/* records give way to a top-level record: the chunk ends there */
-		if (stopped || (cut && used < inf.len))
-			*end = ch->data_pos + used;
-		if (stopped && !cut && (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its records "
-		                                      "end after %zu; read to there", stated, used)) != BAG_OK)
-			goto fail;
-		ch->size = ch->data_len = (uint32_t)used;
-		if (stopped || used == inf.len)
-			goto fail;
-		/* a record that does not fit: the end of the file, or damage with more after it */
-		uint64_t lost_end = ch->data_pos + inf.len;
-		if (cut && (rc = find_record(s, ch->data_pos + used, &lost_end)) != BAG_OK)
-			goto fail;
-		if (cut)
-			*end = lost_end;
-		rc = add_loss(s, ch->data_pos + used, lost_end, ch->pos,
-		              "chunk at byte %llu %s: %llu messages in its first %zu bytes recovered, "
-		              "the %llu bytes after them lost", (unsigned long long)ch->pos,
-		              !cut ? "ends in an incomplete record" : lost_end == bag->file_size ? "is cut off" :
-		              "runs into unreadable bytes", (unsigned long long)s->cur_count, used,
-		              (unsigned long long)(lost_end - ch->data_pos - used));
-		goto fail;
-	}
-	if (inf.ended) {
-		/* the stream's own end is where the chunk's data ends */
-		*end = ch->data_pos + inf.used;
-		if (!cut && inf.used != stated &&
-		    (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its %s stream is %zu bytes; "
-		                   "read to its end", stated, name, inf.used)) != BAG_OK)
-			goto fail;
-		ch->data_len = (uint32_t)inf.used;
-	}
-	if (inf.ended && used == inf.len) {
-		ch->size = (uint32_t)inf.len;
-		goto fail;
-	}
-	ch->size = (uint32_t)used;
-	ch->partial = true;
-	rc = add_loss(s, ch->pos, ch->data_pos + ch->data_len, ch->pos,
-	              "%s chunk at byte %llu %s: %zu bytes decompressed%s%s, %llu messages recovered",
-	              name, (unsigned long long)ch->pos, cut ? "is cut off" : "is damaged", inf.len,
-	              inf.err.message[0] ? " before: " : "", inf.err.message, (unsigned long long)s->cur_count);
+	rc = none ? end_plain(s, ch, cut, stopped, used, inf.len, stated, end)
+	          : end_compressed(s, ch, cut, &inf, used, stated, end);
 fail:
 	free(inf.buf);
 	return rc;
@@ -832,10 +849,121 @@ fail:
 	return rc;
 }
 
+/* Why the record header at pos (rc, op, head as read) cannot be taken in place; "" when it can. */
+static void unusable(const bag_t *bag, uint64_t pos, int rc, uint8_t op, const struct bag_record *head, char *why,
+                     size_t len)
+{
+	if (rc == BAG_ETRUNCATED)
+		snprintf(why, len, "record header runs past the end of the file");
+	else if (op == 0)
+		snprintf(why, len, "record without an op field");
+	else if (op == BAG_OP_MSG_DATA || op > BAG_OP_CONNECTION)
+		snprintf(why, len, "record with op %u where a chunk or connection should be", op);
+	else if (op != BAG_OP_CHUNK && head->size > bag->file_size - pos)
+		snprintf(why, len, "record cut off by the end of the file");
+	else
+		why[0] = '\0';
+}
+
+/* The chunk record at *pos: its messages taken, *pos after it (or past the damage). */
+static int take_chunk(struct scan *s, uint64_t *pos, const struct bag_record *head)
+{
+	uint64_t next;
+	bool lost;
+	char why[160];
+	int rc;
+
+	if ((rc = scan_chunk(s, *pos, head, &next, &lost)) != BAG_OK)
+		return rc;
+	if (lost) {
+		snprintf(why, sizeof why, "chunk at byte %llu has an unreadable header (compression, size)",
+		         (unsigned long long)*pos);
+		if ((rc = resync(s, &next, *pos, why)) != BAG_OK)
+			return rc;
+	}
+	*pos = next;
+	s->prev_op = lost ? 0 : BAG_OP_INDEX_DATA;
+	return BAG_OK;
+}
+
+/* The connection record at pos (head read): its data read and the connection added. */
+static int take_connection(struct scan *s, uint64_t pos, const struct bag_record *head)
+{
+	struct bag_record rec = *head;
+	uint8_t *data = NULL;
+	/* s->hbuf may move while the data is read; copy the header */
+	uint8_t *hdr = malloc(head->header_len ? head->header_len : 1);
+	int rc;
+
+	if (hdr == NULL)
+		return bag_fail(s->bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	memcpy(hdr, head->header, head->header_len);
+	rec.header = hdr;
+	rc = read_new(s->bag, pos + 8 + head->header_len, head->data_len, &data);
+	rec.data = data;
+	if (rc == BAG_OK)
+		rc = add_connection(s, &rec, pos);
+	free(hdr);
+	free(data);
+	return rc;
+}
+
+/* A record outside any chunk: a connection is taken; index data and others are said once and skipped. */
+static int take_other(struct scan *s, uint64_t pos, uint8_t op, const struct bag_record *head)
+{
+	if (op == BAG_OP_CONNECTION)
+		return take_connection(s, pos, head);
+	if (op == BAG_OP_INDEX_DATA)
+		/* a run of them follows a chunk that was lost: one line */
+		return s->prev_op != BAG_OP_INDEX_DATA ?
+		       bag_warn(s->bag, pos, "index data records that follow no chunk skipped") : BAG_OK;
+	if (op != BAG_OP_CHUNK_INFO)
+		return bag_warn(s->bag, pos, "record with op %u outside any chunk skipped", op);
+	return BAG_OK;
+}
+
+/* Walk the file's records from pos, taking chunks and connections, searching past damage. */
+static int walk_records(struct scan *s, uint64_t pos)
+{
+	bag_t *bag = s->bag;
+	int rc;
+
+	while (pos < bag->file_size) {
+		struct bag_record head;
+		char why[160];
+		uint8_t op = 0;
+
+		if ((rc = progress(s, pos, false)) != BAG_OK)
+			return rc;
+		rc = read_head(s, pos, &head);
+		if (rc != BAG_OK && rc != BAG_ETRUNCATED)
+			return rc;
+		if (rc == BAG_OK)
+			op = head_op(&head);
+		unusable(bag, pos, rc, op, &head, why, sizeof why);
+		if (why[0] != '\0') {
+			if ((rc = resync(s, &pos, UINT64_MAX, why)) != BAG_OK)
+				return rc;
+			s->prev_op = 0;
+			continue;
+		}
+		if (op == BAG_OP_CHUNK) {
+			if ((rc = take_chunk(s, &pos, &head)) != BAG_OK)
+				return rc;
+			continue;
+		}
+		if ((rc = take_other(s, pos, op, &head)) != BAG_OK)
+			return rc;
+		s->prev_op = op;
+		pos += head.size;
+		bag->recovery.records_end = pos;
+	}
+	return BAG_OK;
+}
+
 int bag_recover(bag_t *bag, uint64_t start, const char *reason)
 {
 	struct scan s;
-	uint64_t pos = start;
 	int rc = BAG_OK;
 
 	memset(&s, 0, sizeof s);
@@ -849,81 +977,8 @@ int bag_recover(bag_t *bag, uint64_t start, const char *reason)
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 		goto fail;
 	}
-	if ((rc = progress(&s, 0, true)) != BAG_OK)
+	if ((rc = progress(&s, 0, true)) != BAG_OK || (rc = walk_records(&s, start)) != BAG_OK)
 		goto fail;
-	while (pos < bag->file_size) {
-		struct bag_record head;
-		char why[160];
-		uint64_t next;
-		uint8_t op = 0;
-		bool lost;
-
-		if ((rc = progress(&s, pos, false)) != BAG_OK)
-			goto fail;
-		rc = read_head(&s, pos, &head);
-		if (rc != BAG_OK && rc != BAG_ETRUNCATED)
-			goto fail;
-		if (rc == BAG_OK)
-			op = head_op(&head);
-		if (rc == BAG_ETRUNCATED)
-			snprintf(why, sizeof why, "record header runs past the end of the file");
-		else if (op == 0)
-			snprintf(why, sizeof why, "record without an op field");
-		else if (op == BAG_OP_MSG_DATA || op > BAG_OP_CONNECTION)
-			snprintf(why, sizeof why, "record with op %u where a chunk or connection should be", op);
-		else if (op != BAG_OP_CHUNK && head.size > bag->file_size - pos)
-			snprintf(why, sizeof why, "record cut off by the end of the file");
-		else
-			why[0] = '\0';
-		if (why[0] != '\0') {
-			if ((rc = resync(&s, &pos, UINT64_MAX, why)) != BAG_OK)
-				goto fail;
-			s.prev_op = 0;
-			continue;
-		}
-		if (op == BAG_OP_CHUNK) {
-			if ((rc = scan_chunk(&s, pos, &head, &next, &lost)) != BAG_OK)
-				goto fail;
-			if (lost) {
-				snprintf(why, sizeof why, "chunk at byte %llu has an unreadable header (compression, size)",
-				         (unsigned long long)pos);
-				if ((rc = resync(&s, &next, pos, why)) != BAG_OK)
-					goto fail;
-			}
-			pos = next;
-			s.prev_op = lost ? 0 : BAG_OP_INDEX_DATA;
-			continue;
-		}
-		if (op == BAG_OP_CONNECTION) {
-			struct bag_record rec = head;
-			uint8_t *data = NULL;
-			/* s.hbuf may move while the data is read; copy the header */
-			uint8_t *hdr = malloc(head.header_len ? head.header_len : 1);
-			if (hdr == NULL) {
-				rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-				goto fail;
-			}
-			memcpy(hdr, head.header, head.header_len);
-			rec.header = hdr;
-			rc = read_new(bag, pos + 8 + head.header_len, head.data_len, &data);
-			rec.data = data;
-			if (rc == BAG_OK)
-				rc = add_connection(&s, &rec, pos);
-			free(hdr);
-			free(data);
-		} else if (op == BAG_OP_INDEX_DATA) {
-			/* a run of them follows a chunk that was lost: one line */
-			if (s.prev_op != BAG_OP_INDEX_DATA)
-				rc = bag_warn(bag, pos, "index data records that follow no chunk skipped");
-		} else if (op != BAG_OP_CHUNK_INFO) {
-			rc = bag_warn(bag, pos, "record with op %u outside any chunk skipped", op);
-		}
-		if (rc != BAG_OK)
-			goto fail;
-		s.prev_op = op;
-		pos += head.size;
-		bag->recovery.records_end = pos;
-	}
 	if ((rc = link_scan(&s)) != BAG_OK)
 		goto fail;
 	bag->recovery.trailing_bytes = bag->file_size - bag->recovery.records_end;

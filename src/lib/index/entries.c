@@ -23,6 +23,8 @@
 #include "lib/index/entries-int.h"
 #include "lib/common/util-int.h"
 
+#define REGION_AHEAD 1024         /* index regions prefetched at once (remote) */
+
 /* An order-free fingerprint term for one message: where, which, when. */
 static uint64_t entry_mix(uint32_t offset, uint32_t conn_id, int64_t time_ns)
 {
@@ -43,6 +45,37 @@ static int entries_room(bag_t *bag, struct chunk_entries *c, size_t n)
 	return BAG_OK;
 }
 
+/*
+ * A walk over the chunks in order (a timeline, a scan) reads each index
+ * region after the last: a remote source then fetches the next
+ * REGION_AHEAD regions in multi-range requests. A local file has no
+ * prefetch; a read out of order prefetches nothing.
+ */
+static void region_ahead(bag_t *bag, size_t i)
+{
+	size_t end = i + 1 + REGION_AHEAD < bag->nchunks ? i + 1 + REGION_AHEAD : bag->nchunks, n = 0;
+	bool walking = i == bag->region_next;
+	struct bag_span *spans;
+
+	bag->region_next = i + 1;
+	if (bag->src->ops->prefetch == NULL || !walking || i + 1 < bag->region_ahead || i + 1 >= end)
+		return;
+	bag->region_ahead = end;
+	if ((spans = malloc((end - i) * sizeof *spans)) == NULL)
+		return;
+	for (size_t k = i + 1; k < end; k++) {
+		const struct chunk *ch = &bag->chunks[k];
+		uint64_t pos;
+		if (chunk_load_stat(bag, k) != BAG_OK)
+			continue;
+		pos = ch->data_pos + ch->data_len;
+		if (pos < ch->index_end)
+			spans[n++] = (struct bag_span){ pos, ch->index_end - pos };
+	}
+	bag_prefetch(bag, spans, n);
+	free(spans);
+}
+
 /* The index region after chunk i, read into c->scratch: *pos and *len. */
 static int read_region(bag_t *bag, size_t i, struct chunk_entries *c, uint64_t *pos, size_t *len)
 {
@@ -52,6 +85,7 @@ static int read_region(bag_t *bag, size_t i, struct chunk_entries *c, uint64_t *
 
 	if ((rc = chunk_load_stat(bag, i)) != BAG_OK)
 		return rc;
+	region_ahead(bag, i);
 	*pos = ch->data_pos + ch->data_len;
 	/* index_end can have moved since the stat (a chunk position repaired by recovery) */
 	if (*pos > ch->index_end)

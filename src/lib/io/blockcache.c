@@ -14,8 +14,9 @@
  * scan's workers act as one reader: a range being fetched is registered
  * (flight[]), a handle that needs bytes in it waits for it rather than
  * fetching them again, and read-ahead follows the misses of all handles
- * together: a miss within MIN_FETCH after the last fetch's end doubles the
- * window (up to MAX_WINDOW, and a quarter of the limit).
+ * together: a miss within SEQ_GAP after the last fetch's end doubles the
+ * window (up to MAX_WINDOW, and a quarter of the limit); any other miss
+ * fetches what it needs, at least MIN_FETCH.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -250,16 +251,14 @@ static void plan(struct blockcache *c, uint64_t off, size_t len, uint64_t size, 
 {
 	uint64_t cap = c->limit / 4 > MIN_FETCH ? c->limit / 4 : MIN_FETCH;
 
-	*lo = off / MIN_FETCH * MIN_FETCH;
-	if (*lo < off && (has_locked(c, *lo, off - *lo) || in_flight(c, off - 1) >= 0))
-		*lo = off;
-	*end = (off + len + MIN_FETCH - 1) / MIN_FETCH * MIN_FETCH;
-	if (c->seq_end > 0 && off >= c->seq_end && off < c->seq_end + MIN_FETCH) {
+	*lo = off;
+	*end = off + (len > MIN_FETCH ? len : MIN_FETCH);
+	if (c->seq_end > 0 && off >= c->seq_end && off <= c->seq_end + SEQ_GAP) {
 		c->window = c->window * 2 < MAX_WINDOW ? c->window * 2 : MAX_WINDOW;
 		c->window = c->window < cap ? c->window : cap;
 		if (*lo + c->window > *end)
 			*end = *lo + c->window;
-	} else if (off < c->seq_end || off >= c->seq_end + MIN_FETCH) {
+	} else {
 		c->window = MIN_FETCH;
 	}
 	if (*end > size)

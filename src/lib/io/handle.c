@@ -90,6 +90,11 @@ void bag_count_chunk(bag_t *bag, const struct chunk *ch)
 	bag->message_count += ch->count;
 }
 
+BAG_API int bag_read_bytes(bag_t *bag, uint64_t off, void *buf, size_t len)
+{
+	return bag_read_at(bag, off, buf, len);
+}
+
 BAG_API bool bag_is_url(const char *path)
 {
 	return bag_source_is_url(path);

@@ -3,10 +3,9 @@
  *
  * Each handle (and each bag_dup of it) owns one curl easy handle, so one
  * reused connection. What is fetched goes into a block cache shared by the
- * handle and its dups (blockcache.c). A miss fetches the range it needs
- * rounded out to MIN_FETCH; a miss right after the previous fetch's end is
- * a sequential pass, and the fetch grows (doubling up to MAX_WINDOW): the
- * read-ahead. prefetch() asks for many small spans (chunk headers) in
+ * handle and its dups (blockcache.c), which plans each miss's fetch: what
+ * it needs (at least MIN_FETCH), or on a sequential pass a window doubling
+ * up to MAX_WINDOW: the read-ahead. prefetch() asks for many small spans (chunk headers) in
  * multi-range requests, each Range header kept under RANGE_HDR_MAX.
  *
  * Invariants: base.size and the validators (ETag, Last-Modified) are those
@@ -45,6 +44,7 @@ struct http_source {
 	bool no_multi;                /* the server takes one range per request */
 	size_t range_max;             /* longest Range header the server took or is tried */
 	volatile int *cancel;
+	uint64_t *progress;           /* the caller's running total of bytes, or NULL */
 	char curlerr[CURL_ERROR_SIZE];
 };
 
@@ -61,6 +61,7 @@ struct xfer {
 	uint64_t cr_lo, cr_hi, cr_total;
 	bool has_cr;
 	char ctype[256], etag[128], lastmod[64];
+	uint64_t *progress;           /* bytes received are added here, or NULL */
 };
 
 static struct bag_source_ops http_ops;
@@ -145,6 +146,8 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
 	}
 	memcpy(x->buf + x->len, p, n);
 	x->len += n;
+	if (x->progress != NULL)
+		__atomic_add_fetch(x->progress, n, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -162,6 +165,7 @@ static CURLcode perform(struct http_source *s, const char *range, struct xfer *x
 	CURLcode rc;
 
 	x->h = s->h;
+	x->progress = s->progress;
 	x->len = 0;
 	x->status = 0;
 	x->full = x->overflow = x->has_cr = false;
@@ -572,6 +576,7 @@ static int http_dup(struct bag_source *src, struct bag_source **out, char *err, 
 	d->no_multi = s->no_multi;
 	d->range_max = s->range_max;
 	d->cancel = s->cancel;
+	d->progress = s->progress;
 	*out = &d->base;
 	return BAG_OK;
 }
@@ -644,6 +649,7 @@ int bag_http_open(struct bag_source **out, struct remote_target *t, const struct
 		return BAG_ENOMEM;
 	}
 	s->cancel = o->cancel;
+	s->progress = o->fetched;
 	s->no_multi = s->t.sigv4 != NULL || o->no_sign_request;   /* S3 takes one range per request */
 	rc = first_fetch(s, err, errlen);
 	if (rc != BAG_OK) {

@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include "lib/io/source-int.h"
 
-#define MIN_FETCH ((uint64_t)256 << 10)              /* a random miss's fetch */
+#define MIN_FETCH ((uint64_t)16 << 10)               /* a random miss's fetch, at least */
+#define SEQ_GAP ((uint64_t)64 << 10)                 /* a miss this close after the last fetch is sequential */
 #define MAX_WINDOW ((uint64_t)16 << 20)              /* a sequential pass's fetch */
 #define REMOTE_CACHE_DEFAULT ((size_t)256 << 20)     /* --cache-size default */
 

@@ -57,6 +57,7 @@ struct bag_source_opts {
 	size_t block_cache_bytes; /* a remote source's block cache bound */
 	bool no_sign_request;     /* s3://: anonymous */
 	volatile int *cancel;     /* when set non-zero, a remote read stops with BAG_ECANCELED */
+	uint64_t *fetched;        /* bytes fetched are added here (atomically), or NULL */
 };
 
 /*

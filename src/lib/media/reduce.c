@@ -377,6 +377,7 @@ struct rec {
 static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
 {
 	const bag_reduce_t *r = arg;
+	size_t start = out->len;      /* out holds the task's earlier messages: keep them */
 
 	(void)def;
 	for (size_t k = 0; k < r->ns; k++) {
@@ -385,7 +386,7 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		if (p == NULL)
 			continue;
 		if (bag_expr_eval_value(p, m->data, m->size, m->time_ns, &val) != BAG_OK) {
-			out->len = 0;
+			out->len = start;
 			bag_text_printf(out, "%s at %lld.%09lld: the message is too short for '%s'", m->conn->topic,
 			                (long long)(m->time_ns / BAG_NSEC_PER_SEC),
 			                (long long)(m->time_ns % BAG_NSEC_PER_SEC), r->s[k].path);

@@ -104,8 +104,6 @@ struct cjob {
 int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct cbuf *out,
                  struct bag_error *err);
 
-/* CRC-32 (ISO-HDLC, as zlib and MCAP): start with 0, feed pieces in order. */
-uint32_t bag_crc32(uint32_t crc, const void *p, size_t n);
 
 struct cpool;
 

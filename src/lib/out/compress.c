@@ -50,6 +50,72 @@ int cbuf_reserve(struct cbuf *b, size_t more)
 	return bag_grow((void **)&b->p, &b->cap, b->len + more, 1);
 }
 
+/* bz2 as rosbag writes it: block size 9, work factor 30. */
+static int compress_bz2(const uint8_t *in, size_t len, struct cbuf *out, struct bag_error *err)
+{
+	size_t bound = len + len / 100 + 600;
+	unsigned int n = bound > UINT32_MAX ? UINT32_MAX : (unsigned int)bound;
+	int bz;
+
+	if (len > UINT32_MAX)
+		return bag_error_say(err, BAG_EINVAL, "a %zu-byte chunk is too large for bz2", len);
+	if (cbuf_reserve(out, n) != 0)
+		return bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
+	bz = BZ2_bzBuffToBuffCompress((char *)out->p, &n, (char *)in, (unsigned int)len, 9, 0, 30);
+	if (bz != BZ_OK)
+		return bag_error_say(err, bz == BZ_MEM_ERROR ? BAG_ENOMEM : BAG_ECOMPRESS, "bz2 compression failed (%d)", bz);
+	out->len = n;
+	return BAG_OK;
+}
+
+/* The lz4 frame as roslz4 writes it: independent 1 MB blocks, a content checksum. */
+static int compress_lz4(const uint8_t *in, size_t len, struct cbuf *out, struct bag_error *err)
+{
+#ifdef HAVE_LZ4
+	LZ4F_preferences_t prefs;
+	size_t bound, n;
+
+	memset(&prefs, 0, sizeof prefs);
+	prefs.frameInfo.blockSizeID = LZ4F_max1MB;
+	prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+	prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	bound = LZ4F_compressFrameBound(len, &prefs);
+	if (cbuf_reserve(out, bound) != 0)
+		return bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
+	n = LZ4F_compressFrame(out->p, bound, in, len, &prefs);
+	if (LZ4F_isError(n))
+		return bag_error_say(err, BAG_ECOMPRESS, "lz4 compression failed: %s", LZ4F_getErrorName(n));
+	out->len = n;
+	return BAG_OK;
+#else
+	(void)in;
+	(void)out;
+	(void)len;
+	return bag_error_say(err, BAG_EUNSUPP, "lz4 is not supported by this build");
+#endif
+}
+
+/* zstd at level 3, zstd's default and what the mcap CLI writes. */
+static int compress_zstd(const uint8_t *in, size_t len, struct cbuf *out, struct bag_error *err)
+{
+#ifdef HAVE_ZSTD
+	size_t bound = ZSTD_compressBound(len), n;
+
+	if (cbuf_reserve(out, bound) != 0)
+		return bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
+	n = ZSTD_compress(out->p, bound, in, len, 3);
+	if (ZSTD_isError(n))
+		return bag_error_say(err, BAG_ECOMPRESS, "zstd compression failed: %s", ZSTD_getErrorName(n));
+	out->len = n;
+	return BAG_OK;
+#else
+	(void)in;
+	(void)out;
+	(void)len;
+	return bag_error_say(err, BAG_EUNSUPP, "zstd is not supported by this build");
+#endif
+}
+
 int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct cbuf *out,
                  struct bag_error *err)
 {
@@ -57,114 +123,20 @@ int bag_compress(enum bag_compression c, const uint8_t *in, size_t len, struct c
 
 	out->len = 0;
 	if (c == BAG_COMPRESSION_BZ2) {
-		size_t bound = len + len / 100 + 600;
-		unsigned int n = bound > UINT32_MAX ? UINT32_MAX : (unsigned int)bound;
-		int bz;
-
-		if (len > UINT32_MAX) {
-			rc = bag_error_say(err, BAG_EINVAL, "a %zu-byte chunk is too large for bz2", len);
-			goto fail;
-		}
-		if (cbuf_reserve(out, n) != 0) {
-			rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
-			goto fail;
-		}
-		/* block size 9, work factor 30: what rosbag writes */
-		bz = BZ2_bzBuffToBuffCompress((char *)out->p, &n, (char *)in, (unsigned int)len, 9, 0, 30);
-		if (bz != BZ_OK) {
-			rc = bag_error_say(err, bz == BZ_MEM_ERROR ? BAG_ENOMEM : BAG_ECOMPRESS,
-			                   "bz2 compression failed (%d)", bz);
-			goto fail;
-		}
-		out->len = n;
+		rc = compress_bz2(in, len, out, err);
 	} else if (c == BAG_COMPRESSION_LZ4) {
-#ifdef HAVE_LZ4
-		LZ4F_preferences_t prefs;
-		size_t bound, n;
-
-		memset(&prefs, 0, sizeof prefs);
-		prefs.frameInfo.blockSizeID = LZ4F_max1MB;
-		prefs.frameInfo.blockMode = LZ4F_blockIndependent;
-		prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-		bound = LZ4F_compressFrameBound(len, &prefs);
-		if (cbuf_reserve(out, bound) != 0) {
-			rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
-			goto fail;
-		}
-		n = LZ4F_compressFrame(out->p, bound, in, len, &prefs);
-		if (LZ4F_isError(n)) {
-			rc = bag_error_say(err, BAG_ECOMPRESS, "lz4 compression failed: %s", LZ4F_getErrorName(n));
-			goto fail;
-		}
-		out->len = n;
-#else
-		rc = bag_error_say(err, BAG_EUNSUPP, "lz4 is not supported by this build");
-		goto fail;
-#endif
+		rc = compress_lz4(in, len, out, err);
 	} else if (c == BAG_COMPRESSION_ZSTD) {
-#ifdef HAVE_ZSTD
-		size_t bound = ZSTD_compressBound(len), n;
-
-		if (cbuf_reserve(out, bound) != 0) {
-			rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
-			goto fail;
-		}
-		/* level 3, zstd's default and what the mcap CLI writes */
-		n = ZSTD_compress(out->p, bound, in, len, 3);
-		if (ZSTD_isError(n)) {
-			rc = bag_error_say(err, BAG_ECOMPRESS, "zstd compression failed: %s", ZSTD_getErrorName(n));
-			goto fail;
-		}
-		out->len = n;
-#else
-		rc = bag_error_say(err, BAG_EUNSUPP, "zstd is not supported by this build");
-		goto fail;
-#endif
+		rc = compress_zstd(in, len, out, err);
 	} else if (cbuf_reserve(out, len) == 0) {
 		memcpy(out->p, in, len);
 		out->len = len;
 	} else {
 		rc = bag_error_say(err, BAG_ENOMEM, "out of memory for a %zu-byte chunk", len);
-		goto fail;
 	}
-	if (out->len > UINT32_MAX) {
+	if (rc == BAG_OK && out->len > UINT32_MAX)
 		rc = bag_error_say(err, BAG_EINVAL, "a chunk compresses to more than 4 GiB");
-	}
-fail:
 	return rc;
-}
-
-static uint32_t crc_table[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[0][i] = c;
-	}
-	for (uint32_t i = 0; i < 256; i++)
-		for (int t = 1; t < 8; t++)
-			crc_table[t][i] = crc_table[t - 1][i] >> 8 ^ crc_table[0][crc_table[t - 1][i] & 0xff];
-}
-
-uint32_t bag_crc32(uint32_t crc, const void *p, size_t n)
-{
-	const uint8_t *s = p;
-	uint32_t c = ~crc;
-
-	pthread_once(&crc_once, crc_init);
-	for (; n >= 8; n -= 8, s += 8) {
-		uint32_t lo = c ^ ((uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24);
-		c = crc_table[7][lo & 0xff] ^ crc_table[6][lo >> 8 & 0xff] ^ crc_table[5][lo >> 16 & 0xff] ^
-		    crc_table[4][lo >> 24] ^ crc_table[3][s[4]] ^ crc_table[2][s[5]] ^ crc_table[1][s[6]] ^
-		    crc_table[0][s[7]];
-	}
-	while (n-- > 0)
-		c = crc_table[0][(c ^ *s++) & 0xff] ^ c >> 8;
-	return ~c;
 }
 
 struct cpool {

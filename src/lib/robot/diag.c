@@ -5,7 +5,7 @@
  * the statuses whose name fails the regex, and hands emit packed records:
  * a struct pack, then name, hardware_id, message and each key and value,
  * all NUL-terminated. Emit, in record-time order, finds the status by
- * (name, hardware_id) in an open-addressing hash of indices and, when its
+ * (name, hardware_id) in a key index (keyidx-int.h) and, when its
  * level differs from the last one (or it is new), appends a transition: one
  * allocation holding the key/value array and the strings it points to.
  * Transitions of a status are therefore in record-time order and two in a
@@ -22,6 +22,7 @@
 #include <bagscope/scan.h>
 #include "lib/common/util-int.h"
 #include "lib/robot/wire-int.h"
+#include "lib/robot/keyidx-int.h"
 
 struct pack {
 	uint32_t level;
@@ -30,7 +31,7 @@ struct pack {
 };
 
 struct status {
-	char *name, *hw, *topic;
+	char *name, *hw, *topic;   /* name and hw: one allocation, "name\0hw" (the key) */
 	uint64_t messages;
 	unsigned worst;
 	int64_t first_ns, last_ns;
@@ -41,8 +42,7 @@ struct status {
 struct bag_diag {
 	struct status *s;
 	size_t n, cap;
-	uint32_t *hash;            /* index + 1, 0 empty; hcap a power of two >= 2n */
-	size_t hcap;
+	struct keyidx idx;         /* statuses by name and hardware id */
 	regex_t re;
 	bool has_re;
 	uint64_t bad;
@@ -123,54 +123,45 @@ bad:
 	return BAG_EDECODE;
 }
 
-static size_t slot(const bag_diag_t *d, const char *name, const char *hw)
+/* A status's key: its name, a NUL, its hardware id (one allocation, s->name). */
+static const char *status_key(const void *ctx, uint32_t i, size_t *len)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	h = (h ^ 0xff) * 1099511628211ull;
-	for (const char *p = hw; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	size_t i = (size_t)h & (d->hcap - 1);
-	for (; d->hash[i] != 0; i = (i + 1) & (d->hcap - 1)) {
-		const struct status *s = &d->s[d->hash[i] - 1];
-		if (strcmp(s->name, name) == 0 && strcmp(s->hw, hw) == 0)
-			break;
-	}
-	return i;
-}
-
-static int rehash(bag_diag_t *d)
-{
-	size_t cap = d->hcap ? d->hcap * 2 : 64;
-	uint32_t *h = calloc(cap, sizeof *h);
-	if (h == NULL)
-		return BAG_ENOMEM;
-	free(d->hash);
-	d->hash = h;
-	d->hcap = cap;
-	for (size_t k = 0; k < d->n; k++)
-		d->hash[slot(d, d->s[k].name, d->s[k].hw)] = (uint32_t)k + 1;
-	return 0;
+	const struct status *s = &((const bag_diag_t *)ctx)->s[i];
+	*len = strlen(s->name) + 1 + strlen(s->hw);
+	return s->name;
 }
 
 /* The status (name, hw), added when new; NULL without memory. */
 static struct status *find(bag_diag_t *d, const char *name, const char *hw, const char *topic)
 {
-	if (2 * (d->n + 1) > d->hcap && rehash(d) != 0)
-		return NULL;
-	size_t i = slot(d, name, hw);
-	if (d->hash[i] != 0)
-		return &d->s[d->hash[i] - 1];
-	if (d->n >= UINT32_MAX - 1 || bag_grow((void **)&d->s, &d->cap, d->n + 1, sizeof *d->s) != 0)
-		return NULL;
-	struct status *s = &d->s[d->n];
-	memset(s, 0, sizeof *s);
-	if ((s->name = strdup(name)) == NULL || (s->hw = strdup(hw)) == NULL || (s->topic = strdup(topic)) == NULL) {
-		free(s->name), free(s->hw);
-		return NULL;
+	size_t nlen = strlen(name), len = nlen + 1 + strlen(hw);
+	char small[256], *key = len < sizeof small ? small : malloc(len + 1);
+	struct status *s = NULL;
+
+	if (key == NULL || keyidx_reserve(&d->idx, d->n + 1, status_key, d) != 0)
+		goto out;
+	memcpy(key, name, nlen + 1);
+	memcpy(key + nlen + 1, hw, len - nlen);
+	size_t i = keyidx_slot(&d->idx, key, len, status_key, d);
+	if (d->idx.slot[i] != 0) {
+		s = &d->s[d->idx.slot[i] - 1];
+		goto out;
 	}
-	d->hash[i] = (uint32_t)++d->n;
+	if (bag_grow((void **)&d->s, &d->cap, d->n + 1, sizeof *d->s) != 0)
+		goto out;
+	s = &d->s[d->n];
+	memset(s, 0, sizeof *s);
+	if ((s->name = malloc(len + 1)) == NULL || (s->topic = strdup(topic)) == NULL) {
+		free(s->name);
+		s = NULL;
+		goto out;
+	}
+	memcpy(s->name, key, len + 1);
+	s->hw = s->name + nlen + 1;
+	d->idx.slot[i] = (uint32_t)++d->n;
+out:
+	if (key != small)
+		free(key);
 	return s;
 }
 
@@ -289,13 +280,12 @@ BAG_API void bag_diag_free(bag_diag_t *d)
 			free((void *)d->s[i].tr[k].values);
 		free(d->s[i].tr);
 		free(d->s[i].name);
-		free(d->s[i].hw);
 		free(d->s[i].topic);
 	}
 	if (d->has_re)
 		regfree(&d->re);
 	free(d->s);
-	free(d->hash);
+	free(d->idx.slot);
 	free(d);
 }
 

@@ -7,6 +7,7 @@
 
 #include <bagscope/tf.h>
 #include <bagscope/print.h>
+#include "lib/robot/keyidx-int.h"
 
 /* One stored transform of a frame to its parent: exactly 64 bytes. */
 struct tf_sample {
@@ -55,8 +56,7 @@ struct bag_tf {
 	bag_timeline_t *tl;               /* during the build only */
 	struct tf_frame *f;
 	size_t nf, fcap;
-	uint32_t *hash;                   /* open addressing: frame index + 1, 0 empty */
-	size_t hcap;                      /* a power of two, >= 2 * nf */
+	struct keyidx idx;                /* frames by name */
 	bool *conn_static;                /* per timeline connection (build) */
 	int64_t far_ns;
 	struct bag_tf_stats st;
@@ -69,7 +69,7 @@ struct bag_tf {
 /* tf-tree.c: the warnings of the finished buffer and the frames' facts. */
 int tf_tree_warnings(bag_tf_t *tf);
 
-/* tf-lookup.c: the parent of frame f's sample i. */
+/* tf.c: the parent of frame f's sample i. */
 uint32_t tf_parent_at(const struct tf_frame *f, size_t i);
 
 #endif

@@ -31,19 +31,6 @@ struct edge {
 	uint32_t parent;
 };
 
-uint32_t tf_parent_at(const struct tf_frame *f, size_t i)
-{
-	size_t lo = 0, hi = f->nruns;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (f->runs[mid].first <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return f->runs[lo].parent;
-}
-
 /* Hamilton product a * b (tf2's Quaternion operator*). */
 static void qmul(const double a[4], const double b[4], double out[4])
 {

@@ -1,8 +1,8 @@
 /*
  * tf.c - building the transform buffer (see tf.h) on the scan engine.
  *
- * Frames live in one array, found by name through an open-addressing hash
- * of their indices. A frame that receives transforms keeps them as 64-byte
+ * Frames live in one array, found by name through a key index
+ * (keyidx-int.h). A frame that receives transforms keeps them as 64-byte
  * samples (tf-int.h) and the parents as runs over the sample indices, so a
  * frame that never changes parent costs one run. The scan's workers cut
  * each TFMessage into packed records (stamp, seven doubles, the two ids);
@@ -24,6 +24,7 @@
 #include "lib/common/util-int.h"
 #include "lib/robot/tf-int.h"
 #include "lib/robot/wire-int.h"
+#include "lib/robot/keyidx-int.h"
 
 #define DEFAULT_FAR_NS (5 * BAG_NSEC_PER_SEC)
 
@@ -55,65 +56,52 @@ static void issue(bag_tf_t *tf, enum tf_issue_kind k, const char *fmt, ...)
 	}
 }
 
-static uint64_t hash_name(const char *s, size_t len)
+static const char *frame_key(const void *ctx, uint32_t i, size_t *len)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-/* The hash slot of name: its frame's, or the empty one where it would go. */
-static size_t slot_of(const bag_tf_t *tf, const char *name, size_t len)
-{
-	size_t mask = tf->hcap - 1, i = (size_t)hash_name(name, len) & mask;
-	for (; tf->hash[i] != 0; i = (i + 1) & mask) {
-		const char *n = tf->f[tf->hash[i] - 1].name;
-		if (strncmp(n, name, len) == 0 && n[len] == '\0')
-			break;
-	}
-	return i;
-}
-
-static int rehash(bag_tf_t *tf)
-{
-	size_t cap = tf->hcap ? tf->hcap * 2 : 64;
-	uint32_t *h = calloc(cap, sizeof *h);
-	if (h == NULL)
-		return BAG_ENOMEM;
-	free(tf->hash);
-	tf->hash = h;
-	tf->hcap = cap;
-	for (size_t k = 0; k < tf->nf; k++)
-		tf->hash[slot_of(tf, tf->f[k].name, strlen(tf->f[k].name))] = (uint32_t)k + 1;
-	return 0;
+	const char *name = ((const bag_tf_t *)ctx)->f[i].name;
+	*len = strlen(name);
+	return name;
 }
 
 /* The index of frame name[0..len), added when new; -1 when out of memory. */
 static long intern(bag_tf_t *tf, const char *name, size_t len)
 {
-	if (2 * (tf->nf + 1) > tf->hcap && rehash(tf) != 0)
+	if (keyidx_reserve(&tf->idx, tf->nf + 1, frame_key, tf) != 0)
 		return -1;
-	size_t i = slot_of(tf, name, len);
-	if (tf->hash[i] != 0)
-		return (long)tf->hash[i] - 1;
-	if (tf->nf >= UINT32_MAX - 1 || bag_grow((void **)&tf->f, &tf->fcap, tf->nf + 1, sizeof *tf->f) != 0)
+	size_t i = keyidx_slot(&tf->idx, name, len, frame_key, tf);
+	if (tf->idx.slot[i] != 0)
+		return (long)tf->idx.slot[i] - 1;
+	if (bag_grow((void **)&tf->f, &tf->fcap, tf->nf + 1, sizeof *tf->f) != 0)
 		return -1;
 	struct tf_frame *f = &tf->f[tf->nf];
 	memset(f, 0, sizeof *f);
 	if ((f->name = strndup(name, len)) == NULL)
 		return -1;
 	f->sorted = true;
-	tf->hash[i] = (uint32_t)++tf->nf;
+	tf->idx.slot[i] = (uint32_t)++tf->nf;
 	return (long)tf->nf - 1;
+}
+
+/* The parent of frame f's sample i: the run that holds it (binary search). */
+uint32_t tf_parent_at(const struct tf_frame *f, size_t i)
+{
+	size_t lo = 0, hi = f->nruns;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (f->runs[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return f->runs[lo].parent;
 }
 
 BAG_API long bag_tf_frame_find(const bag_tf_t *tf, const char *name)
 {
-	if (tf->hcap == 0)
+	if (tf->idx.cap == 0)
 		return BAG_ENOTFOUND;
-	size_t i = slot_of(tf, name, strlen(name));
-	return tf->hash[i] ? (long)tf->hash[i] - 1 : BAG_ENOTFOUND;
+	size_t i = keyidx_slot(&tf->idx, name, strlen(name), frame_key, tf);
+	return tf->idx.slot[i] ? (long)tf->idx.slot[i] - 1 : BAG_ENOTFOUND;
 }
 
 /* The reason tf2's setTransform refuses t, or NULL. */
@@ -334,7 +322,7 @@ fail:
 /* The end of the scan: sort, trim, count. */
 static int finish(bag_tf_t *tf)
 {
-	size_t mem = sizeof *tf + tf->fcap * sizeof *tf->f + tf->hcap * sizeof *tf->hash;
+	size_t mem = sizeof *tf + tf->fcap * sizeof *tf->f + tf->idx.cap * sizeof *tf->idx.slot;
 
 	for (size_t i = 0; i < tf->nf; i++) {
 		struct tf_frame *f = &tf->f[i];
@@ -450,7 +438,7 @@ BAG_API void bag_tf_free(bag_tf_t *tf)
 		free(tf->warn[i]);
 	free(tf->warn);
 	free(tf->f);
-	free(tf->hash);
+	free(tf->idx.slot);
 	free(tf->conn_static);
 	free(tf);
 }
