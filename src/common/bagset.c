@@ -228,6 +228,16 @@ static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 
 char **bagset_kept_argv;   /* not static: a store the compiler keeps, so the array stays reachable */
 
+/* The arguments gathered so far (their URLs included) kept as on success, for an error's exit; rc. */
+static int keep_on_error(char **out, size_t n, int rc)
+{
+	if (out != NULL) {   /* add_input always leaves room for the terminator */
+		out[n] = NULL;
+		bagset_kept_argv = out;
+	}
+	return rc;
+}
+
 int bagset_remote_args(int *argc, char ***argv)
 {
 	char **in = *argv, **out = NULL;
@@ -241,12 +251,12 @@ int bagset_remote_args(int *argc, char ***argv)
 			const char *v = in[i][12] == '=' ? in[i] + 13 : i + 1 < *argc ? in[++i] : "";
 			if ((remote_cache = parse_cache_size(v)) == 0) {
 				term_error("--cache-size needs a size of at least 1M, such as 64M or 1G");
-				return -1;
+				return keep_on_error(out, n, -1);
 			}
 		} else {
 			rest = rest || strcmp(in[i], "--") == 0;
 			if (add_input(&out, &n, &cap, in[i]) != 0)
-				return -2;
+				return keep_on_error(out, n, -2);
 		}
 	}
 	if (out == NULL && (out = malloc(sizeof *out)) == NULL) {

@@ -10,6 +10,7 @@
 # Environment: BAGSCOPE, BUILDDIR, SRCDIR.
 BUILDDIR=${BUILDDIR:-$(pwd)}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRCDIR/tests/tools/sanitized.sh"
 B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
 W=$BUILDDIR/tests/tools/write-bounds
 PY=/usr/bin/python3
@@ -52,7 +53,7 @@ if command -v cc >/dev/null 2>&1; then
 		cc -std=c11 -I"$SRCDIR/include" -I"$BUILDDIR/include" -o "$g/dump" "$g/dump.c" "$g/msgs.c" \
 		   -L"$BUILDDIR/.libs" -lbagscope -Wl,-rpath,"$BUILDDIR/.libs" 2>"$dir/err" ||
 		{ fail "gen: build"; head "$dir/err"; }
-	[ -x "$g/dump" ] && same "gen: dump prints what cat --format json prints" "$("$g/dump" "$dir/dur.bag")" \
+	[ -x "$g/dump" ] && same "gen: dump prints what cat --format json prints" "$(LD_PRELOAD=$SAN_PRELOAD "$g/dump" "$dir/dur.bag")" \
 		"$("$B" cat --format json "$dir/dur.bag")"
 fi
 
@@ -66,7 +67,7 @@ if command -v c++ >/dev/null 2>&1; then
 		    -L"$BUILDDIR/.libs" -lbagscope -Wl,-rpath,"$BUILDDIR/.libs" 2>"$dir/err" ||
 		{ fail "gen cpp 16 MiB: build"; head "$dir/err"; }
 	[ -x "$g/dump" ] && same "gen cpp -O0: a 16 MiB fixed array dumps as cat prints it" \
-		"$("$g/dump" "$dir/big16m.bag" | cksum)" "$("$B" cat --format json "$dir/big16m.bag" | cksum)"
+		"$(LD_PRELOAD=$SAN_PRELOAD "$g/dump" "$dir/big16m.bag" | cksum)" "$("$B" cat --format json "$dir/big16m.bag" | cksum)"
 fi
 "$B" gen --lang c -o "$dir/gen4g" "$dir/big4g.bag" 2>"$dir/err"
 same "gen: a 4 GiB fixed array is left out (exit 1)" "$?" 1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every subcommand over every fixture bag: a crash (a signal, or a sanitizer's
+# Every subcommand over every fixture bag and MCAP file (tests/data/mcap): a crash (a signal, or a sanitizer's
 # report in an --enable-asan build) fails the run; exit statuses 0 and 1 (a
 # bag that cannot be read) are both fine. tests/tools/run-valgrind.sh runs the same
 # list under valgrind.
@@ -10,10 +10,12 @@ FIX=$HERE/../data/fixtures
 B=${BAGSCOPE:-src/bagscope}
 
 list() {
-	for f in "$FIX"/bags/*.bag "$FIX"/made/*.bag "$FIX"/broken/*.bag "$FIX"/foreign/rosbag.js/*.bag; do
+	for f in "$FIX"/bags/*.bag "$FIX"/made/*.bag "$FIX"/broken/*.bag "$FIX"/foreign/rosbag.js/*.bag \
+	         "$HERE"/../data/mcap/*.mcap; do
 		for sub in "info" "info --json" "info --freq" "info --json --freq" \
 		           "cat --format yaml" "cat --format json" "cat --format hex" \
-		           "defs" "defs --tree" "check" "check --quick"; do
+		           "defs" "defs --tree" "check" "check --quick" \
+		           "tf" "tf --json" "log" "diag --json"; do
 			echo "$sub $f"
 		done
 		# csv prints one topic: each of the bag's topics in turn

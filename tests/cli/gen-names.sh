@@ -16,6 +16,7 @@
 # Environment: BAGSCOPE, BUILDDIR, SRCDIR, BAGSCOPE_VERSION.
 BUILDDIR=${BUILDDIR:-$(pwd)}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRCDIR/tests/tools/sanitized.sh"
 B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
 W=$BUILDDIR/tests/tools/write-bounds
 [ -x "$W" ] || { echo "write-bounds not built: skipped"; exit 77; }
@@ -78,7 +79,7 @@ for t in c11 gnu11 cpp cpp-pedantic cmake; do
 		grep -m 8 error "$dir/$t/log" | sed 's/^/      | /'
 		continue
 	fi
-	"$dir/$t/dump" "$dir/names.bag" | cmp -s - "$dir/want" && ok "$t: builds, dump prints what cat prints" ||
+	LD_PRELOAD=$SAN_PRELOAD "$dir/$t/dump" "$dir/names.bag" | cmp -s - "$dir/want" && ok "$t: builds, dump prints what cat prints" ||
 		fail "$t: dump differs from cat"
 done
 

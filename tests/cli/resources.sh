@@ -18,6 +18,8 @@ BUILDDIR=${BUILDDIR:-$(pwd)}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
 W=$BUILDDIR/tests/tools/write-bounds
+. "$SRCDIR/tests/tools/sanitized.sh"
+SAN_VLIMIT=${SAN_VLIMIT:-2000000}
 [ -x "$W" ] || { echo "write-bounds not built: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM
@@ -34,10 +36,10 @@ bounded() {
 	shift 2
 	: >"$dir/time"
 	if [ -x /usr/bin/time ]; then
-		(ulimit -v 2000000 && exec /usr/bin/time -o "$dir/time" -f ', %e s, %U s user, %M KB' \
+		(ulimit -v "$SAN_VLIMIT" && LD_PRELOAD=$SAN_PRELOAD exec /usr/bin/time -o "$dir/time" -f ', %e s, %U s user, %M KB' \
 			timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
 	else
-		(ulimit -v 2000000 && exec timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
+		(ulimit -v "$SAN_VLIMIT" && LD_PRELOAD=$SAN_PRELOAD exec timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
 	fi
 	rc=$?
 	if [ $rc -le 2 ]; then
