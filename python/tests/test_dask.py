@@ -1,6 +1,10 @@
 """bagscope.dask on a distributed.LocalCluster of several worker processes over 20 bags:
 the same rows as the serial read, row for row."""
 import os
+import shutil
+import socket
+import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -72,3 +76,54 @@ def test_stats_over_bags(twenty_bags):
             for t, v in bag.topics.items():
                 total[t] = total.get(t, 0) + v.message_count
     assert st['messages'].to_dict() == total
+
+
+@pytest.fixture(scope='module')
+def served(twenty_bags, tmp_path_factory):
+    """The 20 bags served by Debian's nginx on 127.0.0.1 (Range requests): their base URL."""
+    nginx = shutil.which('nginx') or '/usr/sbin/nginx'
+    if not os.access(nginx, os.X_OK):
+        pytest.skip('nginx not installed (scripts/setup.sh --test)')
+    d = tmp_path_factory.mktemp('nginx')
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    (d / 'tmp').mkdir()
+    (d / 'nginx.conf').write_text(
+        # as root, nginx's workers would be nobody, who cannot enter pytest's private temp dirs
+        ('user root;\n' if os.geteuid() == 0 else '') +
+        'daemon off; worker_processes 1; pid %s/nginx.pid; error_log %s/error.log;\n'
+        'events { worker_connections 64; }\n'
+        'http { access_log off; client_body_temp_path %s/tmp; proxy_temp_path %s/tmp;\n'
+        '  fastcgi_temp_path %s/tmp; uwsgi_temp_path %s/tmp; scgi_temp_path %s/tmp;\n'
+        '  large_client_header_buffers 4 64k;\n'
+        '  server { listen 127.0.0.1:%d; root %s; } }\n' % ((d,) * 7 + (port, os.path.dirname(twenty_bags[0]))))
+    proc = subprocess.Popen([nginx, '-c', str(d / 'nginx.conf'), '-p', str(d)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    while True:
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=1).close()
+            break
+        except OSError:
+            if time.time() > deadline or proc.poll() is not None:
+                proc.kill()
+                pytest.fail('nginx did not start: %s' % (d / 'error.log').read_text())
+            time.sleep(0.05)
+    yield 'http://127.0.0.1:%d' % port
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def test_cluster_reads_urls(twenty_bags, served):
+    """The same rows through HTTP range reads as from the local files."""
+    paths = ['/point.point.x', 'header.seq', 'header.frame_id']
+    urls = [served + '/' + os.path.basename(b) for b in twenty_bags]
+    want = serial(twenty_bags, paths)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        got = bagscope.dask.read(urls, paths).compute()
+    assert len(got) == len(want) > 0
+    assert (got.index.values == want.index.values).all()
+    for p in paths:
+        assert list(got[p]) == list(want[p])
