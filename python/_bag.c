@@ -596,6 +596,7 @@ struct reader {
 	struct bag_error first;   /* the first failed message's line */
 	bool nomem;
 	uint64_t emitted;
+	bag_tf_t *tf;             /* for tf() columns: built once, before the scan */
 };
 
 /* Runs on a worker: each column's value of m into out (kind, then 8 bytes or a string). */
@@ -721,10 +722,12 @@ static void columns_free(BagObject *self, struct column *cols, size_t n)
 }
 
 /*
- * Column k's path text (after the topic: "linear_acceleration.x") compiled
- * for every connection of topic. -1 with an exception.
+ * Column k's path text (after the topic: "linear_acceleration.x", or a
+ * tf(TARGET, SOURCE).FIELD term looked up in tf) compiled for every
+ * connection of topic. -1 with an exception.
  */
-static int column_compile(BagObject *self, struct column *col, const char *topic, const char *path)
+static int column_compile(BagObject *self, struct column *col, const char *topic, const char *path,
+                          const bag_tf_t *tf)
 {
 	size_t nc = bag_timeline_conn_count(self->tl), n = 0;
 	bag_expr_prog_t **sel = calloc(nc ? nc : 1, sizeof *sel);
@@ -737,6 +740,8 @@ static int column_compile(BagObject *self, struct column *col, const char *topic
 		return -1;
 	}
 	rc = bag_expr_parse_value(&col->expr, path, strlen(path));
+	if (rc == BAG_OK && tf != NULL)
+		bag_expr_set_tf(col->expr, bag_tf_expr_lookup, tf);
 	for (size_t c = 0; c < nc && rc == BAG_OK; c++) {
 		const struct bag_connection *conn = bag_timeline_conn(self->tl, c, NULL);
 		if (strcmp(conn->topic, topic) != 0)
@@ -866,6 +871,26 @@ static const char **topic_names(BagObject *self, size_t *n)
 	return t;
 }
 
+/* The transform buffer of the bag's TF topics, built once for r (GIL released). -1 with an exception. */
+static int read_tf(BagObject *self, struct reader *r)
+{
+	struct bag_tf_opts o = BAG_TF_OPTS_INIT;
+	int rc;
+
+	if (r->tf != NULL)
+		return 0;
+	Py_BEGIN_ALLOW_THREADS
+	rc = bag_tf_build(&r->tf, self->tl, &o);
+	Py_END_ALLOW_THREADS
+	if (rc != BAG_OK) {
+		raise_bag(rc, bag_tf_error(r->tf));
+		bag_tf_free(r->tf);
+		r->tf = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* The columns of mpaths, compiled, and their topic in *topic (malloc'd). -1 with an exception. */
 static int read_columns(BagObject *self, PyObject *mpaths, struct reader *r, char **topic)
 {
@@ -885,8 +910,15 @@ static int read_columns(BagObject *self, PyObject *mpaths, struct reader *r, cha
 	}
 	r->ncols = np;
 	for (size_t k = 0; k < np; k++) {
-		size_t tlen;
-		if (split_path(self, paths[k], topics, nt, &tlen) != 0)
+		size_t tlen = 0;
+		bool tf = bag_expr_is_tf_path(paths[k]);
+		if (tf && (k == 0 || read_tf(self, r) != 0)) {
+			if (k == 0)
+				PyErr_SetString(PyExc_ValueError, "the first path names its topic; a tf() path comes after it, "
+				                "sampled at that topic's messages");
+			goto done;
+		}
+		if (!tf && split_path(self, paths[k], topics, nt, &tlen) != 0)
 			goto done;
 		if (k == 0 && tlen == 0) {
 			PyErr_SetString(PyExc_ValueError, "the first path names its topic: /topic.field");
@@ -901,7 +933,7 @@ static int read_columns(BagObject *self, PyObject *mpaths, struct reader *r, cha
 			             "read other topics apart", paths[k], *topic);
 			goto done;
 		}
-		if (column_compile(self, &r->cols[k], *topic, paths[k] + (tlen ? tlen + 1 : 0)) != 0)
+		if (column_compile(self, &r->cols[k], *topic, paths[k] + (tlen ? tlen + 1 : 0), tf ? r->tf : NULL) != 0)
 			goto done;
 	}
 	rc = 0;
@@ -935,6 +967,7 @@ done:
 	bag_view_free(view);
 	bag_expr_free(f);
 	columns_free(self, r.cols, r.ncols);
+	bag_tf_free(r.tf);
 	free(r.time);
 	free(topic);
 	bag_unlock(self);

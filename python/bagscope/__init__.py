@@ -164,7 +164,9 @@ class Bag:
         """{path: numpy array, 'time_ns': int64 array} of one topic's messages.
 
         paths: message paths, the first naming its topic ("/imu/data.linear_acceleration.x"),
-        the others either the same topic's or relative ("header.stamp"). Integers stay exact
+        the others either the same topic's or relative ("header.stamp"), or a transform
+        sampled at that topic's messages ("tf(map, base_link).translation.x", .rotation.w, .yaw:
+        tf2's lookup in the bag's TF topics; NaN where it fails). Integers stay exact
         (int64/uint64), floats float64, strings object arrays; a column with missing values is
         float64 with NaN. The scan engine fills them on every core (threads: 0 = all).
         """

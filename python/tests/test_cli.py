@@ -92,3 +92,33 @@ def test_export_and_check_like_cli(tmp_path):
     with bagscope.open(tmp_path / 'out.bag') as out:
         assert list(out.topics) == ['/tf']
     assert cli('check', str(tmp_path / 'out.bag')).returncode == 0
+
+
+def test_read_tf_paths_match_tf_lookup():
+    """A tf(TARGET, SOURCE) path in read() is `bagscope tf --lookup` at each message's time."""
+    path = os.path.join(FIX, 'bags', 'tf_lz4.bag')
+    with bagscope.open(path) as bag:
+        topic = next(t for t, v in bag.topics.items() if 'TFMessage' in v.type)
+        cols = bag.read([topic + '.transforms[0].header.seq', 'tf(odom, base_0).translation.x',
+                         'tf(odom, base_0).yaw'])
+    times = list(cols['time_ns'])
+    assert times
+    at = []
+    for t in times:
+        at += ['--at', '%d.%09d' % divmod(t, 10**9)]
+    out = cli('tf', '--json', '--lookup', 'odom', 'base_0', *at, path)
+    lines = [l for l in out.stdout.splitlines() if l.strip()]
+    ref = json.loads(out.stdout) if out.stdout.lstrip().startswith('[') else [json.loads(l) for l in lines]
+    assert len(ref) == len(times)
+    for k, r in enumerate(ref):
+        x = cols['tf(odom, base_0).translation.x'][k]
+        if r.get('error'):
+            assert x != x       # a failed lookup is a missing value: NaN
+        else:
+            assert x == pytest.approx(r['translation'][0], abs=1e-9)
+            assert cols['tf(odom, base_0).yaw'][k] == pytest.approx(r['rpy'][2], abs=1e-9)
+
+
+def test_read_tf_path_first_is_refused():
+    with bagscope.open(os.path.join(FIX, 'bags', 'tf_lz4.bag')) as bag, pytest.raises(ValueError):
+        bag.read(['tf(odom, base_0).translation.x'])
