@@ -94,6 +94,13 @@ static inline struct oldfmt *old_of(const bag_t *bag)
  */
 int old_begin(bag_t *bag, enum old_kind kind, bool roslog, uint64_t body, old_parse_fn parse);
 
+/* A reader's pass over its records: the connections and spans (between old_begin and old_finish). */
+typedef int (*old_read_fn)(bag_t *bag, const struct bag_open_opts *o);
+
+/* An older bag's whole open: old_begin(), the reader's read, old_finish(). */
+int old_open(bag_t *bag, const struct bag_open_opts *o, enum old_kind kind, bool roslog, uint64_t body,
+             old_parse_fn parse, old_read_fn read);
+
 /*
  * End an older bag's open once its reader has found the connections and
  * spans: version, sorted connections, definitions from o->msg_path's .msg

@@ -561,6 +561,18 @@ int old_begin(bag_t *bag, enum old_kind kind, bool roslog, uint64_t body, old_pa
 	return BAG_OK;
 }
 
+int old_open(bag_t *bag, const struct bag_open_opts *o, enum old_kind kind, bool roslog, uint64_t body,
+             old_parse_fn parse, old_read_fn read)
+{
+	int rc = old_begin(bag, kind, roslog, body, parse);
+
+	if (rc == BAG_OK)
+		rc = read(bag, o);
+	if (rc == BAG_OK)
+		rc = old_finish(bag, o);
+	return rc;
+}
+
 int old_finish(bag_t *bag, const struct bag_open_opts *o)
 {
 	struct oldfmt *f = old_of(bag);

@@ -646,9 +646,11 @@ static int as_recovery(bag_t *bag, bool no_recover, uint64_t at, const char *rea
 	return BAG_OK;
 }
 
-/* Read a 1.2 bag's connections and spans (no_recover: a crashed one fails with BAG_ENOINDEX). */
-static int v12_read(bag_t *bag, bool no_recover)
+/* Read a 1.2 bag's connections and spans (o->no_recover: a crashed one fails with BAG_ENOINDEX). */
+static int v12_read(bag_t *bag, const struct bag_open_opts *o)
 {
+	bool no_recover = o->no_recover;
+
 	struct oldfmt *f = old_of(bag);
 	struct old_rec r;
 	uint8_t *buf = NULL;
@@ -708,13 +710,7 @@ static bool v12_detect(const uint8_t *head, size_t len, uint64_t size)
 
 static int v12_open(bag_t *bag, const struct bag_open_opts *o)
 {
-	int rc = old_begin(bag, OLD_V12, false, sizeof V12_LINE - 1, v12_parse);
-
-	if (rc == BAG_OK)
-		rc = v12_read(bag, o->no_recover);
-	if (rc == BAG_OK)
-		rc = old_finish(bag, o);
-	return rc;
+	return old_open(bag, o, OLD_V12, false, sizeof V12_LINE - 1, v12_parse, v12_read);
 }
 
 const struct bag_reader bag_reader_v12 = {

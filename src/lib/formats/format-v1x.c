@@ -250,7 +250,7 @@ static int scan_rec(void *arg, const struct old_rec *r, uint64_t pos)
 }
 
 /* Read a 1.1, 1.0 or version-0 bag's connections and spans (f->body after the version line). */
-static int v1x_read(bag_t *bag)
+static int v1x_read(bag_t *bag, const struct bag_open_opts *o)
 {
 	struct oldfmt *f = old_of(bag);
 	struct v1x_scan s = { .bag = bag, .sp = { .bag = bag } };
@@ -259,6 +259,7 @@ static int v1x_read(bag_t *bag)
 	size_t n;
 	int rc = BAG_OK;
 
+	(void)o;
 	if (f->kind != OLD_V11) {
 		if ((l = malloc(sizeof *l)) == NULL)
 			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
@@ -342,12 +343,7 @@ static int v1x_open(bag_t *bag, const struct bag_open_opts *o)
 		return rc;
 	if (!v1x_kind(head, got, bag->file_size, &kind, &roslog, &body))
 		return bag_fail(bag, BAG_ENOTBAG, 0, "not a bag of version 1.1, 1.0 or 0");
-	rc = old_begin(bag, kind, roslog, body, v1x_parse);
-	if (rc == BAG_OK)
-		rc = v1x_read(bag);
-	if (rc == BAG_OK)
-		rc = old_finish(bag, o);
-	return rc;
+	return old_open(bag, o, kind, roslog, body, v1x_parse, v1x_read);
 }
 
 const struct bag_reader bag_reader_v1x = {
