@@ -228,3 +228,27 @@ int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t cur
 	out->time_ns = clamp(unit ? start_ns + ns : ns);
 	return 0;
 }
+
+void rate_text(char *buf, size_t len, double hz)
+{
+	double period = hz > 0 ? 1.0 / hz : 0;
+
+	if (!(hz > 0))
+		snprintf(buf, len, "-");
+	else if (hz >= 999.95e6)
+		snprintf(buf, len, "%.1f GHz", hz / 1e9);
+	else if (hz >= 999.95e3)
+		snprintf(buf, len, "%.1f MHz", hz / 1e6);
+	else if (hz >= 999.95)
+		snprintf(buf, len, "%.1f kHz", hz / 1e3);
+	else if (hz >= 0.99995)
+		snprintf(buf, len, "%.1f Hz", hz);
+	else if (period <= 10)
+		snprintf(buf, len, "%.0f mHz", hz * 1e3);
+	else if (period < 120)
+		snprintf(buf, len, "every %.0f s", period);
+	else if (period < 7200)
+		snprintf(buf, len, "every %.1f min", period / 60);
+	else
+		snprintf(buf, len, "every %.1f h", period / 3600);
+}

@@ -6,6 +6,7 @@
 #define BAGSCOPE_COMMON_TIMEPARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* What a jump expression asks for. */
@@ -41,5 +42,12 @@ int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_
  */
 int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns, bool utc,
                     struct jump *out, const char **why);
+
+/*
+ * A rate (bag_rate_hz) in a unit that fits, into buf: "2.7 kHz", "62.5 Hz",
+ * "420 mHz", and for topics slower than one message in 10 s "every 22 s",
+ * "every 3.5 min", "every 2.0 h"; "-" for 0 (fewer than two times).
+ */
+void rate_text(char *buf, size_t len, double hz);
 
 #endif

@@ -36,7 +36,7 @@ static void sort_topics(struct model *m)
 			m->topic_cursor = i;
 }
 
-/* Each topic's rate: messages over the span of the chunks that hold it. */
+/* Each topic's rate at first (bag_rate_hz over the span of the chunks that hold it), until the exact one. */
 static void topic_rates(struct model *m)
 {
 	size_t n = bag_timeline_conn_count(m->tl), base = 0;
@@ -73,7 +73,7 @@ static void topic_rates(struct model *m)
 			l = lo[r->conns[k]] < l ? lo[r->conns[k]] : l;
 			h = hi[r->conns[k]] > h ? hi[r->conns[k]] : h;
 		}
-		r->rate_hz = r->count > 1 && h > l ? (double)(r->count - 1) * 1e9 / (double)(h - l) : 0;
+		r->rate_hz = bag_rate_hz(r->count, l, h);
 	}
 done:
 	free(lo);

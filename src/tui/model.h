@@ -19,8 +19,8 @@ struct topic_row {
 	const char *topic;
 	const char *type;          /* its first connection's */
 	uint64_t count;
-	double rate_hz;            /* median rate (info --freq) once known, else the mean over its span */
-	bool rate_exact;           /* rate_hz is the median's */
+	double rate_hz;            /* bag_rate_hz over its first and last message once known, else over its chunks' span */
+	bool rate_exact;           /* rate_hz is over its messages' span */
 	size_t nconns;
 	size_t *conns;             /* timeline connection indices (a run of model.topic_conns) */
 	bool shown;

@@ -434,23 +434,10 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* A receipt time as rosbag's Time.to_sec() gives it. */
-static double ros_to_sec(int64_t ns)
-{
-	return (double)(ns / BAG_NSEC_PER_SEC) + (double)(ns % BAG_NSEC_PER_SEC) / 1e9;
-}
-
 /*
- * Each topic's median rate as `rosbag info --freq` (and bagscope info
- * --freq) gives it: the median of the periods between consecutive stamps
- * of the topic's messages, inverted. One pass over a timeline of its own
- * (its own bag handles), freed at the end; stops when the job closes.
+ * Each topic's rate (bag_rate_hz: its messages over the time from its first
+ * to its last), from one pass over a timeline of its own (its own bag
+ * handles), freed at the end; stops when the job closes.
  */
 static void *rates_main(void *arg)
 {
@@ -458,60 +445,38 @@ static void *rates_main(void *arg)
 	bag_t **bags = calloc(j->nbags + 1, sizeof *bags);
 	bag_timeline_t *tl = NULL;
 	bag_view_t *v = NULL;
-	uint64_t *n = calloc(j->ntopics + 1, sizeof *n), *at = calloc(j->ntopics + 1, sizeof *at);
-	double *last = calloc(j->ntopics + 1, sizeof *last), *per = NULL, *rates = calloc(j->ntopics + 1, sizeof *rates);
+	uint64_t *n = calloc(j->ntopics + 1, sizeof *n);
+	int64_t *first = calloc(j->ntopics + 1, sizeof *first), *last = calloc(j->ntopics + 1, sizeof *last);
+	double *rates = calloc(j->ntopics + 1, sizeof *rates);
 	size_t nb = 0;
 	struct bag_message m;
-	bool ok = bags != NULL && n != NULL && at != NULL && last != NULL && rates != NULL;
+	bool ok = bags != NULL && n != NULL && first != NULL && last != NULL && rates != NULL;
 
 	for (size_t i = 0; ok && i < j->nbags; i++, nb++)
 		ok = bag_dup(&bags[i], j->bags[i]) == BAG_OK;
 	ok = ok && bag_timeline_open(&tl, bags, nb) == BAG_OK && bag_view_open(&v, tl, NULL) == BAG_OK;
 	uint64_t rows = ok ? bag_view_count(v) : 0;
-	ok = ok && (per = malloc((rows + 1) * sizeof *per)) != NULL;
-	/* counts first, then each topic's periods in its own stretch of per */
-	for (uint64_t r = 0; ok && r < rows; r++) {
-		if (bag_view_entry(v, r, &m) != BAG_OK)
-			continue;
-		n[j->rates_topic_of[m.conn_index]]++;
-		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
-			ok = false;
-	}
-	for (size_t t = 0, sum = 0; ok && t < j->ntopics; t++) {
-		at[t] = sum;
-		sum += n[t];
-		n[t] = 0;
-	}
+	/* the rows are in time order: a topic's first row has its first time */
 	for (uint64_t r = 0; ok && r < rows; r++) {
 		if (bag_view_entry(v, r, &m) != BAG_OK)
 			continue;
 		size_t t = j->rates_topic_of[m.conn_index];
-		double stamp = ros_to_sec(m.time_ns);
-		if (n[t] > 0)
-			per[at[t] + n[t] - 1] = stamp - last[t];
-		last[t] = stamp;
-		n[t]++;
+		if (n[t]++ == 0)
+			first[t] = m.time_ns;
+		last[t] = m.time_ns;
 		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
 			ok = false;
 	}
-	for (size_t t = 0; ok && t < j->ntopics; t++) {
-		uint64_t k = n[t] > 1 ? n[t] - 1 : 0;
-		if (k == 0)
-			continue;
-		if (k > 1)
-			qsort(per + at[t], k, sizeof *per, cmp_double);
-		double med = k % 2 ? per[at[t] + k / 2] : (per[at[t] + k / 2 - 1] + per[at[t] + k / 2]) / 2;
-		rates[t] = med > 0 ? 1.0 / med : 0;
-	}
+	for (size_t t = 0; ok && t < j->ntopics; t++)
+		rates[t] = bag_rate_hz(n[t], first[t], last[t]);
 	bag_view_free(v);
 	bag_timeline_free(tl);
 	for (size_t i = 0; bags != NULL && i < nb; i++)
 		bag_close(bags[i]);
 	free(bags);
 	free(n);
-	free(at);
+	free(first);
 	free(last);
-	free(per);
 	pthread_mutex_lock(&j->lock);
 	if (ok) {
 		j->rates = rates;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timeparse.h"
 #include "tui/draw.h"
 #include "tui/view-detail.h"
 
@@ -47,18 +48,11 @@ static void draw(struct app *app, struct pane *p)
 		}
 		const struct topic_row *t = &m->topics[m->order[i]];
 		char rate[32];
-		/* as info --freq writes it (Hz, kHz, MHz ...); "~" while only the mean over the span is known */
-		static const char *const unit[] = { "Hz", "kHz", "MHz", "GHz" };
-		double hz = t->rate_hz;
-		int u = 0;
-		while (hz >= 1000 && u < 3) {
-			hz /= 1000;
-			u++;
-		}
-		if (t->rate_hz > 0)
-			snprintf(rate, sizeof rate, "%s%.1f %s", t->rate_exact ? "" : "~", hz, unit[u]);
-		else
-			snprintf(rate, sizeof rate, "-");
+		/* bag_rate_hz in a unit that fits; "~" while only the chunks' span is known */
+		rate[0] = '~';
+		rate_text(rate + 1, sizeof rate - 1, t->rate_hz);
+		if (t->rate_exact || t->rate_hz <= 0)
+			memmove(rate, rate + 1, strlen(rate));
 		snprintf(line, sizeof line, " %s  %-*.*s  %-*.*s %10llu %10s %6zu", t->shown ? "[x]" : "[ ]",
 		         tw, tw, term_str(&sc, t->topic), yw, yw, term_str(&sc, t->type), (unsigned long long)t->count,
 		         rate, t->nconns);

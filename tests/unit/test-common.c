@@ -105,6 +105,37 @@ static int64_t parse(const char *s, int64_t start, int64_t end, int64_t cur)
 	return j.time_ns;
 }
 
+/* The one rate (bag_rate_hz) and its units: n - 1 periods over the span; "every N s" for slow topics. */
+static void test_rate_units(void **state)
+{
+	static const struct {
+		uint64_t n;
+		int64_t span_ns;
+		const char *text;
+	} cases[] = {
+		{ 10, 201000000, "44.8 Hz" },          /* example.bag's /rosout */
+		{ 2689, 21500000000LL, "125.0 Hz" },
+		{ 3, 1000000, "2.0 kHz" },
+		{ 3, 5000000000LL, "400 mHz" },
+		{ 2, 10000000000LL, "100 mHz" },
+		{ 2, 22000000000LL, "every 22 s" },
+		{ 4, 630000000000LL, "every 3.5 min" },
+		{ 2, 9000000000000LL, "every 2.5 h" },
+		{ 2, 0, "-" },                          /* two at one time */
+		{ 1, 5, "-" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		/* near 2^60 ns, where a double has no nanoseconds */
+		int64_t first = 1396293887840000001LL;
+		rate_text(buf, sizeof buf, bag_rate_hz(cases[i].n, first, first + cases[i].span_ns));
+		assert_string_equal(buf, cases[i].text);
+	}
+	assert_true(bag_rate_hz(2, 1396293887840000001LL, 1396293887840000002LL) == 1e9);
+}
+
 static void test_far_times_clamp(void **state)
 {
 	const int64_t S = 1000000000, start = 1500000000 * S, end = start + 100 * S;
@@ -222,6 +253,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_scheme),
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_rate_units),
 		cmocka_unit_test(test_scratch),
 		cmocka_unit_test(test_json_controls),
 		cmocka_unit_test(test_far_times_clamp),
