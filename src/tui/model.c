@@ -314,6 +314,12 @@ int model_jump(struct model *m, const char *expr)
 		snprintf(m->note, sizeof m->note, "jump: %s", why);
 		return -1;
 	}
+	if (j.from == JUMP_FROM_DATE && bag_timeline_bag_count(m->tl) > 0 &&
+	    bag_relative_times(bag_timeline_bag(m->tl, 0))) {
+		snprintf(m->note, sizeof m->note, "jump: this bag has no dates (an old recorder's times since it "
+		         "started): give +offset, as +12.5 or +1m30s");
+		return -1;
+	}
 	if (j.kind == JUMP_ROW) {
 		uint64_t count = model_count(m);
 		if (count == 0)
@@ -330,7 +336,7 @@ int model_jump(struct model *m, const char *expr)
 	if (seek_clamped(m, j.time_ns) != BAG_OK)
 		return -1;
 	/* back into a gap: nothing between there and here, so the last message before there */
-	if (expr[strspn(expr, " ")] == '-' && j.time_ns < now && m->row >= before && before > 0)
+	if (j.from == JUMP_FROM_HERE && j.time_ns < now && m->row >= before && before > 0)
 		model_goto(m, before - 1);
 	return 0;
 }

@@ -39,7 +39,7 @@ static const struct prompt_kind kinds[] = {
 	{ .key = '/', .action = ACTION_SEARCH, .label = "search:", .submit = find_search },
 	{ .key = '&', .action = ACTION_FILTER, .label = "filter (e.g. level >= 4 && $topic == \"/rosout\"; empty: off):",
 	  .prefill = filter_text, .submit = find_filter },
-	{ .key = 't', .action = ACTION_JUMP, .label = "jump to (epoch, date, 19:25:00, +12.5, 1m30s, -30s, 50%, #row):",
+	{ .key = 't', .action = ACTION_JUMP, .label = "jump (+10s from start, -30s from end, >5s/<5s from here, date, 50%, #row):",
 	  .submit = jump },
 	{ .key = 'C', .action = ACTION_COLUMN, .label = "column (topic.path, e.g. /odom.pose.pose.position.x; empty: none):",
 	  .submit = app_column_set },

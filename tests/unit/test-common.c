@@ -148,13 +148,13 @@ static void test_far_times_clamp(void **state)
 	static const char *const late[] = {
 		"2300-01-01", "9999-12-31", "9999-12-31 23:59:59.999999999Z", "2262-04-11 23:47:17Z",
 		"9223372037", "99999999999999999999999999999", "+99999999999h", "+9223372037s",
-		"99999999999999999h99999999999999999m", "+5s",
+		"99999999999999999h99999999999999999m", ">5s",
 	};
 	for (size_t i = 0; i < sizeof late / sizeof *late; i++)
 		if (parse(late[i], start, end, i + 1 < sizeof late / sizeof *late ? start : INT64_MAX - 1) != INT64_MAX)
 			fail_msg("'%s' is not clamped to INT64_MAX", late[i]);
 	static const char *const early[] = { "0000-01-01", "0000-01-01 00:00:00Z", "1677-09-21 00:12:43Z",
-	                                     "-99999999999h", "-99999999999", "-5s" };
+	                                     "-99999999999h", "-99999999999", "<5s" };
 	for (size_t i = 0; i < sizeof early / sizeof *early; i++)
 		if (parse(early[i], start, end, i + 1 < sizeof early / sizeof *early ? start : INT64_MIN + 1) != INT64_MIN)
 			fail_msg("'%s' is not clamped to INT64_MIN", early[i]);
@@ -235,8 +235,8 @@ static void test_select(void **state)
 	assert_int_equal(selected_rows(&s, tl, &rc, &err), 0);
 	assert_int_equal(rc, BAG_EINVAL);
 	assert_string_equal(err.message, "cat: 'soon' is not a time: give epoch seconds (1500000003.25), a date "
-	                    "(2020-09-13 12:26:52.5, local; a trailing Z for UTC), an offset from the bag's start "
-	                    "(+12.5, 1m30s, 2h) or a fraction of its span (50%)");
+	                    "(2020-09-13 12:26:52.5, local; a trailing Z for UTC), an offset after the bag's start "
+	                    "(+12.5, +5s, 1m30s), before its end (-30s) or a fraction of its span (50%)");
 	/* a start after the end */
 	s.start = "+3";
 	s.end = "+2";
