@@ -46,7 +46,7 @@
 	X(MARK,         'm',       0,    "mark or unmark the selected message") \
 	X(MARK_NEXT,    'u',       '\'', "next mark") \
 	X(MARK_PREV,    'U',       0,    "previous mark") \
-	X(COPY,         'y',       0,    "copy the value under the cursor (list: the message as YAML)") \
+	X(COPY,         'y',       0,    "copy the value under the cursor (a message or array: its YAML; list: the message)") \
 	X(COPY_PATH,    'Y',       0,    "copy the field path under the cursor") \
 	X(COPY_JSON,    'c',       0,    "copy the message as JSON") \
 	X(WRITE,        'W',       0,    "write the marked range (first to last mark) of the shown topics and the filter to a bag") \
