@@ -155,6 +155,8 @@ bool app_marked(const struct app *app, uint64_t key);
 /* W: the name to offer (false, with a note, when nothing is marked or a write runs). */
 bool app_export_prefill(struct app *app, char *buf, size_t cap);
 void app_export_start(struct app *app, const char *out);
+/* The answer to "replace it?" for out (the name W was given): y or yes replaces. */
+void app_export_replace(struct app *app, const char *answer, const char *out);
 int app_export_fd(const struct app *app);
 void app_export_poll(struct app *app);
 bool app_export_running(const struct app *app);

@@ -35,6 +35,8 @@ static bool filter_text(struct app *app, char *buf, size_t cap)
 	return true;
 }
 
+static void export_replace(struct app *app, const char *text);
+
 static const struct prompt_kind kinds[] = {
 	{ .key = '/', .action = ACTION_SEARCH, .label = "search:", .submit = find_search },
 	{ .key = '&', .action = ACTION_FILTER, .label = "filter (e.g. level >= 4 && $topic == \"/rosout\"; empty: off):",
@@ -45,11 +47,23 @@ static const struct prompt_kind kinds[] = {
 	  .submit = app_column_set },
 	{ .key = 'W', .action = ACTION_WRITE, .label = "write the marked range of the shown topics to (Esc: no):",
 	  .prefill = app_export_prefill, .submit = app_export_start },
+	/* opened by W's Enter on an existing file, never by a key (W's row comes first) */
+	{ .key = 'O', .action = ACTION_WRITE, .label = "replace it? (y: yes; n, Esc: no):", .submit = export_replace },
 	{ .key = 'p', .action = ACTION_PLOT, .label = "plot (up to 4 paths, ',' between; Tab completes):",
 	  .submit = plot_submit, .tab = plot_tab },
 };
 
 _Static_assert(sizeof kinds / sizeof *kinds <= PROMPT_KINDS, "a history per prompt kind");
+
+/* The answer about W's file (its name: W's newest history entry). */
+static void export_replace(struct app *app, const char *text)
+{
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		const struct history *h = &app->prompt.hist[k];
+		if (kinds[k].key == 'W')
+			app_export_replace(app, text, h->n > 0 ? h->items[h->n - 1] : NULL);
+	}
+}
 
 static int kind_index(int key)
 {

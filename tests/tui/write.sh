@@ -51,7 +51,9 @@ wait_for "a second W offers a name again" "write the marked range"
 keys C-u
 keys -l "$out"
 keys Enter
-wait_for "an existing file is refused, not replaced" "cannot write .*cut\.bag: .*exist"
+wait_for "an existing file is not replaced unasked" "replace it\\? .*cut\.bag exists"
+keys Escape
+wait_for "Esc keeps it" "Messages +[0-9]+ shown"
 keys q
 wait_for "quits" "BROWSER-EXITED 0"
 finish
