@@ -148,6 +148,8 @@ static void act(struct app *app, enum action a)
 	}
 	if (a == ACTION_NONE)
 		return;
+	if (app->m.note[0])
+		memcpy(app->last_note, app->m.note, sizeof app->last_note);
 	app->m.note[0] = '\0';
 	if (!app_act(app, a))
 		for (int i = 0; i < 1000; i++) {

@@ -110,6 +110,7 @@ struct app {
 	struct marks marks;
 	struct columns cols;
 	struct damage bad;
+	char last_note[1024];         /* the status line's last note, whole, for L */
 	bool too_small, colour, utf8, zoom, quit, quit_asked;
 	uint64_t count;               /* digits typed before a key */
 	FILE *timing;                 /* BAGSCOPE_TIMING's file, or NULL */

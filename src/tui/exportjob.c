@@ -232,8 +232,9 @@ void app_export_poll(struct app *app)
 	if (!__atomic_load_n(&e->finished, __ATOMIC_ACQUIRE)) {
 		uint64_t done = __atomic_load_n(&e->done, __ATOMIC_RELAXED);
 		uint64_t total = __atomic_load_n(&e->total, __ATOMIC_RELAXED);
-		snprintf(app->m.note, sizeof app->m.note, "writing %.300s: %llu%% (Esc cancels)", e->out,
-		         total ? (unsigned long long)(done * 100 / total) : 0ULL);
+		/* the figure first: a long name wraps after it */
+		snprintf(app->m.note, sizeof app->m.note, "writing: %llu%% (Esc cancels) to %.300s",
+		         total ? (unsigned long long)(done * 100 / total) : 0ULL, e->out);
 		return;
 	}
 	bgjob_join(&e->job);
