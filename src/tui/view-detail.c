@@ -241,6 +241,29 @@ static void update(struct app *app, struct detail_pane *s)
 	s->mode = (int)m->detail;
 }
 
+/* The reason a picture cannot be drawn, under the title, wrapped at spaces (at most 3 rows): the rows used. */
+static int problem_rows(struct app *app, const char *s, struct rect r)
+{
+	int y = r.y + 1;
+
+	draw_colour_on(app, C_ERROR, 0);
+	for (; *s && y < r.y + 4 && r.w > 2; y++) {
+		char line[256];
+		size_t n = strlen(s), max = (size_t)r.w - 2 < sizeof line - 1 ? (size_t)r.w - 2 : sizeof line - 1;
+		if (n > max) {
+			n = max;
+			while (n > max / 2 && s[n] != ' ')
+				n--;
+		}
+		snprintf(line, sizeof line, " %.*s", (int)n, s);
+		draw_put(y, r.x, r.w, line);
+		for (s += n; *s == ' '; s++)
+			;
+	}
+	draw_colour_off(app, C_ERROR, 0);
+	return y - r.y - 1;
+}
+
 static void draw(struct app *app, struct pane *p)
 {
 	static const char *const modes[] = { "decoded", "hex", "connection" };
@@ -255,7 +278,20 @@ static void draw(struct app *app, struct pane *p)
 	else
 		snprintf(rest, sizeof rest, ": %s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
 		         s->wrap ? " (on)" : "");
-	textview_draw(app, p, &s->d, rest, s->wrap);
+	const char *why = media_problem(app, s->media);
+	if (why == NULL || p->r.h < 6) {
+		textview_draw(app, p, &s->d, rest, s->wrap);
+		return;
+	}
+	/* a picture that cannot be drawn: the tree, under the reason (wrapped to at most 3 rows) */
+	struct rect r = p->r;
+	int k = problem_rows(app, why, r);
+	p->r.y += k;
+	p->r.h -= k;
+	textview_draw(app, p, &s->d, rest, s->wrap);   /* its title row is the reason's last: drawn again below */
+	p->r = r;
+	problem_rows(app, why, r);
+	draw_pane_title(app, p, rest);
 }
 
 /* Remember the cursor's field and the folded fields, to follow them to the next message. */
