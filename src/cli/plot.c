@@ -215,7 +215,7 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 			if (colour && s != last)
 				fputs(s ? sgr[(s - 1) % 6] : "\033[0m", stdout);
 			last = s;
-			chart_cell_utf8(&ch, x, y, cell);
+			chart_cell_text(&ch, x, y, colour, cell);
 			fputs(cell, stdout);
 		}
 		if (colour && last)
@@ -239,9 +239,14 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 			chart_label(mn, hi - lo, a, sizeof a);
 			chart_label(mx, hi - lo, b, sizeof b);
 		}
-		printf("%*s %s%s\xE2\xA3\xBF%s %s  %llu samples, min %s, max %s\n", lw, "", "", colour ? sgr[k % 6] : "",
-		       colour ? "\033[0m" : "", term_str(&sc, o->paths[k]),
-		       (unsigned long long)bag_reduce_count(r, k), a, b);
+		uint64_t n = bag_reduce_count(r, k);
+		printf("%*s %s%s%s%s %s  %llu samples, ", lw, "", "", colour ? sgr[k % 6] : "", chart_marker((int)k, colour),
+		       colour ? "\033[0m" : "", term_str(&sc, o->paths[k]), (unsigned long long)n);
+		if (mn <= mx)
+			printf("min %s, max %s\n", a, b);
+		else
+			/* nothing to draw: say why, not "min -, max -" */
+			printf("%s\n", n ? "none finite: all are inf (drawn on the top or bottom edge)" : "none in the range");
 	}
 	chart_free(&ch);
 	term_scratch_free(&sc);

@@ -130,6 +130,24 @@ void chart_cell_utf8(const struct chart *c, int x, int y, char buf[4])
 	buf[3] = '\0';
 }
 
+const char *chart_marker(int series, bool colour)
+{
+	static const char *const marks[] = { "\xE2\xA3\xBF", "+", "x", "o" };
+
+	return colour || series <= 0 ? marks[0] : marks[1 + (series - 1) % 3];
+}
+
+void chart_cell_text(const struct chart *c, int x, int y, bool colour, char buf[4])
+{
+	int s = c->series[y * c->w + x];
+
+	if (!colour && s > 1) {
+		snprintf(buf, 4, "%s", chart_marker(s - 1, false));
+		return;
+	}
+	chart_cell_utf8(c, x, y, buf);
+}
+
 void chart_label(double v, double span, char *buf, size_t cap)
 {
 	double step = span / 4;

@@ -223,6 +223,44 @@ static bool is_tf_conn(const struct bag_connection *c)
 	return strcmp(c->type, "tf2_msgs/TFMessage") == 0 || strcmp(c->type, "tf/tfMessage") == 0;
 }
 
+/*
+ * The first number field of t, depth first past headers and strings ("x",
+ * "transforms[0].transform.translation.x"), appended to out; found?
+ */
+static bool first_number(const struct bag_msgdef_type *t, char *out, size_t cap, int depth)
+{
+	size_t n = strlen(out);
+
+	for (size_t i = 0; t != NULL && i < t->nfields && depth < 8; i++) {
+		const struct bag_msgdef_field *f = &t->fields[i];
+		if (f->prim == BAG_PRIM_STRING)
+			continue;
+		snprintf(out + n, cap - n, "%s%s%s", n ? "." : "", f->name, f->array != BAG_ARRAY_NONE ? "[0]" : "");
+		if (f->prim != BAG_PRIM_MESSAGE ? f->prim <= BAG_PRIM_FLOAT64 :
+		    strcmp(f->type_name, "std_msgs/Header") != 0 && first_number(f->msg, out, cap, depth + 1))
+			return true;
+		out[n] = '\0';
+	}
+	return false;
+}
+
+/* An example path for topic: its first number field ("/turtle1/pose.x"), or TOPIC.FIELD. */
+static void example_path(bag_reduce_t *r, const char *topic, char *buf, size_t cap)
+{
+	char field[256] = "";
+
+	for (size_t i = 0; i < r->nconns; i++) {
+		const struct bag_connection *c = bag_timeline_conn(r->tl, i, NULL);
+		if (strcmp(c->topic, topic) != 0)
+			continue;
+		if (r->defs[i] == NULL && bag_conn_msgdef_parse(&r->defs[i], c) == BAG_ENOMEM)
+			break;
+		if (first_number(bag_msgdef_root(r->defs[i]), field, sizeof field, 0))
+			break;
+	}
+	snprintf(buf, cap, "%s.%s", topic, field[0] ? field : "FIELD");
+}
+
 /* Compile series k for every connection of its topic (a tf path: every TF connection); check it. */
 static int prepare_series(bag_reduce_t *r, size_t k)
 {
@@ -236,8 +274,10 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 	if (sel == NULL || s->progs == NULL)
 		goto fail;
 	if (!s->is_tf && (*rest != '.' || rest[1] == '\0')) {
-		set_err(r, BAG_EEXPR, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s.data)", s->path,
-		        s->topic, s->topic);
+		char eg[512];
+		example_path(r, s->topic, eg, sizeof eg);
+		set_err(r, BAG_EEXPR, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s)", s->path,
+		        s->topic, eg);
 		rc = BAG_EEXPR;
 		goto fail;
 	}
