@@ -15,8 +15,10 @@ serialized by npm's @foxglove/rosmsg2-serialization).
   db3-write.py --metadata DIR FILE.db3...
       writes DIR/metadata.yaml naming the files (relative_file_paths) with
       their message counts, start and duration, as rosbag2 writes it.
-  db3-write.py --many OUT.db3 N
-      N small messages (std_msgs/msg/Int32 on 4 topics) for the bench.
+  db3-write.py --many OUT.db3 N [--want]
+      N small messages (std_msgs/msg/Int32 on 4 topics, message i holds i),
+      for the bench and for reads across spans; --want prints them in the
+      shape of `bagscope cat --format json`.
 """
 import base64
 import json
@@ -117,7 +119,7 @@ def metadata(d, files):
         f.write("\n".join(lines) + "\n")
 
 
-def many(out, n):
+def many(out, n, want):
     if os.path.exists(out):
         os.remove(out)
     db = sqlite3.connect(out)
@@ -132,13 +134,18 @@ def many(out, n):
                     for i in range(n)))
     db.commit()
     db.close()
+    if want:
+        out = sys.stdout
+        for i in range(n):
+            out.write('{"topic":"/t%d","type":"std_msgs/msg/Int32","time_ns":"%d","msg":{"data":%d}}\n'
+                      % (i % 4, t0 + i * 1000000, i % 2**31))
 
 
 def main(a):
     if a[0] == "--metadata":
         metadata(a[1], a[2:])
     elif a[0] == "--many":
-        many(a[1], int(a[2]))
+        many(a[1], int(a[2]), "--want" in a)
     elif a[1] == "--msg-dir":
         msg_dir(records(a[0]), a[2])
     else:

@@ -1,0 +1,177 @@
+#!/bin/sh
+# Reading rosbag2's sqlite3 storage (.db3) that Python's own sqlite3 module
+# wrote (tests/tools/db3-write.py, rosbag2's schema) with CDR payloads that
+# npm's @foxglove/rosmsg2-serialization serialized (tests/tools/mcap-write.cjs
+# --records): every ROS 2 primitive and array kind, little- and big-endian.
+# `bagscope cat --format json` must print exactly the values the writers were
+# given: with message_definitions (Iron+), without them (.msg files found
+# through AMENT_PREFIX_PATH or --msg-path), split recordings, reads across
+# spans, a .db3 with an MCAP file. Then info, check, stats, export to MCAP
+# (read back by @mcap/core), and the input never modified (no -wal/-shm).
+# Damaged files: one line naming the file, no crash.
+# Skipped (77) without node and npm or without network for the first install.
+# Environment: BAGSCOPE, SRCDIR, BUILDDIR.
+B=${BAGSCOPE:-src/bagscope}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILDDIR=${BUILDDIR:-.}
+W=$SRCDIR/tests/tools/mcap-write.cjs
+P="python3 $SRCDIR/tests/tools/db3-write.py"
+command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
+. "$SRCDIR/tests/tools/node-setup.sh"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok    $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/err" | head -8; }
+# same NAME WANT ARGS...: bagscope cat --format json ARGS equals WANT
+same() {
+	name=$1 want=$2
+	shift 2
+	if ! "$B" cat --format json "$@" >"$T/got.jsonl" 2>"$T/err"; then bad "$name: cat"; return; fi
+	if node "$W" --compare "$want" "$T/got.jsonl" >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+}
+
+node "$W" "$T/r.jsonl" --records --messages 300 >"$T/want.jsonl" 2>"$T/err" || { bad "write records"; exit 1; }
+node "$W" "$T/rbe.jsonl" --records --messages 120 --big-endian >"$T/wantbe.jsonl" 2>"$T/err" || { bad "write records"; exit 1; }
+mkdir -p "$T/in"
+$P "$T/r.jsonl" "$T/in/iron.db3" && $P "$T/r.jsonl" "$T/in/foxy.db3" --no-definitions &&
+	$P "$T/rbe.jsonl" "$T/in/be.db3" && $P "$T/r.jsonl" --msg-dir "$T/ament" || { bad "db3-write.py"; exit 1; }
+ls -l --full-time "$T/in" >"$T/before"
+sum_before=$(cat "$T"/in/* | cksum)
+
+same "with message_definitions (Iron+)" "$T/want.jsonl" "$T/in/iron.db3"
+same "big-endian CDR" "$T/wantbe.jsonl" "$T/in/be.db3"
+AMENT_PREFIX_PATH=$T/nowhere:$T/ament same "no definitions: AMENT_PREFIX_PATH/share" "$T/want.jsonl" "$T/in/foxy.db3"
+same "no definitions: --msg-path DIR/PKG/msg" "$T/want.jsonl" --msg-path "$T/ament/share" "$T/in/foxy.db3"
+
+# a type found nowhere: one note naming it, its messages as bytes (msg null), the rest decoded
+"$B" cat --format json "$T/in/foxy.db3" >"$T/got.jsonl" 2>"$T/note"
+n=$(grep -c '"topic":"/sample".*"msg":null' "$T/got.jsonl")
+if [ "$(grep -c 'test_msgs/msg/Sample' "$T/note")" -eq 1 ] && grep -q "shown as bytes" "$T/note" &&
+   [ "$n" -eq 300 ] && [ "$(wc -l <"$T/got.jsonl")" -eq "$(wc -l <"$T/want.jsonl")" ]; then
+	ok "missing definition: one note, 300 messages as bytes"
+else
+	cp "$T/note" "$T/err"; bad "missing definition ($n as bytes)"
+fi
+
+# ros2idl definitions: refused in a line per type, messages as bytes
+$P "$T/r.jsonl" "$T/idl.db3" --idl
+"$B" cat --format json "$T/idl.db3" >"$T/got.jsonl" 2>"$T/note"
+if [ "$(grep -c 'ros2idl' "$T/note")" -eq 2 ] && [ "$(grep -vc '"msg":null' "$T/got.jsonl")" -eq 0 ]; then
+	ok "ros2idl definitions: one line per type, bytes"
+else
+	cp "$T/note" "$T/err"; bad "ros2idl"
+fi
+
+# reads across spans (65536 rows each): 150000 rows in order, every value
+$P --many "$T/many.db3" 150000 --want >"$T/wantmany.jsonl"
+same "150000 messages across spans" "$T/wantmany.jsonl" "$T/many.db3"
+
+# a split recording: DIR and DIR/metadata.yaml as one timeline; a .db3 with an MCAP file
+mkdir -p "$T/rec"
+node "$W" "$T/r0.jsonl" --records --messages 50 >"$T/wants.jsonl" 2>"$T/err"
+node "$W" "$T/r1.jsonl" --records --messages 30 --big-endian --start 1700000001000000000 >>"$T/wants.jsonl" 2>>"$T/err"
+$P "$T/r0.jsonl" "$T/rec/rec_0.db3" && $P "$T/r1.jsonl" "$T/rec/rec_1.db3" --no-definitions &&
+	$P --metadata "$T/rec" "$T/rec/rec_0.db3" "$T/rec/rec_1.db3"
+AMENT_PREFIX_PATH=$T/ament same "split recording: DIR" "$T/wants.jsonl" "$T/rec"
+AMENT_PREFIX_PATH=$T/ament same "split recording: DIR/metadata.yaml" "$T/wants.jsonl" "$T/rec/metadata.yaml"
+node "$W" "$T/m.mcap" --messages 40 --compression lz4 --start 1700000005000000000 >"$T/wantm.jsonl" 2>"$T/err"
+cat "$T/want.jsonl" "$T/wantm.jsonl" >"$T/wantmix.jsonl"
+same ".db3 and .mcap as one timeline" "$T/wantmix.jsonl" "$T/in/iron.db3" "$T/m.mcap"
+
+# info: format, storage, counts and times as the writer wrote them
+python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+t = [int(r["time_ns"]) for r in rows]
+per = {}
+for r in rows: per[r["topic"]] = per.get(r["topic"], 0) + 1
+print(len(rows), min(t), max(t), " ".join("%s=%d" % kv for kv in sorted(per.items())))' "$T/want.jsonl" >"$T/wantinfo"
+"$B" info --json "$T/in/iron.db3" >"$T/info" 2>"$T/err" && python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))
+assert i["format"] == "rosbag2" and i["bag_format"] == "rosbag2 sqlite3" and i["profile"] == "ros2", i
+print(i["messages"], i["start_ns"], i["end_ns"], " ".join("%s=%d" % (t["topic"], t["messages"]) for t in sorted(i["topics"], key=lambda t: t["topic"])))' "$T/info" >"$T/gotinfo" 2>"$T/err"
+if cmp -s "$T/wantinfo" "$T/gotinfo"; then ok "info --json: rosbag2, sqlite3, counts and times"; else diff "$T/wantinfo" "$T/gotinfo" >"$T/err"; bad "info --json"; fi
+if "$B" info "$T/in/iron.db3" >"$T/info" 2>"$T/err" && grep -q "^version: *rosbag2 sqlite3" "$T/info" &&
+   grep -q "^messages: *$(cut -d' ' -f1 "$T/wantinfo")" "$T/info"; then ok "info"; else cp "$T/info" "$T/err"; bad "info"; fi
+
+# check, stats
+if "$B" check "$T/in/iron.db3" >"$T/out" 2>"$T/err" && grep -q "400 messages checked: 0 problems" "$T/out"; then
+	ok "check"; else cat "$T/out" >>"$T/err"; bad "check"; fi
+if "$B" check "$T/many.db3" >"$T/out" 2>"$T/err" && grep -q "3 chunks, 150000 messages checked: 0 problems" "$T/out"; then
+	ok "check across spans"; else cat "$T/out" >>"$T/err"; bad "check across spans"; fi
+"$B" stats "$T/in/iron.db3" >"$T/out" 2>"$T/err"
+if grep -A1 '^/sample' "$T/out" | grep -q 'messages *300,' && grep -A1 '^/counter' "$T/out" | grep -q 'messages *100,'; then
+	ok "stats"; else cat "$T/out" >>"$T/err"; bad "stats"; fi
+
+# export to MCAP (ros2 profile), read back by @mcap/core and @foxglove/rosmsg2-serialization
+for comp in none zstd; do
+	rm -f "$T/out.mcap"
+	if "$B" export --format mcap --compression $comp -o "$T/out.mcap" "$T/in/iron.db3" 2>"$T/err" &&
+	   node "$W" --read "$T/out.mcap" >"$T/got.jsonl" 2>"$T/err" &&
+	   node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then
+		ok "export .db3 -> MCAP ($comp), read by @mcap/core"
+	else
+		bad "export .db3 -> MCAP ($comp)"
+	fi
+done
+
+# the input is never modified: same bytes, same times, no -wal/-shm/-journal beside it
+ls -l --full-time "$T/in" >"$T/after"
+if cmp -s "$T/before" "$T/after" && [ "$(cat "$T"/in/* | cksum)" = "$sum_before" ]; then
+	ok "input untouched, no file created beside it"; else diff "$T/before" "$T/after" >"$T/err"; bad "input modified"; fi
+mkdir -p "$T/wal"
+python3 -c '
+import sqlite3, sys, shutil
+shutil.copy(sys.argv[1], sys.argv[2])
+d = sqlite3.connect(sys.argv[2]); d.execute("PRAGMA journal_mode=WAL"); d.close()' "$T/in/iron.db3" "$T/wal/w.db3"
+ls -l --full-time "$T/wal" >"$T/before"
+same "WAL-mode database" "$T/want.jsonl" "$T/wal/w.db3"
+ls -l --full-time "$T/wal" >"$T/after"
+if cmp -s "$T/before" "$T/after"; then ok "WAL-mode database: no -wal/-shm created"; else diff "$T/before" "$T/after" >"$T/err"; bad "WAL: files created"; fi
+
+# damaged: cut anywhere (or only unused bytes cut: all read), not a database, another schema: one line naming the file, exit 1, no crash
+size=$(wc -c <"$T/in/iron.db3")
+fails=0
+for cut in 16 100 1024 4096 8192 $((size / 2)) $((size - 4096)) $((size - 1)); do
+	head -c "$cut" "$T/in/iron.db3" >"$T/cut.db3"
+	"$B" cat --format json "$T/cut.db3" >"$T/got.jsonl" 2>"$T/err"
+	rc=$?
+	# a cut that takes only unused bytes of the last page loses nothing: every message, as written
+	[ $rc -eq 0 ] && node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1 && continue
+	if [ $rc -ne 1 ] || [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "cut.db3.*cut off" "$T/err"; then
+		fails=$((fails + 1)); echo "cut at $cut: status $rc" >>"$T/errs"; cat "$T/err" >>"$T/errs"
+	fi
+done
+if [ $fails -eq 0 ]; then ok "cut files: one line each"; else cp "$T/errs" "$T/err"; bad "cut files"; fi
+printf 'SQLite format 3\000' >"$T/junk.db3"
+head -c 5000 /dev/urandom >>"$T/junk.db3"
+python3 -c 'import sqlite3, sys; d = sqlite3.connect(sys.argv[1]); d.execute("CREATE TABLE t(a)"); d.commit()' "$T/other.db3"
+for f in junk other; do
+	"$B" info "$T/$f.db3" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "$f.db3" "$T/err"; then ok "$f.db3: one line"; else bad "$f.db3 (status $rc)"; fi
+done
+
+# NULL data and unknown topic ids: left out with one warning each, the rest read
+python3 -c '
+import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])
+d.executescript("""CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, serialization_format TEXT,
+  offered_qos_profiles TEXT);
+CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB);
+INSERT INTO topics VALUES (1, "/a", "std_msgs/msg/Int32", "cdr", "");
+INSERT INTO messages VALUES (1, 1, 5, x'"'"'0001000007000000'"'"');
+INSERT INTO messages VALUES (2, 1, 6, NULL);
+INSERT INTO messages VALUES (3, 9, 7, x'"'"'0001000008000000'"'"');
+INSERT INTO messages VALUES (4, 1, -3, x'"'"'0001000009000000'"'"');
+INSERT INTO messages VALUES (5, 1, 8, x'"'"'000100000a000000'"'"');""")
+d.commit()' "$T/holes.db3"
+"$B" cat --format json "$T/holes.db3" >"$T/got.jsonl" 2>"$T/err"
+if [ "$(grep -c '"msg":{"data":' "$T/got.jsonl")" -eq 2 ] && grep -q '"data":7' "$T/got.jsonl" &&
+   grep -q '"data":10' "$T/got.jsonl" && grep -q "2 messages with no data or a time" "$T/err" &&
+   grep -q "1 messages on topic ids" "$T/err"; then ok "NULL data, bad time, unknown topic: warned, left out"; else bad "NULL data"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
