@@ -2,7 +2,8 @@
 # Reading rosbag2's sqlite3 storage (.db3) that Python's own sqlite3 module
 # wrote (tests/tools/db3-write.py, rosbag2's schema) with CDR payloads that
 # npm's @foxglove/rosmsg2-serialization serialized (tests/tools/mcap-write.cjs
-# --records): every ROS 2 primitive and array kind, little- and big-endian.
+# --records): every ROS 2 primitive and array kind, little- and big-endian;
+# wstring (which that writer refuses) from Python's UTF-16 codec.
 # `bagscope cat --format json` must print exactly the values the writers were
 # given: with message_definitions (Iron+), without them (.msg files found
 # through AMENT_PREFIX_PATH or --msg-path), split recordings, reads across
@@ -62,6 +63,44 @@ if [ "$(grep -c 'ros2idl' "$T/note")" -eq 2 ] && [ "$(grep -vc '"msg":null' "$T/
 else
 	cp "$T/note" "$T/err"; bad "ros2idl"
 fi
+
+# wstring as Fast-CDR 1 (4-byte units) and Fast-CDR 2 (2-byte units) write it, in both byte
+# orders, units from Python's own UTF-16 codec: printed as UTF-8
+python3 -c '
+import json, sqlite3, struct, sys
+d = sqlite3.connect(sys.argv[1])
+d.executescript("""CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, serialization_format TEXT,
+  offered_qos_profiles TEXT);
+CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT, encoding TEXT,
+  encoded_message_definition TEXT, type_description_hash TEXT);
+CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB);
+INSERT INTO topics VALUES (1, "/w", "p/msg/W", "cdr", "");
+INSERT INTO message_definitions VALUES (1, "p/msg/W", "ros2msg", "wstring w
+wstring<=8 b
+int32 after
+", "");""")
+words = ["", "a", "ok", "h\u00e9llo \u2603", "\U0001f600 x", "\u00e9t\u00e9\U0001f680\u00e9"]
+out = open(sys.argv[2], "w")
+t = 1700000000000000000
+for k, w in enumerate(words):
+    for width in (4, 2):
+        for be in (False, True):
+            e = ">" if be else "<"
+            def wstr(s, at):
+                u = s.encode("utf-16-be" if be else "utf-16-le")
+                units = [int.from_bytes(u[i:i + 2], "big" if be else "little") for i in range(0, len(u), 2)]
+                body = struct.pack(e + "I", len(units)) + b"".join(struct.pack(e + ("I" if width == 4 else "H"), c) for c in units)
+                return body + b"\0" * ((-(at + len(body))) % 4)
+            b = "b%d" % k
+            body = wstr(w, 0)
+            body += wstr(b, len(body))
+            body += struct.pack(e + "i", -k)
+            t += 1000
+            d.execute("INSERT INTO messages (topic_id, timestamp, data) VALUES (1, ?, ?)",
+                      (t, (b"\0\0" if be else b"\0\1") + b"\0\0" + body))
+            out.write(json.dumps({"topic": "/w", "type": "p/msg/W", "time_ns": str(t), "msg": {"w": w, "b": b, "after": -k}}) + "\n")
+d.commit()' "$T/wide.db3" "$T/wantw.jsonl"
+same "wstring: 4- and 2-byte units, both byte orders" "$T/wantw.jsonl" "$T/wide.db3"
 
 # reads across spans (65536 rows each): 150000 rows in order, every value
 $P --many "$T/many.db3" 150000 --want >"$T/wantmany.jsonl"
