@@ -64,6 +64,16 @@ else
 	cp "$T/note" "$T/err"; bad "ros2idl"
 fi
 
+# an MCAP file whose schemas are ros2idl: one line per connection, its messages as bytes
+node "$W" "$T/idl.mcap" --schema-encoding ros2idl --compression lz4 >/dev/null 2>"$T/err"
+"$B" cat --format json "$T/idl.mcap" >"$T/got.jsonl" 2>"$T/note"
+if [ "$(grep -c 'ros2idl' "$T/note")" -eq 2 ] && [ "$(wc -l <"$T/note")" -eq 2 ] && [ -s "$T/got.jsonl" ] &&
+   [ "$(grep -vc '"msg":null' "$T/got.jsonl")" -eq 0 ]; then
+	ok "MCAP with ros2idl schemas: one line per connection, bytes"
+else
+	cp "$T/note" "$T/err"; bad "MCAP ros2idl"
+fi
+
 # wstring as Fast-CDR 1 (4-byte units) and Fast-CDR 2 (2-byte units) write it, in both byte
 # orders, units from Python's own UTF-16 codec: printed as UTF-8
 python3 -c '

@@ -5,7 +5,8 @@
 //
 //   node mcap-write.cjs OUT.mcap [--profile ros1|ros2] [--compression none|lz4|zstd]
 //        [--no-chunks] [--no-summary] [--no-message-index] [--no-chunk-index]
-//        [--big-endian] [--messages N] [--chunk-size BYTES] [--start NS] > WANT.jsonl
+//        [--big-endian] [--messages N] [--chunk-size BYTES] [--start NS]
+//        [--schema-encoding ENC] > WANT.jsonl
 //     writes OUT.mcap and prints, one line per message in log-time order
 //     (equal times: channel id, then write order), the values it was given
 //     in the shape of `bagscope cat --format json` (int64 as strings).
@@ -64,6 +65,7 @@ function args() {
     else if (o === "--chunk-size") a.chunkSize = Number(v.shift());
     else if (o === "--start") a.start = BigInt(v.shift());
     else if (o === "--records") a.records = [];
+    else if (o === "--schema-encoding") a.schemaEncoding = v.shift();
     else throw new Error(`unknown option ${o}`);
   }
   return a;
@@ -164,6 +166,7 @@ async function write(a) {
   const counterWriter = ros2 ? new (require("@foxglove/rosmsg2-serialization").MessageWriter)(counterDefs)
                              : new (require("@foxglove/rosmsg-serialization").MessageWriter)(counterDefs);
   const enc = ros2 ? { schema: "ros2msg", msg: "cdr" } : { schema: "ros1msg", msg: "ros1" };
+  if (a.schemaEncoding) enc.schema = a.schemaEncoding;
   const s1 = await w.registerSchema({ name: type, encoding: enc.schema, data: Buffer.from(text) });
   const s2 = await w.registerSchema({ name: ros2 ? "std_msgs/msg/Int32" : "std_msgs/Int32", encoding: enc.schema,
                                       data: Buffer.from("int32 data\n") });
