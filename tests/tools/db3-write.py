@@ -15,8 +15,9 @@ serialized by npm's @foxglove/rosmsg2-serialization).
   db3-write.py --metadata DIR FILE.db3...
       writes DIR/metadata.yaml naming the files (relative_file_paths) with
       their message counts, start and duration, as rosbag2 writes it.
-  db3-write.py --many OUT.db3 N [--want]
-      N small messages (std_msgs/msg/Int32 on 4 topics, message i holds i),
+  db3-write.py --many OUT.db3 N [--want] [--bytes K]
+      N small messages (std_msgs/msg/Int32 on 4 topics, message i holds i;
+      with --bytes, bench_msgs/msg/Blob: that int32 and a uint8[] of K bytes),
       for the bench and for reads across spans; --want prints them in the
       shape of `bagscope cat --format json`.
 """
@@ -119,33 +120,35 @@ def metadata(d, files):
         f.write("\n".join(lines) + "\n")
 
 
-def many(out, n, want):
+def many(out, n, want, pad):
     if os.path.exists(out):
         os.remove(out)
+    typ, text = ("bench_msgs/msg/Blob", "int32 data\nuint8[] pad\n") if pad else ("std_msgs/msg/Int32", "int32 data\n")
     db = sqlite3.connect(out)
     db.executescript(IRON)
     for k in range(4):
-        db.execute("INSERT INTO topics VALUES (?,?,?,?,?,'')", (k + 1, "/t%d" % k, "std_msgs/msg/Int32", "cdr", QOS))
+        db.execute("INSERT INTO topics VALUES (?,?,?,?,?,'')", (k + 1, "/t%d" % k, typ, "cdr", QOS))
     db.execute("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, "
-               "type_description_hash) VALUES ('std_msgs/msg/Int32', 'ros2msg', 'int32 data\n', '')")
+               "type_description_hash) VALUES (?, 'ros2msg', ?, '')", (typ, text))
     t0 = 1700000000000000000
+    tail = (pad.to_bytes(4, "little") + bytes(range(256)) * (pad // 256) + bytes(pad % 256)) if pad else b""
     db.executemany("INSERT INTO messages (topic_id, timestamp, data) VALUES (?,?,?)",
-                   ((i % 4 + 1, t0 + i * 1000000, b"\0\1\0\0" + (i % 2**31).to_bytes(4, "little"))
+                   ((i % 4 + 1, t0 + i * 1000000, b"\0\1\0\0" + (i % 2**31).to_bytes(4, "little") + tail)
                     for i in range(n)))
     db.commit()
     db.close()
     if want:
         out = sys.stdout
         for i in range(n):
-            out.write('{"topic":"/t%d","type":"std_msgs/msg/Int32","time_ns":"%d","msg":{"data":%d}}\n'
-                      % (i % 4, t0 + i * 1000000, i % 2**31))
+            out.write('{"topic":"/t%d","type":"%s","time_ns":"%d","msg":{"data":%d}}\n'
+                      % (i % 4, typ, t0 + i * 1000000, i % 2**31))
 
 
 def main(a):
     if a[0] == "--metadata":
         metadata(a[1], a[2:])
     elif a[0] == "--many":
-        many(a[1], int(a[2]), "--want" in a)
+        many(a[1], int(a[2]), "--want" in a, int(a[a.index("--bytes") + 1]) if "--bytes" in a else 0)
     elif a[1] == "--msg-dir":
         msg_dir(records(a[0]), a[2])
     else:

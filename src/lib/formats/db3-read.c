@@ -41,6 +41,7 @@
  * warning each; a blob over MSG_MAX fails the open naming its id.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,8 @@ struct topic {
 
 /* The reader's facts (bag->fmt_state). */
 struct db3_state {
-	sqlite3 *db;
+	sqlite3 *db;              /* opened without SQLite's mutexes: lock held around each use */
+	pthread_mutex_t lock;     /* handles sharing this state read spans from several threads */
 	struct topic *topics;     /* sorted by id */
 	size_t ntopics;
 	uint64_t *span_bytes;     /* parallel to bag->chunks: translated bytes */
@@ -85,6 +87,7 @@ static void db3_free(void *state)
 	if (st == NULL)
 		return;
 	sqlite3_close(st->db);
+	pthread_mutex_destroy(&st->lock);
 	free(st->topics);
 	free(st->span_bytes);
 	free(st);
@@ -123,16 +126,9 @@ static int cmp_topic(const void *a, const void *b)
 /* Connection index + 1 of topic id, 0 when the file defines no such topic. */
 static uint32_t topic_conn(const struct db3_state *st, int64_t id)
 {
-	size_t lo = 0, hi = st->ntopics;
+	const struct topic key = { id, 0 }, *t = bsearch(&key, st->topics, st->ntopics, sizeof key, cmp_topic);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->topics[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < st->ntopics && st->topics[lo].id == id ? st->topics[lo].conn + 1 : 0;
+	return t ? t->conn + 1 : 0;
 }
 
 /* ---- opening the database ------------------------------------------------- */
@@ -164,7 +160,7 @@ static int db_open(bag_t *bag, struct db3_state *st)
 		                "only; copy it here, or `ros2 bag convert` makes an MCAP of it");
 	if ((uri = db_uri(bag->path)) == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, NULL);
+	rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
 	free(uri);
 	if (rc != SQLITE_OK)
 		return st->db ? db_fail(bag, "opening it") :
@@ -608,8 +604,10 @@ static int db3_open(bag_t *bag, const struct bag_open_opts *o)
 	struct db3_state *st = calloc(1, sizeof *st);
 	int rc;
 
-	if (st == NULL)
+	if (st == NULL || pthread_mutex_init(&st->lock, NULL) != 0) {
+		free(st);
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
 	bag->fmt_state = st;
 	snprintf(bag->format_name, sizeof bag->format_name, "rosbag2 sqlite3");
 	bag->major = 2;
@@ -646,7 +644,7 @@ static int span_rows(bag_t *bag, sqlite3_stmt *s, uint64_t first, uint8_t *out, 
 
 static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
 {
-	const struct db3_state *st = st_of(bag);
+	struct db3_state *st = st_of(bag);
 	struct chunk *ch = &bag->chunks[i];
 	sqlite3_stmt *s = NULL;
 	uint64_t used = 0;
@@ -656,6 +654,7 @@ static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
 	*out = NULL;
 	if ((buf = malloc((size_t)st->span_bytes[i] + 1)) == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	pthread_mutex_lock(&st->lock);
 	if ((rc = prepare(bag, "SELECT topic_id, timestamp, data FROM messages WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
 	                  &s, "reading the messages table")) == BAG_OK) {
 		sqlite3_bind_int64(s, 1, (int64_t)ch->pos);
@@ -663,6 +662,7 @@ static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
 		rc = span_rows(bag, s, ch->pos, buf, st->span_bytes[i], &used);
 	}
 	sqlite3_finalize(s);
+	pthread_mutex_unlock(&st->lock);
 	if (rc != BAG_OK) {
 		free(buf);
 		return rc;
