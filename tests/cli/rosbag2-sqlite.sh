@@ -222,5 +222,18 @@ if [ "$(grep -c '"msg":{"data":' "$T/got.jsonl")" -eq 2 ] && grep -q '"data":7' 
    grep -q '"data":10' "$T/got.jsonl" && grep -q "2 messages with no data or a time" "$T/err" &&
    grep -q "1 messages on topic ids" "$T/err"; then ok "NULL data, bad time, unknown topic: warned, left out"; else bad "NULL data"; fi
 
+# a .db3 at a URL (Debian's nginx on 127.0.0.1): refused in one line
+if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+	(
+		. "$SRCDIR/tests/tools/nginx.sh"
+		mkdir -p "$T/www" && chmod 755 "$T" "$T/www" && cp "$T/in/iron.db3" "$T/www/" && chmod 644 "$T/www/iron.db3"
+		nginx_start "$T/www" "$T/nginx"
+		"$B" info "http://127.0.0.1:$NGINX_PORT/iron.db3" >/dev/null 2>"$T/err"
+		rc=$?
+		nginx_stop
+		[ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "iron.db3.*local files only" "$T/err"
+	) && ok ".db3 over http: one line" || bad ".db3 over http"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
