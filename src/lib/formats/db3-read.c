@@ -11,7 +11,10 @@
  * (`file:PATH?mode=ro&immutable=1`): SQLite takes no lock and creates no
  * -wal, -shm or journal file beside the input. Local files only: a .db3
  * over http(s)/s3 is refused in one line (SQLite reads through the file
- * system, not through the handle's byte source).
+ * system, not through the handle's byte source). The open uses one
+ * connection; read_span takes one from a small pool (opening another when
+ * all are busy), so that handles sharing the state read spans on several
+ * threads at once, each connection used by one thread at a time.
  *
  * Connections: one per topic, in topic id order (st->topics maps a topic id
  * to its connection index, sorted by id for a binary search). A topic's
@@ -58,6 +61,7 @@
 #define MSG_MAX ((int64_t)1 << 30)       /* one message's bytes */
 #define TOPICS_MAX 16384
 #define REC_BYTES (OLD_MSG_BYTES + 8)    /* a translated record's bytes besides the data */
+#define POOL_MAX 16
 
 /* A topic: its id in the file and its connection index. */
 struct topic {
@@ -67,8 +71,11 @@ struct topic {
 
 /* The reader's facts (bag->fmt_state). */
 struct db3_state {
-	sqlite3 *db;              /* opened without SQLite's mutexes: lock held around each use */
-	pthread_mutex_t lock;     /* handles sharing this state read spans from several threads */
+	sqlite3 *db;              /* the open's connection (no SQLite mutexes: one thread) */
+	char *uri;                /* how spans' connections open the file */
+	pthread_mutex_t lock;     /* guards pool: handles sharing this state read from several threads */
+	sqlite3 *pool[POOL_MAX];  /* idle connections for read_span, one per thread at a time */
+	size_t npool;
 	struct topic *topics;     /* sorted by id */
 	size_t ntopics;
 	uint64_t *span_bytes;     /* parallel to bag->chunks: translated bytes */
@@ -87,6 +94,9 @@ static void db3_free(void *state)
 	if (st == NULL)
 		return;
 	sqlite3_close(st->db);
+	for (size_t i = 0; i < st->npool; i++)
+		sqlite3_close(st->pool[i]);
+	free(st->uri);
 	pthread_mutex_destroy(&st->lock);
 	free(st->topics);
 	free(st->span_bytes);
@@ -100,21 +110,25 @@ static bool db3_detect(const uint8_t *head, size_t len, uint64_t size)
 }
 
 /* A failure of SQLite while doing what: the file damaged or cut, not rosbag2's schema, or the system. */
-static int db_fail(bag_t *bag, const char *what)
+static int db_fail_on(bag_t *bag, sqlite3 *db, const char *what)
 {
-	const struct db3_state *st = st_of(bag);
-	int code = sqlite3_errcode(st->db);
+	int code = sqlite3_errcode(db);
 
 	if (code == SQLITE_NOMEM)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory %s", what);
 	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 		return bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage damaged or cut off, %s "
-		                "(sqlite: %s)", what, sqlite3_errmsg(st->db));
+		                "(sqlite: %s)", what, sqlite3_errmsg(db));
 	if (code == SQLITE_ERROR)
 		return bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "not rosbag2's sqlite3 schema, %s (sqlite: %s)", what,
-		                sqlite3_errmsg(st->db));
+		                sqlite3_errmsg(db));
 	return bag_fail(bag, code == SQLITE_IOERR ? BAG_EIO : BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: "
-	                "%s (sqlite: %s)", what, sqlite3_errmsg(st->db));
+	                "%s (sqlite: %s)", what, sqlite3_errmsg(db));
+}
+
+static int db_fail(bag_t *bag, const char *what)
+{
+	return db_fail_on(bag, st_of(bag)->db, what);
 }
 
 static int cmp_topic(const void *a, const void *b)
@@ -148,36 +162,46 @@ static char *db_uri(const char *path)
 	return u;
 }
 
+/* A connection to the file, read-only, immutable, without SQLite's mutexes (NULL: no memory). */
+static int db_connect(const char *uri, sqlite3 **db)
+{
+	int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+
+	if (*db != NULL)
+		sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, (int)MSG_MAX);
+	return rc;
+}
+
 /* Open the handle's local file read-only; a remote source is refused. */
 static int db_open(bag_t *bag, struct db3_state *st)
 {
 	struct stat sb;
-	char *uri;
-	int rc;
 
 	if (stat(bag->path, &sb) != 0 || !bag_is_file(bag, &sb))
 		return bag_fail(bag, BAG_EUNSUPP, UINT64_MAX, "rosbag2 sqlite3 storage (.db3) is read from local files "
 		                "only; copy it here, or `ros2 bag convert` makes an MCAP of it");
-	if ((uri = db_uri(bag->path)) == NULL)
+	if ((st->uri = db_uri(bag->path)) == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
-	free(uri);
-	if (rc != SQLITE_OK)
+	if (db_connect(st->uri, &st->db) != SQLITE_OK)
 		return st->db ? db_fail(bag, "opening it") :
 		       bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory opening the database");
-	sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, (int)MSG_MAX);
 	return BAG_OK;
 }
 
-/* Prepare sql, or fail naming what it is for. */
-static int prepare(bag_t *bag, const char *sql, sqlite3_stmt **s, const char *what)
+/* Prepare sql on db, or fail naming what it is for. */
+static int prepare_on(bag_t *bag, sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *what)
 {
-	if (sqlite3_prepare_v2(st_of(bag)->db, sql, -1, s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
 		sqlite3_finalize(*s);
 		*s = NULL;
-		return db_fail(bag, what);
+		return db_fail_on(bag, db, what);
 	}
 	return BAG_OK;
+}
+
+static int prepare(bag_t *bag, const char *sql, sqlite3_stmt **s, const char *what)
+{
+	return prepare_on(bag, st_of(bag)->db, sql, s, what);
 }
 
 /* Column i as text ("" when NULL). */
@@ -632,14 +656,41 @@ static int span_rows(bag_t *bag, sqlite3_stmt *s, uint64_t first, uint8_t *out, 
 		const void *data = sqlite3_column_blob(s, 2);
 		int64_t len = sqlite3_column_bytes(s, 2);
 		if (data == NULL && len > 0)
-			return db_fail(bag, "reading a message");
+			return db_fail_on(bag, sqlite3_db_handle(s), "reading a message");
 		if ((uint64_t)(at - out) + REC_BYTES + (uint64_t)len > cap)
 			return bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: the messages from id %llu "
 			                "are larger than when the file was opened", (unsigned long long)first);
 		old_put_msg(&at, conn - 1, t, data, (uint32_t)len);
 	}
 	*used = (uint64_t)(at - out);
-	return step == SQLITE_DONE ? BAG_OK : db_fail(bag, "reading the messages table");
+	return step == SQLITE_DONE ? BAG_OK : db_fail_on(bag, sqlite3_db_handle(s), "reading the messages table");
+}
+
+/* An idle connection of the pool, or a new one (*db NULL: no memory). */
+static int pool_take(bag_t *bag, sqlite3 **db)
+{
+	struct db3_state *st = st_of(bag);
+
+	pthread_mutex_lock(&st->lock);
+	*db = st->npool > 0 ? st->pool[--st->npool] : NULL;
+	pthread_mutex_unlock(&st->lock);
+	if (*db != NULL)
+		return BAG_OK;
+	if (db_connect(st->uri, db) == SQLITE_OK)
+		return BAG_OK;
+	int rc = *db ? db_fail_on(bag, *db, "opening it again") : bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	sqlite3_close(*db);
+	*db = NULL;
+	return rc;
+}
+
+static void pool_give(struct db3_state *st, sqlite3 *db)
+{
+	pthread_mutex_lock(&st->lock);
+	if (st->npool < POOL_MAX)
+		st->pool[st->npool++] = db, db = NULL;
+	pthread_mutex_unlock(&st->lock);
+	sqlite3_close(db);
 }
 
 static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
@@ -647,22 +698,24 @@ static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
 	struct db3_state *st = st_of(bag);
 	struct chunk *ch = &bag->chunks[i];
 	sqlite3_stmt *s = NULL;
+	sqlite3 *db;
 	uint64_t used = 0;
 	uint8_t *buf;
 	int rc;
 
 	*out = NULL;
+	if ((rc = pool_take(bag, &db)) != BAG_OK)
+		return rc;
 	if ((buf = malloc((size_t)st->span_bytes[i] + 1)) == NULL)
-		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	pthread_mutex_lock(&st->lock);
-	if ((rc = prepare(bag, "SELECT topic_id, timestamp, data FROM messages WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-	                  &s, "reading the messages table")) == BAG_OK) {
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	else if ((rc = prepare_on(bag, db, "SELECT topic_id, timestamp, data FROM messages WHERE id BETWEEN ?1 AND ?2 "
+	                          "ORDER BY id", &s, "reading the messages table")) == BAG_OK) {
 		sqlite3_bind_int64(s, 1, (int64_t)ch->pos);
 		sqlite3_bind_int64(s, 2, (int64_t)ch->index_end - 1);
 		rc = span_rows(bag, s, ch->pos, buf, st->span_bytes[i], &used);
 	}
 	sqlite3_finalize(s);
-	pthread_mutex_unlock(&st->lock);
+	pool_give(st, db);
 	if (rc != BAG_OK) {
 		free(buf);
 		return rc;
