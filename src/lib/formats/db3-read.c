@@ -41,7 +41,9 @@
  * from that pass. This is the one full-table read; the rows' data are read
  * only when a span is needed. Rows with NULL data, a time outside what a
  * ROS time holds (1970..2106) or an unknown topic are left out, with one
- * warning each; a blob over MSG_MAX fails the open naming its id.
+ * warning each; a blob over MSG_MAX, or longer than the file (a damaged
+ * record header), fails the open naming its id: a span's buffer is never
+ * larger than what the file can hold.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -557,9 +559,10 @@ static int pass_row(struct pass *p, int64_t id, int64_t topic, int64_t t, int da
 		p->orphans++;
 		return BAG_OK;
 	}
-	if (len < 0 || len > MSG_MAX)
+	if (len < 0 || len > MSG_MAX || (uint64_t)len > p->bag->file_size)
 		return bag_fail(p->bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: message id %lld holds "
-		                "%lld bytes (at most %lld are read)", (long long)id, (long long)len, (long long)MSG_MAX);
+		                "%lld bytes (at most %lld are read, and the file has %llu)", (long long)id, (long long)len,
+		                (long long)MSG_MAX, (unsigned long long)p->bag->file_size);
 	if (p->rows > 0 && (p->rows >= SPAN_ROWS || p->bytes + REC_BYTES + (uint64_t)len > SPAN_BYTES)) {
 		int rc = span_cut(p);
 		if (rc != BAG_OK)
