@@ -34,16 +34,20 @@
  * does in receive order, so spans rarely overlap in time; when they do the
  * timeline merges them as it merges a bag's overlapping chunks.
  *
- * Open: the per-span, per-connection counts the timeline and check need
- * are not in the file, so open makes one pass over the table's
- * (id, topic_id, timestamp, length(data)) columns - the header of each row,
- * never a blob's bytes (overflow pages are not read). Start and end come
- * from that pass. This is the one full-table read; the rows' data are read
- * only when a span is needed. Rows with NULL data, a time outside what a
- * ROS time holds (1970..2106) or an unknown topic are left out, with one
- * warning each; a blob over MSG_MAX, or longer than the file (a damaged
- * record header), fails the open naming its id: a span's buffer is never
- * larger than what the file can hold.
+ * Open: the per-span, per-connection counts the timeline, the browser and
+ * check need are not in the file - timestamp_idx holds (timestamp, id)
+ * only, no index covers topic_id, and metadata.yaml counts each topic over
+ * the whole recording - so open makes one pass over the table's
+ * (id, topic_id, timestamp, length(data)) columns. That reads each row's
+ * header, never a blob's overflow pages; but a message smaller than a page
+ * lives in its leaf page, so for small messages the pass reads the file.
+ * Start and end come from that pass. It is the one full-table read (a miss
+ * of the "no full pass at open" aim: bench/rosbag2.sh measures it); the
+ * rows' data are read only when a span is needed. Rows with NULL data, a
+ * time outside what a ROS time holds (1970..2106), a negative id or an
+ * unknown topic are left out, with one warning each; a blob over MSG_MAX,
+ * or longer than the file (a damaged record header), fails the open naming
+ * its id: a span's buffer is never larger than what the file can hold.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
