@@ -508,6 +508,8 @@ struct pass {
 	uint64_t rows, bytes;
 	size_t chunk_cap, cc_cap;
 	uint64_t skipped, orphans;
+	int64_t max_id;           /* for progress: ids walked of the largest */
+	uint64_t walked, last;
 };
 
 static int cmp_cc(const void *a, const void *b)
@@ -586,19 +588,26 @@ static int pass_row(struct pass *p, int64_t id, int64_t topic, int64_t t, int da
 	return BAG_OK;
 }
 
-/* The open's one pass over the rows' headers, cutting spans. */
+/* The open's one pass over the rows' headers, cutting spans; progress by ids (of the largest). */
 static int pass_rows(struct pass *p)
 {
 	sqlite3_stmt *s = NULL;
 	int rc, step;
 
+	if ((rc = prepare(p->bag, "SELECT max(id) FROM messages", &s, "reading the messages table")) != BAG_OK)
+		return rc;
+	p->max_id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
 	if ((rc = prepare(p->bag, "SELECT id, topic_id, timestamp, data IS NULL, length(data) FROM messages "
 	                  "ORDER BY id", &s, "reading the messages table")) != BAG_OK)
 		return rc;
 	while (rc == BAG_OK && (step = sqlite3_step(s)) == SQLITE_ROW) {
 		int type = sqlite3_column_int(s, 3) ? SQLITE_NULL : SQLITE_BLOB;
-		rc = pass_row(p, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
-		              type, sqlite3_column_int64(s, 4));
+		int64_t id = sqlite3_column_int64(s, 0);
+		rc = pass_row(p, id, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), type, sqlite3_column_int64(s, 4));
+		if (rc == BAG_OK && ++p->walked % 4096 == 0 && p->max_id > 0 && id > 0)
+			rc = old_progress(p->bag, (uint64_t)((double)p->bag->file_size * ((double)id / (double)p->max_id)),
+			                  &p->last);
 	}
 	if (rc == BAG_OK && step != SQLITE_DONE)
 		rc = db_fail(p->bag, "reading the messages table");
