@@ -44,6 +44,7 @@ same "with message_definitions (Iron+)" "$T/want.jsonl" "$T/in/iron.db3"
 same "big-endian CDR" "$T/wantbe.jsonl" "$T/in/be.db3"
 AMENT_PREFIX_PATH=$T/nowhere:$T/ament same "no definitions: AMENT_PREFIX_PATH/share" "$T/want.jsonl" "$T/in/foxy.db3"
 same "no definitions: --msg-path DIR/PKG/msg" "$T/want.jsonl" --msg-path "$T/ament/share" "$T/in/foxy.db3"
+same "no definitions: --msg-path PREFIX (PREFIX/share/PKG/msg)" "$T/want.jsonl" --msg-path "$T/ament" "$T/in/foxy.db3"
 
 # a type found nowhere: one note naming it, its messages as bytes (msg null), the rest decoded
 "$B" cat --format json "$T/in/foxy.db3" >"$T/got.jsonl" 2>"$T/note"

@@ -283,31 +283,43 @@ struct dirs {
 	char *ament;
 };
 
+/* Append "DIR/share" (DIR being dir[0..n)) to d's list, its text at *at. */
+static void add_share(struct dirs *d, char **at, const char *dir, size_t n)
+{
+	d->v[d->n++] = *at;
+	*at += sprintf(*at, "%.*s/share", (int)n, dir) + 1;
+}
+
+/*
+ * Each --msg-path DIR as DIR (DIR/PKG/msg) and DIR/share (a prefix), then
+ * PREFIX/share of AMENT_PREFIX_PATH, then the environment's directories.
+ */
 static int dirs_init(struct dirs *d, const struct bag_open_opts *o)
 {
 	const char *env = o->msg_path_only ? NULL : getenv("AMENT_PREFIX_PATH");
-	size_t cap, len = env ? strlen(env) : 0;
+	size_t len = env ? strlen(env) * 8 + 8 : 8;
 
 	memset(d, 0, sizeof *d);
 	if (bag_msgpath_init(&d->mp, o->msg_path, o->msg_path_n, !o->msg_path_only) != BAG_OK)
 		return BAG_ENOMEM;
-	cap = d->mp.n + len / 2 + 2;
-	d->v = malloc(cap * sizeof *d->v);
-	d->ament = malloc(len * 7 + 8);
+	for (size_t i = 0; i < o->msg_path_n; i++)
+		len += strlen(o->msg_path[i]) + 7;
+	d->v = malloc((d->mp.n + o->msg_path_n + len / 2 + 2) * sizeof *d->v);
+	d->ament = malloc(len);
 	if (d->v == NULL || d->ament == NULL)
 		return BAG_ENOMEM;
-	for (size_t i = 0; i < o->msg_path_n && i < d->mp.n; i++)
-		d->v[d->n++] = d->mp.dirs[i];
 	char *at = d->ament;
+	for (size_t i = 0; i < o->msg_path_n; i++) {
+		d->v[d->n++] = o->msg_path[i];
+		add_share(d, &at, o->msg_path[i], strlen(o->msg_path[i]));
+	}
 	for (const char *p = env; p && *p;) {
 		size_t n = strcspn(p, ":");
-		if (n > 0 && d->n < cap) {
-			d->v[d->n++] = at;
-			at += sprintf(at, "%.*s/share", (int)n, p) + 1;
-		}
+		if (n > 0)
+			add_share(d, &at, p, n);
 		p += n + (p[n] == ':');
 	}
-	for (size_t i = o->msg_path_n; i < d->mp.n && d->n < cap; i++)
+	for (size_t i = o->msg_path_n; i < d->mp.n; i++)
 		d->v[d->n++] = d->mp.dirs[i];
 	return BAG_OK;
 }
