@@ -552,9 +552,9 @@ static void test_v11_spans(void **state)
 static void test_versions(void **state)
 {
 	static const struct { const char *text; int rc; const char *msg; } cases[] = {
-		{ "#ROSBAG V1.2\n", BAG_EVERSION, "not supported" },
+		{ "#ROSBAG V1.2\n", BAG_EVERSION, "names no format bagscope reads (it reads bag versions 2.0, 1.2, 1.1, 1.0 and 0, MCAP" },
 		{ "#ROSFOO V3.0\nxx", BAG_EVERSION, "names a bag format bagscope cannot read" },
-		{ "hello\nworld\nagain\n", BAG_ENOTBAG, "not a bag" },
+		{ "hello\nworld\nagain\n", BAG_ENOTBAG, "not a file bagscope reads (it reads bag versions 2.0, 1.2, 1.1, 1.0 and 0, MCAP" },
 		{ "#ROSLOG V1.0\nxyz\n", BAG_ECORRUPT, "topic count line 'xyz'" },
 		{ "#ROSLOG V1.0\n0002\na\nb/C\n*\n", BAG_ETRUNCATED, "ends inside its header lines" },
 	};

@@ -44,9 +44,10 @@ static int pick_reader(bag_t *bag, const struct bag_reader **out)
 		const uint8_t *nl = memchr(head, '\n', got < 64 ? got : 64);
 		int n = nl ? (int)(nl - head) : (got < 40 ? (int)got : 40);
 		return bag_fail(bag, BAG_EVERSION, 0, "version line '%.*s' names a bag format bagscope cannot read "
-		                "(it reads 2.0, 1.2, 1.1, 1.0 and 0)", n, (const char *)head);
+		                "(it reads " READER_FORMATS ")", n, (const char *)head);
 	}
-	return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line (nor an older bag's): not a bag file");
+	return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line (nor an older bag's, nor MCAP's magic): not a "
+	                "file bagscope reads (it reads " READER_FORMATS ")");
 }
 
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)

@@ -298,7 +298,8 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 	if (sscanf(line, "%d.%d", &bag->major, &bag->minor) != 2)
 		return bag_fail(bag, BAG_ENOTBAG, 0, "unreadable version line");
 	if (bag->major != 2 || bag->minor != 0)
-		return bag_fail(bag, BAG_EVERSION, 0, "bag format version %d.%d is not supported (only 2.0)",
+		return bag_fail(bag, BAG_EVERSION, 0, "version line '#ROSBAG V%d.%d' names no format bagscope reads (it "
+		                "reads " READER_FORMATS "; older bags start '#ROSRECORD' or '#ROSLOG')",
 		                bag->major, bag->minor);
 	size_t at = (size_t)(nl - buf) + 1;
 	/* the fields must be in buf; the padding after them need not */
