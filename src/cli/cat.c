@@ -46,7 +46,7 @@ static void print_hex(struct bag_text *t, const struct bag_message *m)
 	bag_text_printf(t, " %lld.%09lld ", (long long)(m->time_ns / BAG_NSEC_PER_SEC),
 	                (long long)(m->time_ns % BAG_NSEC_PER_SEC));
 	term_escape(t, m->conn->type, strlen(m->conn->type));
-	bag_text_printf(t, " %u bytes\n", m->size);
+	bag_text_printf(t, " %u byte%s\n", m->size, BAG_S(m->size));
 	bag_print_hex(t, m->data, m->size);
 	bag_text_append(t, "\n", 1);
 }

@@ -80,9 +80,9 @@ int cmd_check(int argc, char **argv)
 			cli_error("%s", bag_last_error(bag)->message);
 			status = EXIT_BAD_INPUT;
 		}
-		printf("%s: %s%llu records, %llu chunks, %llu messages checked: %llu problem%s\n", path,
-		       flags & BAG_CHECK_QUICK ? "quick check, " : "", (unsigned long long)st.records,
-		       (unsigned long long)st.chunks, (unsigned long long)st.messages,
+		printf("%s: %s%llu record%s, %llu chunk%s, %llu message%s checked: %llu problem%s\n", path,
+		       flags & BAG_CHECK_QUICK ? "quick check, " : "", (unsigned long long)st.records, BAG_S(st.records),
+		       (unsigned long long)st.chunks, BAG_S(st.chunks), (unsigned long long)st.messages, BAG_S(st.messages),
 		       (unsigned long long)st.findings, st.findings == 1 ? "" : "s");
 		if (st.findings > 0)
 			status = EXIT_BAD_INPUT;

@@ -505,7 +505,7 @@ static void test_v12_damage(void **state)
 	char at[64];
 	snprintf(at, sizeof at, "at byte %zu: ", damage);
 	assert_non_null(strstr(bag_warning(bag, 0), at));
-	assert_non_null(strstr(bag_warning(bag, 1), "1 records with ops other than 1-4 (the first with op 9)"));
+	assert_non_null(strstr(bag_warning(bag, 1), "1 record with ops other than 1-4 (the first with op 9)"));
 	/* /b borrows /a's definition: the same type */
 	assert_string_equal(conn_of(bag, "/b")->definition, "int32 data\n");
 	check_rows(bag, 3, "/");

@@ -236,7 +236,7 @@ static int job_index(void *arg, struct cjob *j, uint32_t k, const struct chunk_s
 
 	if (rec_start(&j->index, OP_MESSAGE_INDEX, 2 + 4 + 16 * s->n) != 0 ||
 	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
-		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", s->n);
+		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu %s", s->n, s->n == 1 ? "entry" : "entries");
 	cbuf_put16(&j->index, (uint16_t)(k + 1));
 	cbuf_put32(&j->index, (uint32_t)(16 * s->n));
 	for (size_t i = 0; i < s->n; i++) {

@@ -314,7 +314,7 @@ static int job_index(void *arg, struct cjob *j, uint32_t k, const struct chunk_s
 	put_field_u32(&h, "ver", 1);
 	if (cbuf_reserve(&j->index, 8 + h.len + s->n * 12) != 0 ||
 	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
-		return w_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", s->n);
+		return w_error(w, BAG_ENOMEM, "out of memory for an index of %zu %s", s->n, s->n == 1 ? "entry" : "entries");
 	cbuf_put32(&j->index, (uint32_t)h.len);
 	cbuf_put(&j->index, h.p, h.len);
 	cbuf_put32(&j->index, (uint32_t)(s->n * 12));
@@ -724,7 +724,7 @@ static void put_message(bag_writer_t *w, uint32_t id, int64_t time_ns, const voi
 static int check_message(bag_writer_t *w, int64_t time_ns, const void *data, size_t len)
 {
 	if (data == NULL && len > 0)
-		return w_error(w, BAG_EINVAL, "a message of %zu bytes needs its data", len);
+		return w_error(w, BAG_EINVAL, "a message of %zu byte%s needs its data", len, BAG_S(len));
 	if (time_ns < 0 || time_ns / BAG_NSEC_PER_SEC > UINT32_MAX)
 		return w_error(w, BAG_EINVAL, "time %lld ns is outside what a bag can store", (long long)time_ns);
 	if (len > UINT32_MAX - MSG_OVERHEAD)
