@@ -247,7 +247,8 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 		return BAG_ECORRUPT;
 	}
 	if (ver != 0 || (uint64_t)count * 16 != r->data_len) {
-		snprintf(why, whylen, "index record of version %u lists %u %s in %u byte%s", ver, count, count == 1 ? "entry" : "entries", r->data_len, BAG_S(r->data_len));
+		snprintf(why, whylen, "index record of version %u lists %u %s in %u byte%s", ver, count,
+		         count == 1 ? "entry" : "entries", r->data_len, BAG_S(r->data_len));
 		return BAG_ECORRUPT;
 	}
 	if ((conn = strmap_get(&old_of(bag)->conns, topic, topic_len)) < 0) {

@@ -47,7 +47,8 @@ static int parse_chunk_info(bag_t *bag, const struct bag_record *rec, uint64_t o
 		return bag_fail(bag, BAG_EUNSUPP, off, "chunk info version %u", ver);
 	if ((uint64_t)count * 8 != rec->data_len)
 		return bag_fail(bag, BAG_ECORRUPT, off,
-		                "chunk info lists %u connection%s but holds %u byte%s", count, BAG_S(count), rec->data_len, BAG_S(rec->data_len));
+		                "chunk info lists %u connection%s but holds %u byte%s", count, BAG_S(count),
+		                rec->data_len, BAG_S(rec->data_len));
 	if (ch->pos >= bag->index_pos)
 		return bag_fail(bag, BAG_ECORRUPT, off, "chunk info points at byte %llu, past the chunk section",
 		                (unsigned long long)ch->pos);
@@ -245,7 +246,9 @@ static int link_index(bag_t *bag)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
 			                "chunk info for the chunk at byte %llu counts %llu message%s, more than "
 			                "the %llu byte%s up to the next chunk can index", (unsigned long long)ch->pos,
-			                (unsigned long long)ch->count, BAG_S(ch->count), (unsigned long long)(ch->index_end - ch->pos), BAG_S((ch->index_end - ch->pos)));
+			                (unsigned long long)ch->count, BAG_S(ch->count),
+			                (unsigned long long)(ch->index_end - ch->pos),
+			                BAG_S((ch->index_end - ch->pos)));
 		struct chunk_conn *ccs = &bag->chunk_conns[ch->conn_first];
 		for (uint32_t k = 0; k < ch->conn_n; k++) {
 			long idx = bag_conn_lookup(bag, ccs[k].conn);
@@ -352,7 +355,8 @@ static int v20_open(bag_t *bag, const struct bag_open_opts *o)
 		if (rc == BAG_OK && (bag->nchunks < bag->hdr_chunk_count || bag->nconns < bag->hdr_conn_count))
 			rc = bag_fail(bag, BAG_ENOINDEX, bag->index_pos, "the index section lists %zu of the %u chunk%s "
 			              "and %zu of the %u connection%s the bag header promises", bag->nchunks,
-			              bag->hdr_chunk_count, BAG_S(bag->hdr_chunk_count), bag->nconns, bag->hdr_conn_count, BAG_S(bag->hdr_conn_count));
+			              bag->hdr_chunk_count, BAG_S(bag->hdr_chunk_count), bag->nconns,
+			              bag->hdr_conn_count, BAG_S(bag->hdr_conn_count));
 		if (rc == BAG_ECORRUPT || rc == BAG_ETRUNCATED || rc == BAG_EUNSUPP)
 			rc = BAG_ENOINDEX;
 	}

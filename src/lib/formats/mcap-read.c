@@ -380,7 +380,8 @@ static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *
 		rc = oom(bag);
 	else if (!inf.ended || inf.len != m->usize)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "%s chunk does not decompress to its %llu byte%s%s%s",
-		              bag_compression_name(m->comp), (unsigned long long)m->usize, BAG_S(m->usize), inf.err.message[0] ? ": " : "", inf.err.message);
+		              bag_compression_name(m->comp), (unsigned long long)m->usize, BAG_S(m->usize),
+		              inf.err.message[0] ? ": " : "", inf.err.message);
 	else if (crc && m->crc != 0 && bag_crc32(0, inf.buf, inf.len) != m->crc)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "chunk CRC mismatch (its records are damaged)");
 	if (rc != BAG_OK) {

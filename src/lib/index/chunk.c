@@ -339,7 +339,8 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		return rc;
 	if (ch->compression == BAG_COMPRESSION_NONE && ch->size != ch->data_len)
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
-		                "uncompressed chunk holds %u byte%s but its header says %u", ch->data_len, BAG_S(ch->data_len), ch->size);
+		                "uncompressed chunk holds %u byte%s but its header says %u", ch->data_len,
+		                BAG_S(ch->data_len), ch->size);
 	if (ch->size > bag_codec_size_cap(ch->compression, ch->data_len))
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
 		                "chunk claims %u uncompressed bytes from %u compressed: implausible",

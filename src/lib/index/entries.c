@@ -158,7 +158,8 @@ int chunk_entries_read(bag_t *bag, size_t i, struct chunk_entries *c)
 		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
 		    got + count > ch->count)
 			return bag_fail(bag, BAG_ECORRUPT, off, "index data for connection %u holds %u %s in %u "
-			                "bytes; the chunk info says %ld", conn_id, count, count == 1 ? "entry" : "entries", rec.data_len, want);
+			                "bytes; the chunk info says %ld", conn_id, count,
+			                count == 1 ? "entry" : "entries", rec.data_len, want);
 		if ((rc = add_record(bag, i, c, rec.data, count, (uint32_t)conn, conn_id, off)) != BAG_OK)
 			return rc;
 		got += count;

@@ -246,7 +246,8 @@ static int decode_raw(struct bag_image *img, struct layout_rd *r, struct bag_err
 		return bag_error_say(err, BAG_EDECODE, "step %u is less than width %u x %u byte%s of %s", step,
 		            img->width, e->bytes, BAG_S(e->bytes), e->name);
 	if ((uint64_t)img->height * step > data_len)
-		return bag_error_say(err, BAG_EDECODE, "data holds %u byte%s, height %u x step %u needs %llu", data_len, BAG_S(data_len),
+		return bag_error_say(err, BAG_EDECODE, "data holds %u byte%s, height %u x step %u needs %llu",
+		                     data_len, BAG_S(data_len),
 		            img->height, step, (unsigned long long)img->height * step);
 	if ((e->kind == K_UYVY || e->kind == K_YUYV) && img->width % 2 != 0)
 		return bag_error_say(err, BAG_EDECODE, "%s needs an even width, not %u", e->name, img->width);

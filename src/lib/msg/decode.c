@@ -133,7 +133,8 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 	p = w->data + w->at;
 	left = w->len - w->at;
 	if (left < sizes[prim])
-		return walk_fail(w, "needs %u byte%s for a %s, %zu remain", sizes[prim], BAG_S(sizes[prim]), bag_prim_name(prim), left);
+		return walk_fail(w, "needs %u byte%s for a %s, %zu remain", sizes[prim], BAG_S(sizes[prim]),
+		                 bag_prim_name(prim), left);
 	v->prim = prim;
 	switch (prim) {
 	case BAG_PRIM_BOOL: v->v.b = p[0] != 0; break;
@@ -230,7 +231,8 @@ static int walk_elements(struct walk *w, const struct dec_op *op, uint32_t count
 		if ((rc = align(w, op->elem_min)) != BAG_OK)
 			return rc;
 		if ((size_t)count * op->elem_min > w->len - w->at)
-			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count, BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
+			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+			                 BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
 		w->at += (size_t)count * op->elem_min;
 	}
 	else
@@ -251,7 +253,8 @@ static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
 	int rc;
 
 	if (op->array != BAG_ARRAY_NONE && op->elem_min > 0 && count > left / op->elem_min)
-		return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count, BAG_S(count), left, BAG_S(left));
+		return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+		                 BAG_S(count), left, BAG_S(left));
 	if (pay && (rc = charge(w, count, op->nodes)) != BAG_OK)
 		return rc;
 	/* checking only: elements of a fixed size are skipped in one step (CDR: primitives only) */
@@ -260,7 +263,8 @@ static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
 		if ((rc = align(w, op->elem_min)) != BAG_OK)
 			return rc;
 		if ((size_t)count * op->elem_min > w->len - w->at)
-			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count, BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
+			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+			                 BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
 		w->at += (size_t)count * op->elem_min;
 		return BAG_OK;
 	}
