@@ -640,11 +640,11 @@ static int build_spans(bag_t *bag)
 	else
 		rc = pass_rows(&p);
 	if (rc == BAG_OK && p.skipped > 0)
-		rc = bag_warn(bag, UINT64_MAX, "%llu messages with no data or a time before 1970 or after 2106 are "
-		              "left out", (unsigned long long)p.skipped);
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s with no data, a negative id or a time before 1970 or "
+		              "after 2106 left out", (unsigned long long)p.skipped, BAG_S(p.skipped));
 	if (rc == BAG_OK && p.orphans > 0)
-		rc = bag_warn(bag, UINT64_MAX, "%llu messages on topic ids the topics table does not define are left "
-		              "out", (unsigned long long)p.orphans);
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on topic ids the topics table does not define left out",
+		              (unsigned long long)p.orphans, BAG_S(p.orphans));
 	free(p.counts);
 	free(p.seen);
 	free(p.cc);
@@ -753,6 +753,59 @@ static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
 	return BAG_OK;
 }
 
+/* ---- check ---------------------------------------------------------------- */
+
+/* One row of quick_check's result: each of its lines a finding, but "ok" and the database's name. */
+static int quick_check_row(const char *row, int (*found)(void *ctx, uint64_t off, int code, const char *text),
+                           void *ctx)
+{
+	char text[512];
+	int rc = BAG_OK;
+
+	for (const char *l = row; *l && rc == BAG_OK;) {
+		size_t n = strcspn(l, "\n");
+		if (!(n == 2 && memcmp(l, "ok", 2) == 0) && strncmp(l, "*** in database", 15) != 0 && n > 0) {
+			snprintf(text, sizeof text, "SQLite's quick_check: %.*s", (int)(n < 400 ? n : 400), l);
+			rc = found(ctx, UINT64_MAX, BAG_ECORRUPT, text);
+		}
+		l += n + (l[n] == '\n');
+	}
+	return rc;
+}
+
+/*
+ * check: SQLite's own walk of the file's B-trees (PRAGMA quick_check: pages,
+ * cells, free list; at most 100 faults, one line each), and the rows of the
+ * messages table as the records walked.
+ */
+static int db3_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
+                      uint64_t *records)
+{
+	sqlite3_stmt *s = NULL;
+	sqlite3 *db;
+	char text[512];
+	int rc, step;
+
+	if ((rc = pool_take(bag, &db)) != BAG_OK)
+		return rc;
+	if ((rc = prepare_on(bag, db, "PRAGMA quick_check(100)", &s, "checking the database")) == BAG_OK) {
+		while (rc == BAG_OK && (step = sqlite3_step(s)) == SQLITE_ROW)
+			rc = quick_check_row(col_text(s, 0), found, ctx);
+		if (rc == BAG_OK && step != SQLITE_DONE) {
+			snprintf(text, sizeof text, "SQLite's quick_check stopped: %s", sqlite3_errmsg(db));
+			rc = found(ctx, UINT64_MAX, BAG_ECORRUPT, text);
+		}
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc == BAG_OK && prepare_on(bag, db, "SELECT count(*) FROM messages NOT INDEXED", &s, "") == BAG_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		*records = (uint64_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	pool_give(st_of(bag), db);
+	return rc;
+}
+
 static void db3_describe(const bag_t *bag, struct bag_file_info *out)
 {
 	(void)bag;
@@ -765,5 +818,6 @@ const struct bag_reader bag_reader_db3 = {
 	.open = db3_open,
 	.read_span = db3_read_span,
 	.free = db3_free,
+	.verify = db3_verify,
 	.describe = db3_describe,
 };
