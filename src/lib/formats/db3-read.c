@@ -662,7 +662,6 @@ static int db3_open(bag_t *bag, const struct bag_open_opts *o)
 	}
 	bag->fmt_state = st;
 	snprintf(bag->format_name, sizeof bag->format_name, "rosbag2 sqlite3");
-	bag->major = 2;
 	if ((rc = db_open(bag, st)) != BAG_OK || (rc = build_conns(bag, o)) != BAG_OK)
 		return rc;
 	return build_spans(bag);
