@@ -184,6 +184,14 @@ for comp in none zstd; do
 	fi
 done
 
+"$B" export -o "$T/out.bag" "$T/in/iron.db3" 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "type systems differ" "$T/err" && [ ! -e "$T/out.bag" ]; then
+	ok "export .db3 -> bag refused in one line"
+else
+	bad "export .db3 -> bag (status $rc)"
+fi
+
 # the input is never modified: same bytes, same times, no -wal/-shm/-journal beside it
 ls -l --full-time "$T/in" >"$T/after"
 if cmp -s "$T/before" "$T/after" && [ "$(cat "$T"/in/* | cksum)" = "$sum_before" ]; then
