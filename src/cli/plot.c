@@ -240,8 +240,8 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 			chart_label(mx, hi - lo, b, sizeof b);
 		}
 		uint64_t n = bag_reduce_count(r, k);
-		printf("%*s %s%s%s%s %s  %llu samples, ", lw, "", "", colour ? sgr[k % 6] : "", chart_marker((int)k, colour),
-		       colour ? "\033[0m" : "", term_str(&sc, o->paths[k]), (unsigned long long)n);
+		printf("%*s %s%s%s%s %s  %llu sample%s, ", lw, "", "", colour ? sgr[k % 6] : "", chart_marker((int)k, colour),
+		       colour ? "\033[0m" : "", term_str(&sc, o->paths[k]), (unsigned long long)n, BAG_S(n));
 		if (mn <= mx)
 			printf("min %s, max %s\n", a, b);
 		else
@@ -344,7 +344,7 @@ int cmd_plot(int argc, char **argv)
 	uint64_t failed = bag_reduce_failed(r, &why);
 	status = EXIT_OK;
 	if (failed > 0) {
-		cli_error("%llu messages could not be read; the first: %s", (unsigned long long)failed, why.message);
+		cli_error("%llu message%s could not be read; the first: %s", (unsigned long long)failed, BAG_S(failed), why.message);
 		status = EXIT_BAD_INPUT;
 	}
 done:
