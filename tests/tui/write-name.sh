@@ -11,7 +11,7 @@ cd "$tmp" || exit 1           # the browser's directory: where offered names lan
 start 120 35 "$bag"
 wait_for "opens" "row 1/8647"
 keys 1 0 j m
-wait_for "first mark" "marked \(1 marks"
+wait_for "first mark" "marked \(1 mark[;)]"
 keys 1 0 j m
 wait_for "second mark" "marked \(2 marks"
 keys W
