@@ -201,9 +201,14 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 	}
 	for (size_t k = 0; k < o->npaths; k++)
 		chart_series(&ch, (int)k, cols[k], W, lo, hi);
-	chart_label(hi, hi - lo, labels[0], sizeof labels[0]);
-	chart_label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
-	chart_label(lo, hi - lo, labels[2], sizeof labels[2]);
+	/* times since the epoch (header.stamp) read as times of day, when every series holds them */
+	bool tv = o->npaths > 0;
+	for (size_t k = 0; k < o->npaths; k++)
+		tv = tv && bag_reduce_is_time(r, k);
+	void (*ylabel)(double, double, char *, size_t) = tv ? chart_time_label : chart_label;
+	ylabel(hi, hi - lo, labels[0], sizeof labels[0]);
+	ylabel((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
+	ylabel(lo, hi - lo, labels[2], sizeof labels[2]);
 	for (int i = 0; i < 3; i++)
 		lw = (int)strlen(labels[i]) > lw ? (int)strlen(labels[i]) : lw;
 	for (int y = 0; y < ch.h; y++) {
@@ -236,8 +241,8 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 		chart_extent(cols[k], W, &mn, &mx);
 		char a[32] = "-", b[32] = "-";
 		if (mn <= mx) {
-			chart_label(mn, hi - lo, a, sizeof a);
-			chart_label(mx, hi - lo, b, sizeof b);
+			ylabel(mn, hi - lo, a, sizeof a);
+			ylabel(mx, hi - lo, b, sizeof b);
 		}
 		uint64_t n = bag_reduce_count(r, k);
 		printf("%*s %s%s%s%s %s  %llu sample%s, ", lw, "", "", colour ? sgr[k % 6] : "", chart_marker((int)k, colour),

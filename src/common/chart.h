@@ -58,6 +58,13 @@ void chart_cell_utf8(const struct chart *c, int x, int y, char buf[4]);
  * 'x', 'o') instead (chart_cell_text), and the legend shows the same
  * (chart_marker: the braille block for series 0 and with colour).
  */
+/*
+ * A label for a time value (seconds since the epoch) on an axis spanning
+ * span seconds: the UTC time of day, "19:24:47" when labels are a second or
+ * more apart, else "24:47.84" (minutes, seconds and the decimals they need).
+ */
+void chart_time_label(double secs, double span, char *buf, size_t cap);
+
 const char *chart_marker(int series, bool colour);
 void chart_cell_text(const struct chart *c, int x, int y, bool colour, char buf[4]);
 

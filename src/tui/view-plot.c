@@ -435,9 +435,14 @@ static void draw_canvas(struct app *app, struct plot *p, double lo, double hi, i
 	int cw = r.w - LABEL_W, chh = r.h - 2;
 	char labels[3][32], cell[4];
 
-	chart_label(hi, hi - lo, labels[0], sizeof labels[0]);
-	chart_label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
-	chart_label(lo, hi - lo, labels[2], sizeof labels[2]);
+	/* times since the epoch (header.stamp) read as times of day, when every series holds them */
+	bool tv = p->npaths > 0;
+	for (size_t s = 0; s < p->npaths; s++)
+		tv = tv && bag_reduce_is_time(p->red, s);
+	void (*label)(double, double, char *, size_t) = tv ? chart_time_label : chart_label;
+	label(hi, hi - lo, labels[0], sizeof labels[0]);
+	label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
+	label(lo, hi - lo, labels[2], sizeof labels[2]);
 	for (int y = 0; y < chh; y++) {
 		const char *l = y == 0 ? labels[0] : y == chh - 1 ? labels[2] : y == chh / 2 && chh > 2 ? labels[1] : "";
 		char lab[40];

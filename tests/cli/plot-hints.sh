@@ -21,5 +21,19 @@ printf '%s\n' "$out" | grep -q "^ *x /turtle1/pose.y / 0  1344 samples, none fin
 # without colour the second series has its own marker, in the legend and the chart
 printf '%s\n' "$out" | grep -q "^ *+ /turtle2/pose.x  1344 samples, min " || { echo "FAIL no marker in the legend"; fail=1; }
 printf '%s\n' "$out" | grep -Eq "[┤│].*\+" || { echo "FAIL no marker in the chart"; fail=1; }
+# a time-valued series (header.stamp) is labelled with UTC times of day: its min and max are
+# python3-rosbag's stamps at the precision shown (HH:MM:SS, or MM:SS.d... when labels are < 1 s apart)
+out=$("$B" plot --width 40 /rosout.header.stamp "$bag")
+check_time=$(printf '%s\n' "$out" | /usr/bin/python3 -c "
+import sys, re, math, time, rosbag
+s = [m.header.stamp.to_sec() for _, m, _ in rosbag.Bag('$bag').read_messages(topics=['/rosout'])]
+got = re.search(r'10 samples, min (\S+), max (\S+)$', sys.stdin.read(), re.M)
+def f(v, shown):
+    if '.' not in shown:
+        return time.strftime('%H:%M:%S', time.gmtime(v))
+    d = len(shown.split('.')[1])
+    return time.strftime('%M:%S', time.gmtime(v)) + '.%0*d' % (d, math.floor((v % 1) * 10 ** d))
+print('ok' if got and got.group(1) == f(min(s), got.group(1)) and got.group(2) == f(max(s), got.group(2)) else 'bad')")
+[ "$check_time" = ok ] || { echo "FAIL time labels: $out"; fail=1; }
 [ $fail -eq 0 ] && echo "plot-hints.sh: ok"
 exit $fail

@@ -44,6 +44,7 @@ struct series {
 	char *path;
 	size_t topic_len;            /* bytes of path that are the topic */
 	bool is_tf;                  /* a tf(...) path: sampled on the TF messages, no topic */
+	bool is_time;                /* its values are times since the epoch (atomic: read while it runs) */
 	const char *topic;           /* borrowed from the timeline */
 	bag_expr_t *expr;
 	bag_expr_prog_t **progs;     /* per timeline connection; NULL off its topic */
@@ -410,6 +411,7 @@ BAG_API const char *bag_reduce_topic(const bag_reduce_t *r, size_t i)
 /* A sample as work hands it to emit. */
 struct rec {
 	uint32_t series;
+	uint32_t time;                /* the value is a time since the epoch (not a duration) */
 	double v;
 };
 
@@ -434,7 +436,8 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		}
 		if (isnan(val.num))
 			continue;
-		struct rec rec = { (uint32_t)k, val.num };
+		/* a time value past 1973 is a date; smaller ones are durations */
+		struct rec rec = { (uint32_t)k, val.kind == BAG_EXPR_TIME && val.num > 1e8, val.num };
 		bag_text_append(out, (const char *)&rec, sizeof rec);
 	}
 	return 0;
@@ -458,6 +461,8 @@ static int emit(void *arg, const struct bag_scan_item *it)
 	for (size_t off = 0; off + sizeof(struct rec) <= it->len; off += sizeof(struct rec)) {
 		struct rec rec;
 		memcpy(&rec, it->text + off, sizeof rec);
+		if (rec.time)
+			__atomic_store_n(&r->s[rec.series].is_time, true, __ATOMIC_RELAXED);
 		r->batch[r->nbatch++] = (struct pending){ rec.series, it->m->time_ns, rec.v };
 		if (r->nbatch == BATCH && (rc = flush_batch(r)) != BAG_OK)
 			return rc;
@@ -644,4 +649,9 @@ BAG_API int bag_reduce_sample_at(bag_reduce_t *r, size_t i, int64_t t, int64_t *
 	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
+}
+
+BAG_API bool bag_reduce_is_time(bag_reduce_t *r, size_t i)
+{
+	return i < r->ns && __atomic_load_n(&r->s[i].is_time, __ATOMIC_RELAXED);
 }
