@@ -26,9 +26,14 @@
  * Invariants after an open: connection i is the i-th channel by channel id
  * (so equal times keep channel id order); st->chan_conn maps a channel id to
  * its connection index + 1; st->spans[i] describes bag->chunks[i] (both in
- * file order); every chunk is no_index (its entries are walked from its
- * translation) and stat_loaded. read_span translates a span's Message
- * records into 2.0 message records (format-old.c's layout), in file order.
+ * file order); every chunk is stat_loaded. read_span translates a span's
+ * Message records into 2.0 message records (format-old.c's layout), in file
+ * order, message k at o_k - o_0 + GROW * k (translate()). A chunk whose
+ * Message Index records gave its counts at open keeps their region
+ * (mi_pos, mi_len) and is not no_index: the timeline gets its rows from
+ * those records (read_index, one read, no chunk bytes), mapping each
+ * offset by its rank; any other span is no_index (walked from its
+ * translation), as is a chunk whose indexes turn out damaged.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -136,6 +141,7 @@ struct mspan {
 	uint64_t rec_pos, rec_len;  /* the chunk's (compressed) records, or the run's bytes */
 	uint64_t usize;             /* a chunk's uncompressed size */
 	uint32_t crc;               /* its uncompressed CRC (0: none) */
+	uint64_t mi_pos, mi_len;    /* its Message Index records' bytes (mi_len 0: none usable) */
 };
 
 
@@ -703,8 +709,10 @@ static int summary_item(bag_t *bag, uint8_t op, struct cur *c)
  * records into the span being built; *ok false when they do not hold up
  * (then the chunk is walked instead).
  */
-static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok)
+static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok, struct mspan *m)
 {
+	uint64_t lo = UINT64_MAX, hi = 0;
+
 	*ok = ci->mi_len > 0;
 	for (uint32_t k = 0; *ok && k < ci->mi_len; k += 10) {
 		uint16_t chan = (uint16_t)(ci->mi[k] | ci->mi[k + 1] << 8);
@@ -725,6 +733,13 @@ static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok
 		}
 		if (bytes > 0)
 			count_msgs(g, chan, bytes / 16, ci->t0, ci->t1);
+		lo = at < lo ? at : lo;
+		hi = n > g->bag->file_size - at - 9 ? UINT64_MAX : at + 9 + n > hi ? at + 9 + n : hi;
+	}
+	/* the records' region is read in one piece when the chunk's rows are needed */
+	if (*ok && hi <= g->bag->file_size && hi - lo <= SUMMARY_MAX) {
+		m->mi_pos = lo;
+		m->mi_len = hi - lo;
 	}
 	if (!*ok)
 		for (size_t k = 0; k < g->nseen; k++)
@@ -768,7 +783,7 @@ static int summary_chunks(struct gather *g, struct chunk_index *cis, size_t n)
 			rc = bag_warn(g->bag, cis[i].pos, "chunk index overlaps the chunk before it; skipped");
 			continue;
 		}
-		if ((rc = index_counts(g, &cis[i], &ok)) != BAG_OK)
+		if ((rc = index_counts(g, &cis[i], &ok, &m)) != BAG_OK)
 			break;
 		rc = ok ? span_done(g, &m, cis[i].pos, cis[i].pos + cis[i].len) : walk_indexed_chunk(g, &cis[i]);
 	}
@@ -1038,6 +1053,7 @@ static int add_chunks(struct gather *g)
 			break;
 		struct chunk *ch = &bag->chunks[bag->nchunks - 1];
 		ch->compression = s->m.comp;
+		ch->no_index = s->m.mi_len == 0;
 		if (s->m.chunk && s->m.rec_len <= UINT32_MAX && s->m.usize > 0) {
 			ch->data_len = (uint32_t)s->m.rec_len;
 			ch->span_size = s->m.usize;
@@ -1054,25 +1070,180 @@ static int add_chunks(struct gather *g)
 /* ---- reading a span ------------------------------------------------------- */
 
 /*
- * The Message records of recs[0..len) on known channels as 2.0 message
- * records: sized in a first pass into *size, written at *at in a second.
+ * A span's messages as 2.0 message records. Message k of the span (in file
+ * order, on a known channel) goes at o_k - o_0 + GROW * k, o_k being its
+ * offset in the MCAP records: whatever lies between two messages (other
+ * records, messages of unknown channels: at least 9 bytes each) becomes
+ * padding in the earlier one's header. So a Message Index offset maps to
+ * its 2.0 record by the message's rank alone (mcap_read_index).
  */
+#define GROW (OLD_MSG_BYTES + 8 - 31)
+
+/* The kept message whose MCAP record is at p (n content bytes), padded by pad: sized, or written at *at. */
+static void put_kept(const struct mcap_state *st, const uint8_t *p, uint64_t n, uint64_t pad, uint64_t *size,
+                     uint8_t **at)
+{
+	if (at == NULL)
+		*size += OLD_MSG_BYTES + 8 + (n - 22) + pad;
+	else
+		old_put_msg_pad(at, st->chan_conn[p[0] | p[1] << 8] - 1, mtime(bag_le64(p + 6)), p + 22,
+		                (uint32_t)(n - 22), (uint32_t)pad);
+}
+
+/* The records recs[0..len): sized into *size (at NULL) or written at *at. */
 static void translate(const struct mcap_state *st, const uint8_t *recs, uint64_t len, uint64_t *size, uint8_t **at)
 {
+	const uint8_t *kept = NULL;   /* the last message kept, not yet put */
+	uint64_t kept_n = 0, kept_end = 0;
+
 	for (uint64_t off = 0; len - off >= 9;) {
 		uint64_t n = bag_le64(recs + off + 1);
 		const uint8_t *p = recs + off + 9;
 		if (n > len - off - 9)
 			break;
-		if (recs[off] == OP_MESSAGE && n >= 22 && n - 22 < UINT32_MAX) {
-			uint32_t conn = st->chan_conn[p[0] | p[1] << 8];
-			if (conn > 0 && at == NULL)
-				*size += OLD_MSG_BYTES + 8 + (n - 22);
-			else if (conn > 0)
-				old_put_msg(at, conn - 1, mtime(bag_le64(p + 6)), p + 22, (uint32_t)(n - 22));
+		if (recs[off] == OP_MESSAGE && n >= 22 && n - 22 < UINT32_MAX && st->chan_conn[p[0] | p[1] << 8] > 0) {
+			if (kept != NULL)
+				put_kept(st, kept, kept_n, off - kept_end, size, at);
+			kept = p;
+			kept_n = n;
+			kept_end = off + 9 + n;
 		}
 		off += 9 + n;
 	}
+	if (kept != NULL)
+		put_kept(st, kept, kept_n, 0, size, at);
+}
+
+/* One Message Index of a chunk: its entries (log_time, offset: 16 bytes each) and its connection. */
+struct mi_list {
+	const uint8_t *p;
+	uint32_t n, at;           /* entries; the next one a merge takes */
+	uint32_t conn;
+	uint32_t first;           /* its first rank in ranks[] */
+};
+
+#define MI_OFF(l, k) bag_le64((l)->p + 16 * (size_t)(k) + 8)
+
+/*
+ * The ranks (file order) of the lists' entries into ranks[first + k], by
+ * merging lists each in file order; *ok false when offsets repeat, come out
+ * of order in a list, or lie closer than a message record's 31 bytes.
+ * Lists are few (one per channel of the chunk): a scan of their heads.
+ */
+static void mi_ranks(struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs, bool *ok)
+{
+	*ok = true;
+	for (uint32_t r = 0; r < total && *ok; r++) {
+		size_t best = nl;
+		uint64_t o = UINT64_MAX;
+		for (size_t k = 0; k < nl; k++)
+			if (l[k].at < l[k].n && MI_OFF(&l[k], l[k].at) < o) {
+				o = MI_OFF(&l[k], l[k].at);
+				best = k;
+			}
+		if (best == nl || (r > 0 && o - offs[r - 1] < 31) ||
+		    (l[best].at > 0 && MI_OFF(&l[best], l[best].at - 1) >= o)) {
+			*ok = false;
+			break;
+		}
+		offs[r] = o;
+		ranks[l[best].first + l[best].at++] = r;
+	}
+}
+
+static int cmp_mi_entry(const void *a, const void *b)
+{
+	uint64_t x = bag_le64((const uint8_t *)a + 8), y = bag_le64((const uint8_t *)b + 8);
+	return (x > y) - (x < y);
+}
+
+/*
+ * The Message Index records of chunk i's region (buf, len) as lists, those
+ * of unknown channels left out; a list out of file order (a writer that
+ * sorted by time) is sorted in place. *total counts the entries.
+ */
+static int mi_lists(bag_t *bag, size_t i, uint8_t *buf, uint64_t len, struct mi_list **l, size_t *nl,
+                    uint64_t *total)
+{
+	const struct mcap_state *st = st_of(bag);
+	size_t cap = 0;
+
+	for (uint64_t at = 0; at < len;) {
+		uint64_t n = len - at >= 15 ? bag_le64(buf + at + 1) : 0;
+		uint32_t bytes = len - at >= 15 ? bag_le32(buf + at + 11) : 1;
+		uint32_t conn = len - at >= 15 ? st->chan_conn[buf[at + 9] | buf[at + 10] << 8] : 0;
+		if (len - at < 15 || n > len - at - 9 || buf[at] != OP_MESSAGE_INDEX || n < 6 || bytes > n - 6 || bytes % 16)
+			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "unreadable message index after the chunk at "
+			                "byte %llu", (unsigned long long)bag->chunks[i].pos);
+		if (conn > 0 && bytes > 0) {
+			if (bag_grow((void **)l, &cap, *nl + 1, sizeof **l) != BAG_OK)
+				return oom(bag);
+			(*l)[(*nl)++] = (struct mi_list){ buf + at + 15, bytes / 16, 0, conn - 1, (uint32_t)*total };
+			*total += bytes / 16;
+		}
+		if (*total > st->spans[i].usize / 31)
+			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "message indexes list more messages than "
+			                "the chunk at byte %llu can hold", (unsigned long long)bag->chunks[i].pos);
+		at += 9 + n;
+	}
+	for (size_t k = 0; k < *nl; k++) {
+		struct mi_list *m = &(*l)[k];
+		uint32_t j = 1;
+		while (j < m->n && MI_OFF(m, j - 1) < MI_OFF(m, j))
+			j++;
+		if (j >= m->n)
+			continue;
+		bag_sort(buf + (m->p - buf), m->n, 16, cmp_mi_entry);
+	}
+	return BAG_OK;
+}
+
+/*
+ * Chunk i's messages from its Message Index records, read in one piece;
+ * offsets map to the 2.0 records by rank (translate()). Damaged indexes
+ * are BAG_ECORRUPT: the timeline then walks the chunk.
+ */
+static int mcap_read_index(bag_t *bag, size_t i, int (*add)(void *ctx, uint32_t conn, int64_t time_ns, uint32_t offset),
+                           void *ctx)
+{
+	const struct mspan *m = &st_of(bag)->spans[i];
+	struct mi_list *l = NULL;
+	size_t nl = 0;
+	uint64_t total = 0, *offs = NULL;
+	uint32_t *ranks = NULL;
+	uint8_t *buf = m->mi_len > 0 ? malloc((size_t)m->mi_len) : NULL;
+	bool ok;
+	int rc;
+
+	if (buf == NULL)
+		return m->mi_len > 0 ? oom(bag) : bag_fail(bag, BAG_ECORRUPT, bag->chunks[i].pos, "chunk has no message indexes");
+	if ((rc = bag_read_at(bag, m->mi_pos, buf, (size_t)m->mi_len)) != BAG_OK ||
+	    (rc = mi_lists(bag, i, buf, m->mi_len, &l, &nl, &total)) != BAG_OK || total == 0)
+		goto done;
+	ranks = malloc(total * sizeof *ranks);
+	offs = calloc(total, sizeof *offs);
+	if (ranks == NULL || offs == NULL) {
+		rc = oom(bag);
+		goto done;
+	}
+	mi_ranks(l, nl, (uint32_t)total, ranks, offs, &ok);
+	if (!ok || offs[total - 1] - offs[0] + GROW * (total - 1) > UINT32_MAX) {
+		rc = bag_fail(bag, BAG_ECORRUPT, m->mi_pos, "message indexes of the chunk at byte %llu repeat offsets or "
+		              "name records that overlap", (unsigned long long)bag->chunks[i].pos);
+		goto done;
+	}
+	for (size_t k = 0; k < nl && rc == BAG_OK; k++)
+		for (uint32_t j = 0; j < l[k].n && rc == BAG_OK; j++) {
+			uint32_t r = ranks[l[k].first + j];
+			rc = add(ctx, l[k].conn, mtime(bag_le64(l[k].p + 16 * (size_t)j)),
+			         (uint32_t)(offs[r] - offs[0] + (uint64_t)GROW * r));
+		}
+done:
+	free(buf);
+	free(l);
+	free(ranks);
+	free(offs);
+	return rc;
 }
 
 /* Chunk i's bytes: a Chunk record's records decompressed, or a run of loose records, into *recs. */
@@ -1554,6 +1725,7 @@ const struct bag_reader bag_reader_mcap = {
 	.detect = mcap_detect,
 	.open = mcap_open,
 	.read_span = mcap_read_span,
+	.read_index = mcap_read_index,
 	.free = mcap_free,
 	.verify = mcap_verify,
 	.describe = mcap_describe,
