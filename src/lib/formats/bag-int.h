@@ -81,6 +81,7 @@ struct bag {
 	size_t region_ahead;      /* chunks below this had their index regions prefetched */
 	uint64_t cache_loads;
 	uint64_t read_bytes, reads; /* what bag_read_at() read for this handle (bag_read_totals) */
+	bool verify_sums;         /* bag_check() reads: a reader checks the sums its chunks carry */
 	uint64_t cache_hits;
 	bag_progress_fn progress; /* from bag_open_opts */
 	void *progress_arg;

@@ -349,8 +349,8 @@ static int comp_of(const char *s, uint32_t n, enum bag_compression *c)
 /*
  * The records of the Chunk record whose content is c (its header fields
  * read into *m), decompressed and CRC-checked into *out (malloc'd, *out_len
- * bytes). A CRC (when crc: the open's scan and check; reading a span
- * leaves it to them) or decompression failure is BAG_ECOMPRESS with the
+ * bytes). A CRC (when crc: the open's scan, and reading a span for
+ * bag_check(), whose handles have verify_sums set) or decompression failure is BAG_ECOMPRESS with the
  * handle's message set.
  */
 static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *m, uint8_t **out,
@@ -1271,7 +1271,7 @@ static int span_records(bag_t *bag, size_t i, uint8_t **recs, uint64_t *len)
 	if (n < 9 || raw[0] != OP_CHUNK)
 		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "not a chunk record (opcode 0x%02x)", raw[0]);
 	else
-		rc = chunk_records(bag, &c, ch->pos, &m, recs, len, false);
+		rc = chunk_records(bag, &c, ch->pos, &m, recs, len, bag->verify_sums);
 	free(raw);
 	return rc;
 }
@@ -1389,7 +1389,15 @@ done:
 
 /* ---- check ---------------------------------------------------------------- */
 
-/* A check's walk of every record of the file. */
+/*
+ * A check's walk of every record of the file: record headers, the fields of
+ * each Chunk record's header and the Message Index records' shape; chunk
+ * bodies are skipped. Their CRCs are checked where the scan of bag_check()
+ * decompresses them, on its workers (read_span with bag->verify_sums), and
+ * the Message Indexes against the chunks there too: the timeline's rows
+ * come from them, each read checks its record's channel and time, and the
+ * check's chunk pass compares each chunk's counts with them.
+ */
 struct verify {
 	bag_t *bag;
 	int (*found)(void *ctx, uint64_t off, int code, const char *text);
@@ -1397,11 +1405,9 @@ struct verify {
 	uint64_t *off;            /* top-level records: offsets (ascending) and opcodes */
 	uint8_t *op;
 	size_t n, cap;
-	uint8_t *chunk;           /* the last chunk's records, for its message indexes */
-	uint64_t chunk_len, chunk_pos;
-	uint64_t *per_chan;       /* [NCHAN] its messages per channel; indexed ones cleared */
+	uint64_t chunk_pos;       /* the last Chunk record (UINT64_MAX: none since) */
 	bool chunk_indexed;       /* a message index followed it */
-	uint64_t messages;        /* Message records, in chunks or not */
+	uint64_t messages;        /* Message records, in chunks (as indexed) or not */
 };
 
 static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -1415,14 +1421,6 @@ static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	return v->found(v->ctx, off, code, text);
-}
-
-/* The handle's message without "PATH: " and "at byte N: ". */
-static const char *msg_text(const bag_t *bag)
-{
-	const char *m = bag->err.message + strlen(bag->path) + 2;
-
-	return strncmp(m, "at byte ", 8) == 0 && strstr(m, ": ") ? strstr(m, ": ") + 2 : m;
 }
 
 /* The index of the top-level record at off, or -1. */
@@ -1446,74 +1444,68 @@ static uint64_t record_end(const struct verify *v, size_t i, uint64_t walked)
 	return i + 1 < v->n ? v->off[i + 1] : walked;
 }
 
-/* End of a chunk's run of message indexes: channels with messages but no index. */
-static int chunk_done(struct verify *v)
+/* Messages of the chunk at pos as the open counted them (0 if it is not one of the handle's). */
+static uint64_t chunk_count_at(const bag_t *bag, uint64_t pos)
 {
-	int rc = BAG_OK;
+	size_t lo = 0, hi = bag->nchunks;
 
-	for (uint32_t ch = 0; ch < NCHAN && v->chunk != NULL; ch++) {
-		if (v->per_chan[ch] > 0 && v->chunk_indexed && rc == BAG_OK)
-			rc = vfound(v, v->chunk_pos, BAG_ECORRUPT, "chunk's message indexes leave out %llu messages of channel %u",
-			            (unsigned long long)v->per_chan[ch], ch);
-		v->per_chan[ch] = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bag->chunks[mid].pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	free(v->chunk);
-	v->chunk = NULL;
-	return rc;
+	return lo < bag->nchunks && bag->chunks[lo].pos == pos ? bag->chunks[lo].count : 0;
 }
 
-/* A Chunk record: decompressed, CRC-checked, its messages counted per channel. */
-static int verify_chunk(struct verify *v, const uint8_t *content, uint64_t len, uint64_t off)
+/* End of a chunk's run of message indexes: a chunk without any counts as the open counted it. */
+static void chunk_done(struct verify *v)
 {
-	struct cur c = { content, len, 0, false };
-	struct mspan m = { .chunk = true };
-	int rc = chunk_records(v->bag, &c, off, &m, &v->chunk, &v->chunk_len, true);
+	if (v->chunk_pos != UINT64_MAX && !v->chunk_indexed)
+		v->messages += chunk_count_at(v->bag, v->chunk_pos);
+	v->chunk_pos = UINT64_MAX;
+}
 
-	if (rc == BAG_ENOMEM || rc == BAG_EIO)
-		return rc;
-	if (rc != BAG_OK)
-		return vfound(v, off, rc, "%s", msg_text(v->bag));
+/* A Chunk record's header fields (content p, of which n bytes are at hand, len in all). */
+static int verify_chunk(struct verify *v, const uint8_t *p, uint64_t n, uint64_t len, uint64_t off)
+{
+	struct cur c = { p, n, 0, false };
+	enum bag_compression comp;
+	const char *cs;
+	uint32_t cn;
+	uint64_t usize, rec_len;
+
 	v->chunk_pos = off;
 	v->chunk_indexed = false;
-	for (uint64_t at = 0; v->chunk_len - at >= 9;) {
-		uint64_t n = bag_le64(v->chunk + at + 1);
-		if (n > v->chunk_len - at - 9)
-			return vfound(v, off, BAG_ECORRUPT, "a record at byte %llu of the chunk's records runs past their end",
-			              (unsigned long long)at);
-		if (v->chunk[at] == OP_MESSAGE && n >= 22) {
-			v->per_chan[v->chunk[at + 9] | v->chunk[at + 10] << 8]++;
-			v->messages++;
-		}
-		at += 9 + n;
-	}
+	skip(&c, 16);
+	usize = get64(&c);
+	skip(&c, 4);
+	get_str(&c, &cs, &cn);
+	rec_len = get64(&c);
+	if (c.bad || rec_len > len - c.at)
+		return vfound(v, off, BAG_ECORRUPT, "chunk record overruns its length");
+	if (comp_of(cs, cn, &comp) != BAG_OK)
+		return vfound(v, off, BAG_EUNSUPP, "chunk compression '%.*s' is not supported", (int)(cn > 32 ? 32 : cn), cs);
+	if (usize > CHUNK_MAX || usize > bag_codec_size_cap(comp, rec_len))
+		return vfound(v, off, BAG_ECORRUPT, "chunk claims %llu uncompressed bytes from %llu: implausible",
+		              (unsigned long long)usize, (unsigned long long)rec_len);
 	return BAG_OK;
 }
 
-/* A Message Index record after the chunk: every entry names a message of its channel and time. */
+/* A Message Index record after a chunk: its shape, its count. */
 static int verify_index(struct verify *v, const uint8_t *content, uint64_t len, uint64_t off)
 {
 	struct cur c = { content, len, 0, false };
 	uint16_t chan = get16(&c);
 	uint32_t bytes = get32(&c);
-	uint64_t n = 0;
 
-	if (v->chunk == NULL)
+	if (v->chunk_pos == UINT64_MAX)
 		return BAG_OK;
 	v->chunk_indexed = true;
 	if (c.bad || bytes > len - 6 || bytes % 16)
 		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u is malformed", chan);
-	for (uint32_t k = 0; k < bytes; k += 16, n++) {
-		uint64_t t = bag_le64(content + 6 + k), at = bag_le64(content + 14 + k);
-		if (at > v->chunk_len || v->chunk_len - at < 9 + 22 || v->chunk[at] != OP_MESSAGE ||
-		    (v->chunk[at + 9] | v->chunk[at + 10] << 8) != chan || bag_le64(v->chunk + at + 15) != t)
-			return vfound(v, off, BAG_ECORRUPT, "message index of channel %u: entry %u does not name a message "
-			              "of that channel and time in the chunk at byte %llu", chan, k / 16,
-			              (unsigned long long)v->chunk_pos);
-	}
-	if (n != v->per_chan[chan])
-		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u lists %llu messages, the chunk holds %llu",
-		              chan, (unsigned long long)n, (unsigned long long)v->per_chan[chan]);
-	v->per_chan[chan] = 0;
+	v->messages += bytes / 16;
 	return BAG_OK;
 }
 
@@ -1547,8 +1539,8 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 		v->op[v->n++] = op;
 		if (op == 0 || (op > OP_DATA_END && op < 0x80))
 			rc = vfound(v, off, BAG_ECORRUPT, "unknown opcode 0x%02x", op);
-		if (op != OP_MESSAGE_INDEX && rc == BAG_OK)
-			rc = chunk_done(v);
+		if (op != OP_MESSAGE_INDEX)
+			chunk_done(v);
 		if (op == OP_FOOTER) {
 			*footer = off;
 			off += 9 + len;
@@ -1558,16 +1550,22 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 			*data_end = off;
 			*data_crc = bag_le32(p);
 		}
-		if ((op == OP_CHUNK || op == OP_MESSAGE_INDEX) && rc == BAG_OK) {
+		if (op == OP_CHUNK && rc == BAG_OK) {
+			/* the header's fields: 40 bytes and the compression's name */
+			uint64_t n = len < 40 + 4096 ? len : 40 + 4096;
+			if ((rc = peek(bag, &w, off + 9, n, &p, &big)) != BAG_OK)
+				break;
+			rc = verify_chunk(v, p, n, len, off);
+		}
+		if (op == OP_MESSAGE_INDEX && rc == BAG_OK) {
 			if ((rc = peek(bag, &w, off + 9, len, &p, &big)) != BAG_OK)
 				break;
-			rc = op == OP_CHUNK ? verify_chunk(v, p, len, off) : verify_index(v, p, len, off);
+			rc = verify_index(v, p, len, off);
 		}
 		v->messages += op == OP_MESSAGE;
 		off += 9 + len;
 	}
-	if (rc == BAG_OK)
-		rc = chunk_done(v);
+	chunk_done(v);
 	*end = off;
 	free(w.buf);
 	free(big);
@@ -1688,14 +1686,12 @@ static int verify_summary(struct verify *v, uint64_t footer, uint64_t walked)
 static int mcap_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
                        uint64_t *records)
 {
-	struct verify v = { .bag = bag, .found = found, .ctx = ctx };
+	struct verify v = { .bag = bag, .found = found, .ctx = ctx, .chunk_pos = UINT64_MAX };
 	uint64_t end = MAGIC_LEN, footer = UINT64_MAX, data_end = UINT64_MAX;
 	uint32_t data_crc = 0, crc;
 	uint8_t tail[MAGIC_LEN];
 	int rc;
 
-	if ((v.per_chan = calloc(NCHAN, sizeof *v.per_chan)) == NULL)
-		return oom(bag);
 	rc = verify_walk(&v, &end, &footer, &data_end, &data_crc);
 	if (rc == BAG_OK && (end + MAGIC_LEN != bag->file_size || bag_read_at(bag, end, tail, MAGIC_LEN) != BAG_OK ||
 	                     memcmp(tail, MCAP_MAGIC, MAGIC_LEN) != 0))
@@ -1706,8 +1702,6 @@ static int mcap_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int cod
 	if (rc == BAG_OK && footer != UINT64_MAX)
 		rc = verify_summary(&v, footer, end);
 	*records = v.n;
-	free(v.chunk);
-	free(v.per_chan);
 	free(v.off);
 	free(v.op);
 	return rc;

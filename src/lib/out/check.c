@@ -697,7 +697,10 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 		goto fail;
 	if (!quick && (rc = check_defs(&c, defs, parsed, own)) != BAG_OK)
 		goto fail;
+	/* the scan's handles are dups of bag: they check what sums a format's chunks carry (MCAP's CRCs) */
+	bag->verify_sums = !quick;
 	rc = check_entries(&c, quick);
+	bag->verify_sums = false;
 fail:
 	for (size_t i = 0; parsed != NULL && own != NULL && i < bag->nconns; i++)
 		if (own[i])
