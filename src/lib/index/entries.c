@@ -296,9 +296,9 @@ BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t
 	const uint8_t *buf;
 	size_t len;
 	struct bag_record rec;
+	struct chunk_item it;
 	uint32_t got_conn;
 	int64_t got_time;
-	uint8_t op;
 	int rc;
 
 	if ((rc = bag_chunk_get(bag, chunk, &buf, &len)) != BAG_OK)
@@ -309,13 +309,14 @@ BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t
 		              "where no whole record lies", offset);
 		goto fail;
 	}
-	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_MSG_DATA ||
-	    bag_header_u32(rec.header, rec.header_len, "conn", &got_conn) != BAG_OK ||
-	    bag_header_time(rec.header, rec.header_len, "time", &got_time) != BAG_OK) {
+	bag_chunk_item(&rec, &it);
+	if (!it.msg_ok) {
 		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
 		              "which is not a message data record", offset);
 		goto fail;
 	}
+	got_conn = it.conn_id;
+	got_time = it.time_ns;
 	if (got_conn != conn_id || got_time != time_ns) {
 		rc = bag_fail(bag, BAG_ECORRUPT, where, "message at offset %u of the chunk is connection %u "
 		              "at %lld ns, the index says connection %u at %lld ns", offset, got_conn,
