@@ -133,6 +133,34 @@ BAG_API int bag_header_time(const uint8_t *hdr, uint32_t len, const char *name, 
 	return rc;
 }
 
+/*
+ * A message header that starts with op, conn and time (in either order of
+ * the first two: translated spans write op first, rosbag writes conn first)
+ * has them as its first fields of those names: read in place.
+ */
+static bool item_fast(const struct bag_record *rec, struct chunk_item *it)
+{
+	static const uint8_t op[8] = { 4, 0, 0, 0, 'o', 'p', '=', BAG_OP_MSG_DATA };
+	static const uint8_t conn[9] = { 9, 0, 0, 0, 'c', 'o', 'n', 'n', '=' };
+	static const uint8_t time[9] = { 13, 0, 0, 0, 't', 'i', 'm', 'e', '=' };
+	const uint8_t *h = rec->header;
+	size_t c;
+
+	if (rec->header_len < 38 || memcmp(h + 21, time, 9) != 0)
+		return false;
+	if (memcmp(h, op, 8) == 0 && memcmp(h + 8, conn, 9) == 0)
+		c = 17;
+	else if (memcmp(h, conn, 9) == 0 && memcmp(h + 13, op, 8) == 0)
+		c = 9;
+	else
+		return false;
+	it->op = BAG_OP_MSG_DATA;
+	it->conn_id = bag_le32(h + c);
+	it->time_ns = bag_time_from_ros(bag_le32(h + 30), bag_le32(h + 34));
+	it->msg_ok = true;
+	return true;
+}
+
 void bag_chunk_item(const struct bag_record *rec, struct chunk_item *it)
 {
 	struct bag_field f;
@@ -140,6 +168,8 @@ void bag_chunk_item(const struct bag_record *rec, struct chunk_item *it)
 	bool seen_op = false, seen_conn = false, seen_time = false, conn_ok = false, time_ok = false;
 
 	it->rec = rec;
+	if (item_fast(rec, it))
+		return;
 	it->op = 0;
 	it->conn_id = 0;
 	it->time_ns = 0;
