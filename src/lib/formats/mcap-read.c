@@ -459,11 +459,12 @@ static int add_item(bag_t *bag, const char *name, uint32_t nlen, const char *med
 /* A window of the file read ahead during a scan. */
 struct window {
 	uint8_t *buf;
-	size_t cap;
+	size_t cap;               /* its size: WINDOW when 0 (set before the first peek) */
 	uint64_t pos, len;
 };
 
 #define WINDOW ((size_t)1 << 20)
+#define CHECK_WINDOW ((size_t)64 << 10)  /* check's walk: a chunk's header, or its message indexes */
 
 /*
  * n bytes at file offset off into *p (borrowed: from the window, or from
@@ -480,7 +481,9 @@ static int peek(bag_t *bag, struct window *w, uint64_t off, uint64_t n, const ui
 		*p = w->buf + (off - w->pos);
 		return BAG_OK;
 	}
-	if (n > WINDOW) {
+	if (w->cap == 0)
+		w->cap = WINDOW;
+	if (n > w->cap) {
 		free(*big);
 		if ((*big = malloc((size_t)n)) == NULL)
 			return oom(bag);
@@ -489,11 +492,11 @@ static int peek(bag_t *bag, struct window *w, uint64_t off, uint64_t n, const ui
 		*p = *big;
 		return BAG_OK;
 	}
-	if (w->buf == NULL && (w->buf = malloc(WINDOW)) == NULL)
+	if (w->buf == NULL && (w->buf = malloc(w->cap)) == NULL)
 		return oom(bag);
 	avail = bag->file_size - off;
 	w->pos = off;
-	w->len = avail < WINDOW ? avail : WINDOW;
+	w->len = avail < w->cap ? avail : w->cap;
 	if ((rc = bag_read_at(bag, off, w->buf, (size_t)w->len)) != BAG_OK) {
 		w->len = 0;
 		return rc;
@@ -1514,7 +1517,7 @@ static int verify_index(struct verify *v, const uint8_t *content, uint64_t len, 
 static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64_t *data_end, uint32_t *data_crc)
 {
 	bag_t *bag = v->bag;
-	struct window w = { 0 };
+	struct window w = { .cap = CHECK_WINDOW };
 	uint8_t *big = NULL;
 	uint64_t off = MAGIC_LEN;
 	int rc = BAG_OK;
