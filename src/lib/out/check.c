@@ -15,7 +15,9 @@
  *      2 of its connection and time - and decoded against its connection's
  *      definition, whose md5 is recomputed first (full only). Index damage
  *      the timeline worked around (a chunk indexed from its data) is a
- *      finding too, one per chunk.
+ *      finding too, one per chunk. The scan's handles (dups of the bag)
+ *      have verify_sums set: a format whose chunks carry sums (MCAP's
+ *      CRCs) checks them as its workers read each chunk, once.
  *
  * The same error text repeating for consecutive rows (a whole group failing
  * to load) is reported once, with the count of rows it hit.
