@@ -10,8 +10,9 @@
  *
  * Open from the summary: Footer -> summary section, read in one piece. Each
  * Chunk Index becomes one chunk of the handle; its per-channel counts are
- * the lengths in the headers of its Message Index records (15 bytes read per
- * channel, never the entries). Start, end and totals come from the chunk
+ * the sizes of its Message Index records, which its offsets and
+ * message_index_length give without a read (or else the lengths in their
+ * headers: 15 bytes read per channel, never the entries). Start, end and totals come from the chunk
  * indexes (and agree with Statistics). No chunk is read at open unless a
  * chunk index names no message indexes, when that chunk is walked.
  *
@@ -642,6 +643,7 @@ struct chunk_index {
 	uint64_t pos, len;        /* the Chunk record */
 	const uint8_t *mi;        /* its message index offsets: u16 channel, u64 offset each */
 	uint32_t mi_len;
+	uint64_t mi_total;        /* the bytes of its message index records */
 	enum bag_compression comp;
 	uint64_t comp_size, usize;  /* the chunk's records, compressed and not */
 };
@@ -663,7 +665,7 @@ static bool parse_chunk_index(struct cur *c, struct chunk_index *ci)
 	ci->len = get64(c);
 	ci->mi_len = get32(c);
 	take(c, ci->mi_len, &ci->mi);
-	skip(c, 8);
+	ci->mi_total = get64(c);
 	get_str(c, &cs, &cn);
 	ci->comp_size = get64(c);
 	ci->usize = get64(c);
@@ -708,21 +710,74 @@ static int summary_item(bag_t *bag, uint8_t op, struct cur *c)
 	return c->bad ? BAG_OK : add_item(bag, name, nlen, media ? media : "", mlen, size, op == OP_ATTACHMENT_INDEX);
 }
 
+/* A chunk's message index offsets, sorted by offset. */
+struct mi_at {
+	uint64_t at;
+	uint16_t chan;
+};
+
+static int cmp_mi_at(const void *a, const void *b)
+{
+	const struct mi_at *x = a, *y = b;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * The counts of chunk ci by channel with no read: Message Index records
+ * follow their chunk back to back, so each one's size is the distance to
+ * the next (the last one's, to the end of the message_index_length bytes),
+ * and a record of n entries is 15 + 16 n bytes. *ok false when the offsets
+ * do not frame such records.
+ */
+static int counts_from_offsets(struct gather *g, const struct chunk_index *ci, bool *ok, struct mspan *m)
+{
+	size_t n = ci->mi_len / 10;
+	struct mi_at *v = malloc((n ? n : 1) * sizeof *v);
+	uint64_t end;
+
+	*ok = false;
+	if (v == NULL)
+		return oom(g->bag);
+	for (size_t k = 0; k < n; k++)
+		v[k] = (struct mi_at){ bag_le64(ci->mi + 10 * k + 2), (uint16_t)(ci->mi[10 * k] | ci->mi[10 * k + 1] << 8) };
+	bag_sort(v, n, sizeof *v, cmp_mi_at);
+	end = n > 0 ? v[0].at + ci->mi_total : 0;
+	*ok = n > 0 && v[0].at >= ci->pos + ci->len && end >= v[0].at && end <= g->bag->file_size;
+	for (size_t k = 0; *ok && k < n; k++) {
+		uint64_t size = (k + 1 < n ? v[k + 1].at : end) - v[k].at;
+		*ok = (k + 1 == n || v[k + 1].at > v[k].at) && size >= 15 && (size - 15) % 16 == 0 && v[k].at < end;
+	}
+	for (size_t k = 0; *ok && k < n; k++) {
+		uint64_t size = (k + 1 < n ? v[k + 1].at : end) - v[k].at;
+		if (size > 15)
+			count_msgs(g, v[k].chan, (size - 15) / 16, ci->t0, ci->t1);
+	}
+	if (*ok && ci->mi_total <= SUMMARY_MAX) {
+		m->mi_pos = v[0].at;
+		m->mi_len = ci->mi_total;
+	}
+	free(v);
+	return BAG_OK;
+}
+
 /*
  * The counts of chunk ci by channel from the headers of its Message Index
- * records into the span being built; *ok false when they do not hold up
- * (then the chunk is walked instead).
+ * records (15 bytes read each) into the span being built, when the offsets
+ * alone do not give them; *ok false when they do not hold up (then the
+ * chunk is walked instead).
  */
 static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok, struct mspan *m)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
+	int rc;
 
+	if ((rc = counts_from_offsets(g, ci, ok, m)) != BAG_OK || *ok)
+		return rc;
 	*ok = ci->mi_len > 0;
 	for (uint32_t k = 0; *ok && k < ci->mi_len; k += 10) {
 		uint16_t chan = (uint16_t)(ci->mi[k] | ci->mi[k + 1] << 8);
 		uint64_t at = bag_le64(ci->mi + k + 2);
 		uint8_t h[15];
-		int rc;
 		if (at > g->bag->file_size || g->bag->file_size - at < sizeof h) {
 			*ok = false;
 			break;
@@ -782,7 +837,7 @@ static int summary_chunks(struct gather *g, struct chunk_index *cis, size_t n)
 	bag_sort(cis, n, sizeof *cis, cmp_ci);
 	for (size_t i = 0; i < n && rc == BAG_OK; i++) {
 		struct mspan m = { .chunk = true, .comp = cis[i].comp, .rec_len = cis[i].comp_size, .usize = cis[i].usize };
-		bool ok;
+		bool ok = false;
 		if (i > 0 && cis[i].pos < cis[i - 1].pos + cis[i - 1].len) {
 			rc = bag_warn(g->bag, cis[i].pos, "chunk index overlaps the chunk before it; skipped");
 			continue;
@@ -1161,6 +1216,22 @@ static int cmp_mi_entry(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The messages chunk i's chunk info counts on connection conn. */
+static uint64_t info_count(const bag_t *bag, size_t i, uint32_t conn)
+{
+	const struct chunk_conn *cc = &bag->chunk_conns[bag->chunks[i].conn_first];
+	uint32_t lo = 0, hi = bag->chunks[i].conn_n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (cc[mid].conn < conn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < bag->chunks[i].conn_n && cc[lo].conn == conn ? cc[lo].count : 0;
+}
+
 /*
  * The Message Index records of chunk i's region (buf, len) as lists, those
  * of unknown channels left out; a list out of file order (a writer that
@@ -1179,6 +1250,10 @@ static int mi_lists(bag_t *bag, size_t i, uint8_t *buf, uint64_t len, struct mi_
 		if (len - at < 15 || n > len - at - 9 || buf[at] != OP_MESSAGE_INDEX || n < 6 || bytes > n - 6 || bytes % 16)
 			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "unreadable message index after the chunk at "
 			                "byte %llu", (unsigned long long)bag->chunks[i].pos);
+		if (conn > 0 && bytes / 16 != info_count(bag, i, conn - 1))
+			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "message index of channel %u lists %u "
+			                "messages, the chunk index's offsets %llu", buf[at + 9] | buf[at + 10] << 8, bytes / 16,
+			                (unsigned long long)info_count(bag, i, conn - 1));
 		if (conn > 0 && bytes > 0) {
 			if (bag_grow((void **)l, &cap, *nl + 1, sizeof **l) != BAG_OK)
 				return oom(bag);
