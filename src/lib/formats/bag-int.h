@@ -143,6 +143,8 @@ void bag_count_chunk(bag_t *bag, const struct chunk *ch);
 
 /* Find the connection index for a file conn id; -1 if none (O(log n)). */
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id);
+/* The index of the chunk whose record is at pos (chunks are sorted by it), or -1. */
+long bag_chunk_lookup(const bag_t *bag, uint64_t pos);
 
 /* Sort conns by id and set each one's index. */
 void bag_conns_sort(bag_t *bag);

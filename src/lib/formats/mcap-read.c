@@ -1183,14 +1183,56 @@ struct mi_list {
 
 #define MI_OFF(l, k) bag_le64((l)->p + 16 * (size_t)(k) + 8)
 
+/* One entry for ranking by sort: its offset and its place in ranks[]. */
+struct mi_place {
+	uint64_t off;
+	uint32_t slot;
+};
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct mi_place *x = a, *y = b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* mi_ranks() for many lists: every entry sorted by offset. */
+static int mi_ranks_sorted(bag_t *bag, struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs,
+                           bool *ok)
+{
+	struct mi_place *p = malloc((size_t)total * sizeof *p);
+	uint32_t n = 0;
+
+	*ok = false;
+	if (p == NULL)
+		return oom(bag);
+	for (size_t k = 0; k < nl; k++)
+		for (uint32_t j = 0; j < l[k].n; j++)
+			p[n++] = (struct mi_place){ MI_OFF(&l[k], j), l[k].first + j };
+	bag_sort(p, n, sizeof *p, cmp_place);
+	*ok = true;
+	for (uint32_t r = 0; r < n && *ok; r++) {
+		*ok = r == 0 || p[r].off - p[r - 1].off >= 31;
+		offs[r] = p[r].off;
+		ranks[p[r].slot] = r;
+	}
+	free(p);
+	return BAG_OK;
+}
+
 /*
  * The ranks (file order) of the lists' entries into ranks[first + k], by
  * merging lists each in file order; *ok false when offsets repeat, come out
  * of order in a list, or lie closer than a message record's 31 bytes.
- * Lists are few (one per channel of the chunk): a scan of their heads.
+ * Lists are few (one per channel of the chunk): a scan of their heads;
+ * past MI_MERGE lists, a sort.
  */
-static void mi_ranks(struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs, bool *ok)
+#define MI_MERGE 16
+
+static int mi_ranks(bag_t *bag, struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs,
+                    bool *ok)
 {
+	if (nl > MI_MERGE)
+		return mi_ranks_sorted(bag, l, nl, total, ranks, offs, ok);
 	*ok = true;
 	for (uint32_t r = 0; r < total && *ok; r++) {
 		size_t best = nl;
@@ -1208,6 +1250,7 @@ static void mi_ranks(struct mi_list *l, size_t nl, uint32_t total, uint32_t *ran
 		offs[r] = o;
 		ranks[l[best].first + l[best].at++] = r;
 	}
+	return BAG_OK;
 }
 
 static int cmp_mi_entry(const void *a, const void *b)
@@ -1305,7 +1348,8 @@ static int mcap_read_index(bag_t *bag, size_t i, int (*add)(void *ctx, uint32_t 
 		rc = oom(bag);
 		goto done;
 	}
-	mi_ranks(l, nl, (uint32_t)total, ranks, offs, &ok);
+	if ((rc = mi_ranks(bag, l, nl, (uint32_t)total, ranks, offs, &ok)) != BAG_OK)
+		goto done;
 	if (!ok || offs[total - 1] - offs[0] + GROW * (total - 1) > UINT32_MAX) {
 		rc = bag_fail(bag, BAG_ECORRUPT, m->mi_pos, "message indexes of the chunk at byte %llu repeat offsets or "
 		              "name records that overlap", (unsigned long long)bag->chunks[i].pos);
@@ -1526,16 +1570,9 @@ static uint64_t record_end(const struct verify *v, size_t i, uint64_t walked)
 /* Messages of the chunk at pos as the open counted them (0 if it is not one of the handle's). */
 static uint64_t chunk_count_at(const bag_t *bag, uint64_t pos)
 {
-	size_t lo = 0, hi = bag->nchunks;
+	long i = bag_chunk_lookup(bag, pos);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (bag->chunks[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < bag->nchunks && bag->chunks[lo].pos == pos ? bag->chunks[lo].count : 0;
+	return i >= 0 ? bag->chunks[i].count : 0;
 }
 
 /* End of a chunk's run of message indexes: a chunk without any counts as the open counted it. */

@@ -157,16 +157,7 @@ static int check_open(struct checker *c)
 /* Whether a chunk record at pos is in the bag's chunk list. */
 static bool chunk_known(const bag_t *bag, uint64_t pos)
 {
-	size_t lo = 0, hi = bag->nchunks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (bag->chunks[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < bag->nchunks && bag->chunks[lo].pos == pos;
+	return bag_chunk_lookup(bag, pos) >= 0;
 }
 
 /*
