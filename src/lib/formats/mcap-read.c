@@ -387,8 +387,9 @@ static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *
 	else if (rc != BAG_OK)
 		rc = oom(bag);
 	else if (!inf.ended || inf.len != m->usize)
-		rc = bag_fail(bag, BAG_ECOMPRESS, off, "%s chunk does not decompress to its %llu bytes%s%s",
-		              bag_compression_name(m->comp), (unsigned long long)m->usize, inf.err.message[0] ? ": " : "", inf.err.message);
+		rc = bag_fail(bag, BAG_ECOMPRESS, off, "%s chunk does not decompress to its %llu byte%s%s%s",
+		              bag_compression_name(m->comp), (unsigned long long)m->usize, BAG_S(m->usize),
+		              inf.err.message[0] ? ": " : "", inf.err.message);
 	else if (crc && m->crc != 0 && bag_crc32(0, inf.buf, inf.len) != m->crc)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "chunk CRC mismatch (its records are damaged)");
 	if (rc != BAG_OK) {
@@ -556,8 +557,8 @@ static int scan_record(struct gather *g, uint8_t op, struct cur *c, uint64_t len
 		skip(c, 4);
 		int64_t t = mtime(get64(c));
 		if (c->bad)
-			return bag_warn(g->bag, off, "message record of %llu bytes is too short; skipped",
-			                (unsigned long long)len);
+			return bag_warn(g->bag, off, "message record of %llu byte%s is too short; skipped",
+			                (unsigned long long)len, BAG_S(len));
 		if (g->loose_bytes >= SPAN_BYTES && (rc = loose_cut(g)) != BAG_OK)
 			return rc;
 		if (g->loose_bytes == 0)
@@ -1121,8 +1122,8 @@ static int add_chunks(struct gather *g)
 	}
 	free(cc);
 	if (rc == BAG_OK && orphans > 0)
-		rc = bag_warn(bag, UINT64_MAX, "%llu messages on channels the file never defines are left out",
-		              (unsigned long long)orphans);
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on channels the file never defines are left out",
+		              (unsigned long long)orphans, BAG_S(orphans));
 	return rc;
 }
 
@@ -1295,8 +1296,8 @@ static int mi_lists(bag_t *bag, size_t i, uint8_t *buf, uint64_t len, struct mi_
 			                "byte %llu", (unsigned long long)bag->chunks[i].pos);
 		if (conn > 0 && bytes / 16 != info_count(bag, i, conn - 1))
 			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "message index of channel %u lists %u "
-			                "messages, the chunk index's offsets %llu", buf[at + 9] | buf[at + 10] << 8, bytes / 16,
-			                (unsigned long long)info_count(bag, i, conn - 1));
+			                "message%s, the chunk index's offsets %llu", buf[at + 9] | buf[at + 10] << 8, bytes / 16,
+			                BAG_S(bytes / 16), (unsigned long long)info_count(bag, i, conn - 1));
 		if (conn > 0 && bytes > 0) {
 			if (bag_grow((void **)l, &cap, *nl + 1, sizeof **l) != BAG_OK)
 				return oom(bag);
@@ -1473,8 +1474,8 @@ static int build(struct gather *g)
 	if (rc == BAG_OK)
 		rc = add_chunks(g);
 	if (rc == BAG_OK && g->recovery_failed > 0)
-		rc = bag_warn(g->bag, UINT64_MAX, "%zu chunks could not be read; %llu messages in them are lost",
-		              g->recovery_failed, (unsigned long long)g->lost);
+		rc = bag_warn(g->bag, UINT64_MAX, "%zu chunk%s could not be read; %llu message%s in them are lost",
+		              g->recovery_failed, BAG_S(g->recovery_failed), (unsigned long long)g->lost, BAG_S(g->lost));
 	return rc;
 }
 
@@ -1644,8 +1645,8 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 		uint8_t op = p[0];
 		uint64_t len = bag_le64(p + 1);
 		if (len > bag->file_size - off - 9) {
-			rc = vfound(v, off, BAG_ETRUNCATED, "record (opcode 0x%02x) of %llu bytes runs past the end of the file",
-			            op, (unsigned long long)len);
+			rc = vfound(v, off, BAG_ETRUNCATED, "record (opcode 0x%02x) of %llu byte%s runs past the end of the file",
+			            op, (unsigned long long)len, BAG_S(len));
 			break;
 		}
 		if (bag_grow((void **)&v->off, &v->cap, v->n + 1, sizeof *v->off) != BAG_OK ||
@@ -1717,8 +1718,8 @@ static int verify_pointer(struct verify *v, uint8_t op, struct cur *c, uint64_t 
 		if (!parse_chunk_index(c, &ci))
 			return vfound(v, off, BAG_ECORRUPT, "chunk index is malformed");
 		if ((i = record_at(v, ci.pos)) < 0 || v->op[i] != OP_CHUNK || record_end(v, (size_t)i, walked) - ci.pos != ci.len)
-			return vfound(v, off, BAG_ECORRUPT, "chunk index points at byte %llu, which is not a chunk record of %llu bytes",
-			              (unsigned long long)ci.pos, (unsigned long long)ci.len);
+			return vfound(v, off, BAG_ECORRUPT, "chunk index points at byte %llu, which is not a chunk record of %llu byte%s",
+			              (unsigned long long)ci.pos, (unsigned long long)ci.len, BAG_S(ci.len));
 		for (uint32_t k = 0; k < ci.mi_len; k += 10)
 			if ((i = record_at(v, bag_le64(ci.mi + k + 2))) < 0 || v->op[i] != OP_MESSAGE_INDEX)
 				return vfound(v, off, BAG_ECORRUPT, "chunk index names a message index at byte %llu that is not there",
@@ -1743,9 +1744,9 @@ static int verify_pointer(struct verify *v, uint8_t op, struct cur *c, uint64_t 
 	}
 	uint8_t want = op == OP_ATTACHMENT_INDEX ? OP_ATTACHMENT : OP_METADATA;
 	if (c->bad || (i = record_at(v, to)) < 0 || v->op[i] != want || record_end(v, (size_t)i, walked) - to != len)
-		return vfound(v, off, BAG_ECORRUPT, "%s index points at byte %llu, which is not such a record of %llu bytes",
+		return vfound(v, off, BAG_ECORRUPT, "%s index points at byte %llu, which is not such a record of %llu byte%s",
 		              op == OP_ATTACHMENT_INDEX ? "attachment" : "metadata", (unsigned long long)to,
-		              (unsigned long long)len);
+		              (unsigned long long)len, BAG_S(len));
 	return BAG_OK;
 }
 
@@ -1791,8 +1792,8 @@ static int verify_summary(struct verify *v, uint64_t footer, uint64_t walked)
 			if (op != OP_STATISTICS)
 				rc = verify_pointer(v, op, &c, v->off[i], walked);
 			else if (get64(&c) != v->messages)
-				rc = vfound(v, v->off[i], BAG_ECORRUPT, "statistics count %llu messages, the file holds %llu",
-				            (unsigned long long)bag_le64(buf), (unsigned long long)v->messages);
+				rc = vfound(v, v->off[i], BAG_ECORRUPT, "statistics count %llu message%s, the file holds %llu",
+				            (unsigned long long)bag_le64(buf), BAG_S(bag_le64(buf)), (unsigned long long)v->messages);
 		}
 		free(buf);
 	}
