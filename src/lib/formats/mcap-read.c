@@ -1531,6 +1531,8 @@ struct verify {
 	size_t n, cap;
 	uint64_t chunk_pos;       /* the last Chunk record (UINT64_MAX: none since) */
 	bool chunk_indexed;       /* a message index followed it */
+	bool index_bad;           /* one of them was malformed */
+	uint64_t indexed;         /* the messages they list */
 	uint64_t messages;        /* Message records, in chunks (as indexed) or not */
 };
 
@@ -1576,11 +1578,14 @@ static uint64_t chunk_count_at(const bag_t *bag, uint64_t pos)
 	return i >= 0 ? bag->chunks[i].count : 0;
 }
 
-/* End of a chunk's run of message indexes: a chunk without any counts as the open counted it. */
+/*
+ * End of a chunk's run of message indexes: its messages as they list them,
+ * or, with none or a malformed one, as the open counted them.
+ */
 static void chunk_done(struct verify *v)
 {
-	if (v->chunk_pos != UINT64_MAX && !v->chunk_indexed)
-		v->messages += chunk_count_at(v->bag, v->chunk_pos);
+	if (v->chunk_pos != UINT64_MAX)
+		v->messages += v->chunk_indexed && !v->index_bad ? v->indexed : chunk_count_at(v->bag, v->chunk_pos);
 	v->chunk_pos = UINT64_MAX;
 }
 
@@ -1594,7 +1599,8 @@ static int verify_chunk(struct verify *v, const uint8_t *p, uint64_t n, uint64_t
 	uint64_t usize, rec_len;
 
 	v->chunk_pos = off;
-	v->chunk_indexed = false;
+	v->chunk_indexed = v->index_bad = false;
+	v->indexed = 0;
 	skip(&c, 16);
 	usize = get64(&c);
 	skip(&c, 4);
@@ -1620,9 +1626,11 @@ static int verify_index(struct verify *v, const uint8_t *content, uint64_t len, 
 	if (v->chunk_pos == UINT64_MAX)
 		return BAG_OK;
 	v->chunk_indexed = true;
-	if (c.bad || bytes > len - 6 || bytes % 16)
+	if (c.bad || bytes > len - 6 || bytes % 16) {
+		v->index_bad = true;
 		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u is malformed", chan);
-	v->messages += bytes / 16;
+	}
+	v->indexed += bytes / 16;
 	return BAG_OK;
 }
 
