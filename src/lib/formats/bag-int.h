@@ -146,6 +146,9 @@ long bag_conn_lookup(const bag_t *bag, uint32_t conn_id);
 /* The index of the chunk whose record is at pos (chunks are sorted by it), or -1. */
 long bag_chunk_lookup(const bag_t *bag, uint64_t pos);
 
+/* Where connection index conn is among chunk i's chunk_conns (sorted by it): k from conn_first, or -1. */
+long bag_chunk_conn_slot(const bag_t *bag, size_t i, uint32_t conn);
+
 /* Sort conns by id and set each one's index. */
 void bag_conns_sort(bag_t *bag);
 

@@ -1263,17 +1263,9 @@ static int cmp_mi_entry(const void *a, const void *b)
 /* The messages chunk i's chunk info counts on connection conn. */
 static uint64_t info_count(const bag_t *bag, size_t i, uint32_t conn)
 {
-	const struct chunk_conn *cc = &bag->chunk_conns[bag->chunks[i].conn_first];
-	uint32_t lo = 0, hi = bag->chunks[i].conn_n;
+	long k = bag_chunk_conn_slot(bag, i, conn);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (cc[mid].conn < conn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < bag->chunks[i].conn_n && cc[lo].conn == conn ? cc[lo].count : 0;
+	return k >= 0 ? bag->chunk_conns[bag->chunks[i].conn_first + (size_t)k].count : 0;
 }
 
 /*

@@ -306,18 +306,12 @@ static int cmp_u32(const void *a, const void *b)
 static uint32_t tally_slot(struct chunk_tally *t, uint32_t conn)
 {
 	const struct chunk_conn *cc = &t->bag->chunk_conns[t->ch->conn_first];
-	uint32_t lo = 0, hi = t->ch->conn_n;
+	long k;
 
-	if (t->last < hi && cc[t->last].conn == conn)
+	if (t->last < t->ch->conn_n && cc[t->last].conn == conn)
 		return t->last;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (cc[mid].conn < conn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->ch->conn_n && cc[lo].conn == conn ? (t->last = lo) : t->ch->conn_n;
+	k = bag_chunk_conn_slot(t->bag, (size_t)(t->ch - t->bag->chunks), conn);
+	return k >= 0 ? (t->last = (uint32_t)k) : t->ch->conn_n;
 }
 
 static int tally_item(void *arg, const struct chunk_item *it)
