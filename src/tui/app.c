@@ -333,6 +333,7 @@ static void turn(struct app *app, int64_t *first_full)
 	if (app->timing != NULL && *first_full == 0 && app->sel.bytes != NULL) {
 		*first_full = app_now_ns();
 		fprintf(app->timing, "first-decoded %.3f\n", (double)(*first_full - app->t0) / 1e6);
+		fflush(app->timing);
 	}
 	poll(fds, 4, panes_busy(app) ? 100 : 500);
 	app_export_poll(app);
@@ -368,6 +369,7 @@ int tui_run(char *const *paths, size_t n)
 	if (tpath != NULL && (app.timing = fopen(tpath, "w")) != NULL) {
 		draw_all(&app);
 		fprintf(app.timing, "first-screen %.3f\n", (double)(app_now_ns() - app.t0) / 1e6);
+		fflush(app.timing);
 	}
 	if (app_any_url(&app)) {
 		draw_all(&app);
