@@ -28,6 +28,7 @@ struct detail_pane {
 	uint64_t built;               /* what d shows */
 	int mode;                     /* the mode it was built for (-1: rebuild) */
 	bool wrap;                    /* long lines wrap */
+	uint64_t error_for;           /* d says why this (a built value) cannot be read: wrapped; or BUILT_NONE */
 	int conns_topic;              /* the topic whose connections d shows, or -1 */
 	char follow_path[256];        /* the cursor's field path, kept across messages */
 	char **folds;                 /* folded field paths, kept across messages */
@@ -112,18 +113,16 @@ static void follow(struct app *app, struct detail_pane *s)
 	}
 }
 
-/* The detail for a message that cannot be read: the whole error, problem first. */
-static void detail_error(struct detail *d, const char *msg)
+/* The detail for message key that cannot be read: the error once, problem first, wrapped as it is drawn. */
+static void detail_error(struct detail_pane *s, const char *msg, uint64_t key)
 {
-	char first[600];
+	char first[600], line[700];
 
 	detail_problem_first(msg, first, sizeof first);
-	detail_note(d, "cannot read this message:");
-	detail_add(d, 1, first);
-	detail_add(d, 1, "");
-	detail_add(d, 1, "as the library said it:");
-	detail_add(d, 1, msg);
-	detail_add(d, 1, "(L shows the log; bagscope check names every damaged chunk)");
+	snprintf(line, sizeof line, "cannot read this message: %s", first);
+	detail_note(&s->d, line);
+	detail_add(&s->d, 0, "(L shows the log; bagscope check names every damaged chunk)");
+	s->error_for = key;
 }
 
 /* Every connection of topic t, shown or not. */
@@ -189,7 +188,7 @@ static void build_empty(struct app *app, struct detail_pane *s)
 		app_note_bad_index(app, bag_view_error(m->view)->message);
 	if (s->built != shown) {
 		if (model_count(m) > 0)
-			detail_error(&s->d, bag_view_error(m->view)->message);
+			detail_error(s, bag_view_error(m->view)->message, shown);
 		else
 			detail_note(&s->d, "no message selected");
 	}
@@ -227,7 +226,7 @@ static void update(struct app *app, struct detail_pane *s)
 	} else if (key != app->sel.key || app->sel.bytes == NULL) {
 		const struct summary *sum = app_summary(app, key);
 		if (sum && sum->rc != BAG_OK && sum->rc != BAG_EDECODE && sum->rc != BAG_EDEFINITION) {
-			detail_error(&s->d, sum->text);
+			detail_error(s, sum->text, key);
 			s->built = key;
 			s->mode = (int)m->detail;
 			return;
@@ -255,7 +254,7 @@ static void draw(struct app *app, struct pane *p)
 	else
 		snprintf(rest, sizeof rest, ": %s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
 		         s->wrap ? " (on)" : "");
-	textview_draw(app, p, &s->d, rest, s->wrap);
+	textview_draw(app, p, &s->d, rest, s->wrap || (s->error_for == s->built && s->built != BUILT_NONE));
 }
 
 /* Remember the cursor's field and the folded fields, to follow them to the next message. */
@@ -284,7 +283,7 @@ static void moved(struct app *app, struct pane *p)
 	s->d.hscroll = 0;
 	if (s->conns_topic >= 0) {
 		s->conns_topic = -1;
-		s->built = BUILT_NONE;
+		s->built = s->error_for = BUILT_NONE;
 	}
 }
 
@@ -298,7 +297,7 @@ static bool key(struct app *app, struct pane *p, enum action a, bool focused)
 	}
 	if (a == ACTION_CANCEL && s->conns_topic >= 0) {
 		s->conns_topic = -1;
-		s->built = BUILT_NONE;
+		s->built = s->error_for = BUILT_NONE;
 		return true;
 	}
 	return focused && textview_key(&s->d, a, p->r.h);
@@ -309,7 +308,7 @@ void detail_pane_show_topic(struct app *app, size_t topic)
 	struct detail_pane *s = state(app);
 
 	s->conns_topic = (int)topic;
-	s->built = BUILT_NONE;
+	s->built = s->error_for = BUILT_NONE;
 	s->d.cursor = s->d.top = 0;
 }
 
@@ -339,7 +338,7 @@ static int init(struct app *app, struct pane *p)
 	(void)app;
 	if ((p->state = s) == NULL)
 		return -1;
-	s->built = BUILT_NONE;
+	s->built = s->error_for = BUILT_NONE;
 	s->conns_topic = -1;
 	return 0;
 }

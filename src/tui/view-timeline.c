@@ -374,10 +374,10 @@ static void first_label(struct app *app, struct pane *p, size_t nshown)
 	draw_label(app, p->r.y, 0, s->label_w, label, focus ? C_FOCUS : C_DIM, focus ? A_BOLD : 0);
 }
 
-/* The label column's width: the longest shown name, within a quarter of the screen (16 to 40). */
+/* The label column's width: the longest shown name, within a quarter of the screen (17, the legend, to 40). */
 static int label_width(const struct model *m, int cols)
 {
-	int most = 16, cap = cols / 4 < 16 ? 16 : cols / 4 > 40 ? 40 : cols / 4;
+	int most = 17, cap = cols / 4 < 17 ? 17 : cols / 4 > 40 ? 40 : cols / 4;
 
 	for (size_t i = 0; i < m->ntopics; i++)
 		if (m->topics[i].shown && tl_name_width(m->topics[i].topic) + 3 > most)
