@@ -58,12 +58,16 @@ int tl_rows(size_t nshown, size_t top, int n, long sel, size_t *rows)
 		top = 0;
 	for (size_t i = top; i < nshown && k < n; i++)
 		rows[k++] = i;
-	if (sel >= 0 && (size_t)sel < nshown && ((size_t)sel < top || (size_t)sel >= top + (size_t)k))
-		rows[k - 1] = (size_t)sel;   /* pinned: out of the window, it takes the last row */
+	if (sel >= 0 && (size_t)sel < nshown && ((size_t)sel < top || (size_t)sel >= top + (size_t)k)) {
+		/* pinned: out of the window, it takes the last row (one more when there is room) */
+		if (k < n)
+			k++;
+		rows[k - 1] = (size_t)sel;
+	}
 	return k;
 }
 
-size_t tl_scroll(size_t top, size_t cursor, size_t nshown, int n)
+size_t tl_scroll(size_t top, size_t cursor, size_t nshown, int n, long sel)
 {
 	size_t rows = n > 0 ? (size_t)n : 1;
 
@@ -75,6 +79,9 @@ size_t tl_scroll(size_t top, size_t cursor, size_t nshown, int n)
 		return 0;
 	if (top > nshown - rows)
 		top = nshown - rows;
+	/* the selection out of the window is pinned on the last row: the cursor must not be there */
+	if (rows > 1 && sel >= 0 && ((size_t)sel < top || (size_t)sel >= top + rows) && cursor == top + rows - 1)
+		top++;
 	return top;
 }
 

@@ -26,12 +26,16 @@ int tl_name_width(const char *name);
  * The rows of a window of n rows over nshown topics scrolled to top: the
  * index (0..nshown) each row shows, into rows[0..n); returns how many.
  * When sel (an index, or -1 for none) is out of the window, it takes the
- * last row so the selected topic is always in sight.
+ * last row (after the window when that has room) so the selected topic is
+ * always in sight.
  */
 int tl_rows(size_t nshown, size_t top, int n, long sel, size_t *rows);
 
-/* The scroll (first index) that keeps cursor among n rows, from top, within nshown. */
-size_t tl_scroll(size_t top, size_t cursor, size_t nshown, int n);
+/*
+ * The scroll (first index) from top that keeps cursor among n rows within
+ * nshown, and off the last row when sel (or -1) will be pinned there.
+ */
+size_t tl_scroll(size_t top, size_t cursor, size_t nshown, int n, long sel);
 
 /* The column of time t among w columns over [start, end] (clamped; 0 for an empty span). */
 int tl_col(int64_t t, int64_t start, int64_t end, int w);

@@ -56,7 +56,8 @@ struct timeline_pane {
 	uint64_t hit_row;             /* the last match taken (UINT64_MAX: none) */
 	size_t cur_topic;             /* the topic cursor */
 	size_t top;                   /* first shown topic in the window */
-	int ntopic_rows;              /* topic rows last drawn */
+	int ntopic_rows;              /* topic rows the pane has */
+	int window;                   /* of them, the window's (top on), the rest pinned or blank */
 	int row_topic[MAX_ROWS];      /* per row of the pane: its topic, or -1 */
 	int label_w;
 	bool pair;
@@ -328,7 +329,7 @@ static void draw_topic(struct app *app, struct timeline_pane *s, int y, size_t t
 	char name[256], label[300];
 	bool focused = m->focus == PANE_TIMELINE && t == s->cur_topic;
 
-	tl_cut_name(term_str(&sc, m->topics[t].topic), s->label_w - 3, app->utf8, name, sizeof name);
+	tl_cut_name(term_str(&sc, m->topics[t].topic), s->label_w - 2, app->utf8, name, sizeof name);
 	term_scratch_free(&sc);
 	snprintf(label, sizeof label, "%s%s", sel ? (app->utf8 ? "\xE2\x96\xB6" : ">") : " ", name);
 	draw_label(app, y, 0, s->label_w, label, focused ? C_FOCUS : C_DIM, focused || sel ? A_BOLD : 0);
@@ -348,13 +349,21 @@ static void draw_topics(struct app *app, struct pane *p, int first, int w, int c
 	size_t nshown = shown_topics(m, shown);
 	long sel = index_of(shown, nshown, selected_topic(m)), c = index_of(shown, nshown, (long)s->cur_topic);
 	if (c >= 0)
-		s->top = tl_scroll(s->top, (size_t)c, nshown, m->focus == PANE_TIMELINE && sel != c ? n - 1 : n);
-	n = tl_rows(nshown, s->top, n, sel, rows);
-	for (int k = 0; k < n; k++) {
-		draw_topic(app, s, p->r.y + first + k, shown[rows[k]], (long)rows[k] == sel, w, cur);
-		if (first + k < MAX_ROWS)
-			s->row_topic[first + k] = (int)shown[rows[k]];
+		s->top = tl_scroll(s->top, (size_t)c, nshown, n, sel);
+	int k = tl_rows(nshown, s->top, n, sel, rows);
+	for (int i = 0; i < n; i++) {
+		if (i >= k) {
+			draw_put(p->r.y + first + i, 0, p->r.w, "");
+			continue;
+		}
+		draw_topic(app, s, p->r.y + first + i, shown[rows[i]], (long)rows[i] == sel, w, cur);
+		if (first + i < MAX_ROWS)
+			s->row_topic[first + i] = (int)shown[rows[i]];
 	}
+	/* the window's own rows (the pinned one is not), for the first row's "3-5/12" */
+	s->window = 0;
+	for (int i = 0; i < k; i++)
+		s->window += rows[i] >= s->top && rows[i] < s->top + (size_t)k;
 	free(shown);
 }
 
@@ -363,25 +372,24 @@ static void first_label(struct app *app, struct pane *p, size_t nshown)
 {
 	struct timeline_pane *s = p->state;
 	char label[64];
-	size_t last = s->top + (size_t)s->ntopic_rows;
 	bool focus = app->m.focus == PANE_TIMELINE;
 
-	if (nshown > (size_t)s->ntopic_rows && s->ntopic_rows > 0)
-		snprintf(label, sizeof label, " %s %zu-%zu/%zu", p->ops->title, s->top + 1, last > nshown ? nshown : last,
+	if (nshown > (size_t)s->window && s->window > 0)
+		snprintf(label, sizeof label, " %s %zu-%zu/%zu", p->ops->title, s->top + 1, s->top + (size_t)s->window,
 		         nshown);
 	else
 		snprintf(label, sizeof label, " %s", p->ops->title);
 	draw_label(app, p->r.y, 0, s->label_w, label, focus ? C_FOCUS : C_DIM, focus ? A_BOLD : 0);
 }
 
-/* The label column's width: the longest shown name, within a quarter of the screen (17, the legend, to 40). */
+/* The label column's width: the longest shown name, within 30 % of the screen (17, the legend, to 40). */
 static int label_width(const struct model *m, int cols)
 {
-	int most = 17, cap = cols / 4 < 17 ? 17 : cols / 4 > 40 ? 40 : cols / 4;
+	int most = 17, cap = cols * 3 / 10 < 17 ? 17 : cols * 3 / 10 > 40 ? 40 : cols * 3 / 10;
 
 	for (size_t i = 0; i < m->ntopics; i++)
-		if (m->topics[i].shown && tl_name_width(m->topics[i].topic) + 3 > most)
-			most = tl_name_width(m->topics[i].topic) + 3;
+		if (m->topics[i].shown && tl_name_width(m->topics[i].topic) + 2 > most)
+			most = tl_name_width(m->topics[i].topic) + 2;
 	return most < cap ? most : cap;
 }
 
@@ -409,7 +417,6 @@ static void draw(struct app *app, struct pane *p)
 	take_hits(app, s);
 	events(app, s, ev, w);
 	s->ntopic_rows = p->r.h - FIXED_ROWS - (m->filtered ? 1 : 0);
-	first_label(app, p, nshown);
 	draw_strip(app, p->r.y, s->label_w, s->density, w, cur, s->cells_w == w ? s->cells : NULL);
 	draw_label(app, p->r.y + 1, 0, s->label_w, app->utf8 ? " \xE2\x96\xBCmark \xE2\x97\x86hit \xE2\x9C\x96" "bad" :
 	           " v:mark *:hit X:bad", C_DIM, 0);
@@ -424,8 +431,10 @@ static void draw(struct app *app, struct pane *p)
 			draw_strip(app, p->r.y + row, s->label_w, s->fbins, w, cur, NULL);
 		row++;
 	}
+	s->window = 0;
 	if (s->ntopic_rows > 0)
 		draw_topics(app, p, row, w, cur);
+	first_label(app, p, nshown);
 }
 
 /* The summed strip, the events, the filter's strip while one is on, and topic rows: more while focused. */

@@ -103,6 +103,11 @@ static void test_rows_pin_the_selected_topic(void **state)
 	assert_int_equal(tl_rows(10, 5, 3, 1, rows), 3);
 	assert_int_equal(rows[0], 5);
 	assert_int_equal(rows[2], 1);
+	/* at the end with a row to spare: the pinned one after the window */
+	assert_int_equal(tl_rows(10, 8, 3, 0, rows), 3);
+	assert_int_equal(rows[0], 8);
+	assert_int_equal(rows[1], 9);
+	assert_int_equal(rows[2], 0);
 	/* fewer topics than rows; no selection; a scroll past the end starts again */
 	assert_int_equal(tl_rows(2, 0, 5, -1, rows), 2);
 	assert_int_equal(tl_rows(4, 9, 3, -1, rows), 3);
@@ -113,13 +118,19 @@ static void test_rows_pin_the_selected_topic(void **state)
 static void test_scroll_keeps_the_cursor(void **state)
 {
 	(void)state;
-	assert_int_equal(tl_scroll(0, 2, 10, 3), 0);
-	assert_int_equal(tl_scroll(0, 3, 10, 3), 1);
-	assert_int_equal(tl_scroll(5, 2, 10, 3), 2);
-	assert_int_equal(tl_scroll(0, 9, 10, 3), 7);
+	assert_int_equal(tl_scroll(0, 2, 10, 3, -1), 0);
+	assert_int_equal(tl_scroll(0, 3, 10, 3, -1), 1);
+	assert_int_equal(tl_scroll(5, 2, 10, 3, -1), 2);
+	assert_int_equal(tl_scroll(0, 9, 10, 3, -1), 7);
 	/* never past the last full window, and none when all fit */
-	assert_int_equal(tl_scroll(9, 9, 10, 3), 7);
-	assert_int_equal(tl_scroll(4, 1, 3, 5), 0);
+	assert_int_equal(tl_scroll(9, 9, 10, 3, -1), 7);
+	assert_int_equal(tl_scroll(4, 1, 3, 5, -1), 0);
+	/* the selection in the window changes nothing */
+	assert_int_equal(tl_scroll(0, 2, 10, 3, 1), 0);
+	/* out of it, it will be pinned on the last row: the cursor goes one row up */
+	assert_int_equal(tl_scroll(0, 2, 10, 3, 8), 1);
+	assert_int_equal(tl_scroll(0, 9, 10, 3, 0), 8);
+	assert_int_equal(tl_scroll(0, 1, 10, 3, 8), 0);
 }
 
 static void test_columns(void **state)
