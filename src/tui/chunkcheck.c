@@ -8,12 +8,15 @@
  * its message naming the byte). The thread appends those to a list under a
  * lock; the main loop takes the list each turn into app->bad through
  * app_note_bad_chunk / app_note_bad_index, the same count the worker's
- * failures go to, so each chunk is counted once whoever finds it. Bags at a
- * URL are not checked (it would fetch the whole recording).
+ * failures go to, so each chunk is counted once whoever finds it. While a
+ * search, a filter or a write runs, the check waits (its progress callback
+ * sleeps), so it never slows what the user asked for. Bags at a URL are not
+ * checked (it would fetch the whole recording).
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tui/app.h"
 #include "tui/dupjob.h"
@@ -29,6 +32,7 @@ struct chunkcheck {
 	struct found *v;              /* chunks found unreadable, not taken yet */
 	size_t n, cap;
 	struct bag_text index;        /* index failures' messages, one a line, not taken yet */
+	bool pause;                   /* atomic: the user's job runs, wait */
 };
 
 static int drop(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
@@ -69,6 +73,17 @@ static int emit(void *arg, const struct bag_scan_item *it)
 	return rc;
 }
 
+/* Progress: the dupjob's, and a wait while paused (until cancelled). */
+static int progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct chunkcheck *c = arg;
+	struct timespec nap = { 0, 50000000 };
+
+	while (__atomic_load_n(&c->pause, __ATOMIC_RELAXED) && !__atomic_load_n(&c->job.cancel, __ATOMIC_RELAXED))
+		nanosleep(&nap, NULL);
+	return dupjob_progress(&c->job, done, total);
+}
+
 static int run(struct dupjob *j, void *arg)
 {
 	struct bag_scan_opts o = BAG_SCAN_OPTS_INIT;
@@ -79,8 +94,8 @@ static int run(struct dupjob *j, void *arg)
 	o.work = drop;
 	o.emit = emit;
 	o.arg = arg;
-	o.progress = dupjob_progress;
-	o.progress_arg = j;
+	o.progress = progress;
+	o.progress_arg = arg;
 	if ((rc = bag_view_open(&v, j->tl, NULL)) == BAG_OK)
 		rc = bag_scan(v, &o, NULL);
 	bag_view_free(v);
@@ -105,6 +120,7 @@ void app_check_take(struct app *app)
 
 	if (c == NULL)
 		return;
+	__atomic_store_n(&c->pause, app->find.js.running || app_export_running(app), __ATOMIC_RELAXED);
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->n; i++)
 		app_note_bad_chunk(app, work_key(c->v[i].bag, c->v[i].chunk, 0), c->v[i].rc);
