@@ -609,8 +609,8 @@ static void pane_free(struct app *app, struct pane *p)
 
 const struct pane_ops pane_timeline = {
 	.title = "timeline",
-	.help = "density over the bag's span, summed and per shown topic; marks, search hits, the filter, "
-	        "unreadable chunks; focused: j/k topics, h/l time, Enter that topic's nearest message",
+	.help = "focused: j/k topics, h/l time, Enter that topic's nearest message; density summed and per "
+	        "shown topic, marks, search matches, the filter, unreadable chunks; a click jumps",
 	.slot = SLOT_BOTTOM,
 	.takes_focus = true,
 	.init = init,
