@@ -110,7 +110,7 @@ static void draw_status(struct app *app, struct rect r)
 		snprintf(sizes, sizeof sizes, "checking the chunks %d%%", app_check_percent(app));
 	if (app->bad.msgs > 0)
 		snprintf(sizes, sizeof sizes, "%zu unreadable chunk%s, %llu message%s lost%s (L: log)", app->bad.nchunks,
-		         app->bad.nchunks == 1 ? "" : "s", (unsigned long long)app->bad.msgs, app->bad.msgs == 1 ? "" : "s",
+		         BAG_S(app->bad.nchunks), (unsigned long long)app->bad.msgs, BAG_S(app->bad.msgs),
 		         app_check_percent(app) >= 0 ? " so far" : "");
 	status_fetched(app, sizes, sizeof sizes);
 	status_extra(app, t, extra, sizeof extra);
