@@ -7,8 +7,9 @@
  *     /rosout warning or error, or a diagnostic turning WARN or worse,
  *     falls (yellow / red, bold without colour; their times come from a
  *     dupjob started with the browser, so they appear when it is done);
- *   - the events: marks, the search's hits so far, unreadable chunks (the
- *     count in app->bad, filled early by chunkcheck.c), a glyph each;
+ *   - when there are any, the events: marks, the search's hits so far,
+ *     unreadable chunks (the count in app->bad, filled early by
+ *     chunkcheck.c), a glyph each, under a legend;
  *   - while a filter is on, the density of its matching rows;
  *   - one strip per shown topic, in display order, scrolled; when the
  *     selected message's topic is out of the window it is pinned on the
@@ -31,7 +32,6 @@
 
 #define PAIR_TICK_WARN 52
 #define MAX_ROWS 512
-#define FIXED_ROWS 2                  /* the summed strip and the events */
 
 enum { EV_MARK = 1, EV_HIT = 2, EV_BAD = 4 };
 
@@ -186,11 +186,17 @@ static bool densities(struct app *app, struct timeline_pane *s, int w)
 	return s->topic_density != NULL;
 }
 
-/* The filter's rows per column: each column's first view row found by a seek, the rows counted between. */
+/*
+ * The filter's rows per column: each column's first view row, the rows
+ * counted between. With fewer chunks than columns the first rows come from
+ * seeks (exact, as the summed strip is); with more, from the summed
+ * strip's counts added up (from the chunk infos: no index is read).
+ */
 static void filter_bins(struct app *app, struct timeline_pane *s, int w)
 {
 	struct model *m = &app->m;
 	uint64_t *edges;
+	size_t chunks = 0;
 
 	if (s->fbins_w == w && s->fbins_n == m->nfrows && s->fbins_view == m->view)
 		return;
@@ -199,10 +205,15 @@ static void filter_bins(struct app *app, struct timeline_pane *s, int w)
 	if ((s->fbins = calloc((size_t)w, sizeof *s->fbins)) == NULL ||
 	    (edges = calloc((size_t)w + 1, sizeof *edges)) == NULL)
 		return;
-	double span = (double)(m->end_ns - m->start_ns);
-	for (int c = 1; c < w; c++)
-		if (bag_view_seek(m->view, m->start_ns + (int64_t)(span * c / w), &edges[c]) != BAG_OK)
+	double span = (double)(m->end_ns - m->start_ns), sum = 0;
+	for (size_t b = 0; b < app->cb.nbags; b++)
+		chunks += bag_chunk_count(app->cb.bags[b]);
+	for (int c = 1; c < w; c++) {
+		sum += s->density[c - 1];
+		edges[c] = (uint64_t)(sum + 0.5);
+		if (chunks < (size_t)w && bag_view_seek(m->view, m->start_ns + (int64_t)(span * c / w), &edges[c]) != BAG_OK)
 			edges[c] = edges[c - 1];
+	}
 	edges[w] = UINT64_MAX;
 	tl_row_bins(m->frows, m->nfrows, edges, w, s->fbins);
 	free(edges);
@@ -393,17 +404,36 @@ static int label_width(const struct model *m, int cols)
 	return most < cap ? most : cap;
 }
 
+/* Rows above the topics': the summed strip, the events when there are any, the filter's while one is on. */
+static int rows_above(const struct app *app, const struct timeline_pane *s)
+{
+	return 1 + (app->marks.n > 0 || s->nhits > 0 || app->bad.nchunks > 0) + app->m.filtered;
+}
+
+/* The events row: its legend and glyphs. */
+static void draw_events_row(struct app *app, struct timeline_pane *s, int y, int w, int cur)
+{
+	uint8_t *ev = malloc((size_t)w);
+
+	if (ev == NULL)
+		return;
+	events(app, s, ev, w);
+	draw_label(app, y, 0, s->label_w, app->utf8 ? " \xE2\x96\xBCmark \xE2\x97\x86hit \xE2\x9C\x96" "bad" :
+	           " v:mark *:hit X:bad", C_DIM, 0);
+	draw_events(app, y, s->label_w, ev, w, cur);
+	free(ev);
+}
+
 static void draw(struct app *app, struct pane *p)
 {
 	struct model *m = &app->m;
 	struct timeline_pane *s = p->state;
 	size_t nshown = 0;
-	int row = FIXED_ROWS;
+	int row = 1;
 
 	s->label_w = label_width(m, p->r.w);
 	int w = p->r.w - s->label_w, cur = tl_col(model_time(m), m->start_ns, m->end_ns, w);
-	uint8_t *ev;
-	if (w <= 0 || !densities(app, s, w) || (ev = malloc((size_t)w)) == NULL)
+	if (w <= 0 || !densities(app, s, w))
 		return;
 	for (int i = 0; i < MAX_ROWS; i++)
 		s->row_topic[i] = -1;
@@ -415,13 +445,10 @@ static void draw(struct app *app, struct pane *p)
 	}
 	tick_cells(app, s, w);
 	take_hits(app, s);
-	events(app, s, ev, w);
-	s->ntopic_rows = p->r.h - FIXED_ROWS - (m->filtered ? 1 : 0);
+	s->ntopic_rows = p->r.h - rows_above(app, s);
 	draw_strip(app, p->r.y, s->label_w, s->density, w, cur, s->cells_w == w ? s->cells : NULL);
-	draw_label(app, p->r.y + 1, 0, s->label_w, app->utf8 ? " \xE2\x96\xBCmark \xE2\x97\x86hit \xE2\x9C\x96" "bad" :
-	           " v:mark *:hit X:bad", C_DIM, 0);
-	draw_events(app, p->r.y + 1, s->label_w, ev, w, cur);
-	free(ev);
+	if (rows_above(app, s) - m->filtered > 1 && p->r.h > row)
+		draw_events_row(app, s, p->r.y + row++, w, cur);
 	if (m->filtered && p->r.h > row) {
 		char label[64];
 		filter_bins(app, s, w);
@@ -437,18 +464,17 @@ static void draw(struct app *app, struct pane *p)
 	first_label(app, p, nshown);
 }
 
-/* The summed strip, the events, the filter's strip while one is on, and topic rows: more while focused. */
+/* The rows above the topics', and topic rows: a tenth of the screen (2 at least), a third while focused. */
 static int height(const struct app *app, const struct pane *p, int avail)
 {
 	const struct model *m = &app->m;
-	int nshown = 0, most = m->focus == PANE_TIMELINE ? LINES / 3 : LINES / 8;
+	int nshown = 0, most = m->focus == PANE_TIMELINE ? LINES / 3 : LINES / 10;
 
-	(void)p;
 	(void)avail;
 	for (size_t i = 0; i < m->ntopics; i++)
 		nshown += m->topics[i].shown;
 	most = most < 2 ? 2 : most;
-	return FIXED_ROWS + (m->filtered ? 1 : 0) + (nshown < most ? nshown : most);
+	return rows_above(app, p->state) + (nshown < most ? nshown : most);
 }
 
 /*
