@@ -31,7 +31,7 @@ wait_for "a second click shows it" "Connections +9/9 topics shown"
 mouse 0 98 25 M; mouse 0 98 25 m
 wait_for "a timeline click jumps" "row (8[0-9]{3})/8647"
 keys m
-wait_for "m marks" "marked \\(1 marks"
+wait_for "m marks" "marked \\(1 mark;"
 keys g u
 wait_for "u goes to the mark" "row (8[0-9]{3})/8647"
 keys q
