@@ -419,7 +419,7 @@ static void draw_events_row(struct app *app, struct timeline_pane *s, int y, int
 		return;
 	events(app, s, ev, w);
 	draw_label(app, y, 0, s->label_w, app->utf8 ? " \xE2\x96\xBCmark \xE2\x97\x86hit \xE2\x9C\x96" "bad" :
-	           " v:mark *:hit X:bad", C_DIM, 0);
+	           " vmark *hit Xbad", C_DIM, 0);
 	draw_events(app, y, s->label_w, ev, w, cur);
 	free(ev);
 }
