@@ -13,7 +13,8 @@
  *   - while a filter is on, the density of its matching rows;
  *   - one strip per shown topic, in display order, scrolled; when the
  *     selected message's topic is out of the window it is pinned on the
- *     last row, so it is always in sight.
+ *     last row, so it is always in sight; the columns of its unreadable
+ *     chunks hold the unreadable glyph (X without UTF-8), in red.
  * Focused (Tab), j/k and the pages move a topic cursor, h/l the time
  * cursor (the list follows), Enter selects the cursor topic's message
  * nearest the cursor time; it grows while it has the focus. Densities come
@@ -34,6 +35,8 @@
 #define MAX_ROWS 512
 
 enum { EV_MARK = 1, EV_HIT = 2, EV_BAD = 4 };
+#define TICK_BAD 3
+#define BAD_GLYPH "\xE2\x9C\x96"
 
 struct timeline_pane {
 	double *density;              /* bins, for density_view and density_w */
@@ -133,6 +136,7 @@ static void tick_cells(struct app *app, struct timeline_pane *s, int w)
 	}
 }
 
+/* A density strip; ticks (or NULL) per column: 1 a warning, 2 an error (coloured), TICK_BAD unreadable (its glyph). */
 static void draw_strip(struct app *app, int y, int x, const double *bins, int w, int cur, const uint8_t *ticks)
 {
 	static const char *const blocks[] = { " ", "\xE2\x96\x81", "\xE2\x96\x82", "\xE2\x96\x83", "\xE2\x96\x84",
@@ -145,13 +149,15 @@ static void draw_strip(struct app *app, int y, int x, const double *bins, int w,
 	move(y, x);
 	for (int i = 0; i < w; i++) {
 		int level = max > 0 && bins[i] > 0 ? 1 + (int)(bins[i] / max * 7.999) : 0;
-		int pair = ticks == NULL || ticks[i] == 0 ? 0 : ticks[i] == 2 ? C_ERROR : PAIR_TICK_WARN;
+		int pair = ticks == NULL || ticks[i] == 0 ? 0 : ticks[i] >= 2 ? C_ERROR : PAIR_TICK_WARN;
 		if (i == cur)
 			attron(A_REVERSE);
 		if (pair)
 			draw_colour_on(app, pair, A_BOLD);
 		level = pair && level == 0 ? 1 : level;
-		if (app->utf8)
+		if (ticks != NULL && ticks[i] == TICK_BAD)
+			app->utf8 ? addstr(BAD_GLYPH) : addch('X');
+		else if (app->utf8)
 			addstr(blocks[level]);
 		else
 			addch((chtype)ascii[level]);
@@ -272,7 +278,7 @@ static void events(struct app *app, struct timeline_pane *s, uint8_t *ev, int w)
 /* The events strip: an unreadable chunk over a mark over a hit, each its glyph (and colour). */
 static void draw_events(struct app *app, int y, int x, const uint8_t *ev, int w, int cur)
 {
-	static const char *const glyphs[] = { " ", "\xE2\x96\xBC", "\xE2\x97\x86", "\xE2\x9C\x96" };
+	static const char *const glyphs[] = { " ", "\xE2\x96\xBC", "\xE2\x97\x86", BAD_GLYPH };
 	static const char ascii[] = " v*X";
 	static const int pairs[] = { 0, C_FOCUS, PAIR_TICK_WARN, C_ERROR };
 
@@ -332,19 +338,47 @@ static void draw_label(struct app *app, int y, int x, int w, const char *text, i
 	draw_colour_off(app, pair, extra);
 }
 
-/* One topic's row: "▶" for the selected message's topic, its name cut to the label, its strip. */
+/* Per column of w: TICK_BAD where topic t has messages in a chunk found unreadable; false when it has none. */
+static bool topic_bad(struct app *app, size_t t, uint8_t *bad, int w)
+{
+	const struct model *m = &app->m;
+	const struct topic_row *r = &m->topics[t];
+	bool any = false;
+
+	memset(bad, 0, (size_t)w);
+	for (size_t k = 0; app->bad.nchunks > 0 && k < r->nconns; k++) {
+		size_t b;
+		const struct bag_connection *c = bag_timeline_conn(m->tl, r->conns[k], &b);
+		for (size_t ch = 0; b < app->cb.nbags && ch < bag_chunk_count(app->cb.bags[b]); ch++) {
+			int64_t t0, t1;
+			if (!(app->bad.chunks[b][ch / 8] & (1u << (ch % 8))) ||
+			    bag_chunk_conn_messages(app->cb.bags[b], ch, c->index) == 0)
+				continue;
+			bag_chunk_span(app->cb.bags[b], ch, &t0, &t1);
+			for (int col = tl_col(t0, m->start_ns, m->end_ns, w); col <= tl_col(t1, m->start_ns, m->end_ns, w); col++)
+				bad[col] = TICK_BAD;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* One topic's row: "▶" for the selected message's topic, its name cut to the label, its strip, its damage. */
 static void draw_topic(struct app *app, struct timeline_pane *s, int y, size_t t, bool sel, int w, int cur)
 {
 	struct model *m = &app->m;
 	struct term_scratch sc = { 0 };
 	char name[256], label[300];
 	bool focused = m->focus == PANE_TIMELINE && t == s->cur_topic;
+	uint8_t *bad = malloc((size_t)w);
 
 	tl_cut_name(term_str(&sc, m->topics[t].topic), s->label_w - 2, app->utf8, name, sizeof name);
 	term_scratch_free(&sc);
 	snprintf(label, sizeof label, "%s%s", sel ? (app->utf8 ? "\xE2\x96\xB6" : ">") : " ", name);
 	draw_label(app, y, 0, s->label_w, label, focused ? C_FOCUS : C_DIM, focused || sel ? A_BOLD : 0);
-	draw_strip(app, y, s->label_w, s->topic_density + t * (size_t)w, w, cur, NULL);
+	draw_strip(app, y, s->label_w, s->topic_density + t * (size_t)w, w, cur,
+	           bad != NULL && topic_bad(app, t, bad, w) ? bad : NULL);
+	free(bad);
 }
 
 /* The topic strips from row first of the pane on: the window at top, the selected topic pinned. */

@@ -3,7 +3,8 @@
 # chunk's data is corrupted (64 bytes a third of the way in): the browser's
 # first screen, at row 1, already says the chunk and the messages lost (as
 # many as the bag's index data records give that chunk, counted here by
-# parsing the file), the timeline marks it at the end of the span, and G
+# parsing the file), the timeline marks it at the end of the span (on the
+# events row and on both topics' strips), and G
 # never says "ready" as if nothing were wrong.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
@@ -36,6 +37,8 @@ start 80 24 "$tmp/bad.bag"
 wait_for "opens at row 1" "row 1/4000"
 wait_for "the first screen says the chunk and the messages lost ($lost)" "row 1/4000  \\| 1 unreadable chunk, $lost messages lost \\(L: log\\)"
 wait_for "the timeline marks the damage at the end of the span, and only there" "^ ▼mark ◆hit ✖bad +✖+$"
+wait_for "and on the strips of the topics with messages in the chunk (/a)" "^.\\/a +[^ ✖]+✖+$"
+wait_for "(/b)" "^.\\/b +[^ ✖]+✖+$"
 keys G
 wait_for "G: the last row" "row 4000/4000"
 wait_for "its rows say the problem" "lz4 data is corrupt|cannot be decompressed"
