@@ -28,7 +28,9 @@ struct detail_pane {
 	uint64_t built;               /* what d shows */
 	int mode;                     /* the mode it was built for (-1: rebuild) */
 	bool wrap;                    /* long lines wrap */
-	uint64_t error_for;           /* d says why this (a built value) cannot be read: wrapped; or BUILT_NONE */
+	uint64_t error_for;           /* d says why this (a built value) cannot be read, or BUILT_NONE */
+	char error[800];              /* that sentence, as d holds it cut at spaces into error_w columns */
+	int error_w;
 	int conns_topic;              /* the topic whose connections d shows, or -1 */
 	char follow_path[256];        /* the cursor's field path, kept across messages */
 	char **folds;                 /* folded field paths, kept across messages */
@@ -113,15 +115,37 @@ static void follow(struct app *app, struct detail_pane *s)
 	}
 }
 
-/* The detail for message key that cannot be read: the error once, problem first, wrapped as it is drawn. */
+/* d: s->error in lines of w columns at most, cut at spaces (a word longer than that where it must). */
+static void error_lines(struct detail_pane *s, int w)
+{
+	char line[800];
+
+	detail_clear(&s->d);
+	s->error_w = w;
+	for (const char *t = s->error; *t != '\0';) {
+		size_t n = strlen(t), cut = n;
+		if (w > 0 && n > (size_t)w) {
+			for (cut = (size_t)w; cut > 0 && t[cut] != ' '; cut--)
+				;
+			for (cut = cut ? cut : (size_t)w; cut > 1 && (t[cut] & 0xC0) == 0x80; cut--)
+				;
+		}
+		snprintf(line, sizeof line, "%.*s", (int)cut, t);
+		detail_add(&s->d, 0, line);
+		for (t += cut; *t == ' '; t++)
+			;
+	}
+}
+
+/* The detail for message key that cannot be read: the error once, problem first, cut at spaces as drawn. */
 static void detail_error(struct detail_pane *s, const char *msg, uint64_t key)
 {
-	char first[600], line[700];
+	char first[600];
 
 	detail_problem_first(msg, first, sizeof first);
-	snprintf(line, sizeof line, "cannot read this message: %s", first);
-	detail_note(&s->d, line);
-	detail_add(&s->d, 0, "(L shows the log; bagscope check names every damaged chunk)");
+	snprintf(s->error, sizeof s->error, "cannot read this message: %s. L shows the log; bagscope check names "
+	         "every damaged chunk.", first);
+	error_lines(s, 0);
 	s->error_for = key;
 }
 
@@ -254,7 +278,10 @@ static void draw(struct app *app, struct pane *p)
 	else
 		snprintf(rest, sizeof rest, ": %s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
 		         s->wrap ? " (on)" : "");
-	textview_draw(app, p, &s->d, rest, s->wrap || (s->error_for == s->built && s->built != BUILT_NONE));
+	/* the text area: the pane's width less the line's lead (textview.c: a space, the fold mark) */
+	if (s->error_for == s->built && s->built != BUILT_NONE && s->error_w != p->r.w - 3)
+		error_lines(s, p->r.w - 3);
+	textview_draw(app, p, &s->d, rest, s->wrap);
 }
 
 /* Remember the cursor's field and the folded fields, to follow them to the next message. */

@@ -22,6 +22,11 @@ check "and only once: not again as the library said it" sh -c "! $T capture-pane
 wait_for "the status line counts what cannot be read" "1 unreadable chunk, 23 messages lost \\(L: log\\)"
 keys q
 wait_for "quits" "BROWSER-EXITED 0"
+start 80 24 "$tmp/zstd.bag"
+wait_for "at 80 columns the sentence is cut at a space" "^   cannot read this message: unknown chunk compression 'zstd' \\(at byte 4117 of$"
+wait_for "and goes on on the next line" "^   zstd\\.bag\\)\\. L shows the log; bagscope check names every damaged chunk\\.$"
+keys q
+wait_for "quits at 80 columns" "BROWSER-EXITED 0"
 
 start 100 30 "$D/broken/not_a_bag.bag" "$D/broken/crashed_none.bag"
 wait_for "one file that is not a bag is skipped, the other opens" "row 1/45"
