@@ -1,6 +1,8 @@
 /*
  * chunkcheck.c - damage found early: once the bags are open, a thread
- * (dupjob.h: its own handles and timeline) runs the scan engine over every
+ * (dupjob.h: its own handles and timeline) first reads every chunk record's
+ * header (a few bytes each: a chunk cut short, of an unknown compression,
+ * is said at once), then runs the scan engine over every
  * row with a work function that drops each message, so that every chunk is
  * read and decompressed once, on one core, and nothing is decoded; what the
  * scan emits is then only the failures: a chunk that cannot be read (on its
@@ -44,33 +46,53 @@ static int drop(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 	return 1;
 }
 
+/* On the job's thread: chunk ch of bag b cannot be read (rc): it goes on the list. 0 or BAG_ENOMEM. */
+static int note(struct chunkcheck *c, size_t b, size_t ch, int rc)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->n == c->cap) {
+		struct found *nv = realloc(c->v, (c->cap * 2 + 16) * sizeof *nv);
+		if (nv != NULL) {
+			c->v = nv;
+			c->cap = c->cap * 2 + 16;
+		}
+	}
+	if (c->n < c->cap)
+		c->v[c->n++] = (struct found){ b, ch, rc };
+	else
+		ret = BAG_ENOMEM;
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
 /* On the job's thread, in order: a failure goes on the list. */
 static int emit(void *arg, const struct bag_scan_item *it)
 {
 	struct chunkcheck *c = arg;
-	int rc = 0;
 
 	if (it->rc == BAG_OK || it->rc == BAG_EDECODE || it->rc == BAG_EDEFINITION)
 		return 0;
+	if (it->m->conn != NULL)
+		return note(c, it->m->bag_index, it->m->chunk, it->rc);
 	pthread_mutex_lock(&c->lock);
-	if (it->m->conn == NULL) {
-		bag_text_append(&c->index, it->text, it->len);
-		bag_text_append(&c->index, "\n", 1);
-	} else {
-		if (c->n == c->cap) {
-			struct found *nv = realloc(c->v, (c->cap * 2 + 16) * sizeof *nv);
-			if (nv != NULL) {
-				c->v = nv;
-				c->cap = c->cap * 2 + 16;
-			}
-		}
-		if (c->n < c->cap)
-			c->v[c->n++] = (struct found){ it->m->bag_index, it->m->chunk, it->rc };
-		else
-			rc = BAG_ENOMEM;
-	}
+	bag_text_append(&c->index, it->text, it->len);
+	bag_text_append(&c->index, "\n", 1);
 	pthread_mutex_unlock(&c->lock);
-	return rc;
+	return 0;
+}
+
+/* First every chunk record's header (a few bytes each): a chunk cut short or of an unknown compression, at once. */
+static void headers(struct dupjob *j, struct chunkcheck *c)
+{
+	for (size_t b = 0; b < j->nbags; b++)
+		for (size_t ch = 0; ch < bag_chunk_count(j->bags[b]) && !__atomic_load_n(&j->cancel, __ATOMIC_RELAXED); ch++) {
+			struct bag_chunk_info info;
+			int rc = bag_chunk_stat(j->bags[b], ch, &info);
+			if (rc < 0 && note(c, b, ch, rc) != 0)
+				return;
+		}
 }
 
 /* Progress: the dupjob's, and a wait while paused (until cancelled). */
@@ -96,6 +118,7 @@ static int run(struct dupjob *j, void *arg)
 	o.arg = arg;
 	o.progress = progress;
 	o.progress_arg = arg;
+	headers(j, arg);
 	if ((rc = bag_view_open(&v, j->tl, NULL)) == BAG_OK)
 		rc = bag_scan(v, &o, NULL);
 	bag_view_free(v);
