@@ -69,6 +69,6 @@ extern const struct bag_reader bag_reader_v20;  /* format-v20.c */
 extern const struct bag_reader bag_reader_v12;  /* format-v12.c */
 extern const struct bag_reader bag_reader_v1x;  /* format-v1x.c: 1.1, 1.0 and 0 */
 extern const struct bag_reader bag_reader_mcap; /* mcap-read.c: MCAP, ros1 and ros2 profiles */
-extern const struct bag_reader bag_reader_db3;  /* rosbag2.c: rosbag2 sqlite3 storage, refused */
+extern const struct bag_reader bag_reader_db3;  /* db3-read.c: rosbag2 sqlite3 storage */
 
 #endif
