@@ -14,7 +14,7 @@ wait_for "opens" "row 1/8647"
 keys W
 wait_for "W without marks says what to do" "no marks: mark the first and the last message"
 keys 1 0 0 j m
-wait_for "first mark" "marked \(1 marks"
+wait_for "first mark" "marked \(1 mark;"
 keys 2 0 0 0 j m
 wait_for "second mark" "marked \(2 marks"
 # hide /rosout: the write takes the shown topics only
