@@ -249,6 +249,7 @@ static int open_all(struct app *app)
 	app_marks_load(app);
 	if (!app_any_url(app))
 		job_rates(app->find.job, app->m.topic_of, app->m.ntopics);
+	app_check_start(app);
 	first_note(app);
 	return 0;
 }
@@ -256,6 +257,7 @@ static int open_all(struct app *app)
 static void close_all(struct app *app)
 {
 	app_export_stop(app);
+	app_check_stop(app);
 	panes_free(app);
 	find_free(app);
 	worker_stop(app->worker);
@@ -328,6 +330,7 @@ static void turn(struct app *app, int64_t *first_full)
 	find_take(app);
 	selection_changed(app, before);
 	take_results(app);
+	app_check_take(app);
 	request_visible(app);
 	draw_all(app);
 	if (app->timing != NULL && *first_full == 0 && app->sel.bytes != NULL) {

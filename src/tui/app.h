@@ -90,6 +90,7 @@ struct damage {
 	uint64_t msgs;                /* messages in them */
 	size_t nchunks;
 	struct bag_text skipped;      /* files that did not open, one line each */
+	struct chunkcheck *check;     /* chunkcheck.c: every chunk read once in the background, or NULL */
 };
 
 struct app {
@@ -143,6 +144,16 @@ const char *app_base_name(const char *path);
  * left out, so that opening does not fetch the whole recording.
  */
 bool app_any_url(const struct app *app);
+
+/*
+ * chunkcheck.c: damage found early. After open, every chunk of a local bag
+ * is read once on a thread; take() (each turn) counts what it found so far
+ * into app->bad; percent() is its progress while it runs, else -1.
+ */
+void app_check_start(struct app *app);
+void app_check_take(struct app *app);
+int app_check_percent(const struct app *app);
+void app_check_stop(struct app *app);
 
 /* marks.c: marks (m ' u U), kept per bag content in $XDG_STATE_HOME/bagscope. */
 void app_marks_load(struct app *app);

@@ -363,6 +363,26 @@ void model_step_time(struct model *m, int64_t delta_ns)
 		model_goto(m, before - 1);
 }
 
+int model_goto_message(struct model *m, const struct bag_message *msg)
+{
+	struct bag_message cur;
+	uint64_t row;
+	int rc;
+
+	/* the first row at its time, then forward */
+	if ((rc = bag_view_seek(m->view, msg->time_ns, &row)) != BAG_OK)
+		return rc;
+	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
+		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
+			break;
+		if (cur.chunk == msg->chunk && cur.offset == msg->offset && cur.bag_index == msg->bag_index) {
+			model_goto_view_row(m, r);
+			break;
+		}
+	}
+	return BAG_OK;
+}
+
 int model_step_same_topic(struct model *m, int dir)
 {
 	struct bag_message cur, msg;
@@ -395,17 +415,7 @@ int model_step_same_topic(struct model *m, int dir)
 	row = dir > 0 ? row + 1 : row - 1;
 	if ((rc = bag_view_entry(one, row, &msg)) != BAG_OK)
 		goto done;
-	/* find that message in the list: first row at its time, then forward */
-	if ((rc = bag_view_seek(m->view, msg.time_ns, &row)) != BAG_OK)
-		goto done;
-	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
-		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg.time_ns)
-			break;
-		if (cur.chunk == msg.chunk && cur.offset == msg.offset && cur.bag_index == msg.bag_index) {
-			model_goto_view_row(m, r);
-			break;
-		}
-	}
+	rc = model_goto_message(m, &msg);
 done:
 	bag_view_free(one);
 	return rc;

@@ -97,6 +97,9 @@ int64_t model_time(struct model *m);
  */
 int model_jump(struct model *m, const char *expr);
 
+/* Select message msg (a message of m->tl, from any view of it): its row in the list. 0 or a load error. */
+int model_goto_message(struct model *m, const struct bag_message *msg);
+
 /* Next (dir 1) or previous (-1) message on the selected message's topic. */
 int model_step_same_topic(struct model *m, int dir);
 

@@ -103,9 +103,12 @@ static bool status_text(struct app *app, char *line, size_t cap)
 		draw_fmt_date(app, t, when, sizeof when);
 	worker_stats(app->worker, &done, &pending);
 	snprintf(sizes, sizeof sizes, pending ? "decoding (%zu queued)" : "ready", pending);
+	if (!pending && app_check_percent(app) >= 0)
+		snprintf(sizes, sizeof sizes, "checking the chunks %d%%", app_check_percent(app));
 	if (app->bad.msgs > 0)
-		snprintf(sizes, sizeof sizes, "%llu messages cannot be read (%zu chunks; L: log)",
-		         (unsigned long long)app->bad.msgs, app->bad.nchunks);
+		snprintf(sizes, sizeof sizes, "%zu unreadable chunk%s, %llu message%s lost%s (L: log)", app->bad.nchunks,
+		         BAG_S(app->bad.nchunks), (unsigned long long)app->bad.msgs, BAG_S(app->bad.msgs),
+		         app_check_percent(app) >= 0 ? " so far" : "");
 	status_fetched(app, sizes, sizeof sizes);
 	status_extra(app, t, extra, sizeof extra);
 	/* a note (an error, a search's progress) comes before the less urgent facts */

@@ -19,7 +19,7 @@ wait_for "Ctrl-D: half a page" "row (9|1[0-9])/8647"
 keys g x
 wait_for "x in the list hides the selected message's topic (/rosout)" "Connections +8/9 topics shown"
 wait_for "its messages leave the list" "Messages +8637 shown"
-keys a Tab Tab Enter
+keys a BTab Enter
 wait_for "Enter on a topic: its connections, from every callerid" "topic /rosout: 3 connections"
 wait_for "each connection with its caller" "connection [0-9]+: rosgraph_msgs/Log from /[a-z]"
 keys Escape Tab

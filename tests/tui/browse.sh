@@ -22,7 +22,7 @@ keys g
 wait_for "g goes to the first row" "row 1/8647"
 keys j j
 wait_for "cursor moves down" "row 3/8647"
-keys Tab Tab
+keys BTab
 wait_for "focus on the connections" "Connections +9/9"
 keys o
 wait_for "only /rosout shown" "1/9 topics shown"
