@@ -105,14 +105,6 @@ void text_u64(struct bag_text *t, uint64_t u)
 	bag_text_append(t, p, (size_t)(buf + sizeof buf - p));
 }
 
-/*
- * Python's float repr: the shortest digits that read back (the first of
- * %.15e, %.16e, %.17e that does; from %.0e for subnormals, whose shorter
- * precision 15 digits can exceed), laid out fixed when the decimal exponent
- * is in [-4, 16) ("0.0001", "1000000000000000.0") and as "1e+16", "1.5e-05"
- * otherwise. Only the digits and the exponent of %e's text are taken, so the
- * locale's decimal point (printf and strtod agree on it) never shows.
- */
 BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs)
 {
 	/* |secs| < 2^32 and |nsecs| < 2^32 as stored, so the sum fits in 63 bits */
@@ -123,11 +115,16 @@ BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs)
 	                (unsigned long long)(mag % 1000000000u));
 }
 
+/*
+ * Python's float repr: the shortest digits that read back, closest to d
+ * among those (shortest.c), laid out fixed when the decimal exponent is in
+ * [-4, 16) ("0.0001", "1000000000000000.0") and as "1e+16", "1.5e-05"
+ * otherwise; never the locale's decimal point.
+ */
 BAG_API void bag_text_double(struct bag_text *t, double d)
 {
-	char buf[40], digits[20], out[48];
-	int exp10, ndig = 0, n = 0;
-	const char *p;
+	char digits[20], out[48];
+	int exp10, ndig, n = 0;
 
 	if (isnan(d)) {
 		text_str(t, "nan");
@@ -144,20 +141,9 @@ BAG_API void bag_text_double(struct bag_text *t, double d)
 		text_str(t, ".0");
 		return;
 	}
-	for (int prec = fabs(d) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
-		if (prec == 17 || strtod(buf, NULL) == d)
-			break;
-	}
-	p = buf;
-	if (*p == '-')
-		out[n++] = *p++;
-	for (; *p != 'e'; p++)
-		if (*p >= '0' && *p <= '9')
-			digits[ndig++] = *p;
-	exp10 = atoi(p + 1);
-	while (ndig > 1 && digits[ndig - 1] == '0')
-		ndig--;
+	if (signbit(d))
+		out[n++] = '-';
+	ndig = shortest_digits(d, digits, &exp10);
 	if (exp10 >= -4 && exp10 < 16) {
 		if (exp10 < 0) {
 			out[n++] = '0';
@@ -184,7 +170,13 @@ BAG_API void bag_text_double(struct bag_text *t, double d)
 			memcpy(out + n, digits + 1, (size_t)ndig - 1);
 			n += ndig - 1;
 		}
-		n += snprintf(out + n, sizeof out - (size_t)n, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+		int x = abs(exp10);
+		out[n++] = 'e';
+		out[n++] = exp10 < 0 ? '-' : '+';
+		if (x >= 100)
+			out[n++] = (char)('0' + x / 100);
+		out[n++] = (char)('0' + x / 10 % 10);
+		out[n++] = (char)('0' + x % 10);
 	}
 	bag_text_append(t, out, (size_t)n);
 }
