@@ -24,6 +24,9 @@ void text_u64(struct bag_text *t, uint64_t u);
  */
 int shortest_digits(double d, char digits[20], int *exp10);
 
+/* d as bag_text_double writes it (Python's repr), in out; its length (<= 24). */
+size_t text_repr(char out[32], double d);
+
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
 int utf8_seq(const uint8_t *s, size_t n);
 
