@@ -82,6 +82,7 @@ struct bag_finder {
 	bool need_summary;
 	bool all_float;         /* every byte a float byte */
 	struct float_rule fr;   /* when all_float: which floats' text can hold it (float_may) */
+	uint32_t id;            /* this finder's number, for the float cache */
 	bool head_run;          /* a leading float run, then a byte that follows a value */
 	bool labels0;           /* every field's "name: " leaves state 0 with no match */
 	bool num0, time0, bool0; /* the needle starts with a byte of an integer's, a time's, a bool's text */
@@ -245,12 +246,42 @@ static bool fixed_may(const struct float_rule *r, double x)
 	return fr >= r->lo - margin && fr < r->hi + margin;
 }
 
+/*
+ * Answers for "[-]digits" needles, whose floats must be written: per
+ * thread, by value and finder (constant fields, such as covariances and a
+ * scan's angles, repeat in every message). Entries never go stale: every
+ * finder gets a new id.
+ */
+#define FCACHE 1024
+struct fcache_entry {
+	uint64_t bits;
+	uint32_t id;            /* 0: empty */
+	bool may;
+};
+static __thread struct fcache_entry fcache[FCACHE];
+static _Atomic uint32_t finder_ids;
+
+static bool digits_may(const bag_finder_t *f, double d)
+{
+	char text[32];
+	uint64_t bits;
+	struct fcache_entry *e;
+
+	memcpy(&bits, &d, sizeof bits);
+	e = &fcache[((bits ^ f->id) * 0x9E3779B97F4A7C15ULL) >> 54];
+	if (e->id == f->id && e->bits == bits)
+		return e->may;
+	e->bits = bits;
+	e->id = f->id;
+	e->may = memmem(text, text_repr(text, d), f->needle, f->len) != NULL;
+	return e->may;
+}
+
 /* Whether d's text can hold the finder's all-float needle; false is exact. */
 static bool float_may(const bag_finder_t *f, double d)
 {
 	const struct float_rule *r = &f->fr;
 	double x = fabs(d);
-	char text[32];
 	bool sci = x != 0 && (x < 1e-4 || x >= 1e16);
 
 	switch (r->cls) {
@@ -266,7 +297,7 @@ static bool float_may(const bag_finder_t *f, double d)
 	default:   /* "-digits" is at the start or after an 'e' */
 		if (r->neg && !signbit(d) && !sci)
 			return false;
-		return memmem(text, text_repr(text, d), f->needle, f->len) != NULL;
+		return digits_may(f, d);
 	}
 }
 
@@ -357,6 +388,8 @@ BAG_API int bag_finder_new(bag_finder_t **out, const bag_msgdef_t *def, const ch
 	f->len = len;
 	f->icase = icase;
 	f->summary_max = summary_max;
+	while ((f->id = ++finder_ids) == 0)
+		;
 	f->always = len == 0 || len > 255 || memchr(needle, '\n', len) != NULL || bag_msgdef_root(def) == NULL;
 	if (f->always)
 		return BAG_OK;
