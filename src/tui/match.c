@@ -4,7 +4,9 @@
  * byte at a time (ASCII only: bytes >= 0x80 compare as they are).
  */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui/match.h"
@@ -14,9 +16,65 @@ static unsigned char lower(unsigned char c)
 	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
 }
 
+static _Atomic uint64_t matcher_ids;
+
+/* A thread's own compiled copy of one matcher's regex. */
+struct re_copy {
+	uint64_t id;
+	bool ok;
+	regex_t re;
+};
+
+static pthread_key_t re_key;
+static pthread_once_t re_once = PTHREAD_ONCE_INIT;
+
+static void re_copy_free(void *arg)
+{
+	struct re_copy *c = arg;
+
+	if (c->ok)
+		regfree(&c->re);
+	free(c);
+}
+
+static void re_key_make(void)
+{
+	pthread_key_create(&re_key, re_copy_free);
+}
+
+static int re_flags(const struct matcher *m)
+{
+	return REG_EXTENDED | (m->icase ? REG_ICASE : 0);
+}
+
+/* The regex to run on this thread (NULL: it does not compile here). */
+static const regex_t *thread_re(const struct matcher *m)
+{
+	struct re_copy *c;
+
+	if (pthread_equal(pthread_self(), m->owner))
+		return &m->re;
+	pthread_once(&re_once, re_key_make);
+	if ((c = pthread_getspecific(re_key)) == NULL) {
+		if ((c = calloc(1, sizeof *c)) == NULL || pthread_setspecific(re_key, c) != 0) {
+			free(c);
+			return NULL;
+		}
+	}
+	if (c->id != m->id) {
+		if (c->ok)
+			regfree(&c->re);
+		c->ok = regcomp(&c->re, m->pat, re_flags(m)) == 0;
+		c->id = m->id;
+	}
+	return c->ok ? &c->re : NULL;
+}
+
 int match_init(struct matcher *m, const char *pattern)
 {
 	memset(m, 0, sizeof *m);
+	m->owner = pthread_self();
+	m->id = ++matcher_ids;
 	snprintf(m->pat, sizeof m->pat, "%s", pattern);
 	m->len = strlen(m->pat);
 	m->icase = true;
@@ -29,7 +87,7 @@ int match_init(struct matcher *m, const char *pattern)
 	for (size_t i = 0; i <= m->len; i++)
 		m->fold[i] = m->icase ? (char)lower((unsigned char)m->pat[i]) : m->pat[i];
 	if (m->regex) {
-		int rc = regcomp(&m->re, m->pat, REG_EXTENDED | (m->icase ? REG_ICASE : 0));
+		int rc = regcomp(&m->re, m->pat, re_flags(m));
 		if (rc != 0) {
 			regerror(rc, &m->re, m->errbuf, sizeof m->errbuf);
 			m->err = m->errbuf;
@@ -94,7 +152,8 @@ bool match_find(const struct matcher *m, const char *s, size_t len, size_t *star
 {
 	if (m->regex) {
 		regmatch_t rm[1] = { { 0, (regoff_t)len } };
-		if (!m->compiled || regexec(&m->re, s, 1, rm, REG_STARTEND) != 0)
+		const regex_t *re = m->compiled ? thread_re(m) : NULL;
+		if (re == NULL || regexec(re, s, 1, rm, REG_STARTEND) != 0)
 			return false;
 		*start = (size_t)rm[0].rm_so;
 		*end = (size_t)rm[0].rm_eo;

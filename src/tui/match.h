@@ -15,6 +15,7 @@
 #ifndef BAGSCOPE_TUI_MATCH_H
 #define BAGSCOPE_TUI_MATCH_H
 
+#include <pthread.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +29,9 @@ struct matcher {
 	bool icase;          /* smart case: no upper-case letter in it */
 	bool regex;          /* a regex character in it */
 	bool compiled;       /* re holds it (regex only) */
-	regex_t re;
+	regex_t re;          /* for the thread that made the matcher; others compile their own */
+	pthread_t owner;
+	uint64_t id;         /* which matcher a thread's own copy of re is of */
 	char fold[256];      /* plain: the pattern, lower-cased when icase */
 	const char *err;     /* why the regex does not compile, or NULL */
 	char errbuf[128];
@@ -40,7 +43,9 @@ void match_free(struct matcher *m);
 
 /*
  * The first match in s[0..len): true with [*start, *end) set. Safe on
- * several threads for plain patterns; a regex matcher belongs to one thread.
+ * several threads: glibc's regexec locks its regex_t, so each thread but
+ * the matcher's own runs a copy compiled on its first use (kept per thread
+ * until the thread ends or meets another matcher).
  */
 bool match_find(const struct matcher *m, const char *s, size_t len, size_t *start, size_t *end);
 
