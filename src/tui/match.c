@@ -223,6 +223,72 @@ bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def)
 	return true;
 }
 
+/* Whether the folded run r[0..n) is inside s (folded when icase). */
+static bool run_in(const char *r, size_t n, const char *s, bool icase)
+{
+	for (size_t l = strlen(s); l >= n; s++, l--) {
+		size_t i = 0;
+		while (i < n && (icase ? lower((unsigned char)s[i]) : (unsigned char)s[i]) == (unsigned char)r[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a run of letters can come from the text outside string values: a name's, or a word's. */
+static bool run_outside_strings(const char *r, size_t n, const bag_msgdef_t *def, bool icase)
+{
+	static const char *const words[] = { "True", "False", "true", "false", "nan", "inf", "more", "secs", "nsecs" };
+
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (run_in(r, n, words[i], icase))
+			return true;
+	for (size_t t = 0; t < bag_msgdef_type_count(def); t++) {
+		const struct bag_msgdef_type *ty = bag_msgdef_type_at(def, t);
+		if (run_in(r, n, ty->name, icase))
+			return true;
+		for (size_t f = 0; f < ty->nfields; f++)
+			if (run_in(r, n, ty->fields[f].name, icase) || run_in(r, n, ty->fields[f].type_name, icase))
+				return true;
+		for (size_t k = 0; k < ty->nconsts; k++)   /* in case values show their constants' names */
+			if (run_in(r, n, ty->consts[k].name, icase))
+				return true;
+	}
+	return false;
+}
+
+bool match_string_only(const struct matcher *m, const bag_msgdef_t *def)
+{
+	if (m->regex || m->len == 0 || def == NULL || bag_msgdef_root(def) == NULL)
+		return false;
+	for (size_t i = 0; i < m->len; i++) {
+		unsigned char c = (unsigned char)m->fold[i];
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f)
+			return false;
+	}
+	for (size_t i = 0; i < m->len;) {
+		size_t n = 0;
+		while (i + n < m->len && isalpha((unsigned char)m->fold[i + n]))
+			n++;
+		if (n > 0 && !run_outside_strings(m->fold + i, n, def, m->icase))
+			return true;
+		i += n > 0 ? n : 1;
+	}
+	return false;
+}
+
+void match_init_literal(struct matcher *m, const char *lit, size_t n, bool icase)
+{
+	memset(m, 0, sizeof *m);
+	n = n < sizeof m->pat - 1 ? n : sizeof m->pat - 1;
+	memcpy(m->pat, lit, n);
+	memcpy(m->fold, lit, n);
+	m->len = n;
+	m->icase = icase;
+	m->owner = pthread_self();
+}
+
 /* Past the bracket expression that starts at p ('['). */
 static const char *skip_bracket(const char *p)
 {

@@ -81,6 +81,19 @@ bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def);
  */
 bool match_has_strings(const bag_msgdef_t *def);
 
+/*
+ * Whether a plain pattern (no '"', '\\', control or non-ASCII byte: a
+ * string's text shows such bytes as they are) can show only inside a
+ * string value's text: a run of its letters is in no name of def (types,
+ * fields, field types) and no word of the layout ("True", "nan", "more",
+ * ...), and the letters of the text outside strings come in runs from
+ * those alone. Then a message shows it only where its bytes hold it.
+ */
+bool match_string_only(const struct matcher *m, const bag_msgdef_t *def);
+
+/* A plain matcher for lit[0..n), already folded when icase (a regex's match_literal()). */
+void match_init_literal(struct matcher *m, const char *lit, size_t n, bool icase);
+
 /* Whether data[0..len) holds the plain pattern (case folded when icase). */
 bool match_in_bytes(const struct matcher *m, const uint8_t *data, size_t len);
 

@@ -187,6 +187,8 @@ static bag_finder_t *finder_for(const struct matcher *mt, const bag_msgdef_t *de
 }
 
 /* Check every pattern on every message; counts of answers for the caller. */
+static size_t string_only;   /* checks where the byte prefilter applied */
+
 static void check_all(struct corpus *c, const char *const *patterns, size_t np, size_t *yes, size_t *no)
 {
 	struct bag_text a = { 0 };
@@ -203,6 +205,17 @@ static void check_all(struct corpus *c, const char *const *patterns, size_t np, 
 			if (f == NULL)
 				f = fs[m->first] = finder_for(&mt, c->m[m->first].def);
 			bool want = shown(&mt, m), got = bag_finder_maybe(f, m->def, m->data, m->len, &a);
+			/* the byte prefilter the search puts before the finder (scanjob.c) */
+			struct matcher lm;
+			char lit[256];
+			match_init_literal(&lm, lit, match_literal(&mt, lit, sizeof lit), mt.icase);
+			const struct matcher *pre = mt.regex ? &lm : &mt;
+			if (lm.len > 0 && (!match_needs_text(pre, m->def) || match_string_only(pre, m->def))) {
+				string_only++;
+				if (want && !match_in_bytes(pre, m->data, m->len))
+					fail_msg("'%s' is shown by message %zu (%s) but its bytes lack '%s'", patterns[p], i,
+					         m->summary, pre->fold);
+			}
 			if (want && !got)
 				fail_msg("'%s' is shown by message %zu (%s) but the finder says no", patterns[p], i,
 				         m->summary);
@@ -229,7 +242,10 @@ static void check_bag(const char *path)
 	load(&c, path);
 	assert_true(c.n > 0);
 	cut_needles(&c);
+	string_only = 0;
 	check_all(&c, (const char *const *)c.needles, c.nneedles, &yes, &no);
+	printf("# %s: the byte prefilter applied in %zu of %zu checks\n", path, string_only, c.nneedles * c.n);
+	assert_true(string_only > 0);
 	/* the needles were cut from the text: many messages show them, many do not */
 	assert_true(yes > c.n);
 	assert_true(no > c.n);
