@@ -117,10 +117,33 @@ static bool at_q(const struct matcher *m, const unsigned char *q)
 }
 
 /*
+ * The first byte in [q, last] that folds to the lower-case letter c, or
+ * NULL: eight bytes at a time, a byte ORed with 0x20 equals c only when it
+ * is c in either case (the zero-byte test has no false negatives; the
+ * bytes of a word that has a hit are then looked at one by one).
+ */
+static const unsigned char *find_folded(const unsigned char *q, const unsigned char *last, unsigned char c)
+{
+	const uint64_t ones = 0x0101010101010101ULL, want = ones * c;
+
+	for (; last - q >= 7; q += 8) {
+		uint64_t v, t;
+		memcpy(&v, q, sizeof v);
+		t = (v | ones * 0x20) ^ want;
+		if (((t - ones) & ~t & ones * 0x80) != 0)
+			break;
+	}
+	for (; q <= last; q++)
+		if ((*q | 0x20) == c)
+			return q;
+	return NULL;
+}
+
+/*
  * The plain pattern in s[0..len), folding s when icase. memchr looks for
  * an anchor: the first byte, or when the case is ignored, the first byte
  * of the pattern that is no letter (it folds to itself); a pattern of
- * letters only is looked for byte by byte.
+ * letters only is anchored on its rarest letter, in either case.
  */
 static const char *find_plain(const struct matcher *m, const char *s, size_t len)
 {
@@ -131,8 +154,8 @@ static const char *find_plain(const struct matcher *m, const char *s, size_t len
 		return s;
 	if (len < m->len)
 		return NULL;
-	if (m->icase)
-		while (k < m->len && isalpha((unsigned char)m->fold[k]))
+	if (m->icase)   /* folded: the letters are 'a'..'z'; any other byte folds to itself */
+		while (k < m->len && m->fold[k] >= 'a' && m->fold[k] <= 'z')
 			k++;
 	if (k < m->len) {
 		unsigned char c = (unsigned char)m->fold[k];
@@ -142,9 +165,15 @@ static const char *find_plain(const struct matcher *m, const char *s, size_t len
 				return (const char *)(q - k);
 		return NULL;
 	}
-	for (const unsigned char *q = p; (size_t)(endp - q) >= m->len; q++)
-		if (lower(*q) == (unsigned char)m->fold[0] && at_q(m, q))
-			return (const char *)q;
+	/* letters only: the rarest (in English text) is the anchor, found in either case 8 bytes at a time */
+	const char *r = "zqxjkvbpygfwmucldrhsnioate";
+	while (r[1] != '\0' && memchr(m->fold, *r, m->len) == NULL)
+		r++;
+	k = (size_t)((const char *)memchr(m->fold, *r, m->len) - m->fold);
+	const unsigned char *last = endp - (m->len - k);
+	for (const unsigned char *q = p + k; q <= last && (q = find_folded(q, last, (unsigned char)*r)) != NULL; q++)
+		if (at_q(m, q - k))
+			return (const char *)(q - k);
 	return NULL;
 }
 

@@ -7,6 +7,7 @@
  * "maybe" wherever the summary or a detail line holds it, and "no"
  * wherever neither does, except where the summary was cut short.
  */
+#include <ctype.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -453,6 +454,41 @@ static void test_floats(void **state)
 	corpus_free(&c);
 }
 
+/* match_find on plain patterns against a naive search, on random texts of few distinct bytes. */
+static void test_plain(void **state)
+{
+	static const char pats[][8] = { "ab", "Ab", "zq", "aaa", "ba-", "b", "e", "q1", "QZ", "zzzzz", "xay" };
+	static const char bytes[] = "abAB zZqQ-1e\xE9xy";
+	uint64_t r = 88172645463325252ULL;
+	char text[200];
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		size_t n = r % sizeof text;
+		for (size_t i = 0; i < n; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			text[i] = bytes[r % (sizeof bytes - 1)];
+		}
+		struct matcher mt;
+		const char *pat = pats[round % (sizeof pats / sizeof *pats)];
+		assert_int_equal(match_init(&mt, pat), 0);
+		size_t want = SIZE_MAX, a, b, pl = strlen(pat);
+		for (size_t i = 0; i + pl <= n && want == SIZE_MAX; i++) {
+			size_t j = 0;
+			while (j < pl && (mt.icase ? tolower((unsigned char)text[i + j]) == tolower((unsigned char)pat[j])
+			                           : text[i + j] == pat[j]))
+				j++;
+			if (j == pl)
+				want = i;
+		}
+		bool got = match_find(&mt, text, n, &a, &b);
+		if (got != (want != SIZE_MAX) || (got && a != want))
+			fail_msg("'%s' in '%.*s': at %zu, not %zu", pat, (int)n, text, got ? a : SIZE_MAX, want);
+		assert_int_equal(match_in_bytes(&mt, (const uint8_t *)text, n), got);
+		match_free(&mt);
+	}
+}
+
 /* "PATH=~TEXT" scopes a search to a field; anything else is all pattern. */
 static void test_scope(void **state)
 {
@@ -479,7 +515,7 @@ int main(void)
 		cmocka_unit_test(test_basic),  cmocka_unit_test(test_nested), cmocka_unit_test(test_tf),
 		cmocka_unit_test(test_large),  cmocka_unit_test(test_images), cmocka_unit_test(test_freq),
 		cmocka_unit_test(test_regex),  cmocka_unit_test(test_literal), cmocka_unit_test(test_scope),
-		cmocka_unit_test(test_made),   cmocka_unit_test(test_floats),
+		cmocka_unit_test(test_made),   cmocka_unit_test(test_floats), cmocka_unit_test(test_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
