@@ -737,24 +737,53 @@ static void find_begin_array(void *ud, const struct bag_msgdef_field *fd, uint32
 	push(s, false, s->owner[s->depth]);
 }
 
+/* Whether no float among the first n of an array (of prim, at p) can hold an all-float needle. */
+static bool floats_quiet(const bag_finder_t *f, enum bag_prim prim, const uint8_t *p, uint32_t n)
+{
+	size_t size = prim == BAG_PRIM_FLOAT32 ? 4 : 8;
+
+	for (uint32_t i = 0; i < n; i++, p += size) {
+		uint64_t u = 0;
+		double d;
+		for (size_t b = size; b-- > 0;)
+			u = u << 8 | p[b];
+		if (size == 4) {
+			float x;
+			uint32_t u32 = (uint32_t)u;
+			memcpy(&x, &u32, 4);
+			d = x;
+		} else {
+			memcpy(&d, &u, 8);
+		}
+		if (float_may(f, d))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Whether the elements of an array of numbers can matter: not when no
  * detail line of them can show the needle and the summary's first ones
- * leave state 0 (they are counted a byte each and skipped).
+ * leave state 0 (they are counted a byte each and skipped). Floats for an
+ * all-float needle are looked at in place (those the detail shows).
  */
-static bool find_elements(void *ud, const struct bag_msgdef_field *fd, uint32_t len)
+static bool find_elements(void *ud, const struct bag_msgdef_field *fd, uint32_t len, const uint8_t *at,
+                          size_t avail)
 {
 	struct find_state *s = ud;
 	const bag_finder_t *f = s->f;
-	bool floats = fd->prim == BAG_PRIM_FLOAT32 || fd->prim == BAG_PRIM_FLOAT64;
+	bool floats = is_float(fd->prim), skip = skip0(f, fd->prim);
+	uint32_t shown = len < DETAIL_SHOWN ? len : DETAIL_SHOWN;
 
 	if (s->hit)
 		return false;
-	if (fd->prim == BAG_PRIM_MESSAGE || (s->nhidden == 0 && !(f->idx0 && skip0(f, fd->prim))))
+	if (floats && f->all_float && (size_t)shown * (fd->prim == BAG_PRIM_FLOAT32 ? 4 : 8) <= avail)
+		skip = floats_quiet(f, fd->prim, at, shown);
+	if (fd->prim == BAG_PRIM_MESSAGE || (s->nhidden == 0 && !(f->idx0 && skip)))
 		return true;
 	if (!summary_on(s) || s->nmuted > 0)
 		return false;
-	if (s->q != 0 || !skip0(f, fd->prim) || (floats && f->head_run) || !f->sep0)
+	if (s->q != 0 || !skip || (floats && f->head_run) || !f->sep0)
 		return true;
 	uint32_t n = len < SUMMARY_SHOWN ? len : SUMMARY_SHOWN;
 	if (n > 0) {
