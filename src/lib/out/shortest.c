@@ -162,11 +162,35 @@ static void to_decimal(uint64_t c, int q, uint64_t *f, int *e)
 	*f = cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : t;
 }
 
+/* f's decimal digits (f > 0) into out, two at a time from the end; their count. */
+static int write_digits(uint64_t f, char *out)
+{
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	                               "8081828384858687888990919293949596979899";
+	char tmp[20], *p = tmp + sizeof tmp;
+	int n;
+
+	while (f >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (f % 100), 2);
+		f /= 100;
+	}
+	if (f >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * f, 2);
+	} else {
+		*--p = (char)('0' + f);
+	}
+	n = (int)(tmp + sizeof tmp - p);
+	memcpy(out, p, (size_t)n);
+	return n;
+}
+
 int shortest_digits(double d, char digits[20], int *exp10)
 {
 	uint64_t bits, c, f;
-	int q, e, n = 0;
-	char tmp[20];
+	int q, e, n;
 
 	pthread_once(&g_once, make_table);
 	memcpy(&bits, &d, sizeof bits);
@@ -179,15 +203,15 @@ int shortest_digits(double d, char digits[20], int *exp10)
 		q = Q_MIN;
 	}
 	to_decimal(c, q, &f, &e);
-	while (f % 10 == 0) {
+	while (f % 100 == 0) {
+		f /= 100;
+		e += 2;
+	}
+	if (f % 10 == 0) {
 		f /= 10;
 		e++;
 	}
-	do
-		tmp[n++] = (char)('0' + f % 10);
-	while ((f /= 10) != 0);
-	for (int i = 0; i < n; i++)
-		digits[i] = tmp[n - 1 - i];
+	n = write_digits(f, digits);
 	*exp10 = e + n - 1;
 	return n;
 }
