@@ -273,7 +273,8 @@ static bool digits_may(const bag_finder_t *f, double d)
 		return e->may;
 	e->bits = bits;
 	e->id = f->id;
-	e->may = memmem(text, text_repr(text, d), f->needle, f->len) != NULL;
+	unsigned q = 0;
+	e->may = feed(f, &q, text, text_repr(text, d));
 	return e->may;
 }
 
