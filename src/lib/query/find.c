@@ -16,7 +16,11 @@
  *   the needle can overlap its text (the state before it is not 0, or the
  *   needle is all float bytes "0-9.-+einaf", or in the summary it starts
  *   with a run of them followed by what follows a value). Otherwise no
- *   occurrence can touch it and state 0 follows it.
+ *   occurrence can touch it and state 0 follows it. An all-float needle
+ *   lies inside one float's text, so only floats whose text can hold it
+ *   are written (struct float_rule, from the value alone; "[-]digits"
+ *   needles by the text, cached per thread); an array of floats is looked
+ *   at in place and skipped whole when none of its shown elements can.
  *
  * The layout mirrors src/tui/detail.c (detail_decode_lines) and
  * print-summary.c; tests/unit/test-find.c holds them to it on every fixture
