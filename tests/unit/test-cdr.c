@@ -179,7 +179,7 @@ static void test_huge_count(void **state)
 
 	(void)state;
 	assert_int_equal(bag_decode(def, b, sizeof b, NULL, NULL, NULL, &err), BAG_EDECODE);
-	assert_string_equal(err.message, "v at byte 12: array of 4294967295 elements cannot fit in the 1 bytes that remain");
+	assert_string_equal(err.message, "v at byte 12: array of 4294967295 elements cannot fit in the 1 byte that remain");
 	bag_msgdef_free(def);
 }
 

@@ -24,6 +24,8 @@
 
 #include <bagscope/bag.h>
 
+/* Every format a reader of bag_readers[] takes, for the messages that refuse a file. */
+#define READER_FORMATS "bag versions 2.0, 1.2, 1.1, 1.0 and 0, MCAP files and rosbag2 directories"
 #define READER_HEAD_BYTES (3 * 4097 + 16)  /* what detect() is shown: a version-0 bag's three lines */
 
 struct bag_reader {

@@ -109,7 +109,7 @@ static int align(struct walk *w, size_t size)
 		return BAG_OK;
 	pad = (size - (w->at - w->origin) % size) % size;
 	if (pad > w->len - w->at)
-		return walk_fail(w, "needs %zu bytes of padding, %zu remain", pad, w->len - w->at);
+		return walk_fail(w, "needs %zu byte%s of padding, %zu remain", pad, BAG_S(pad), w->len - w->at);
 	w->at += pad;
 	return BAG_OK;
 }
@@ -133,7 +133,8 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 	p = w->data + w->at;
 	left = w->len - w->at;
 	if (left < sizes[prim])
-		return walk_fail(w, "needs %u bytes for a %s, %zu remain", sizes[prim], bag_prim_name(prim), left);
+		return walk_fail(w, "needs %u byte%s for a %s, %zu remain", sizes[prim], BAG_S(sizes[prim]),
+		                 bag_prim_name(prim), left);
 	v->prim = prim;
 	switch (prim) {
 	case BAG_PRIM_BOOL: v->v.b = p[0] != 0; break;
@@ -160,7 +161,7 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 	case BAG_PRIM_STRING: {
 		uint32_t n = rd32(w, p);
 		if (n > left - 4)
-			return walk_fail(w, "string of %u bytes, %zu remain", n, left - 4);
+			return walk_fail(w, "string of %u byte%s, %zu remain", n, BAG_S(n), left - 4);
 		v->v.s.p = (const char *)p + 4;
 		v->v.s.len = n - (w->cdr && n > 0 && p[4 + n - 1] == '\0');
 		w->at += 4 + (size_t)n;
@@ -187,8 +188,8 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n);
 static int charge(struct walk *w, uint64_t count, uint64_t each)
 {
 	if (each != 0 && count > w->budget / each)
-		return walk_fail(w, "the message expands to more than %llu elements, the budget for %zu bytes",
-		                 (unsigned long long)w->budget0, w->len);
+		return walk_fail(w, "the message expands to more than %llu element%s, the budget for %zu byte%s",
+		                 (unsigned long long)w->budget0, BAG_S(w->budget0), w->len, BAG_S(w->len));
 	w->budget -= count * each;
 	return BAG_OK;
 }
@@ -230,7 +231,8 @@ static int walk_elements(struct walk *w, const struct dec_op *op, uint32_t count
 		if ((rc = align(w, op->elem_min)) != BAG_OK)
 			return rc;
 		if ((size_t)count * op->elem_min > w->len - w->at)
-			return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, w->len - w->at);
+			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+			                 BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
 		w->at += (size_t)count * op->elem_min;
 	}
 	else
@@ -251,7 +253,8 @@ static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
 	int rc;
 
 	if (op->array != BAG_ARRAY_NONE && op->elem_min > 0 && count > left / op->elem_min)
-		return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, left);
+		return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+		                 BAG_S(count), left, BAG_S(left));
 	if (pay && (rc = charge(w, count, op->nodes)) != BAG_OK)
 		return rc;
 	/* checking only: elements of a fixed size are skipped in one step (CDR: primitives only) */
@@ -260,7 +263,8 @@ static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
 		if ((rc = align(w, op->elem_min)) != BAG_OK)
 			return rc;
 		if ((size_t)count * op->elem_min > w->len - w->at)
-			return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, w->len - w->at);
+			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+			                 BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
 		w->at += (size_t)count * op->elem_min;
 		return BAG_OK;
 	}
