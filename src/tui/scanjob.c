@@ -67,7 +67,9 @@ struct scanjob {
 struct pass {
 	struct scanjob *j;
 	struct matcher mt;
-	bool *needs_text;            /* per connection: see match_needs_text() */
+	struct matcher lit;          /* a regex's required literal, as a plain pattern */
+	const struct matcher *pre;   /* what the message bytes must hold unless needs_text: mt or lit */
+	bool *needs_text;            /* per connection: no byte prefilter (match_needs_text, match_string_only) */
 	bool *name_match;            /* per connection: its topic or type matches */
 	bool *never;                 /* per connection: no message can show the pattern */
 	bag_finder_t **finders;      /* per connection: the pattern's (a regex's required) literal, or NULL */
@@ -145,7 +147,7 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 		return 0;
 	if (def == NULL || p->never[m->conn_index])
 		return 1;
-	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
+	if (!p->needs_text[m->conn_index] && !match_in_bytes(p->pre, m->data, m->size))
 		return 1;
 	if (p->finders[m->conn_index] != NULL &&
 	    !bag_finder_maybe(p->finders[m->conn_index], def, m->data, m->size, out))
@@ -296,6 +298,8 @@ static void search_conns(struct scanjob *j, struct pass *p)
 	char lit[256];
 	size_t nlit = match_literal(&p->mt, lit, sizeof lit), a, b;
 
+	match_init_literal(&p->lit, lit, nlit, p->mt.icase);
+	p->pre = p->mt.regex ? &p->lit : &p->mt;
 	for (size_t i = 0; i < j->nconns; i++) {
 		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
 		const bag_msgdef_t *def = job_def(j, i);
@@ -303,7 +307,8 @@ static void search_conns(struct scanjob *j, struct pass *p)
 			continue;
 		p->name_match[i] = j->scope[0] == '\0' && (match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
 		                                           match_find(&p->mt, c->type, strlen(c->type), &a, &b));
-		p->needs_text[i] = match_needs_text(&p->mt, def);
+		/* the bytes must hold the pattern (a regex's literal) when nothing but a string can show it */
+		p->needs_text[i] = nlit == 0 || (match_needs_text(p->pre, def) && !match_string_only(p->pre, def));
 		/* no strings and nothing else that could show the pattern: no message can match */
 		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(def);
 		if (nlit > 0 && bag_msgdef_root(def) != NULL &&
