@@ -126,8 +126,8 @@ static bool status_text(struct app *app, char *line, size_t cap)
 		n += snprintf(line + n, cap - (size_t)n, "| %s  ", sizes);
 	/* a note (an error, a search's progress) before the less urgent facts; a long one wraps */
 	if (note[0] && n < (int)cap)
-		snprintf(line + n, cap - (size_t)n, "| %s", note);
-	else if (n < (int)cap)
+		n += snprintf(line + n, cap - (size_t)n, "| %s  ", note);
+	if (n < (int)cap)
 		snprintf(line + n, cap - (size_t)n, "%s  %s  ? help", when, app->bad.msgs > 0 ? "" : sizes);
 	return note[0] || app->bad.msgs > 0;
 }

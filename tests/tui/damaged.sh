@@ -33,9 +33,9 @@ wait_for "one file that is not a bag is skipped, the other opens" "row 1/45"
 wait_for "and the status line says which and why" "skipped not_a_bag\\.bag \\(L: the log\\): no '#ROSBAG V' version line"
 "$bin" info "$D/broken/crashed_none.bag" 2>"$tmp/err" >/dev/null
 want=$(sed -n 's/^bagscope: .*crashed_none\.bag: \(read without its index: .*\)$/\1/p' "$tmp/err")
-keys L
-wait_for "the log holds the recovery report, as on stderr" "$want"
+keys L z
+wait_for "the log (zoomed) holds the recovery report, as on stderr" "$want"
 wait_for "and the file skipped" "skipped: .*not_a_bag\\.bag"
-keys L q
+keys z L q
 wait_for "quits again" "BROWSER-EXITED 0"
 finish
