@@ -16,21 +16,6 @@ struct list_pane {
 	int hscroll;                  /* sideways scroll of the summaries, in columns */
 };
 
-/* The last w columns of s as "…tail" when s is longer (bytes; the topic is escaped first). */
-static void tail_of(const char *s, int w, bool utf8, char *out, size_t cap)
-{
-	size_t len = strlen(s);
-
-	if ((int)len <= w || w < 2) {
-		snprintf(out, cap, "%s", s);
-		return;
-	}
-	size_t from = len - (size_t)(w - 1);
-	while (from < len && ((unsigned char)s[from] & 0xC0) == 0x80)
-		from++;
-	snprintf(out, cap, "%s%s", utf8 ? "\xE2\x80\xA6" : "~", s + from);
-}
-
 /* Rows [top, top + height) from the index; size and summary once the worker sent them. */
 /* The title: rows shown, or the filter's matches (so far, or partial when it was stopped). */
 static void title(struct app *app, struct pane *p, uint64_t count)
@@ -96,7 +81,9 @@ static void draw(struct app *app, struct pane *p)
 			snprintf(size, sizeof size, bad ? "-" : "%u", s->size);
 		else
 			snprintf(size, sizeof size, "...");
-		tail_of(term_str(&sc, msg.conn->topic), topic_w, app->utf8, topic, sizeof topic);
+		term_cut_tail(term_str(&sc, msg.conn->topic), topic_w, topic, sizeof topic);
+		if (!app->utf8 && strncmp(topic, "\xE2\x80\xA6", 3) == 0)
+			memmove(topic, "~", 1), memmove(topic + 1, topic + 3, strlen(topic + 3) + 1);
 		int n = snprintf(line, sizeof line, "%*llu%s%s %s ", num_w, (unsigned long long)i + 1,
 		                 app_marked(app, key) ? "*" : " ", t, topic);
 		/* the topic column: pad by screen columns, not bytes */
