@@ -24,7 +24,7 @@
 	X(SOLO_TOPIC,   'o',       0,    "show only that topic") \
 	X(ALL_TOPICS,   'a',       0,    "show all topics") \
 	X(SORT,         's',       0,    "sort connections by name, count or rate") \
-	X(TIME_MODE,    'r',       0,    "absolute or relative times") \
+	X(TIME_MODE,    'r',       0,    "times: epoch, relative, time of day") \
 	X(ZONE,         'Z',       0,    "dates in UTC or local time") \
 	X(DETAIL_MODE,  'v',       0,    "detail: decoded, hex, connection") \
 	X(HEX,          'H',       0,    "detail: hex dump") \

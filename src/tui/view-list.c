@@ -32,7 +32,8 @@ static void title(struct app *app, struct pane *p, uint64_t count)
 		         (unsigned long long)bag_view_count(m->view), partial, app->find.filter_text);
 	else
 		snprintf(line, sizeof line, "  %llu shown%s", (unsigned long long)count,
-		         m->relative ? "  (times relative to the start)" : "");
+		         m->relative ? "  (times relative to the start)"
+		         : m->clock ? (m->local ? "  (times of day, local)" : "  (times of day, UTC)") : "");
 	draw_pane_title(app, p, line);
 }
 
