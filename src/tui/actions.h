@@ -42,7 +42,7 @@
 	X(SEARCH_NEXT,  'n',       0,    "next match") \
 	X(SEARCH_PREV,  'N',       0,    "previous match") \
 	X(FILTER,       '&',       'f',  "filter: show only messages for which an expression holds (empty: off)") \
-	X(COLUMN,       'C',       0,    "add a column: a message path such as /odom.pose.pose.position.x (empty: none)") \
+	X(COLUMN,       'C',       0,    "add a column: /topic.path, a field of the selected topic, or tf(A,B).translation.x; -N removes column N, - all") \
 	X(MARK,         'm',       0,    "mark or unmark the selected message") \
 	X(MARK_NEXT,    'u',       '\'', "next mark") \
 	X(MARK_PREV,    'U',       0,    "previous mark") \
