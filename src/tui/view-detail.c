@@ -241,11 +241,24 @@ static void update(struct app *app, struct detail_pane *s)
 	s->mode = (int)m->detail;
 }
 
+/* With several bags, " in FILE" of the selected message; else "". */
+static const char *file_of(struct app *app, char *buf, size_t cap)
+{
+	struct bag_message msg;
+	struct term_scratch sc = { 0 };
+
+	buf[0] = '\0';
+	if (app->cb.nbags > 1 && model_count(&app->m) > 0 && model_entry(&app->m, app->m.row, &msg) == BAG_OK)
+		snprintf(buf, cap, " in %s", term_str(&sc, app_base_name(bag_path(app->cb.bags[msg.bag_index]))));
+	term_scratch_free(&sc);
+	return buf;
+}
+
 static void draw(struct app *app, struct pane *p)
 {
 	static const char *const modes[] = { "decoded", "hex", "connection" };
 	struct detail_pane *s = p->state;
-	char rest[256];
+	char rest[512], file[300];
 
 	update(app, s);
 	if (s->conns_topic < 0 && media_draw(app, &s->media, p->r))
@@ -253,8 +266,8 @@ static void draw(struct app *app, struct pane *p)
 	if (s->conns_topic >= 0)
 		snprintf(rest, sizeof rest, ": the topic's connections   [Esc] back");
 	else
-		snprintf(rest, sizeof rest, ": %s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
-		         s->wrap ? " (on)" : "");
+		snprintf(rest, sizeof rest, ": %s%s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
+		         file_of(app, file, sizeof file), s->wrap ? " (on)" : "");
 	textview_draw(app, p, &s->d, rest, s->wrap);
 }
 
