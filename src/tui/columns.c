@@ -249,10 +249,10 @@ void app_column_set(struct app *app, const char *text)
 	}
 	if (!column_compile(app, &c))
 		goto done;
-	if (c.tf && app->cols.tf_bound) {
-		bool failed;
-		bag_expr_set_tf(c.expr, bag_tf_expr_lookup, tf_pane_buffer(app, &failed));
-	}
+	bool failed;
+	const bag_tf_t *tf = c.tf && app->cols.tf_bound ? tf_pane_buffer(app, &failed) : NULL;
+	if (tf != NULL)   /* built already; a failed build leaves the terms missing */
+		bag_expr_set_tf(c.expr, bag_tf_expr_lookup, tf);
 	pthread_mutex_lock(&app->cols.lock);
 	app->cols.c[app->cols.n] = c;
 	app->cols.c[app->cols.n].path = app->cols.c[app->cols.n].text + (c.path - c.text);
