@@ -100,20 +100,25 @@ static bool numeric(const char *s, size_t len)
 	return len > 0 && (i == len || (s[i] >= '0' && s[i] <= '9'));
 }
 
-/* A column's title: "N:name", name the path's last part (or the whole tf() term). */
+/* A column's title: "N:name", name the path's last part; "N:tf SOURCE.x" for tf(TARGET,SOURCE).translation.x. */
 static void column_title(const struct column *c, int k, char *buf, size_t cap)
 {
-	const char *dot = c->tf ? NULL : strrchr(c->path, '.');
-	snprintf(buf, cap, "%d:%s", k + 1, dot ? dot + 1 : c->path);
+	const char *dot = strrchr(c->path, '.'), *comma = strchr(c->path, ','), *paren = strchr(c->path, ')');
+
+	if (c->tf && comma != NULL && paren != NULL && paren > comma && dot != NULL && dot > paren)
+		snprintf(buf, cap, "%d:tf %.*s.%s", k + 1, (int)(paren - comma - 1 - (int)strspn(comma + 1, " ")),
+		         comma + 1 + strspn(comma + 1, " "), dot + 1);
+	else
+		snprintf(buf, cap, "%d:%s", k + 1, dot ? dot + 1 : c->path);
 }
 
-/* A column's width: the widest value seen (cols of the rows drawn), at least its title's (up to 12). */
+/* A column's width: the widest value seen (cols of the rows drawn), at least its title's (up to 16). */
 static int column_width(struct column *c, int k)
 {
 	char title[160];
 
 	column_title(c, k, title, sizeof title);
-	int tw = draw_width(title) < 12 ? draw_width(title) : 12;
+	int tw = draw_width(title) < 16 ? draw_width(title) : 16;
 	int w = c->width > tw ? c->width : tw;
 	return w > CELL_MAX ? CELL_MAX : w;
 }

@@ -18,13 +18,13 @@ wait_for "browser up" '^ +2 1600000000\.500000000 '
 keys C
 keys -l 'tf(map,base_link).translation.x'
 keys Enter
-wait_for "titled" '^ +# time +topic +size +…anslation\.x +summary'
-wait_for "a /tf row" "^ +1 1600000000\.000000000 /tf +92 +$(x_at 1600000000.0) transforms="
-wait_for "a DiagnosticStatus row, at its time" "^ +2 1600000000\.500000000 …tics_toplevel_state +30 +$(x_at 1600000000.5) level=0"
-wait_for "a /chatter row, at its time" "^ +3 1600000000\.700000000 /chatter +11 +$(x_at 1600000000.7) data=\"hello 0\""
+wait_for "titled" '^ +# time +topic +size +1:tf base_link\.x +summary'
+wait_for "a /tf row" "^ +1 1600000000\.000000000 /tf +92 +$(x_at 1600000000.0) transforms"
+wait_for "a DiagnosticStatus row, at its time" "^ +2 1600000000\.500000000 …tics_toplevel_state +30 +$(x_at 1600000000.5) level"
+wait_for "a /chatter row, at its time" "^ +3 1600000000\.700000000 /chatter +11 +$(x_at 1600000000.7) data"
 check "the values differ by row" [ "$(x_at 1600000000.5)" != "$(x_at 1600000000.7)" ]
 # past the last transform (19 s): tf2 would extrapolate, so the cell is "-"
 keys G
-wait_for "past the data: missing" '^ +60 1600000019\.700000000 /chatter +12 +- data="hello 19'
+wait_for "past the data: missing" '^ +60 1600000019\.700000000 /chatter +12 +- data'
 check "the TF pane did not open" sh -c "! $T capture-pane -p -t main | grep -q '^ *TF'"
 finish
