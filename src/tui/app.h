@@ -144,6 +144,8 @@ void app_note_bad_index(struct app *app, const char *msg);
 bool *app_shown_mask(struct app *app);
 /* The bag's name without its directory. */
 const char *app_base_name(const char *path);
+/* Bag b as rows and titles name it: its base name, "2:NAME" when another bag has the same (buf holds it then). */
+const char *app_bag_label(const struct app *app, size_t b, char *buf, size_t cap);
 
 /*
  * core.c: whether a bag is read from a URL. Whole-bag passes that only fill

@@ -138,6 +138,18 @@ const char *app_base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+const char *app_bag_label(const struct app *app, size_t b, char *buf, size_t cap)
+{
+	const char *name = app_base_name(bag_path(app->cb.bags[b]));
+
+	for (size_t i = 0; i < app->cb.nbags; i++)
+		if (i != b && strcmp(app_base_name(bag_path(app->cb.bags[i])), name) == 0) {
+			snprintf(buf, cap, "%zu:%s", b + 1, name);
+			return buf;
+		}
+	return name;
+}
+
 bool app_any_url(const struct app *app)
 {
 	for (size_t i = 0; i < app->cb.nbags; i++)

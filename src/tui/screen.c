@@ -137,13 +137,13 @@ static void draw_status(struct app *app, struct rect r)
 /* The title: the bag (or "N bags" and their names), its messages and span. */
 static void draw_title(struct app *app)
 {
-	char title[512], names[256] = "";
+	char title[512], names[256] = "", buf[300];
 	struct term_scratch sc = { 0 };
 	size_t n = 0;
 
 	for (size_t b = 0; app->cb.nbags > 1 && b < app->cb.nbags && n < sizeof names - 1; b++)
 		n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", b ? ", " : "  ",
-		                      term_str(&sc, app_base_name(bag_path(app->cb.bags[b]))));
+		                      term_str(&sc, app_bag_label(app, b, buf, sizeof buf)));
 	if (app->cb.nbags > 1)
 		snprintf(title, sizeof title, " bagscope  %zu bags", app->cb.nbags);
 	else

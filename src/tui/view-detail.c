@@ -246,10 +246,11 @@ static const char *file_of(struct app *app, char *buf, size_t cap)
 {
 	struct bag_message msg;
 	struct term_scratch sc = { 0 };
+	char label[300];
 
 	buf[0] = '\0';
 	if (app->cb.nbags > 1 && model_count(&app->m) > 0 && model_entry(&app->m, app->m.row, &msg) == BAG_OK)
-		snprintf(buf, cap, " in %s", term_str(&sc, app_base_name(bag_path(app->cb.bags[msg.bag_index]))));
+		snprintf(buf, cap, " in %s", term_str(&sc, app_bag_label(app, msg.bag_index, label, sizeof label)));
 	term_scratch_free(&sc);
 	return buf;
 }

@@ -61,7 +61,8 @@ static struct list_widths list_widths(struct app *app, const struct rect *r, uin
 	draw_fmt_time(app, m->start_ns, t, sizeof t);
 	lw.time = (int)strlen(t);
 	for (size_t b = 0; app->cb.nbags > 1 && b < app->cb.nbags; b++) {
-		int w = draw_width(term_str(sc, app_base_name(bag_path(app->cb.bags[b]))));
+		char buf[300];
+		int w = draw_width(term_str(sc, app_bag_label(app, b, buf, sizeof buf)));
 		lw.file = w > lw.file ? w : lw.file;
 	}
 	lw.file = lw.file > FILE_MAX ? FILE_MAX : lw.file;
@@ -194,7 +195,8 @@ static void row_prefix(struct app *app, const struct list_widths *lw, uint64_t i
 		snprintf(size, sizeof size, "...");
 	bag_text_printf(t, "%*llu%s%s ", lw->num, (unsigned long long)i + 1, app_marked(app, key) ? "*" : " ", tm);
 	if (lw->file > 0) {
-		const char *f = term_str(sc, app_base_name(bag_path(app->cb.bags[msg->bag_index])));
+		char buf[300];
+		const char *f = term_str(sc, app_bag_label(app, msg->bag_index, buf, sizeof buf));
 		put_cell(t, f, strlen(f), lw->file, false, true);
 	}
 	term_cut_tail(term_str(sc, msg->conn->topic), lw->topic, topic, sizeof topic);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Screen test: with several bags each list row names its file (a titled
 # "file" column of base names), the detail's title says the selected
-# message's file, and the title counts the bags; one bag has none of it.
+# message's file, and the title counts the bags; bags of one name are
+# numbered (1:run.bag); one bag has none of it.
 # tmux at 80x24, polling the screen, over two bags python3-rosbag writes
 # (tests/tools/mk-columns-bags.py). Skipped (77) without tmux.
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,11 @@ keys j j
 wait_for "the detail names the selected message's file" '^ Detail: decoded in other\.bag '
 keys j
 wait_for "and follows the selection" '^ Detail: decoded in cols\.bag '
+# two bags of one name in two folders: "1:run.bag" and "2:run.bag", in the order given
+mkdir "$tmp/a" "$tmp/b" && cp "$tmp/cols.bag" "$tmp/a/run.bag" && cp "$tmp/other.bag" "$tmp/b/run.bag"
+start 80 24 "$tmp/a/run.bag" "$tmp/b/run.bag"
+wait_for "same names told apart in the title" '^ bagscope  2 bags  80 messages  19\.7 s  1:run\.bag, 2:run\.bag'
+wait_for "and in the rows" '^ +3 1600000000\.600000000 2:run\.bag /other '
 start 80 24 "$tmp/cols.bag"
 wait_for "one bag: its path in the title" "^ bagscope  $tmp/cols\.bag  60 messages"
 wait_for "no file column" '^ +1 1600000000\.000000000 /tf +92 transforms='
