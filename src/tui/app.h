@@ -48,6 +48,7 @@ struct columns {
 	struct column c[MAX_COLUMNS];
 	int n;
 	bool tf_bound;                /* the tf() columns have the buffer */
+	char gen;                     /* 'a'..'z', changed with the columns: starts each summary's cols */
 	pthread_mutex_t lock;         /* c and n, read by the worker */
 };
 

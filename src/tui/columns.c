@@ -8,8 +8,9 @@
  * (tf_pane_buffer) at each message's time, "…" until it is built.
  *
  * The decoding worker evaluates them after each summary (worker_set_extra):
- * its text holds one cell per column, COL_SEP between, empty where the
- * column is not on the message's topic. app->cols is guarded by its lock,
+ * its text is the columns' generation (a letter) then one cell per column,
+ * COL_SEP between, empty where the column is not on the message's topic; a
+ * result made for other columns is not cached (core.c), so none lingers. app->cols is guarded by its lock,
  * as the worker reads it; width is the main thread's alone.
  */
 #define _GNU_SOURCE
@@ -47,6 +48,15 @@ static void value_text(struct bag_text *t, const struct bag_expr_val *v, const s
 	}
 }
 
+/* The columns changed: a new generation (under the lock, as the worker reads it), no cached cells. */
+static void app_columns_changed(struct app *app)
+{
+	pthread_mutex_lock(&app->cols.lock);
+	app->cols.gen = app->cols.gen >= 'a' && app->cols.gen < 'z' ? (char)(app->cols.gen + 1) : 'a';
+	pthread_mutex_unlock(&app->cols.lock);
+	app_cache_flush(app);
+}
+
 /* On the worker: a cell per column for this message, COL_SEP between. */
 static void columns_extra(void *arg, size_t bag, size_t conn_index, const uint8_t *data, uint32_t size,
                           int64_t time_ns, struct bag_text *out)
@@ -57,6 +67,8 @@ static void columns_extra(void *arg, size_t bag, size_t conn_index, const uint8_
 	for (size_t b = 0; b < bag && b < app->cb.nbags; b++)
 		ti += bag_conn_count(app->cb.bags[b]);
 	pthread_mutex_lock(&app->cols.lock);
+	if (app->cols.n > 0)
+		bag_text_append(out, &app->cols.gen, 1);
 	for (int k = 0; k < app->cols.n; k++) {
 		struct column *c = &app->cols.c[k];
 		struct bag_expr_val v;
@@ -163,7 +175,7 @@ static bool column_removal(struct app *app, const char *text)
 		snprintf(m->note, sizeof m->note, "column %ld (%.100s) removed", k, app->cols.c[k - 1].text);
 		column_remove(app, (int)k - 1);
 	}
-	app_cache_flush(app);
+	app_columns_changed(app);
 	return true;
 }
 
@@ -260,7 +272,7 @@ void app_column_set(struct app *app, const char *text)
 	pthread_mutex_unlock(&app->cols.lock);
 	memset(&c, 0, sizeof c);
 	worker_set_extra(app->worker, columns_extra, app);
-	app_cache_flush(app);
+	app_columns_changed(app);
 	snprintf(m->note, sizeof m->note, "column %d: %.100s (C -%d removes it)", app->cols.n,
 	         app->cols.c[app->cols.n - 1].text, app->cols.n);
 done:
@@ -286,6 +298,6 @@ bool app_columns_waiting(struct app *app)
 			bag_expr_set_tf(app->cols.c[k].expr, bag_tf_expr_lookup, tf);
 	app->cols.tf_bound = true;
 	pthread_mutex_unlock(&app->cols.lock);
-	app_cache_flush(app);
+	app_columns_changed(app);
 	return false;
 }

@@ -54,6 +54,14 @@ void app_cache_flush(struct app *app)
 
 void app_cache_put(struct app *app, const struct work_result *r)
 {
+	/*
+	 * made for other columns than today's (columns.c): asked again; a read
+	 * error (no cells made) is kept
+	 */
+	bool stale = r->cols[0] != '\0' ? app->cols.n == 0 || r->cols[0] != app->cols.gen
+	                                 : app->cols.n > 0 && r->rc == BAG_OK;
+	if (stale)
+		return;
 	if (app->cache_used > CACHE_SLOTS * 3 / 4)
 		app_cache_flush(app);
 	struct summary *s = cache_slot(app, r->key);

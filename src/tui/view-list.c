@@ -127,7 +127,7 @@ static int column_width(struct column *c, int k)
 /* The cells of a summary's cols, each cut and padded to its column. */
 static void row_cells(struct app *app, const char *cols, struct bag_text *t)
 {
-	const char *p = cols;
+	const char *p = cols && cols[0] ? cols + 1 : NULL;   /* after the generation */
 
 	for (int k = 0; k < app->cols.n; k++) {
 		size_t len = p ? strcspn(p, COL_SEP) : 0;
@@ -146,7 +146,7 @@ static void widen(struct app *app, uint64_t top, int rows, uint64_t count)
 		if (model_entry(&app->m, top + (uint64_t)row, &msg) != BAG_OK)
 			continue;
 		const struct summary *s = app_summary(app, work_key(msg.bag_index, msg.chunk, msg.offset));
-		const char *p = s ? s->cols : NULL;
+		const char *p = s && s->cols[0] ? s->cols + 1 : NULL;   /* after the generation */
 		for (int k = 0; k < app->cols.n && p != NULL; k++) {
 			size_t len = strcspn(p, COL_SEP);
 			char cell[WORK_COLS_MAX];
