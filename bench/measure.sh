@@ -1,6 +1,7 @@
 # measure.sh - sourced by the bench scripts (mcap.sh, rosbag2.sh): timing
 # helpers over /usr/bin/time and the browser's first screen in tmux. Needs
-# dir (scratch), runs (repetitions) and bin (the bagscope program).
+# dir (scratch), runs (repetitions) and bin (the bagscope program); pick
+# says which run measure reports: median (default) or worst.
 
 # run CMD...: one run's "wall user peak_kB" appended to $dir/.t
 run() {
@@ -10,14 +11,17 @@ run() {
 # median of the runs in $dir/.t: "wall user peak"
 median() { sort -n -k2 "$dir/.t" | awk '{ w[NR] = $1; u[NR] = $2; m = $3 > m ? $3 : m }
 	END { k = int((NR + 1) / 2); printf "%.3f %.3f %d", w[k], u[k], m }'; }
-# measure LABEL CMD...: median of RUNS; prints a row, leaves "wall user peak" in $last
+# worst of the runs in $dir/.t: "wall user peak", each its largest
+worst() { awk '{ w = $1 > w ? $1 : w; u = $2 > u ? $2 : u; m = $3 > m ? $3 : m }
+	END { printf "%.3f %.3f %d", w, u, m }' "$dir/.t"; }
+# measure LABEL CMD...: the median (or, pick=worst, the worst) of RUNS; prints a row, leaves "wall user peak" in $last
 measure() {
 	label=$1
 	shift
 	: > "$dir/.t"
 	i=0
 	while [ $i -lt "$runs" ]; do run "$@"; i=$((i + 1)); done
-	last=$(median)
+	last=$(${pick:-median})
 	echo "$label $last" | awk '{ printf "  %-34s %8.3f s wall %8.3f s user %7d MB\n", $1, $2, $3, $4 / 1024 }'
 }
 # first_screen FILE: ms to the first full screen of the browser (tmux, 120x40)

@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 	bag_mcap_writer_free(w);
 	return 0;
 fail:
-	fprintf(stderr, "mkros2: %s\n", bag_mcap_writer_errmsg(w));
+	fprintf(stderr, "mkros2: %s\n", bag_mcap_writer_error(w)->message);
 	bag_mcap_writer_free(w);
 	return 1;
 }

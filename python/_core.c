@@ -100,8 +100,21 @@ PyObject *make_time(PyTypeObject *type, int64_t secs, int64_t nsecs)
 	return t;
 }
 
+/* rate_hz(n, first_ns, last_ns): bag_rate_hz, bagscope's one definition of a topic's rate. */
+static PyObject *core_rate_hz(PyObject *self, PyObject *args)
+{
+	unsigned long long n;
+	long long first, last;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "KLL", &n, &first, &last))
+		return NULL;
+	return PyFloat_FromDouble(bag_rate_hz(n, first, last));
+}
 
 static PyMethodDef module_methods[] = {
+	{ "rate_hz", core_rate_hz, METH_VARARGS,
+	  "rate_hz(n, first_ns, last_ns): n - 1 periods over the span, in Hz; 0.0 when n < 2 or no span." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -11,6 +11,8 @@ if [ "$1" = "--test" ]; then
 	# the Python package: built against Debian's CPython and numpy (PyPI is out of reach), tested with
 	# pytest against python3-rosbag, pandas and a dask.distributed cluster
 	pkgs="$pkgs python3-dev python3-venv python3-setuptools python3-wheel python3-numpy python3-pytest python3-pandas python3-dask python3-distributed"
+	# zlib's crc32() is what test-crc32 checks the library's CRC-32 against
+	pkgs="$pkgs zlib1g-dev"
 	# node and npm (the MCAP test's reader): Debian's, unless a node with its npm is there
 	# already (NodeSource's nodejs ships npm and conflicts with Debian's npm package)
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"

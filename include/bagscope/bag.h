@@ -184,6 +184,13 @@ BAG_API int bag_read_bytes(bag_t *bag, uint64_t off, void *buf, size_t len);
 BAG_API bool bag_is_url(const char *path);
 
 /*
+ * Bytes this handle (not its dups) has read from its file or URL so far,
+ * and in how many reads: what the format readers, the index and the chunk
+ * cache asked for (a URL's block cache may fetch more, see bag_fetched).
+ */
+BAG_API void bag_read_totals(const bag_t *bag, uint64_t *bytes, uint64_t *reads);
+
+/*
  * Bytes and requests a URL's bag has fetched so far, its dups included
  * (0 and 0 for a local file). Safe to call from another thread.
  */

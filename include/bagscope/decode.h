@@ -99,9 +99,13 @@ BAG_API size_t bag_msgdef_const_match(const struct bag_msgdef_type *type, const 
 /*
  * Asked after begin_array: whether to visit the array's elements. false
  * skips elements of a fixed size (numbers, fixed messages) in one step,
- * their bytes checked to be there; others are visited anyway.
+ * their bytes checked to be there; others are visited anyway. at: the
+ * message's bytes from the first element on, avail of them (the ROS 1
+ * layout: little-endian, no padding), so that numbers can be looked at in
+ * bulk.
  */
-typedef bool (*bag_elements_fn)(void *ud, const struct bag_msgdef_field *field, uint32_t len);
+typedef bool (*bag_elements_fn)(void *ud, const struct bag_msgdef_field *field, uint32_t len, const uint8_t *at,
+                                size_t avail);
 
 /* bag_decode, asking elements (not NULL) before each array's elements. */
 BAG_API int bag_decode_some(const bag_msgdef_t *def, const uint8_t *data, size_t len,

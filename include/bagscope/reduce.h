@@ -118,6 +118,9 @@ BAG_API uint64_t bag_reduce_failed(bag_reduce_t *r, struct bag_error *first);
 /* Samples of series i gathered so far. */
 BAG_API uint64_t bag_reduce_count(bag_reduce_t *r, size_t i);
 
+/* Whether series i's samples are times since the epoch (header.stamp, $time): label them as times of day. */
+BAG_API bool bag_reduce_is_time(bag_reduce_t *r, size_t i);
+
 /*
  * Reduce series i over [t0, t1] (t0 <= t1) into cols[0..ncols) (ncols >= 1)
  * as the header says. Returns 0 or BAG_EINVAL.

@@ -143,6 +143,14 @@ BAG_API int bag_timeline_load(bag_timeline_t *tl, uint64_t max_rows);
 BAG_API int bag_timeline_times(bag_timeline_t *tl, const size_t *group, size_t ngroups, int64_t **times,
                                uint64_t *n);
 
+/*
+ * A topic's rate as bagscope gives it (the browser, stats, the Python
+ * package; only info --freq keeps rosbag's median): its n - 1 periods over
+ * the time from its first message to its last, rostopic hz's average rate
+ * over the whole recording. 0 when n < 2 or every message has one time.
+ */
+BAG_API double bag_rate_hz(uint64_t n, int64_t first_ns, int64_t last_ns);
+
 BAG_API uint64_t bag_timeline_loaded_rows(const bag_timeline_t *tl);
 BAG_API size_t bag_timeline_memory(const bag_timeline_t *tl);
 

@@ -202,7 +202,11 @@ class Bag:
         return self._bag.check(quick=quick)
 
     def stats(self):
-        """{topic: dict(messages, first_ns, last_ns, rate_hz, median_period_s, max_gap_s)} from the index."""
+        """{topic: dict(messages, first_ns, last_ns, rate_hz, median_period_s, max_gap_s)} from the index.
+
+        rate_hz is bagscope's rate (as the browser and `bagscope stats` give it): the n - 1 periods over
+        the time from the first message to the last, 0.0 when there are fewer than two times; Topic's
+        frequency stays rosbag's (the inverse of the median period)."""
         out = {}
         for topic, t in self.topic_times().items():
             d = np.diff(t) if len(t) > 1 else np.empty(0, np.int64)
@@ -210,7 +214,7 @@ class Bag:
                 'messages': int(len(t)),
                 'first_ns': int(t[0]) if len(t) else None,
                 'last_ns': int(t[-1]) if len(t) else None,
-                'rate_hz': _median_rate(t),
+                'rate_hz': _core.rate_hz(len(t), int(t[0]), int(t[-1])) if len(t) else 0.0,
                 'median_period_s': float(np.median(d)) / 1e9 if len(d) else None,
                 'max_gap_s': float(d.max()) / 1e9 if len(d) else None,
             }

@@ -122,3 +122,17 @@ def test_read_tf_paths_match_tf_lookup():
 def test_read_tf_path_first_is_refused():
     with bagscope.open(os.path.join(FIX, 'bags', 'tf_lz4.bag')) as bag, pytest.raises(ValueError):
         bag.read(['tf(odom, base_0).translation.x'])
+
+
+@pytest.mark.parametrize('bag', [os.path.join(FIX, 'made', 'freq_times.bag'),
+                                 os.path.join(FIX, 'foreign', 'rosbag.js', 'example.bag')])
+def test_stats_rate_is_the_commands(bag):
+    """Bag.stats()'s rate_hz is `bagscope stats --json`'s (one definition: n - 1 periods over the span)."""
+    got = json.loads(cli('stats', '--index', '--json', bag).stdout)
+    with bagscope.open(bag) as b:
+        ours = b.stats()
+    for t in got['topics']:
+        o = ours[t['topic']]
+        span = o['last_ns'] - o['first_ns']
+        assert o['rate_hz'] == pytest.approx(t['rate_hz'], rel=1e-12)
+        assert o['rate_hz'] == pytest.approx((o['messages'] - 1) * 1e9 / span if span > 0 else 0.0, rel=1e-12)

@@ -56,7 +56,7 @@ static void usage(FILE *out)
 	fputs("usage: bagscope cat [--topic T]... [--type TYPE]... [--start S] [--end E]\n"
 	      "                    [--filter EXPR] [--format yaml|json|csv|hex]\n"
 	      "                    [--fields PATH[,PATH...]] [--count] [-n N] BAG...\n"
-	      "  S, E: epoch seconds (1500000003.25) or offsets from the bag start (+12.5)\n"
+	      "  S, E: epoch seconds (1500000003.25), offsets after the bag start (+12.5, 10s) or before its end (-30s)\n"
 	      "  EXPR: e.g. 'linear_acceleration.x > 0.5 && header.frame_id == \"imu\"' (bagscope(1))\n", out);
 }
 

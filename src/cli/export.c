@@ -50,7 +50,7 @@ static void usage(FILE *out)
 	fputs("usage: bagscope export [--topic T]... [--type TYPE]... [--start S] [--end E]\n"
 	      "                       [--filter EXPR] [--compression none|bz2|lz4|zstd] [--chunk-size BYTES]\n"
 	      "                       [--format bag|mcap] [--keep-latched] [--force] -o OUT BAG...\n"
-	      "  S, E: epoch seconds (1500000003.25) or offsets from the bag start (+12.5), inclusive\n"
+	      "  S, E: epoch seconds (1500000003.25), offsets after the bag start (+12.5, 10s) or before its end (-30s),\n        inclusive\n"
 	      "  BYTES: uncompressed bytes per chunk (default 768K; K and M suffixes)\n", out);
 }
 

@@ -201,9 +201,14 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 	}
 	for (size_t k = 0; k < o->npaths; k++)
 		chart_series(&ch, (int)k, cols[k], W, lo, hi);
-	chart_label(hi, hi - lo, labels[0], sizeof labels[0]);
-	chart_label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
-	chart_label(lo, hi - lo, labels[2], sizeof labels[2]);
+	/* times since the epoch (header.stamp) read as times of day, when every series holds them */
+	bool tv = o->npaths > 0;
+	for (size_t k = 0; k < o->npaths; k++)
+		tv = tv && bag_reduce_is_time(r, k);
+	void (*ylabel)(double, double, char *, size_t) = tv ? chart_time_label : chart_label;
+	ylabel(hi, hi - lo, labels[0], sizeof labels[0]);
+	ylabel((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
+	ylabel(lo, hi - lo, labels[2], sizeof labels[2]);
 	for (int i = 0; i < 3; i++)
 		lw = (int)strlen(labels[i]) > lw ? (int)strlen(labels[i]) : lw;
 	for (int y = 0; y < ch.h; y++) {
@@ -215,7 +220,7 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 			if (colour && s != last)
 				fputs(s ? sgr[(s - 1) % 6] : "\033[0m", stdout);
 			last = s;
-			chart_cell_utf8(&ch, x, y, cell);
+			chart_cell_text(&ch, x, y, colour, cell);
 			fputs(cell, stdout);
 		}
 		if (colour && last)
@@ -236,12 +241,17 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 		chart_extent(cols[k], W, &mn, &mx);
 		char a[32] = "-", b[32] = "-";
 		if (mn <= mx) {
-			chart_label(mn, hi - lo, a, sizeof a);
-			chart_label(mx, hi - lo, b, sizeof b);
+			ylabel(mn, hi - lo, a, sizeof a);
+			ylabel(mx, hi - lo, b, sizeof b);
 		}
-		printf("%*s %s%s\xE2\xA3\xBF%s %s  %llu sample%s, min %s, max %s\n", lw, "", "", colour ? sgr[k % 6] : "",
-		       colour ? "\033[0m" : "", term_str(&sc, o->paths[k]),
-		       (unsigned long long)bag_reduce_count(r, k), BAG_S(bag_reduce_count(r, k)), a, b);
+		uint64_t n = bag_reduce_count(r, k);
+		printf("%*s %s%s%s%s %s  %llu sample%s, ", lw, "", "", colour ? sgr[k % 6] : "", chart_marker((int)k, colour),
+		       colour ? "\033[0m" : "", term_str(&sc, o->paths[k]), (unsigned long long)n, BAG_S(n));
+		if (mn <= mx)
+			printf("min %s, max %s\n", a, b);
+		else
+			/* nothing to draw: say why, not "min -, max -" */
+			printf("%s\n", n ? "none finite: all are inf (drawn on the top or bottom edge)" : "none in the range");
 	}
 	chart_free(&ch);
 	term_scratch_free(&sc);

@@ -6,7 +6,7 @@
  * Two passes. The first reads only the index: each topic's record times (all
  * its connections, in time order; one pass over the timeline, 8 bytes a
  * message), whose consecutive differences are the periods: nearest-rank p50
- * and p99, max, rate = 1 / p50, mean rate = (n - 1) / (last - first), and
+ * and p99, max, the rate (bag_rate_hz: (n - 1) / (last - first)), and
  * gaps (periods over 5 x p50). The second is a scan over the messages that
  * reads no more of each than its size and, for types whose first field is a
  * std_msgs/Header, its first 12 bytes (seq, stamp): bytes, bandwidth, header
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/timeparse.h"
 
 #define NGAPS 3
 
@@ -295,15 +296,9 @@ static int scan_sizes(struct stats *s)
 	return rc;
 }
 
-static double rate_hz(int64_t period)
+static double rate_hz(const struct topic_stats *t)
 {
-	return period > 0 ? 1e9 / (double)period : 0.0;
-}
-
-static double mean_rate_hz(const struct topic_stats *t)
-{
-	return t->messages > 1 && t->last_ns > t->first_ns ?
-	       (double)(t->messages - 1) * 1e9 / (double)(t->last_ns - t->first_ns) : 0.0;
+	return bag_rate_hz(t->messages, t->first_ns, t->last_ns);
 }
 
 static double bandwidth(const struct topic_stats *t)
@@ -329,8 +324,7 @@ static void print_json(const struct stats *s)
 		cli_json_string(stdout, t->type, strlen(t->type));
 		printf(",\"messages\":%llu,\"first_ns\":%lld,\"last_ns\":%lld", (unsigned long long)t->messages,
 		       (long long)t->first_ns, (long long)t->last_ns);
-		printf(",\"rate_hz\":%.9g", rate_hz(t->p50));
-		printf(",\"mean_rate_hz\":%.9g", mean_rate_hz(t));
+		printf(",\"rate_hz\":%.17g", rate_hz(t));
 		printf(",\"period_ns\":{\"p50\":%lld,\"p99\":%lld,\"max\":%lld}", (long long)t->p50,
 		       (long long)t->p99, (long long)t->max);
 		printf(",\"gaps\":{\"count\":%llu,\"largest\":[", (unsigned long long)t->ngaps);
@@ -387,9 +381,8 @@ static void print_text(const struct stats *s)
 		printf("  messages   %llu, %s to %s\n", (unsigned long long)t->messages, a, b);
 		if (t->messages < 2)
 			continue;
-		snprintf(a, sizeof a, "%.2f", rate_hz(t->p50));
-		snprintf(b, sizeof b, "%.2f", mean_rate_hz(t));
-		printf("  rate       %s Hz (mean %s Hz)\n", a, b);
+		rate_text(a, sizeof a, rate_hz(t));
+		printf("  rate       %s%s\n", a, rate_hz(t) > 0 ? "" : " (every message at one time)");
 		human_ns(a, sizeof a, t->p50);
 		human_ns(b, sizeof b, t->p99);
 		human_ns(c, sizeof c, t->max);

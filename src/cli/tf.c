@@ -304,7 +304,7 @@ static int lookups_every(const struct tf_opts *o, const bag_tf_t *tf, const bag_
 	uint64_t ok = 0, failed = 0;
 	struct bag_error first = BAG_ERROR_INIT, err;
 
-	if (cli_parse_time(o->every, 0, INT64_MAX, &dt) != 0 || dt <= 0 ||
+	if (cli_parse_time(o->every, 0, 0, &dt) != 0 || dt <= 0 ||
 	    (o->start && cli_parse_time(o->start, t0, t1, &t0) != 0) ||
 	    (o->end && cli_parse_time(o->end, bag_timeline_start(tl), t1, &t1) != 0)) {
 		cli_error("tf: --every needs a positive duration, --start and --end times");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/chart.h"
 
@@ -128,6 +129,44 @@ void chart_cell_utf8(const struct chart *c, int x, int y, char buf[4])
 	buf[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
 	buf[2] = (char)(0x80 | (cp & 0x3F));
 	buf[3] = '\0';
+}
+
+void chart_time_label(double secs, double span, char *buf, size_t cap)
+{
+	double step = span / 4, whole = floor(secs);
+	time_t t = (time_t)whole;
+	struct tm tm;
+	int dec = step > 0 && step < 1 ? (int)ceil(-log10(step)) : 0;
+
+	if (!isfinite(secs) || gmtime_r(&t, &tm) == NULL) {
+		chart_label(secs, span, buf, cap);
+		return;
+	}
+	dec = dec > 3 ? 3 : dec;
+	if (dec == 0) {
+		snprintf(buf, cap, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+		return;
+	}
+	int scale = dec == 1 ? 10 : dec == 2 ? 100 : 1000, frac = (int)((secs - whole) * scale);
+	snprintf(buf, cap, "%02d:%02d.%0*d", tm.tm_min, tm.tm_sec, dec, frac >= scale ? scale - 1 : frac);
+}
+
+const char *chart_marker(int series, bool colour)
+{
+	static const char *const marks[] = { "\xE2\xA3\xBF", "+", "x", "o" };
+
+	return colour || series <= 0 ? marks[0] : marks[1 + (series - 1) % 3];
+}
+
+void chart_cell_text(const struct chart *c, int x, int y, bool colour, char buf[4])
+{
+	int s = c->series[y * c->w + x];
+
+	if (!colour && s > 1) {
+		snprintf(buf, 4, "%s", chart_marker(s - 1, false));
+		return;
+	}
+	chart_cell_utf8(c, x, y, buf);
 }
 
 void chart_label(double v, double span, char *buf, size_t cap)

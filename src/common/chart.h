@@ -7,6 +7,7 @@
 #ifndef BAGSCOPE_COMMON_CHART_H
 #define BAGSCOPE_COMMON_CHART_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,22 @@ int chart_row(const struct chart *c, double v, double lo, double hi);
 
 /* Cell (x, y) as UTF-8 (a braille character, U+2800 for none) in buf[4]. */
 void chart_cell_utf8(const struct chart *c, int x, int y, char buf[4]);
+
+/*
+ * Without colour, series past the first cannot be told apart by their dots:
+ * a cell whose last series is s > 0 is drawn as that series' marker ('+',
+ * 'x', 'o') instead (chart_cell_text), and the legend shows the same
+ * (chart_marker: the braille block for series 0 and with colour).
+ */
+/*
+ * A label for a time value (seconds since the epoch) on an axis spanning
+ * span seconds: the UTC time of day, "19:24:47" when labels are a second or
+ * more apart, else "24:47.84" (minutes, seconds and the decimals they need).
+ */
+void chart_time_label(double secs, double span, char *buf, size_t cap);
+
+const char *chart_marker(int series, bool colour);
+void chart_cell_text(const struct chart *c, int x, int y, bool colour, char buf[4]);
 
 /*
  * A label for v on an axis spanning span: fixed-point with enough decimals

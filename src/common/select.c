@@ -40,15 +40,24 @@ int select_filter(struct select *s)
 	return bag_expr_parse(&s->expr, s->filter, strlen(s->filter));
 }
 
-int select_parse_time(const char *arg, int64_t t0, int64_t t1, int64_t *ns)
+/* A time argument: 0 with *ns and how it was given (*from), or -1. */
+static int parse_bound(const char *arg, int64_t t0, int64_t t1, int64_t *ns, int *from)
 {
 	struct jump j;
 	const char *why;
 
-	if (jump_parse(arg, t0, t1, t0, &j, &why) != 0 || j.kind != JUMP_TIME)
+	if (jump_parse(arg, t0, t1, JUMP_NO_CURSOR, &j, &why) != 0 || j.kind != JUMP_TIME)
 		return -1;
 	*ns = j.time_ns;
+	*from = j.from;
 	return 0;
+}
+
+int select_parse_time(const char *arg, int64_t t0, int64_t t1, int64_t *ns)
+{
+	int from;
+
+	return parse_bound(arg, t0, t1, ns, &from);
 }
 
 static bool named(const char *name, const char *const *list, size_t n)
@@ -80,17 +89,28 @@ int select_query(struct select *s, bag_timeline_t *tl, struct bag_query *q, stru
 	const char *bad = NULL;
 
 	bag_query_init(q);
-	if (s->start != NULL && select_parse_time(s->start, t0, t1, &q->start_ns) != 0)
+	int from[2] = { JUMP_FROM_START, JUMP_FROM_START };
+	if (s->start != NULL && parse_bound(s->start, t0, t1, &q->start_ns, &from[0]) != 0)
 		bad = s->start;
-	else if (s->end != NULL && select_parse_time(s->end, t0, t1, &q->end_ns) != 0)
+	else if (s->end != NULL && parse_bound(s->end, t0, t1, &q->end_ns, &from[1]) != 0)
 		bad = s->end;
+	if (bad == NULL && (from[0] == JUMP_FROM_DATE || from[1] == JUMP_FROM_DATE) &&
+	    bag_timeline_bag_count(tl) > 0 && bag_relative_times(bag_timeline_bag(tl, 0))) {
+		err->code = BAG_EINVAL;
+		err->offset = BAG_NO_OFFSET;
+		snprintf(err->message, sizeof err->message, "%s: '%s': this bag has no dates (an old recorder's times "
+		         "since it started): give +offset, as +12.5 or +1m30s", s->cmd,
+		         from[0] == JUMP_FROM_DATE ? s->start : s->end);
+		return BAG_EINVAL;
+	}
 	if (bad != NULL) {
 		err->code = BAG_EINVAL;
 		err->offset = BAG_NO_OFFSET;
 		snprintf(err->message, sizeof err->message,
-		         "%s: '%s' is not a time: give epoch seconds (1500000003.25), a date (2020-09-13 12:26:52.5, "
-		         "local; a trailing Z for UTC), an offset from the bag's start (+12.5, 1m30s, 2h) or a "
-		         "fraction of its span (50%%)", s->cmd, bad);
+		         "%s: '%s' is not a time%s: give epoch seconds (1500000003.25), a date (2020-09-13 12:26:52.5, "
+		         "local; a trailing Z for UTC), an offset after the bag's start (+12.5, +5s, 1m30s), before its "
+		         "end (-30s) or a fraction of its span (50%%)", s->cmd, bad,
+		         strchr("<>", bad[0]) != NULL && bad[0] ? " here (>X and <X move from the browser's selected message)" : "");
 		return BAG_EINVAL;
 	}
 	if (s->start != NULL && s->end != NULL && q->start_ns > q->end_ns) {

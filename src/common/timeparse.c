@@ -147,6 +147,34 @@ static int read_date(const char *s, wide *ns, bool utc_default, int64_t day_ns)
 	return 0;
 }
 
+/*
+ * The one offset rule: +X after the bag's start, -X before its end, >X and
+ * <X forward and back from the selected message (current_ns; none when it
+ * is JUMP_NO_CURSOR, as on the command line).
+ */
+static int read_offset(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns, struct jump *out,
+                       const char **why)
+{
+	wide ns;
+	bool unit;
+
+	if ((*s == '<' || *s == '>') && current_ns == JUMP_NO_CURSOR) {
+		*why = ">X and <X move from the selected message, in the browser only";
+		return -1;
+	}
+	if (read_duration(s + 1, &ns, &unit) != 0) {
+		*why = "an offset is +12.5 or +5s (after the start), -30s (before the end), >5s or <200ms (from here)";
+		return -1;
+	}
+	switch (*s) {
+	case '+': out->time_ns = clamp(start_ns + ns); out->from = JUMP_FROM_START; break;
+	case '-': out->time_ns = clamp(end_ns - ns); out->from = JUMP_FROM_END; break;
+	case '>': out->time_ns = clamp(current_ns + ns); out->from = JUMP_FROM_HERE; break;
+	default: out->time_ns = clamp(current_ns - ns); out->from = JUMP_FROM_HERE; break;
+	}
+	return 0;
+}
+
 int jump_parse(const char *s, int64_t start_ns, int64_t end_ns, int64_t current_ns,
                struct jump *out, const char **why)
 {
@@ -183,6 +211,7 @@ int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t cur
 			return -1;
 		}
 		out->kind = JUMP_ROW;
+		out->from = JUMP_FROM_ROW;
 		out->row = (uint64_t)w - 1;
 		return 0;
 	}
@@ -197,34 +226,50 @@ int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t cur
 		/* w.f percent of the duration */
 		wide span = (wide)end_ns - start_ns;
 		out->time_ns = clamp(start_ns + span * (w * NS + f) / (100 * NS));
+		out->from = JUMP_FROM_SPAN;
 		return 0;
 	}
-	if ((strchr(s, '-') != NULL || strchr(s, ':') != NULL) && s[0] != '-' && s[0] != '+') {
+	if ((strchr(s, '-') != NULL || strchr(s, ':') != NULL) && strchr("+-<>", s[0]) == NULL) {
 		if (read_date(s, &ns, utc, start_ns) == 0) {
 			out->time_ns = clamp(ns);
+			out->from = JUMP_FROM_DATE;
 			return 0;
 		}
 		*why = "a date is YYYY-MM-DD HH:MM:SS[.frac][Z], or HH:MM[:SS] on the bag's first day";
 		return -1;
 	}
-	if (*s == '+' || *s == '-') {
-		bool neg = *s == '-';
-		if (read_duration(s + 1, &ns, &unit) != 0) {
-			*why = "an offset is +12.5, +5s, -200ms, +1m30s";
-			return -1;
-		}
-		/* +N without a unit: from the bag start; with a unit, or '-': from here */
-		if (!neg && !unit)
-			out->time_ns = clamp(start_ns + ns);
-		else
-			out->time_ns = clamp(current_ns + (neg ? -ns : ns));
-		return 0;
-	}
+	if (*s == '+' || *s == '-' || *s == '<' || *s == '>')
+		return read_offset(s, start_ns, end_ns, current_ns, out, why);
 	if (read_duration(s, &ns, &unit) != 0) {
-		*why = "not a time: try 1600000012.5, 2020-09-13 12:26:52Z, +12.5, 1m30s, 50% or #100";
+		*why = "not a time: try 1600000012.5, 2020-09-13 12:26:52Z, +12.5, 1m30s, -30s, >5s, 50% or #100";
 		return -1;
 	}
 	/* a bare number is epoch seconds; a duration with units, an offset from the start */
 	out->time_ns = clamp(unit ? start_ns + ns : ns);
+	out->from = unit ? JUMP_FROM_START : JUMP_FROM_EPOCH;
 	return 0;
+}
+
+void rate_text(char *buf, size_t len, double hz)
+{
+	double period = hz > 0 ? 1.0 / hz : 0;
+
+	if (!(hz > 0))
+		snprintf(buf, len, "-");
+	else if (hz >= 999.95e6)
+		snprintf(buf, len, "%.1f GHz", hz / 1e9);
+	else if (hz >= 999.95e3)
+		snprintf(buf, len, "%.1f MHz", hz / 1e6);
+	else if (hz >= 999.95)
+		snprintf(buf, len, "%.1f kHz", hz / 1e3);
+	else if (hz >= 0.99995)
+		snprintf(buf, len, "%.1f Hz", hz);
+	else if (period <= 10)
+		snprintf(buf, len, "%.0f mHz", hz * 1e3);
+	else if (period < 120)
+		snprintf(buf, len, "every %.0f s", period);
+	else if (period < 7200)
+		snprintf(buf, len, "every %.1f min", period / 60);
+	else
+		snprintf(buf, len, "every %.1f h", period / 3600);
 }

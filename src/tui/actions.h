@@ -31,7 +31,7 @@
 	X(ZOOM,         'z',       0,    "zoom the detail to the full screen") \
 	X(WRAP,         'w',       0,    "wrap long lines in the detail") \
 	X(LOG,          'L',       0,    "the log: recovery report, warnings, errors") \
-	X(JUMP,         't',       ':',  "jump to a time (epoch, date, 19:25:00, +offset, -30s, 50%, #row)") \
+	X(JUMP,         't',       ':',  "jump: +10s from the start, -30s from the end, >5s/<5s from here, date, 50%, #row") \
 	X(NEXT_SAME,    ']',       0,    "next message on the same topic") \
 	X(PREV_SAME,    '[',       0,    "previous message on the same topic") \
 	X(FWD_1S,       '.',       0,    "forward 1 s") \
@@ -46,7 +46,7 @@
 	X(MARK,         'm',       0,    "mark or unmark the selected message") \
 	X(MARK_NEXT,    'u',       '\'', "next mark") \
 	X(MARK_PREV,    'U',       0,    "previous mark") \
-	X(COPY,         'y',       0,    "copy the value under the cursor (list: the message as YAML)") \
+	X(COPY,         'y',       0,    "copy the value under the cursor (a message or array: its YAML; list: the message)") \
 	X(COPY_PATH,    'Y',       0,    "copy the field path under the cursor") \
 	X(COPY_JSON,    'c',       0,    "copy the message as JSON") \
 	X(WRITE,        'W',       0,    "write the marked range (first to last mark) of the shown topics and the filter to a bag") \

@@ -148,6 +148,8 @@ static void act(struct app *app, enum action a)
 	}
 	if (a == ACTION_NONE)
 		return;
+	if (app->m.note[0])
+		memcpy(app->last_note, app->m.note, sizeof app->last_note);
 	app->m.note[0] = '\0';
 	if (!app_act(app, a))
 		for (int i = 0; i < 1000; i++) {
@@ -247,6 +249,7 @@ static int open_all(struct app *app)
 	app_marks_load(app);
 	if (!app_any_url(app))
 		job_rates(app->find.job, app->m.topic_of, app->m.ntopics);
+	app_check_start(app);
 	first_note(app);
 	return 0;
 }
@@ -254,6 +257,7 @@ static int open_all(struct app *app)
 static void close_all(struct app *app)
 {
 	app_export_stop(app);
+	app_check_stop(app);
 	panes_free(app);
 	find_free(app);
 	worker_stop(app->worker);
@@ -326,11 +330,13 @@ static void turn(struct app *app, int64_t *first_full)
 	find_take(app);
 	selection_changed(app, before);
 	take_results(app);
+	app_check_take(app);
 	request_visible(app);
 	draw_all(app);
 	if (app->timing != NULL && *first_full == 0 && app->sel.bytes != NULL) {
 		*first_full = app_now_ns();
 		fprintf(app->timing, "first-decoded %.3f\n", (double)(*first_full - app->t0) / 1e6);
+		fflush(app->timing);
 	}
 	poll(fds, 4, panes_busy(app) ? 100 : 500);
 	app_export_poll(app);
@@ -366,6 +372,7 @@ int tui_run(char *const *paths, size_t n)
 	if (tpath != NULL && (app.timing = fopen(tpath, "w")) != NULL) {
 		draw_all(&app);
 		fprintf(app.timing, "first-screen %.3f\n", (double)(app_now_ns() - app.t0) / 1e6);
+		fflush(app.timing);
 	}
 	if (app_any_url(&app)) {
 		draw_all(&app);

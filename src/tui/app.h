@@ -100,6 +100,7 @@ struct damage {
 	uint64_t msgs;                /* messages in them */
 	size_t nchunks;
 	struct bag_text skipped;      /* files that did not open, one line each */
+	struct chunkcheck *check;     /* chunkcheck.c: every chunk read once in the background, or NULL */
 };
 
 struct app {
@@ -120,6 +121,7 @@ struct app {
 	struct marks marks;
 	struct columns cols;
 	struct damage bad;
+	char last_note[1024];         /* the status line's last note, whole, for L */
 	bool too_small, colour, utf8, zoom, quit, quit_asked;
 	uint64_t count;               /* digits typed before a key */
 	FILE *timing;                 /* BAGSCOPE_TIMING's file, or NULL */
@@ -155,6 +157,16 @@ const char *app_bag_label(const struct app *app, size_t b, char *buf, size_t cap
  */
 bool app_any_url(const struct app *app);
 
+/*
+ * chunkcheck.c: damage found early. After open, every chunk of a local bag
+ * is read once on a thread; take() (each turn) counts what it found so far
+ * into app->bad; percent() is its progress while it runs, else -1.
+ */
+void app_check_start(struct app *app);
+void app_check_take(struct app *app);
+int app_check_percent(const struct app *app);
+void app_check_stop(struct app *app);
+
 /* marks.c: marks (m ' u U), kept per bag content in $XDG_STATE_HOME/bagscope. */
 void app_marks_load(struct app *app);
 void app_mark_act(struct app *app, enum action a);
@@ -167,6 +179,8 @@ bool app_marked(const struct app *app, uint64_t key);
 /* W: the name to offer (false, with a note, when nothing is marked or a write runs). */
 bool app_export_prefill(struct app *app, char *buf, size_t cap);
 void app_export_start(struct app *app, const char *out);
+/* The answer to "replace it?" for out (the name W was given): y or yes replaces. */
+void app_export_replace(struct app *app, const char *answer, const char *out);
 int app_export_fd(const struct app *app);
 void app_export_poll(struct app *app);
 bool app_export_running(const struct app *app);

@@ -2,7 +2,13 @@
  * copy.c - copying to the clipboard with OSC 52 (ESC ] 52 ; c ; BASE64 BEL),
  * which xterm, kitty, iTerm2, WezTerm, foot and tmux (set-clipboard on)
  * understand, over ssh too. What is copied: the value or the field path
- * under the detail's cursor, or the selected message as YAML or JSON.
+ * under the detail's cursor (a nested message or array: its subtree as
+ * YAML), or the selected message as YAML or JSON.
+ *
+ * A subtree's YAML is cut from the whole message's (bag_print_yaml, what
+ * cat --format yaml prints), so the two are the same text: genpy's layout
+ * puts a field's block on the lines after "name:" indented deeper, and an
+ * array's element k after its k-th "-" line; the block is de-indented.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -61,6 +67,105 @@ static void osc52(struct app *app, const char *what, const char *s, size_t n)
 		snprintf(app->m.note, sizeof app->m.note, "copied %s (%zu bytes) to the clipboard (OSC 52)", what, n);
 }
 
+/* The end of the line at p (its '\n' or the end of the text). */
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	return nl ? nl : end;
+}
+
+static int indent_of(const char *p, const char *end)
+{
+	int n = 0;
+	while (p + n < end && p[n] == ' ')
+		n++;
+	return n;
+}
+
+/*
+ * In [*p, end), a block whose lines are indented more than `outer`: the line
+ * of field `name` (len n) at indent `in`, or with k >= 0 that field's k-th
+ * "-" item. *p moves to the block's first line; *in to its indent.
+ */
+static bool yaml_find(const char **p, const char *end, int *in, const char *name, size_t n, long k,
+                      const char **field)
+{
+	int outer = *in;
+	for (const char *q = *p; q < end; q = line_end(q, end) + 1) {
+		int i = indent_of(q, end);
+		if (i <= outer - 1 && q != *p)
+			return false;
+		if (i != outer || (size_t)(end - q) < (size_t)i + n + 1 || memcmp(q + i, name, n) != 0 || q[i + n] != ':')
+			continue;
+		*field = q;
+		q = line_end(q, end) + 1;                    /* the field's block */
+		for (; k >= 0 && q < end; q = line_end(q, end) + 1) {
+			i = indent_of(q, end);
+			if (i <= outer)
+				return false;
+			if (q[i] == '-' && k-- == 0) {
+				q = line_end(q, end) + 1;
+				break;
+			}
+		}
+		*p = q;
+		*in = q < end ? indent_of(q, end) : outer + 2;
+		return *in > outer;
+	}
+	return false;
+}
+
+/* The YAML of the subtree at path ("transforms[0].transform") cut from a whole message's yaml. */
+static bool yaml_subtree(struct bag_text *out, const char *yaml, size_t len, const char *path)
+{
+	const char *p = yaml, *end = yaml + len, *field = NULL;
+	int in = 0;
+
+	while (*path) {
+		size_t n = strcspn(path, ".[");
+		long k = -1;
+		const char *next = path + n;
+		if (*next == '[') {
+			k = strtol(next + 1, (char **)&next, 10);
+			next += *next == ']';
+		}
+		field = NULL;
+		if (!yaml_find(&p, end, &in, path, n, k, &field)) {
+			/* an array of numbers is written inline: "data: [1, 2, 3]" */
+			if (field == NULL || k >= 0 || *next != '\0')
+				return false;
+			const char *v = field + indent_of(field, end) + n + 1, *e = line_end(field, end);
+			v += v < e && *v == ' ';
+			bag_text_append(out, v, (size_t)(e - v));
+			bag_text_append(out, "\n", 1);
+			return e > v;
+		}
+		path = *next == '.' ? next + 1 : next;
+	}
+	for (const char *q = p; q < end && indent_of(q, end) >= in; q = line_end(q, end) + 1) {
+		const char *e = line_end(q, end);
+		bag_text_append(out, q + in, (size_t)(e - q - in));
+		bag_text_append(out, "\n", 1);
+	}
+	return out->len > 0;
+}
+
+/* y on a nested message or array: its subtree as cat --format yaml writes it. */
+static void copy_subtree(struct app *app, const bag_msgdef_t *def, const char *path)
+{
+	struct bag_text whole = { 0 }, sub = { 0 };
+	struct bag_error err = BAG_ERROR_INIT;
+
+	if (bag_print_yaml(&whole, def, app->sel.bytes, app->sel.size, &err) != BAG_OK)
+		snprintf(app->m.note, sizeof app->m.note, "cannot copy: %s", err.message);
+	else if (whole.failed || !yaml_subtree(&sub, whole.p, whole.len, path) || sub.failed)
+		snprintf(app->m.note, sizeof app->m.note, "cannot copy %s: not found in the message's YAML", path);
+	else
+		osc52(app, "the subtree as YAML", sub.p, sub.len);
+	bag_text_free(&whole);
+	bag_text_free(&sub);
+}
+
 void app_copy(struct app *app, enum action a)
 {
 	struct model *m = &app->m;
@@ -75,7 +180,9 @@ void app_copy(struct app *app, enum action a)
 	bag_msgdef_t *def = app_def(app, msg.conn_index);
 	const struct dline *l = m->focus == PANE_DETAIL ? detail_pane_cursor_line(app) : NULL;
 
-	if (a == ACTION_COPY && l != NULL && l->path != NULL) {
+	if (a == ACTION_COPY && l != NULL && l->path != NULL && l->node && bag_msgdef_root(def) != NULL) {
+		copy_subtree(app, def, l->path);
+	} else if (a == ACTION_COPY && l != NULL && l->path != NULL) {
 		const char *v = strstr(l->text, ": ");
 		v = v ? v + 2 : l->text;
 		osc52(app, "the value", v, strlen(v));

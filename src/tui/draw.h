@@ -19,6 +19,8 @@ enum { C_TITLE = 1, C_FOCUS, C_DIM, C_HIDDEN, C_ERROR, C_BAR };
 /* The smallest terminal the panes fit in. */
 #define MIN_COLS 60
 #define MIN_LINES 16
+/* The status line's rows at most: a long note wraps (the rest: L). */
+#define STATUS_ROWS 4
 
 /* Turn a colour pair (and attributes) on or off; attributes only without colour. */
 void draw_colour_on(struct app *app, int pair, attr_t extra);
@@ -34,6 +36,8 @@ void draw_put(int y, int x, int w, const char *s);
 void draw_put_match(const struct app *app, int y, int x, int w, const char *s, int skip);
 /* Columns s takes as draw_put writes it. */
 int draw_width(const char *s);
+/* The rows the status line needs at w columns (1 to STATUS_ROWS). */
+int status_rows(struct app *app, int w);
 /* A date as the status line shows it, in UTC or local time (m.local), with the zone. */
 void draw_fmt_date(const struct app *app, int64_t t, char *buf, size_t cap);
 

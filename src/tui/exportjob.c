@@ -4,6 +4,9 @@
  * `bagscope export` makes - on a thread of its own, so the screen stays
  * live; Esc cancels.
  *
+ * The name offered is one no file has yet (-2, -3 ... before .bag); a name
+ * typed over an existing file asks first (a second prompt: y replaces).
+ *
  * The range runs from the first mark to the last (with one mark: between it
  * and the selection, either way round), inclusive. The thread works on its
  * own bag_dup() handles, timeline and view; the main loop polls a pipe that
@@ -27,6 +30,7 @@ struct exportjob {
 	bag_expr_t *filter;
 	char out[PATH_MAX];
 	uint64_t done, total;     /* rows passed (atomic) */
+	bool force;               /* replace a file there (asked first) */
 	bool cancel;              /* atomic */
 	bool finished;            /* atomic: rc, err and res are set */
 	int rc;
@@ -50,6 +54,7 @@ static void *run(void *arg)
 	struct bag_export_opts o = BAG_EXPORT_OPTS_INIT;
 
 	o.filter = e->filter;
+	o.force = e->force;
 	o.progress = progress;
 	o.progress_arg = e;
 	e->rc = bag_export(e->view, e->out, &o, &e->res, &e->err);
@@ -105,12 +110,42 @@ bool app_export_prefill(struct app *app, char *buf, size_t cap)
 	}
 	if (len > 4 && strcmp(base + len - 4, ".bag") == 0)
 		len -= 4;
-	snprintf(buf, cap, "%.*s-%lld-%lld.bag", (int)(len > 120 ? 120 : len), base,
-	         (long long)(t0 / BAG_NSEC_PER_SEC), (long long)(t1 / BAG_NSEC_PER_SEC));
+	/* a name no file has yet: base-T0-T1.bag, then base-T0-T1-2.bag ... */
+	for (int k = 1; k < 1000; k++) {
+		char n[16] = "";
+		if (k > 1)
+			snprintf(n, sizeof n, "-%d", k);
+		snprintf(buf, cap, "%.*s-%lld-%lld%s.bag", (int)(len > 120 ? 120 : len), base,
+		         (long long)(t0 / BAG_NSEC_PER_SEC), (long long)(t1 / BAG_NSEC_PER_SEC), n);
+		if (access(buf, F_OK) != 0)
+			break;
+	}
 	return true;
 }
 
+static void export_start(struct app *app, const char *out, bool force);
+
 void app_export_start(struct app *app, const char *out)
+{
+	if (out[0] != '\0' && access(out, F_OK) == 0) {
+		/* ask first: the replace prompt's y writes over it (the name is W's last history entry) */
+		app->prompt.kind = 'O';
+		prompt_set(&app->prompt, "");
+		snprintf(app->prompt.hint, sizeof app->prompt.hint, "(%.200s exists)", out);
+		return;
+	}
+	export_start(app, out, false);
+}
+
+void app_export_replace(struct app *app, const char *answer, const char *out)
+{
+	if (out != NULL && (strcmp(answer, "y") == 0 || strcmp(answer, "yes") == 0))
+		export_start(app, out, true);
+	else
+		snprintf(app->m.note, sizeof app->m.note, "not written: %.300s kept", out ? out : "the file");
+}
+
+static void export_start(struct app *app, const char *out, bool force)
 {
 	struct exportjob *e;
 	struct bag_query q;
@@ -126,6 +161,7 @@ void app_export_start(struct app *app, const char *out)
 		goto fail;
 	e->job.rd = e->job.wr = -1;
 	snprintf(e->out, sizeof e->out, "%s", out);
+	e->force = force;
 	e->bags = calloc(app->cb.nbags ? app->cb.nbags : 1, sizeof *e->bags);
 	mask = calloc(nconns ? nconns : 1, sizeof *mask);
 	if (e->bags == NULL || mask == NULL)
@@ -196,8 +232,9 @@ void app_export_poll(struct app *app)
 	if (!__atomic_load_n(&e->finished, __ATOMIC_ACQUIRE)) {
 		uint64_t done = __atomic_load_n(&e->done, __ATOMIC_RELAXED);
 		uint64_t total = __atomic_load_n(&e->total, __ATOMIC_RELAXED);
-		snprintf(app->m.note, sizeof app->m.note, "writing %.300s: %llu%% (Esc cancels)", e->out,
-		         total ? (unsigned long long)(done * 100 / total) : 0ULL);
+		/* the figure first: a long name wraps after it */
+		snprintf(app->m.note, sizeof app->m.note, "writing: %llu%% (Esc cancels) to %.300s",
+		         total ? (unsigned long long)(done * 100 / total) : 0ULL, e->out);
 		return;
 	}
 	bgjob_join(&e->job);

@@ -103,11 +103,27 @@ static void shown_types(struct app *app, const bool *mask, char *out, size_t cap
 }
 
 /*
+ * A refused filter's note: the reason, then the expression with a caret
+ * under the column named (the status line keeps the caret under it however
+ * narrow the screen: screen.c's caret rows).
+ */
+static void filter_refused(struct app *app, const char *text, const bag_expr_t *e, const char *types)
+{
+	size_t col = e ? bag_expr_error(e)->offset : 0, len = strlen(text);
+
+	col = col > len ? len : col;
+	snprintf(app->m.note, sizeof app->m.note, "filter kept as it was; column %zu:\n%.300s\n"
+	         "%*s^ %s%s%s%s", col + 1, text, (int)(col > 300 ? 300 : col), "",
+	         e ? bag_expr_error(e)->message : "out of memory", types ? " (types tried: " : "", types ? types : "",
+	         types ? ")" : "");
+}
+
+/*
  * Whether e fits the shown connections (bag_expr_check over each one's
  * program, as the scan will compile it); if not, the note says why and
  * which types were tried.
  */
-static bool filter_fits(struct app *app, bag_expr_t *e, const bool *mask)
+static bool filter_fits(struct app *app, const char *text, bag_expr_t *e, const bool *mask)
 {
 	size_t n = bag_timeline_conn_count(app->cb.tl), np = 0;
 	bag_expr_prog_t **progs = calloc(n + 1, sizeof *progs);
@@ -119,8 +135,7 @@ static bool filter_fits(struct app *app, bag_expr_t *e, const bool *mask)
 			ok = bag_expr_compile(&progs[np++], e, bag_timeline_conn(app->cb.tl, i, NULL), app_def(app, i)) == BAG_OK;
 	if (ok && bag_expr_check(e, progs, np) != BAG_OK) {
 		shown_types(app, mask, types, sizeof types);
-		snprintf(app->m.note, sizeof app->m.note, "filter: %s at column %zu (types tried: %s; the filter is unchanged)",
-		         bag_expr_error(e)->message, bag_expr_error(e)->offset + 1, types);
+		filter_refused(app, text, e, types);
 		ok = false;
 	}
 	for (size_t i = 0; progs != NULL && i < np; i++)
@@ -145,12 +160,11 @@ void find_filter(struct app *app, const char *text)
 		return;
 	}
 	if (bag_expr_parse(&e, text, strlen(text)) != BAG_OK) {
-		snprintf(m->note, sizeof m->note, "filter: %s at column %zu (the filter is unchanged)", e ? bag_expr_error(e)->message : "out of memory",
-		         e ? bag_expr_error(e)->offset + 1 : 0);
+		filter_refused(app, text, e, NULL);
 		bag_expr_free(e);
 		return;
 	}
-	if ((mask = app_shown_mask(app)) == NULL || !filter_fits(app, e, mask)) {
+	if ((mask = app_shown_mask(app)) == NULL || !filter_fits(app, text, e, mask)) {
 		free(mask);
 		bag_expr_free(e);
 		return;

@@ -76,7 +76,9 @@ void layout_compute(struct app *app)
 	for (int i = 0; i < PANE_COUNT; i++)
 		app->panes[i].r = (struct rect){ 0, 0, 0, 0 };
 	app->too_small = lines < MIN_LINES || cols < MIN_COLS;
-	app->status = (struct rect){ lines - 1, 0, 1, cols };
+	int srows = app->too_small ? 1 : status_rows(app, cols);
+	app->status = (struct rect){ lines - srows, 0, srows, cols };
+	lines -= srows - 1;          /* below: lines - 1 is the row above the status line */
 	if ((modal = in_slot(app, SLOT_SCREEN, lines - 1)) != NULL) {
 		modal->r = (struct rect){ 0, 0, lines - 1, cols };
 		return;

@@ -15,6 +15,7 @@
 #ifndef BAGSCOPE_TUI_MATCH_H
 #define BAGSCOPE_TUI_MATCH_H
 
+#include <pthread.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +29,9 @@ struct matcher {
 	bool icase;          /* smart case: no upper-case letter in it */
 	bool regex;          /* a regex character in it */
 	bool compiled;       /* re holds it (regex only) */
-	regex_t re;
+	regex_t re;          /* for the thread that made the matcher; others compile their own */
+	pthread_t owner;
+	uint64_t id;         /* which matcher a thread's own copy of re is of */
 	char fold[256];      /* plain: the pattern, lower-cased when icase */
 	const char *err;     /* why the regex does not compile, or NULL */
 	char errbuf[128];
@@ -40,7 +43,9 @@ void match_free(struct matcher *m);
 
 /*
  * The first match in s[0..len): true with [*start, *end) set. Safe on
- * several threads for plain patterns; a regex matcher belongs to one thread.
+ * several threads: glibc's regexec locks its regex_t, so each thread but
+ * the matcher's own runs a copy compiled on its first use (kept per thread
+ * until the thread ends or meets another matcher).
  */
 bool match_find(const struct matcher *m, const char *s, size_t len, size_t *start, size_t *end);
 
@@ -75,6 +80,19 @@ bool match_needs_text(const struct matcher *m, const bag_msgdef_t *def);
  * without strings can match only where match_needs_text() says so.
  */
 bool match_has_strings(const bag_msgdef_t *def);
+
+/*
+ * Whether a plain pattern (no '"', '\\', control or non-ASCII byte: a
+ * string's text shows such bytes as they are) can show only inside a
+ * string value's text: a run of its letters is in no name of def (types,
+ * fields, field types) and no word of the layout ("True", "nan", "more",
+ * ...), and the letters of the text outside strings come in runs from
+ * those alone. Then a message shows it only where its bytes hold it.
+ */
+bool match_string_only(const struct matcher *m, const bag_msgdef_t *def);
+
+/* A plain matcher for lit[0..n), already folded when icase (a regex's match_literal()). */
+void match_init_literal(struct matcher *m, const char *lit, size_t n, bool icase);
 
 /* Whether data[0..len) holds the plain pattern (case folded when icase). */
 bool match_in_bytes(const struct matcher *m, const uint8_t *data, size_t len);

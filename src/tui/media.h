@@ -21,6 +21,9 @@ struct media;
  */
 bool media_draw(struct app *app, struct media **mdp, struct rect r);
 
+/* Why the selection's picture could not be drawn (the pane shows the decoded tree), or NULL. */
+const char *media_problem(const struct app *app, const struct media *md);
+
 /*
  * After curses' refresh: write a 24-bit picture drawn since the last call
  * (curses knows only the blank cells under it) straight to the terminal;

@@ -36,7 +36,7 @@ static void sort_topics(struct model *m)
 			m->topic_cursor = i;
 }
 
-/* Each topic's rate: messages over the span of the chunks that hold it. */
+/* Each topic's rate at first (bag_rate_hz over the span of the chunks that hold it), until the exact one. */
 static void topic_rates(struct model *m)
 {
 	size_t n = bag_timeline_conn_count(m->tl), base = 0;
@@ -73,7 +73,7 @@ static void topic_rates(struct model *m)
 			l = lo[r->conns[k]] < l ? lo[r->conns[k]] : l;
 			h = hi[r->conns[k]] > h ? hi[r->conns[k]] : h;
 		}
-		r->rate_hz = r->count > 1 && h > l ? (double)(r->count - 1) * 1e9 / (double)(h - l) : 0;
+		r->rate_hz = bag_rate_hz(r->count, l, h);
 	}
 done:
 	free(lo);
@@ -314,6 +314,12 @@ int model_jump(struct model *m, const char *expr)
 		snprintf(m->note, sizeof m->note, "jump: %s", why);
 		return -1;
 	}
+	if (j.from == JUMP_FROM_DATE && bag_timeline_bag_count(m->tl) > 0 &&
+	    bag_relative_times(bag_timeline_bag(m->tl, 0))) {
+		snprintf(m->note, sizeof m->note, "jump: this bag has no dates (an old recorder's times since it "
+		         "started): give +offset, as +12.5 or +1m30s");
+		return -1;
+	}
 	if (j.kind == JUMP_ROW) {
 		uint64_t count = model_count(m);
 		if (count == 0)
@@ -330,7 +336,7 @@ int model_jump(struct model *m, const char *expr)
 	if (seek_clamped(m, j.time_ns) != BAG_OK)
 		return -1;
 	/* back into a gap: nothing between there and here, so the last message before there */
-	if (expr[strspn(expr, " ")] == '-' && j.time_ns < now && m->row >= before && before > 0)
+	if (j.from == JUMP_FROM_HERE && j.time_ns < now && m->row >= before && before > 0)
 		model_goto(m, before - 1);
 	return 0;
 }
@@ -355,6 +361,26 @@ void model_step_time(struct model *m, int64_t delta_ns)
 	/* a gap before the selection: nothing in [now - N, now): the last message before it */
 	if (delta_ns < 0 && m->row >= before)
 		model_goto(m, before - 1);
+}
+
+int model_goto_message(struct model *m, const struct bag_message *msg)
+{
+	struct bag_message cur;
+	uint64_t row;
+	int rc;
+
+	/* the first row at its time, then forward */
+	if ((rc = bag_view_seek(m->view, msg->time_ns, &row)) != BAG_OK)
+		return rc;
+	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
+		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
+			break;
+		if (cur.chunk == msg->chunk && cur.offset == msg->offset && cur.bag_index == msg->bag_index) {
+			model_goto_view_row(m, r);
+			break;
+		}
+	}
+	return BAG_OK;
 }
 
 int model_step_same_topic(struct model *m, int dir)
@@ -389,17 +415,7 @@ int model_step_same_topic(struct model *m, int dir)
 	row = dir > 0 ? row + 1 : row - 1;
 	if ((rc = bag_view_entry(one, row, &msg)) != BAG_OK)
 		goto done;
-	/* find that message in the list: first row at its time, then forward */
-	if ((rc = bag_view_seek(m->view, msg.time_ns, &row)) != BAG_OK)
-		goto done;
-	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
-		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg.time_ns)
-			break;
-		if (cur.chunk == msg.chunk && cur.offset == msg.offset && cur.bag_index == msg.bag_index) {
-			model_goto_view_row(m, r);
-			break;
-		}
-	}
+	rc = model_goto_message(m, &msg);
 done:
 	bag_view_free(one);
 	return rc;

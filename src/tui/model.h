@@ -19,8 +19,8 @@ struct topic_row {
 	const char *topic;
 	const char *type;          /* its first connection's */
 	uint64_t count;
-	double rate_hz;            /* median rate (info --freq) once known, else the mean over its span */
-	bool rate_exact;           /* rate_hz is the median's */
+	double rate_hz;            /* bag_rate_hz over its first and last message once known, else over its chunks' span */
+	bool rate_exact;           /* rate_hz is over its messages' span */
 	size_t nconns;
 	size_t *conns;             /* timeline connection indices (a run of model.topic_conns) */
 	bool shown;
@@ -97,6 +97,9 @@ int64_t model_time(struct model *m);
  * with the reason in m->note.
  */
 int model_jump(struct model *m, const char *expr);
+
+/* Select message msg (a message of m->tl, from any view of it): its row in the list. 0 or a load error. */
+int model_goto_message(struct model *m, const struct bag_message *msg);
 
 /* Next (dir 1) or previous (-1) message on the selected message's topic. */
 int model_step_same_topic(struct model *m, int dir);

@@ -58,6 +58,7 @@ struct pane_ops {
 	const char *title;            /* its name: starts its title row; the help lists it */
 	const char *help;             /* one line for the help screen: what it shows */
 	enum slot slot;
+	bool takes_focus;             /* a SLOT_BOTTOM pane that Tab cycles to (the others in it do not) */
 	int (*init)(struct app *app, struct pane *p);                 /* allocate p->state; 0 or -1 */
 	void (*draw)(struct app *app, struct pane *p);               /* inside p->r */
 	/* an action: focused, or offered to every open pane when the focused one did not take it */

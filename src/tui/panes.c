@@ -89,7 +89,8 @@ void panes_focus_next(struct app *app, int dir)
 	for (int k = 0; k < PANE_COUNT; k++) {
 		at = (at + dir + PANE_COUNT) % PANE_COUNT;
 		const struct pane *p = &app->panes[at];
-		if (p->r.h > 0 && p->ops->key != NULL && p->ops->slot != SLOT_SCREEN && p->ops->slot != SLOT_BOTTOM) {
+		if (p->r.h > 0 && p->ops->key != NULL && p->ops->slot != SLOT_SCREEN &&
+		    (p->ops->slot != SLOT_BOTTOM || p->ops->takes_focus)) {
 			app->m.focus = (enum pane_id)at;
 			return;
 		}

@@ -35,21 +35,35 @@ static bool filter_text(struct app *app, char *buf, size_t cap)
 	return true;
 }
 
+static void export_replace(struct app *app, const char *text);
+
 static const struct prompt_kind kinds[] = {
 	{ .key = '/', .action = ACTION_SEARCH, .label = "search:", .submit = find_search },
 	{ .key = '&', .action = ACTION_FILTER, .label = "filter (e.g. level >= 4 && $topic == \"/rosout\"; empty: off):",
 	  .prefill = filter_text, .submit = find_filter },
-	{ .key = 't', .action = ACTION_JUMP, .label = "jump to (epoch, date, 19:25:00, +12.5, 1m30s, -30s, 50%, #row):",
+	{ .key = 't', .action = ACTION_JUMP, .label = "jump (+10s from start, -30s from end, >5s/<5s from here, date, 50%, #row):",
 	  .submit = jump },
 	{ .key = 'C', .action = ACTION_COLUMN, .label = "column (/topic.path, a field of this topic, tf(A,B).translation.x; -N removes N, - all):",
 	  .submit = app_column_set },
 	{ .key = 'W', .action = ACTION_WRITE, .label = "write the marked range of the shown topics to (Esc: no):",
 	  .prefill = app_export_prefill, .submit = app_export_start },
+	/* opened by W's Enter on an existing file, never by a key (W's row comes first) */
+	{ .key = 'O', .action = ACTION_WRITE, .label = "replace it? (y: yes; n, Esc: no):", .submit = export_replace },
 	{ .key = 'p', .action = ACTION_PLOT, .label = "plot (up to 4 paths, ',' between; Tab completes):",
 	  .submit = plot_submit, .tab = plot_tab },
 };
 
 _Static_assert(sizeof kinds / sizeof *kinds <= PROMPT_KINDS, "a history per prompt kind");
+
+/* The answer about W's file (its name: W's newest history entry). */
+static void export_replace(struct app *app, const char *text)
+{
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		const struct history *h = &app->prompt.hist[k];
+		if (kinds[k].key == 'W')
+			app_export_replace(app, text, h->n > 0 ? h->items[h->n - 1] : NULL);
+	}
+}
 
 static int kind_index(int key)
 {

@@ -67,7 +67,9 @@ struct scanjob {
 struct pass {
 	struct scanjob *j;
 	struct matcher mt;
-	bool *needs_text;            /* per connection: see match_needs_text() */
+	struct matcher lit;          /* a regex's required literal, as a plain pattern */
+	const struct matcher *pre;   /* what the message bytes must hold unless needs_text: mt or lit */
+	bool *needs_text;            /* per connection: no byte prefilter (match_needs_text, match_string_only) */
 	bool *name_match;            /* per connection: its topic or type matches */
 	bool *never;                 /* per connection: no message can show the pattern */
 	bag_finder_t **finders;      /* per connection: the pattern's (a regex's required) literal, or NULL */
@@ -145,7 +147,7 @@ static int search_work(void *arg, const struct bag_message *m, const bag_msgdef_
 		return 0;
 	if (def == NULL || p->never[m->conn_index])
 		return 1;
-	if (!p->needs_text[m->conn_index] && !match_in_bytes(&p->mt, m->data, m->size))
+	if (!p->needs_text[m->conn_index] && !match_in_bytes(p->pre, m->data, m->size))
 		return 1;
 	if (p->finders[m->conn_index] != NULL &&
 	    !bag_finder_maybe(p->finders[m->conn_index], def, m->data, m->size, out))
@@ -296,6 +298,8 @@ static void search_conns(struct scanjob *j, struct pass *p)
 	char lit[256];
 	size_t nlit = match_literal(&p->mt, lit, sizeof lit), a, b;
 
+	match_init_literal(&p->lit, lit, nlit, p->mt.icase);
+	p->pre = p->mt.regex ? &p->lit : &p->mt;
 	for (size_t i = 0; i < j->nconns; i++) {
 		const struct bag_connection *c = bag_timeline_conn(j->tl, i, NULL);
 		const bag_msgdef_t *def = job_def(j, i);
@@ -303,7 +307,8 @@ static void search_conns(struct scanjob *j, struct pass *p)
 			continue;
 		p->name_match[i] = j->scope[0] == '\0' && (match_find(&p->mt, c->topic, strlen(c->topic), &a, &b) ||
 		                                           match_find(&p->mt, c->type, strlen(c->type), &a, &b));
-		p->needs_text[i] = match_needs_text(&p->mt, def);
+		/* the bytes must hold the pattern (a regex's literal) when nothing but a string can show it */
+		p->needs_text[i] = nlit == 0 || (match_needs_text(p->pre, def) && !match_string_only(p->pre, def));
 		/* no strings and nothing else that could show the pattern: no message can match */
 		p->never[i] = !p->name_match[i] && !p->needs_text[i] && !match_has_strings(def);
 		if (nlit > 0 && bag_msgdef_root(def) != NULL &&
@@ -434,23 +439,10 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* A receipt time as rosbag's Time.to_sec() gives it. */
-static double ros_to_sec(int64_t ns)
-{
-	return (double)(ns / BAG_NSEC_PER_SEC) + (double)(ns % BAG_NSEC_PER_SEC) / 1e9;
-}
-
 /*
- * Each topic's median rate as `rosbag info --freq` (and bagscope info
- * --freq) gives it: the median of the periods between consecutive stamps
- * of the topic's messages, inverted. One pass over a timeline of its own
- * (its own bag handles), freed at the end; stops when the job closes.
+ * Each topic's rate (bag_rate_hz: its messages over the time from its first
+ * to its last), from one pass over a timeline of its own (its own bag
+ * handles), freed at the end; stops when the job closes.
  */
 static void *rates_main(void *arg)
 {
@@ -458,60 +450,38 @@ static void *rates_main(void *arg)
 	bag_t **bags = calloc(j->nbags + 1, sizeof *bags);
 	bag_timeline_t *tl = NULL;
 	bag_view_t *v = NULL;
-	uint64_t *n = calloc(j->ntopics + 1, sizeof *n), *at = calloc(j->ntopics + 1, sizeof *at);
-	double *last = calloc(j->ntopics + 1, sizeof *last), *per = NULL, *rates = calloc(j->ntopics + 1, sizeof *rates);
+	uint64_t *n = calloc(j->ntopics + 1, sizeof *n);
+	int64_t *first = calloc(j->ntopics + 1, sizeof *first), *last = calloc(j->ntopics + 1, sizeof *last);
+	double *rates = calloc(j->ntopics + 1, sizeof *rates);
 	size_t nb = 0;
 	struct bag_message m;
-	bool ok = bags != NULL && n != NULL && at != NULL && last != NULL && rates != NULL;
+	bool ok = bags != NULL && n != NULL && first != NULL && last != NULL && rates != NULL;
 
 	for (size_t i = 0; ok && i < j->nbags; i++, nb++)
 		ok = bag_dup(&bags[i], j->bags[i]) == BAG_OK;
 	ok = ok && bag_timeline_open(&tl, bags, nb) == BAG_OK && bag_view_open(&v, tl, NULL) == BAG_OK;
 	uint64_t rows = ok ? bag_view_count(v) : 0;
-	ok = ok && (per = malloc((rows + 1) * sizeof *per)) != NULL;
-	/* counts first, then each topic's periods in its own stretch of per */
-	for (uint64_t r = 0; ok && r < rows; r++) {
-		if (bag_view_entry(v, r, &m) != BAG_OK)
-			continue;
-		n[j->rates_topic_of[m.conn_index]]++;
-		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
-			ok = false;
-	}
-	for (size_t t = 0, sum = 0; ok && t < j->ntopics; t++) {
-		at[t] = sum;
-		sum += n[t];
-		n[t] = 0;
-	}
+	/* the rows are in time order: a topic's first row has its first time */
 	for (uint64_t r = 0; ok && r < rows; r++) {
 		if (bag_view_entry(v, r, &m) != BAG_OK)
 			continue;
 		size_t t = j->rates_topic_of[m.conn_index];
-		double stamp = ros_to_sec(m.time_ns);
-		if (n[t] > 0)
-			per[at[t] + n[t] - 1] = stamp - last[t];
-		last[t] = stamp;
-		n[t]++;
+		if (n[t]++ == 0)
+			first[t] = m.time_ns;
+		last[t] = m.time_ns;
 		if ((r & 0xFFFF) == 0 && __atomic_load_n(&j->quit, __ATOMIC_RELAXED))
 			ok = false;
 	}
-	for (size_t t = 0; ok && t < j->ntopics; t++) {
-		uint64_t k = n[t] > 1 ? n[t] - 1 : 0;
-		if (k == 0)
-			continue;
-		if (k > 1)
-			qsort(per + at[t], k, sizeof *per, cmp_double);
-		double med = k % 2 ? per[at[t] + k / 2] : (per[at[t] + k / 2 - 1] + per[at[t] + k / 2]) / 2;
-		rates[t] = med > 0 ? 1.0 / med : 0;
-	}
+	for (size_t t = 0; ok && t < j->ntopics; t++)
+		rates[t] = bag_rate_hz(n[t], first[t], last[t]);
 	bag_view_free(v);
 	bag_timeline_free(tl);
 	for (size_t i = 0; bags != NULL && i < nb; i++)
 		bag_close(bags[i]);
 	free(bags);
 	free(n);
-	free(at);
+	free(first);
 	free(last);
-	free(per);
 	pthread_mutex_lock(&j->lock);
 	if (ok) {
 		j->rates = rates;

@@ -86,18 +86,15 @@ static void status_fetched(const struct app *app, char *sizes, size_t cap)
 		         (unsigned long long)requests);
 }
 
-static void draw_status(struct app *app, struct rect r)
+/* The status line's text (it may hold '\n's: a filter's expression and its caret); whether it is an alarm. */
+static bool status_text(struct app *app, char *line, size_t cap)
 {
 	struct model *m = &app->m;
-	char line[2048], when[64] = "", sizes[160], extra[256];
+	char when[64] = "", sizes[160], extra[256];
 	uint64_t done;
 	size_t pending;
 	int64_t t = model_time(m);
 
-	if (app->prompt.kind) {
-		draw_prompt(app, r);
-		return;
-	}
 	if (model_count(m) > 0 && bag_relative_times(app->cb.bags[0]))
 		/* an old recorder's durations since it started (bag_relative_times), not dates */
 		snprintf(when, sizeof when, "+%lld.%03llds since the recording started", (long long)(t / 1000000000),
@@ -106,13 +103,16 @@ static void draw_status(struct app *app, struct rect r)
 		draw_fmt_date(app, t, when, sizeof when);
 	worker_stats(app->worker, &done, &pending);
 	snprintf(sizes, sizeof sizes, pending ? "decoding (%zu queued)" : "ready", pending);
+	if (!pending && app_check_percent(app) >= 0)
+		snprintf(sizes, sizeof sizes, "checking the chunks %d%%", app_check_percent(app));
 	if (app->bad.msgs > 0)
-		snprintf(sizes, sizeof sizes, "%llu messages cannot be read (%zu chunks; L: log)",
-		         (unsigned long long)app->bad.msgs, app->bad.nchunks);
+		snprintf(sizes, sizeof sizes, "%zu unreadable chunk%s, %llu message%s lost%s (L: log)", app->bad.nchunks,
+		         BAG_S(app->bad.nchunks), (unsigned long long)app->bad.msgs, BAG_S(app->bad.msgs),
+		         app_check_percent(app) >= 0 ? " so far" : "");
 	status_fetched(app, sizes, sizeof sizes);
 	status_extra(app, t, extra, sizeof extra);
 	/* a note (an error, a search's progress) comes before the less urgent facts */
-	int n = snprintf(line, sizeof line, " %s%s  row %llu/%llu%s  ", app_base_name(bag_path(app->cb.bags[0])),
+	int n = snprintf(line, cap, " %s%s  row %llu/%llu%s  ", app_base_name(bag_path(app->cb.bags[0])),
 	                 app->cb.nbags > 1 ? " +more" : "", (unsigned long long)(model_count(m) ? m->row + 1 : 0),
 	                 (unsigned long long)model_count(m),
 	                 !m->filtered ? "" : app->find.stopped >= 0 ? " filtered, partial" : " filtered");
@@ -120,17 +120,114 @@ static void draw_status(struct app *app, struct rect r)
 	detail_problem_first(m->note, note, sizeof note);
 	if (app->quit_asked && app_export_running(app))
 		snprintf(note, sizeof note, "a write is running: q again cancels it and quits, any other key goes on");
-	if (extra[0] && n < (int)sizeof line)
-		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", extra);
-	if (app->bad.msgs > 0 && n < (int)sizeof line)
-		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", sizes);
-	if (note[0] && n < (int)sizeof line)
-		n += snprintf(line + n, sizeof line - (size_t)n, "| %s  ", note);
-	if (n < (int)sizeof line)
-		snprintf(line + n, sizeof line - (size_t)n, "%s  %s  ? help", when, app->bad.msgs > 0 ? "" : sizes);
-	bool alarm = note[0] || app->bad.msgs > 0;
+	if (extra[0] && n < (int)cap)
+		n += snprintf(line + n, cap - (size_t)n, "| %s  ", extra);
+	if (app->bad.msgs > 0 && n < (int)cap)
+		n += snprintf(line + n, cap - (size_t)n, "| %s  ", sizes);
+	/* a note (an error, a search's progress) before the less urgent facts; a long one wraps */
+	if (note[0] && n < (int)cap)
+		snprintf(line + n, cap - (size_t)n, "| %s", note);
+	else if (n < (int)cap)
+		snprintf(line + n, cap - (size_t)n, "%s  %s  ? help", when, app->bad.msgs > 0 ? "" : sizes);
+	return note[0] || app->bad.msgs > 0;
+}
+
+/* Bytes of s that fit w columns (whole characters), up to its end or a '\n'. */
+static size_t fit_bytes(const char *s, int w)
+{
+	size_t i = 0;
+	int cols = 0;
+
+	while (s[i] && s[i] != '\n') {
+		size_t k = 1;
+		while ((s[i + k] & 0xC0) == 0x80)
+			k++;
+		if (++cols > w)
+			break;
+		i += k;
+	}
+	return i;
+}
+
+/* Whether the row at s starts with spaces and a '^' (then a space or its end): a caret under the row above. */
+static bool caret_row(const char *s, size_t *col)
+{
+	size_t n = strspn(s, " ");
+	*col = n;
+	return s[n] == '^' && (s[n + 1] == '\0' || s[n + 1] == '\n' || s[n + 1] == ' ');
+}
+
+/*
+ * The status text in rows of w columns, at most STATUS_ROWS: rows[k] is
+ * [start, start + len) of line, and skip[k] columns of it are left out on
+ * the left (an expression longer than the row, shifted so that its caret
+ * row's '^' stays under the column it points at). Returns the row count.
+ */
+static int status_cut(const char *line, int w, size_t *start, size_t *len)
+{
+	int rows = 0;
+	const char *s = line;
+
+	while (*s && rows < STATUS_ROWS) {
+		const char *nl = strchr(s, '\n');
+		size_t col, full = nl ? (size_t)(nl - s) : strlen(s);
+		if (nl && caret_row(nl + 1, &col) && (int)full > w) {
+			/* an expression wider than the row: the window around its caret, the caret row with it */
+			size_t from = col > (size_t)w / 2 ? col - (size_t)w / 2 : 0;
+			from = from + (size_t)w > full ? full - (size_t)w : from;
+			start[rows] = (size_t)(s - line) + from;
+			len[rows++] = (size_t)w;
+			s = nl + 1 + from;       /* the caret row shifted as much, then wrapped as text */
+			continue;
+		}
+		size_t k = fit_bytes(s, w);
+		if (s[k] && s[k] != '\n') {
+			/* break at a space in the row's last third, else where it is full */
+			size_t b = k;
+			while (b > 0 && s[b] != ' ' && b > k * 2 / 3)
+				b--;
+			k = s[b] == ' ' ? b : k;
+		}
+		start[rows] = (size_t)(s - line);
+		len[rows++] = k;
+		s += k;
+		s += *s == '\n' || *s == ' ';
+	}
+	return rows ? rows : 1;
+}
+
+int status_rows(struct app *app, int w)
+{
+	char line[2048];
+	size_t start[STATUS_ROWS], len[STATUS_ROWS];
+
+	if (app->prompt.kind)
+		return 1;
+	status_text(app, line, sizeof line);
+	return status_cut(line, w, start, len);
+}
+
+static void draw_status(struct app *app, struct rect r)
+{
+	char line[2048], row[2048];
+	size_t start[STATUS_ROWS], len[STATUS_ROWS];
+
+	if (app->prompt.kind) {
+		draw_prompt(app, r);
+		return;
+	}
+	bool alarm = status_text(app, line, sizeof line);
+	int n = status_cut(line, r.w, start, len);
 	draw_colour_on(app, alarm ? C_ERROR : C_BAR, 0);
-	draw_put(r.y, r.x, r.w, line);
+	for (int k = 0; k < r.h; k++) {
+		size_t l = k < n ? len[k] : 0;
+		bool more = k == r.h - 1 && k < n && line[start[k] + l] != '\0' && line[start[k] + l + 1] != '\0';
+		/* the last row, when the note goes on past it, says where the whole of it is */
+		if (more)
+			l = fit_bytes(line + start[k], r.w - 10) < l ? fit_bytes(line + start[k], r.w - 10) : l;
+		snprintf(row, sizeof row, "%.*s%s", (int)l, k < n ? line + start[k] : "", more ? " \xe2\x80\xa6 L: all" : "");
+		draw_put(r.y + k, r.x, r.w, row);
+	}
 	draw_colour_off(app, alarm ? C_ERROR : C_BAR, 0);
 }
 

@@ -7,24 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timeparse.h"
 #include "tui/draw.h"
 #include "tui/view-detail.h"
 
-/* As info --freq writes a rate (Hz, kHz, MHz ...); "~" while only the mean over the span is known. */
-static void rate_text(const struct topic_row *t, char *buf, size_t cap)
+/* bag_rate_hz in a unit that fits (timeparse.h's rate_text); "~" while only the chunks' span is known. */
+static void topic_rate(const struct topic_row *t, char *buf, size_t cap)
 {
-	static const char *const unit[] = { "Hz", "kHz", "MHz", "GHz" };
-	double hz = t->rate_hz;
-	int u = 0;
-
-	while (hz >= 1000 && u < 3) {
-		hz /= 1000;
-		u++;
-	}
-	if (t->rate_hz > 0)
-		snprintf(buf, cap, "%s%.1f %s", t->rate_exact ? "" : "~", hz, unit[u]);
-	else
-		snprintf(buf, cap, "-");
+	buf[0] = '~';
+	rate_text(buf + 1, cap - 1, t->rate_hz);
+	if (t->rate_exact || t->rate_hz <= 0)
+		memmove(buf, buf + 1, strlen(buf));
 }
 
 /* s cut to w columns (a type by term_cut_type, a topic by its tail) and padded to w columns, at line + *n. */
@@ -55,7 +48,7 @@ static struct conns_widths widths(const struct model *m, int w, struct term_scra
 	for (size_t i = 0; i < m->ntopics; i++) {
 		int a = draw_width(term_str(sc, m->topics[i].topic)), b = draw_width(term_str(sc, m->topics[i].type));
 		int c = snprintf(NULL, 0, "%llu", (unsigned long long)m->topics[i].count);
-		rate_text(&m->topics[i], rate, sizeof rate);
+		topic_rate(&m->topics[i], rate, sizeof rate);
 		cw.topic = a > cw.topic ? a : cw.topic;
 		cw.type = b > cw.type ? b : cw.type;
 		cw.count = c > cw.count ? c : cw.count;
@@ -83,7 +76,7 @@ static void conns_row(const struct topic_row *t, const struct conns_widths *cw, 
 		n += snprintf(line + n, cap - (size_t)n, "  ");
 	put_cell(line, cap, &n, t ? term_str(sc, t->type) : "type", cw->type, true);
 	if (t != NULL)
-		rate_text(t, rate, sizeof rate);
+		topic_rate(t, rate, sizeof rate);
 	if (n < (int)cap && t != NULL)
 		snprintf(line + n, cap - (size_t)n, " %*llu %*s %5zu", cw->count, (unsigned long long)t->count, cw->rate,
 		         rate, t->nconns);

@@ -28,6 +28,9 @@ struct detail_pane {
 	uint64_t built;               /* what d shows */
 	int mode;                     /* the mode it was built for (-1: rebuild) */
 	bool wrap;                    /* long lines wrap */
+	uint64_t error_for;           /* d says why this (a built value) cannot be read, or BUILT_NONE */
+	char error[800];              /* that sentence, as d holds it cut at spaces into error_w columns */
+	int error_w;
 	int conns_topic;              /* the topic whose connections d shows, or -1 */
 	char follow_path[256];        /* the cursor's field path, kept across messages */
 	char **folds;                 /* folded field paths, kept across messages */
@@ -112,18 +115,38 @@ static void follow(struct app *app, struct detail_pane *s)
 	}
 }
 
-/* The detail for a message that cannot be read: the whole error, problem first. */
-static void detail_error(struct detail *d, const char *msg)
+/* d: s->error in lines of w columns at most, cut at spaces (a word longer than that where it must). */
+static void error_lines(struct detail_pane *s, int w)
+{
+	char line[800];
+
+	detail_clear(&s->d);
+	s->error_w = w;
+	for (const char *t = s->error; *t != '\0';) {
+		size_t n = strlen(t), cut = n;
+		if (w > 0 && n > (size_t)w) {
+			for (cut = (size_t)w; cut > 0 && t[cut] != ' '; cut--)
+				;
+			for (cut = cut ? cut : (size_t)w; cut > 1 && (t[cut] & 0xC0) == 0x80; cut--)
+				;
+		}
+		snprintf(line, sizeof line, "%.*s", (int)cut, t);
+		detail_add(&s->d, 0, line);
+		for (t += cut; *t == ' '; t++)
+			;
+	}
+}
+
+/* The detail for message key that cannot be read: the error once, problem first, cut at spaces as drawn. */
+static void detail_error(struct detail_pane *s, const char *msg, uint64_t key)
 {
 	char first[600];
 
 	detail_problem_first(msg, first, sizeof first);
-	detail_note(d, "cannot read this message:");
-	detail_add(d, 1, first);
-	detail_add(d, 1, "");
-	detail_add(d, 1, "as the library said it:");
-	detail_add(d, 1, msg);
-	detail_add(d, 1, "(L shows the log; bagscope check names every damaged chunk)");
+	snprintf(s->error, sizeof s->error, "cannot read this message: %s. L shows the log; bagscope check names "
+	         "every damaged chunk.", first);
+	error_lines(s, 0);
+	s->error_for = key;
 }
 
 /* Every connection of topic t, shown or not. */
@@ -189,7 +212,7 @@ static void build_empty(struct app *app, struct detail_pane *s)
 		app_note_bad_index(app, bag_view_error(m->view)->message);
 	if (s->built != shown) {
 		if (model_count(m) > 0)
-			detail_error(&s->d, bag_view_error(m->view)->message);
+			detail_error(s, bag_view_error(m->view)->message, shown);
 		else
 			detail_note(&s->d, "no message selected");
 	}
@@ -227,7 +250,7 @@ static void update(struct app *app, struct detail_pane *s)
 	} else if (key != app->sel.key || app->sel.bytes == NULL) {
 		const struct summary *sum = app_summary(app, key);
 		if (sum && sum->rc != BAG_OK && sum->rc != BAG_EDECODE && sum->rc != BAG_EDEFINITION) {
-			detail_error(&s->d, sum->text);
+			detail_error(s, sum->text, key);
 			s->built = key;
 			s->mode = (int)m->detail;
 			return;
@@ -255,6 +278,29 @@ static const char *file_of(struct app *app, char *buf, size_t cap)
 	return buf;
 }
 
+/* The reason a picture cannot be drawn, under the title, wrapped at spaces (at most 3 rows): the rows used. */
+static int problem_rows(struct app *app, const char *s, struct rect r)
+{
+	int y = r.y + 1;
+
+	draw_colour_on(app, C_ERROR, 0);
+	for (; *s && y < r.y + 4 && r.w > 2; y++) {
+		char line[256];
+		size_t n = strlen(s), max = (size_t)r.w - 2 < sizeof line - 1 ? (size_t)r.w - 2 : sizeof line - 1;
+		if (n > max) {
+			n = max;
+			while (n > max / 2 && s[n] != ' ')
+				n--;
+		}
+		snprintf(line, sizeof line, " %.*s", (int)n, s);
+		draw_put(y, r.x, r.w, line);
+		for (s += n; *s == ' '; s++)
+			;
+	}
+	draw_colour_off(app, C_ERROR, 0);
+	return y - r.y - 1;
+}
+
 static void draw(struct app *app, struct pane *p)
 {
 	static const char *const modes[] = { "decoded", "hex", "connection" };
@@ -269,7 +315,23 @@ static void draw(struct app *app, struct pane *p)
 	else
 		snprintf(rest, sizeof rest, ": %s%s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
 		         file_of(app, file, sizeof file), s->wrap ? " (on)" : "");
-	textview_draw(app, p, &s->d, rest, s->wrap);
+	/* the text area: the pane's width less the line's lead (textview.c: a space, the fold mark) */
+	if (s->error_for == s->built && s->built != BUILT_NONE && s->error_w != p->r.w - 3)
+		error_lines(s, p->r.w - 3);
+	const char *why = media_problem(app, s->media);
+	if (why == NULL || p->r.h < 6) {
+		textview_draw(app, p, &s->d, rest, s->wrap);
+		return;
+	}
+	/* a picture that cannot be drawn: the tree, under the reason (wrapped to at most 3 rows) */
+	struct rect r = p->r;
+	int k = problem_rows(app, why, r);
+	p->r.y += k;
+	p->r.h -= k;
+	textview_draw(app, p, &s->d, rest, s->wrap);   /* its title row is the reason's last: drawn again below */
+	p->r = r;
+	problem_rows(app, why, r);
+	draw_pane_title(app, p, rest);
 }
 
 /* Remember the cursor's field and the folded fields, to follow them to the next message. */
@@ -298,7 +360,7 @@ static void moved(struct app *app, struct pane *p)
 	s->d.hscroll = 0;
 	if (s->conns_topic >= 0) {
 		s->conns_topic = -1;
-		s->built = BUILT_NONE;
+		s->built = s->error_for = BUILT_NONE;
 	}
 }
 
@@ -312,7 +374,7 @@ static bool key(struct app *app, struct pane *p, enum action a, bool focused)
 	}
 	if (a == ACTION_CANCEL && s->conns_topic >= 0) {
 		s->conns_topic = -1;
-		s->built = BUILT_NONE;
+		s->built = s->error_for = BUILT_NONE;
 		return true;
 	}
 	return focused && textview_key(&s->d, a, p->r.h);
@@ -323,7 +385,7 @@ void detail_pane_show_topic(struct app *app, size_t topic)
 	struct detail_pane *s = state(app);
 
 	s->conns_topic = (int)topic;
-	s->built = BUILT_NONE;
+	s->built = s->error_for = BUILT_NONE;
 	s->d.cursor = s->d.top = 0;
 }
 
@@ -353,7 +415,7 @@ static int init(struct app *app, struct pane *p)
 	(void)app;
 	if ((p->state = s) == NULL)
 		return -1;
-	s->built = BUILT_NONE;
+	s->built = s->error_for = BUILT_NONE;
 	s->conns_topic = -1;
 	return 0;
 }

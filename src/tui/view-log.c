@@ -66,6 +66,14 @@ static void no_definitions(struct detail *log, bag_t *bag)
 static void build(struct app *app, struct detail *log)
 {
 	detail_clear(log);
+	/* the status line's last note, whole (the status line may have cut it) */
+	for (const char *n = app->last_note, *nl; *n; n = nl + 1) {
+		nl = strchr(n, '\n');
+		log_line(log, n == app->last_note ? 0 : 1, "%s%.*s", n == app->last_note ? "last note: " : "",
+		         (int)(nl ? nl - n : (ptrdiff_t)strlen(n)), n);
+		if (nl == NULL)
+			break;
+	}
 	for (const char *s = app->bad.skipped.p, *nl; s != NULL && *s; s = nl + 1) {
 		nl = strchr(s, '\n');
 		log_line(log, 0, "skipped: %.*s", (int)(nl ? nl - s : (ptrdiff_t)strlen(s)), s);

@@ -4,6 +4,10 @@
  * The selection's bytes (from the worker, app->sel) are decoded
  * once per message (image.h, cloud.h) and kept with the picture scaled to
  * the pane, so redraws cost nothing until the message or the pane changes.
+ * An image's fields (stamp, frame_id, encoding or format, size, step), as
+ * the decoded tree writes them, go on the row under the title. A frame that
+ * cannot be drawn leaves the pane to the decoded tree (media_problem() is
+ * the reason, for the title).
  *
  * Colours: with COLORTERM=truecolor or 24bit, the picture is written as
  * 24-bit SGR half blocks straight to the terminal after curses' refresh
@@ -36,6 +40,7 @@ struct media {
 	uint64_t row;
 	enum kind kind;
 	char what[256];                /* caption, or the error */
+	char fields[512];              /* an image's fields: "stamp ...  frame_id ...  rgb8  16x8  step 53" */
 	struct bag_image img;
 	struct bag_cloud cloud;
 	uint8_t *rgb;                  /* the picture scaled for rect */
@@ -81,6 +86,8 @@ static void media_reset(struct media *md)
 }
 
 /* Decode the selection's bytes if they are new. */
+static void image_facts(struct media *md, const bag_msgdef_t *def, const uint8_t *data, size_t len);
+
 static void load(struct app *app, struct media *md, const struct bag_message *msg)
 {
 	struct bag_error err;
@@ -96,6 +103,8 @@ static void load(struct app *app, struct media *md, const struct bag_message *ms
 		if (bag_image_decode(&md->img, def, app->sel.bytes, app->sel.size, &err) == BAG_OK) {
 			md->kind = K_IMAGE;
 			snprintf(md->what, sizeof md->what, "image %ux%u %s", md->img.width, md->img.height, md->img.encoding);
+			md->fields[0] = '\0';
+			image_facts(md, def, app->sel.bytes, app->sel.size);
 		} else {
 			md->kind = K_ERROR;
 			snprintf(md->what, sizeof md->what, "cannot show this image: %.200s", err.message);
@@ -107,6 +116,54 @@ static void load(struct app *app, struct media *md, const struct bag_message *ms
 		snprintf(md->what, sizeof md->what, "cannot read this point cloud: %.200s", err.message);
 	}
 	md->ms = now_ms() - t0;
+}
+
+/* An image's fields of interest, in the order shown; their values as the decoded tree writes them. */
+static const char *const image_fields[] = { "header.stamp", "header.frame_id", "encoding", "format", "width", "height",
+                                            "step" };
+#define NFIELDS (sizeof image_fields / sizeof *image_fields)
+
+/* detail_decode_lines' sink: the values of image_fields. */
+static void field_line(void *arg, int depth, bool node, const char *text, size_t len, const char *path)
+{
+	char (*val)[96] = arg;
+	const char *v = memchr(text, ':', len);
+
+	(void)depth;
+	if (node || v == NULL || v + 2 > text + len)
+		return;
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (strcmp(path, image_fields[i]) == 0)
+			snprintf(val[i], sizeof val[i], "%.*s", (int)(text + len - v - 2), v + 2);
+}
+
+/* md->fields: "stamp S  frame_id "F"  encoding E  WxH  step N" (format F for a compressed image). */
+static void image_facts(struct media *md, const bag_msgdef_t *def, const uint8_t *data, size_t len)
+{
+	char val[NFIELDS][96] = { "" };
+	struct bag_error err;
+	size_t n = 0;
+
+	detail_decode_lines(def, data, len, field_line, val, &err);
+	for (size_t i = 0; i < 4; i++) {
+		char *v = val[i];
+		size_t l = strlen(v);
+		if (l == 0)
+			continue;
+		/* an encoding's or format's quotes add nothing */
+		if (i >= 2 && l >= 2 && v[0] == '"' && v[l - 1] == '"') {
+			v[l - 1] = '\0';
+			v++;
+		}
+		n += (size_t)snprintf(md->fields + n, sizeof md->fields - n, "%s%s %s", n ? "  " : "",
+		                      strrchr(image_fields[i], '.') ? strrchr(image_fields[i], '.') + 1 : image_fields[i], v);
+		if (n >= sizeof md->fields)
+			return;
+	}
+	if (val[4][0] && val[5][0])
+		n += (size_t)snprintf(md->fields + n, sizeof md->fields - n, "  %sx%s", val[4], val[5]);
+	if (val[6][0] && n < sizeof md->fields)
+		snprintf(md->fields + n, sizeof md->fields - n, "  step %s", val[6]);
 }
 
 /* An extended pair for (fg, bg) of the 256 colours. */
@@ -185,9 +242,36 @@ static void put_picture(struct app *app, struct media *md, struct rect area, con
 }
 
 /* An image: the caption and the picture, scaled for the pane once. */
+/* An image's fields from row r.y + 1, cut between fields ("  ") to the width: the rows used (1 or 2). */
+static int fields_rows(const char *f, struct rect r)
+{
+	char row[600];
+	int y = r.y + 1;
+
+	while (y < r.y + 3) {
+		size_t n = strlen(f);
+		if ((int)n > r.w - 1 && y == r.y + 1) {
+			/* the last field boundary that fits */
+			const char *cut = NULL;
+			for (const char *q = strstr(f, "  "); q != NULL && q - f <= r.w - 1; q = strstr(q + 2, "  "))
+				cut = q;
+			n = cut ? (size_t)(cut - f) : n;
+		}
+		snprintf(row, sizeof row, " %.*s", (int)n, f);
+		draw_put(y++, r.x, r.w, row);
+		f += n;
+		f += strspn(f, " ");
+		if (*f == '\0')
+			break;
+	}
+	return y - r.y - 1;
+}
+
 static void draw_image(struct app *app, struct media *md, struct rect r)
 {
-	struct rect area = { r.y + 1, r.x, r.h - 1, r.w };
+	/* the fields under the title (cut between fields onto a second row when narrow); the picture below */
+	int rows = fields_rows(md->fields, r);
+	struct rect area = { r.y + 1 + rows, r.x, r.h - 1 - rows, r.w };
 	bool fresh = false;
 	char title[400];
 
@@ -369,30 +453,16 @@ bool media_draw(struct app *app, struct media **mdp, struct rect r)
 	case K_IMAGE: draw_image(app, md, r); break;
 	case K_CLOUD: draw_cloud(app, md, r); break;
 	default:
-		draw_pane_title(app, &app->panes[PANE_DETAIL], ": decoded   [v] mode");
-		for (int y = r.y + 1; y < r.y + r.h; y++)
-			draw_put(y, r.x, r.w, "");
-		/* the reason, wrapped at spaces to the pane's width */
-		draw_colour_on(app, C_ERROR, 0);
-		const char *s = md->what;
-		for (int y = r.y + 1; *s && y < r.y + r.h && r.w > 2; y++) {
-			char line[256];
-			size_t n = strlen(s), max = (size_t)r.w - 2 < sizeof line - 1 ? (size_t)r.w - 2 : sizeof line - 1;
-			if (n > max) {
-				n = max;
-				while (n > max / 2 && s[n] != ' ')
-					n--;
-			}
-			snprintf(line, sizeof line, " %.*s", (int)n, s);
-			draw_put(y, r.x, r.w, line);
-			s += n;
-			while (*s == ' ')
-				s++;
-		}
-		draw_colour_off(app, C_ERROR, 0);
-		break;
+		return false;           /* the decoded tree, with media_problem() in its title */
 	}
 	return true;
+}
+
+const char *media_problem(const struct app *app, const struct media *md)
+{
+	if (md == NULL || md->kind != K_ERROR || md->bytes != app->sel.bytes || app->m.detail != DETAIL_DECODED)
+		return NULL;
+	return md->what;
 }
 
 void media_flush(struct app *app, struct media *md, bool covered)

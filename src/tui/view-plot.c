@@ -358,6 +358,36 @@ static void rel(const struct app *app, int64_t t, char *buf, size_t cap)
 	snprintf(buf, cap, "+%lld.%03lld s", (long long)(d / 1000000000), (long long)(d % 1000000000 / 1000000));
 }
 
+/*
+ * A time on the axis. Over a second or more: seconds from the bag start, to
+ * the millisecond. Zoomed in closer, the left end is the base, to as many
+ * decimals as the window needs, and the other labels are offsets from it in
+ * a unit that fits ("+1.25 ms"), so that no two read the same.
+ */
+static void axis_label(const struct app *app, const struct plot *p, int64_t t, char *buf, size_t cap)
+{
+	int64_t span = p->z1 - p->z0, d = t - p->z0;
+
+	if (span >= 1000000000) {
+		rel(app, t, buf, cap);
+	} else if (t == p->z0) {
+		int dec = 3;
+		for (int64_t q = 1000000; dec < 9 && span / 10 < q; q /= 10)
+			dec++;
+		int64_t o = t - app->m.start_ns, unit = 1;
+		for (int k = dec; k < 9; k++)
+			unit *= 10;
+		snprintf(buf, cap, "+%lld.%0*lld s", (long long)(o / 1000000000), dec,
+		         (long long)(o % 1000000000 / unit));
+	} else if (d >= 1000000) {
+		snprintf(buf, cap, "+%.3g ms", (double)d / 1e6);
+	} else if (d >= 1000) {
+		snprintf(buf, cap, "+%.3g us", (double)d / 1e3);
+	} else {
+		snprintf(buf, cap, "+%lld ns", (long long)d);
+	}
+}
+
 /* The title: each series' value under the cursor, and how far the reduction is. */
 static void draw_title(struct app *app, struct plot *p)
 {
@@ -374,7 +404,10 @@ static void draw_title(struct app *app, struct plot *p)
 			snprintf(val, sizeof val, "%.6g", v);
 		else
 			snprintf(val, sizeof val, "-");
-		snprintf(buf, sizeof buf, " %s = %s ", p->paths[s], val);
+		/* without colour, each series' marker (chart_marker) names it */
+		bool mark = !app->colour && p->npaths > 1;
+		snprintf(buf, sizeof buf, " %s%s%s = %s ", mark ? chart_marker((int)s, false) : "", mark ? " " : "",
+		         p->paths[s], val);
 		if (app->colour)
 			attron(COLOR_PAIR(PAIR_BASE + (int)s) | A_BOLD);
 		draw_put(r.y, x, r.x + r.w - x, buf);
@@ -402,9 +435,14 @@ static void draw_canvas(struct app *app, struct plot *p, double lo, double hi, i
 	int cw = r.w - LABEL_W, chh = r.h - 2;
 	char labels[3][32], cell[4];
 
-	chart_label(hi, hi - lo, labels[0], sizeof labels[0]);
-	chart_label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
-	chart_label(lo, hi - lo, labels[2], sizeof labels[2]);
+	/* times since the epoch (header.stamp) read as times of day, when every series holds them */
+	bool tv = p->npaths > 0;
+	for (size_t s = 0; s < p->npaths; s++)
+		tv = tv && bag_reduce_is_time(p->red, s);
+	void (*label)(double, double, char *, size_t) = tv ? chart_time_label : chart_label;
+	label(hi, hi - lo, labels[0], sizeof labels[0]);
+	label((lo + hi) / 2, hi - lo, labels[1], sizeof labels[1]);
+	label(lo, hi - lo, labels[2], sizeof labels[2]);
 	for (int y = 0; y < chh; y++) {
 		const char *l = y == 0 ? labels[0] : y == chh - 1 ? labels[2] : y == chh / 2 && chh > 2 ? labels[1] : "";
 		char lab[40];
@@ -420,7 +458,7 @@ static void draw_canvas(struct app *app, struct plot *p, double lo, double hi, i
 				attron(COLOR_PAIR(PAIR_BASE + s - 1));
 			if (at)
 				attron(at);
-			chart_cell_utf8(&p->chart, x, y, cell);
+			chart_cell_text(&p->chart, x, y, app->colour, cell);
 			if (app->utf8)
 				addstr(cell);
 			else
@@ -439,9 +477,9 @@ static void draw_axis(struct app *app, struct plot *p, int64_t t, int cur)
 	struct rect r = p->r;
 	int cw = r.w - LABEL_W;
 	char a[48], b[48], c[48], axis[512];
-	rel(app, p->z0, a, sizeof a);
-	rel(app, p->z1, b, sizeof b);
-	rel(app, t, c, sizeof c);
+	axis_label(app, p, p->z0, a, sizeof a);
+	axis_label(app, p, p->z1, b, sizeof b);
+	axis_label(app, p, t, c, sizeof c);
 	int gap = cw - (int)strlen(a) - (int)strlen(b);
 	snprintf(axis, sizeof axis, "%*s %s%*s%s", LABEL_W - 1, "", a, gap > 0 ? gap : 1, "", b);
 	draw_colour_on(app, C_DIM, 0);

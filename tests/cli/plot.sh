@@ -71,7 +71,8 @@ head -1 "$tmp/chart" | grep -q '9.223e+18 ┤' || { echo "FAIL chart top label";
 sed -n 8p "$tmp/chart" | grep -q -- '-9.223e+18 ┤' || { echo "FAIL chart bottom label"; fail=1; }
 sed -n 9p "$tmp/chart" | grep -q '└────────────────────$' || { echo "FAIL chart x axis"; fail=1; }
 sed -n 10p "$tmp/chart" | grep -q '1500000000.000 *+7.000 s$' || { echo "FAIL chart times"; fail=1; }
-grep -q '⣿ /counter.data  7 samples' "$tmp/chart" && grep -q '⣿ /value.data  5 samples' "$tmp/chart" ||
+# without colour the second series is marked '+' (chart_marker), in the legend and the chart
+grep -q '⣿ /counter.data  7 samples' "$tmp/chart" && grep -q '+ /value.data  5 samples' "$tmp/chart" ||
 	{ echo "FAIL chart legend"; cat "$tmp/chart"; fail=1; }
 # the int64 extremes of /counter are dots on the top and bottom rows
 dots() { sed -n "$1p" "$tmp/chart" | sed 's/.*┤//; s/.*│//; s/⠀//g'; }

@@ -22,7 +22,7 @@ keys g
 wait_for "g goes to the first row" "row 1/8647"
 keys j j
 wait_for "cursor moves down" "row 3/8647"
-keys Tab Tab
+keys BTab
 wait_for "focus on the connections" "Connections +9/9"
 keys o
 wait_for "only /rosout shown" "1/9 topics shown"
@@ -36,7 +36,7 @@ wait_for "search moved the selection" "row 16/8647"
 keys n
 wait_for "search again goes on, around the end" "found 'Spawning' at row ([2-9][0-9]|1[7-9])|found 'Spawning' at row 16 \\(the only match\\)"
 keys t
-wait_for "jump prompt" "jump to"
+wait_for "jump prompt" "jump \\(\\+10s from start"
 keys "1396293900" Enter
 wait_for "jumped to the time" "row [0-9]+/8647  2014-03-31 19:25:00"
 keys G
@@ -48,7 +48,7 @@ keys v
 wait_for "connection detail" "Detail: connection"
 wait_for "connection header fields" "callerid: /sim"
 keys "?"
-wait_for "help screen from the key table" "jump to a time \\(epoch"
+wait_for "help screen from the key table" "jump: \\+10s from the start"
 keys x
 wait_for "help closes" "row 8647/8647"
 $T resize-window -t main -x 50 -y 10

@@ -19,28 +19,30 @@ start 80 24 "$bag"
 wait_for "browser up" '/diagnostics_agg'
 # the timeline's first row ticks (bold without colour) the cells where a status
 # turned WARN (10.x s) and ERROR (15.x s) of the 29.3 s span, and no others
+# (columns counted from the strip's start, after the label column; the first
+# column holds the bag's first message, so the strip starts at a non-blank)
 ticks() {
-	$T capture-pane -e -p -t main | grep ' timeline ' | "$PY" -c '
+	$T capture-pane -e -p -t main | grep '^ timeline ' | "$PY" -c '
 import re, sys
-line = sys.stdin.read().split(" timeline ", 1)[1]
-bold, col, cells = False, 0, []
-for tok in re.split("(\x1b\\[[0-9;]*m)", line):
+line = sys.stdin.read()
+bold, text, cells = False, "", []
+for tok in re.split("(\x1b\\[[0-9;]*m)", line.rstrip("\n")):
     if tok.startswith("\x1b["):
         for p in (tok[2:-1] or "0").split(";"):
             bold = True if p == "1" else False if p in ("0", "22") else bold
         continue
     for ch in tok:
         if bold:
-            cells.append(col)
-        col += 1
-print(" ".join(map(str, cells)))'
+            cells.append(len(text))
+        text += ch
+label = re.match(r" timeline( [0-9]+-[0-9]+/[0-9]+)? +", text).end()
+print(80 - label, " ".join(str(c - label) for c in cells if c >= label))'
 }
 i=0
-while [ $i -lt 600 ] && [ -z "$(ticks)" ]; do i=$((i + 1)); sleep 0.05; done
+while [ $i -lt 600 ] && [ -z "$(ticks | cut -s -d" " -f2)" ]; do i=$((i + 1)); sleep 0.05; done
 got=$(ticks)
 check "timeline ticks at the WARN and ERROR changes ($got)" "$PY" -c "
-cells = [int(c) for c in '$got'.split()]
-w = 70
+w, *cells = [int(c) for c in '$got'.split()]
 want = {int(10.2 / 29.3 * w), int(15.2 / 29.3 * w)}
 assert want <= set(cells) and all(min(abs(c - x) for x in want) <= 1 for c in cells), (cells, want)"
 keys D

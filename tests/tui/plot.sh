@@ -14,7 +14,7 @@
 bag=$top/tests/data/fixtures/made/images.bag
 # show_only N: solo the N-th topic (0-based, name order) and focus the list
 show_only() {
-	keys g Tab Tab g
+	keys g BTab g
 	i=0; while [ $i -lt "$1" ]; do keys j; i=$((i + 1)); done
 	keys o Tab
 }
@@ -55,8 +55,10 @@ show_only 6
 keys j
 wait_for "a damaged frame says why" "cannot show this image: data holds 414 bytes, height 8 x"
 wait_for "... wrapped to the pane" " step 53 needs 424 *$"
+wait_for "... over the decoded tree" "^ .* +- data: uint8\\[414\\]"
 keys j
 wait_for "an unknown encoding says so" "cannot show this image: unknown image encoding 'rgb9'"
+wait_for "... over the decoded tree" "^ .* +encoding: \"rgb9\""
 show_only 22
 wait_for "a point cloud's facts" "40 points \\(1 x 40\\) +little-endian +dense no"
 wait_for "... and layout" "point_step 20 +row_step 800 +5 fields"

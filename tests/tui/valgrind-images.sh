@@ -20,7 +20,7 @@ bin=$tmp/vg
 start 120 40 "$bag"
 wait_for "opens under valgrind" "row 1/1042"
 # hide /wave (the last topic by name) from the connections pane, back to the list
-keys Tab Tab G x Tab
+keys BTab G x Tab
 wait_for "only the frames are listed" "row 1/42 "
 # (lib.sh's wait_for uses $i)
 row=1

@@ -14,7 +14,7 @@ wait_for "opens" "row 1/8647"
 keys W
 wait_for "W without marks says what to do" "no marks: mark the first and the last message"
 keys 1 0 0 j m
-wait_for "first mark" "marked \(1 marks"
+wait_for "first mark" "marked \(1 mark[;)]"
 keys 2 0 0 0 j m
 wait_for "second mark" "marked \(2 marks"
 # hide /rosout: the write takes the shown topics only
@@ -51,7 +51,9 @@ wait_for "a second W offers a name again" "write the marked range"
 keys C-u
 keys -l "$out"
 keys Enter
-wait_for "an existing file is refused, not replaced" "cannot write .*cut\.bag: .*exist"
+wait_for "an existing file is not replaced unasked" "replace it\\? .*cut\.bag exists"
+keys Escape
+wait_for "Esc keeps it" "Messages +[0-9]+ shown"
 keys q
 wait_for "quits" "BROWSER-EXITED 0"
 finish

@@ -105,6 +105,37 @@ static int64_t parse(const char *s, int64_t start, int64_t end, int64_t cur)
 	return j.time_ns;
 }
 
+/* The one rate (bag_rate_hz) and its units: n - 1 periods over the span; "every N s" for slow topics. */
+static void test_rate_units(void **state)
+{
+	static const struct {
+		uint64_t n;
+		int64_t span_ns;
+		const char *text;
+	} cases[] = {
+		{ 10, 201000000, "44.8 Hz" },          /* example.bag's /rosout */
+		{ 2689, 21500000000LL, "125.0 Hz" },
+		{ 3, 1000000, "2.0 kHz" },
+		{ 3, 5000000000LL, "400 mHz" },
+		{ 2, 10000000000LL, "100 mHz" },
+		{ 2, 22000000000LL, "every 22 s" },
+		{ 4, 630000000000LL, "every 3.5 min" },
+		{ 2, 9000000000000LL, "every 2.5 h" },
+		{ 2, 0, "-" },                          /* two at one time */
+		{ 1, 5, "-" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		/* near 2^60 ns, where a double has no nanoseconds */
+		int64_t first = 1396293887840000001LL;
+		rate_text(buf, sizeof buf, bag_rate_hz(cases[i].n, first, first + cases[i].span_ns));
+		assert_string_equal(buf, cases[i].text);
+	}
+	assert_true(bag_rate_hz(2, 1396293887840000001LL, 1396293887840000002LL) == 1e9);
+}
+
 static void test_far_times_clamp(void **state)
 {
 	const int64_t S = 1000000000, start = 1500000000 * S, end = start + 100 * S;
@@ -117,13 +148,13 @@ static void test_far_times_clamp(void **state)
 	static const char *const late[] = {
 		"2300-01-01", "9999-12-31", "9999-12-31 23:59:59.999999999Z", "2262-04-11 23:47:17Z",
 		"9223372037", "99999999999999999999999999999", "+99999999999h", "+9223372037s",
-		"99999999999999999h99999999999999999m", "+5s",
+		"99999999999999999h99999999999999999m", ">5s",
 	};
 	for (size_t i = 0; i < sizeof late / sizeof *late; i++)
 		if (parse(late[i], start, end, i + 1 < sizeof late / sizeof *late ? start : INT64_MAX - 1) != INT64_MAX)
 			fail_msg("'%s' is not clamped to INT64_MAX", late[i]);
 	static const char *const early[] = { "0000-01-01", "0000-01-01 00:00:00Z", "1677-09-21 00:12:43Z",
-	                                     "-99999999999h", "-99999999999", "-5s" };
+	                                     "-99999999999h", "-99999999999", "<5s" };
 	for (size_t i = 0; i < sizeof early / sizeof *early; i++)
 		if (parse(early[i], start, end, i + 1 < sizeof early / sizeof *early ? start : INT64_MIN + 1) != INT64_MIN)
 			fail_msg("'%s' is not clamped to INT64_MIN", early[i]);
@@ -204,8 +235,8 @@ static void test_select(void **state)
 	assert_int_equal(selected_rows(&s, tl, &rc, &err), 0);
 	assert_int_equal(rc, BAG_EINVAL);
 	assert_string_equal(err.message, "cat: 'soon' is not a time: give epoch seconds (1500000003.25), a date "
-	                    "(2020-09-13 12:26:52.5, local; a trailing Z for UTC), an offset from the bag's start "
-	                    "(+12.5, 1m30s, 2h) or a fraction of its span (50%)");
+	                    "(2020-09-13 12:26:52.5, local; a trailing Z for UTC), an offset after the bag's start "
+	                    "(+12.5, +5s, 1m30s), before its end (-30s) or a fraction of its span (50%)");
 	/* a start after the end */
 	s.start = "+3";
 	s.end = "+2";
@@ -259,6 +290,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_scheme),
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_rate_units),
 		cmocka_unit_test(test_scratch),
 		cmocka_unit_test(test_json_controls),
 		cmocka_unit_test(test_far_times_clamp),

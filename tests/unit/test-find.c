@@ -7,6 +7,8 @@
  * "maybe" wherever the summary or a detail line holds it, and "no"
  * wherever neither does, except where the summary was cut short.
  */
+#include <ctype.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +188,8 @@ static bag_finder_t *finder_for(const struct matcher *mt, const bag_msgdef_t *de
 }
 
 /* Check every pattern on every message; counts of answers for the caller. */
+static size_t string_only;   /* checks where the byte prefilter applied */
+
 static void check_all(struct corpus *c, const char *const *patterns, size_t np, size_t *yes, size_t *no)
 {
 	struct bag_text a = { 0 };
@@ -202,6 +206,17 @@ static void check_all(struct corpus *c, const char *const *patterns, size_t np, 
 			if (f == NULL)
 				f = fs[m->first] = finder_for(&mt, c->m[m->first].def);
 			bool want = shown(&mt, m), got = bag_finder_maybe(f, m->def, m->data, m->len, &a);
+			/* the byte prefilter the search puts before the finder (scanjob.c) */
+			struct matcher lm;
+			char lit[256];
+			match_init_literal(&lm, lit, match_literal(&mt, lit, sizeof lit), mt.icase);
+			const struct matcher *pre = mt.regex ? &lm : &mt;
+			if (lm.len > 0 && (!match_needs_text(pre, m->def) || match_string_only(pre, m->def))) {
+				string_only++;
+				if (want && !match_in_bytes(pre, m->data, m->len))
+					fail_msg("'%s' is shown by message %zu (%s) but its bytes lack '%s'", patterns[p], i,
+					         m->summary, pre->fold);
+			}
 			if (want && !got)
 				fail_msg("'%s' is shown by message %zu (%s) but the finder says no", patterns[p], i,
 				         m->summary);
@@ -228,7 +243,10 @@ static void check_bag(const char *path)
 	load(&c, path);
 	assert_true(c.n > 0);
 	cut_needles(&c);
+	string_only = 0;
 	check_all(&c, (const char *const *)c.needles, c.nneedles, &yes, &no);
+	printf("# %s: the byte prefilter applied in %zu of %zu checks\n", path, string_only, c.nneedles * c.n);
+	assert_true(string_only > 0);
 	/* the needles were cut from the text: many messages show them, many do not */
 	assert_true(yes > c.n);
 	assert_true(no > c.n);
@@ -357,6 +375,120 @@ static void test_made(void **state)
 	corpus_free(&c);
 }
 
+/*
+ * Floats: the finder skips formatting a float whose text cannot hold a
+ * needle made of float bytes (digits, ".-+e", "nan", "inf"). Random values
+ * of every kind (fixed, scientific, integral, float32, signed zeros,
+ * nonfinite, near the layout's switches) in scalars and an array; needles
+ * cut from their texts at random places ('.' escaped, so that the finder
+ * gets all of it), and near misses (one digit changed), checked against
+ * the shown text.
+ */
+static void test_floats(void **state)
+{
+	static const char *const fixed[] = {
+		"0.5", "1e-05", "3.14159", "-0.0", "0.0", ".0", "-", ".", "e+", "e-0", "nan", "inf", "-inf", "1.0",
+		"-1", "00", "9.99", "3\\.14", "0\\.5", "-0\\.0", "\\.25", "7\\.",
+		"0.000", "12.", "-12.", "5e-324", "1e+16", "3.14159265358", "2.5e-05", "99.9",
+	};
+	struct corpus c = { 0 };
+	uint64_t r = 0x2545F4914F6CDD1DULL;
+	size_t yes = 0, no = 0;
+	(void)state;
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		add_needle(&c, fixed[i], strlen(fixed[i]));
+	for (int i = 0; i < 240; i++) {
+		double v[8];
+		uint8_t buf[128];
+		size_t n = 0;
+		for (int k = 0; k < 8; k++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			double m = (double)(r >> 11) / 9007199254740992.0, e = (double)((int)(r % 41) - 20);
+			switch ((r >> 8) % 8) {
+			case 0: v[k] = m * pow(10, e); break;
+			case 1: v[k] = -m * pow(10, e / 4); break;
+			case 2: v[k] = (double)(float)(m * 100); break;
+			case 3: v[k] = floor(m * 1e6) / 1000; break;
+			case 4: v[k] = (double)(int64_t)(r % 100000) - 50000; break;
+			case 5: v[k] = (r & 1 ? -1 : 1) * (r & 2 ? 1e16 : 1e-4) * (1 + (double)(r % 5 - 2) * 1e-16); break;
+			case 6: v[k] = (r & 1) ? -0.0 : (r & 2) ? NAN : (r & 4) ? -INFINITY : INFINITY; break;
+			default: memcpy(&v[k], &r, 8); break;
+			}
+		}
+		uint32_t four = 4;
+		memcpy(buf + n, v, 4 * 8), n += 32;
+		memcpy(buf + n, &four, 4), n += 4;
+		memcpy(buf + n, v + 4, 4 * 8), n += 32;
+		add_message(&c, "t/G", "float64 a\nfloat64 b\nfloat64 c\nfloat64 d\nfloat64[] v\n", buf, n);
+	}
+	/* pieces of the values' texts ("a: TEXT", "[i]: TEXT"), and each with a digit changed */
+	for (size_t i = 0; i < c.n && c.nneedles + 2 <= MAX_NEEDLES; i++) {
+		const struct msg *m = &c.m[i];
+		for (size_t l = 0; l < m->nlines && c.nneedles + 2 <= MAX_NEEDLES; l += 2 + i % 3) {
+			const char *t = strstr(m->lines[l], ": ");
+			if (t == NULL || t[2] == '\0' || t[2] == 'f')
+				continue;
+			t += 2;
+			size_t tl = strlen(t), at = (i * 7 + l) % tl, len = 1 + (i * 13 + l * 3) % (tl - at);
+			char cut[48];
+			size_t k = 0;
+			for (size_t j = at; j < at + len; j++) {   /* '.' escaped: the regex's literal is all of it */
+				if (t[j] == '.')
+					cut[k++] = '\\';
+				cut[k++] = t[j];
+			}
+			cut[k] = '\0';
+			add_needle(&c, cut, k);
+			for (k = 0; cut[k]; k++)
+				if (cut[k] >= '0' && cut[k] <= '9') {
+					cut[k] = (char)('0' + (cut[k] - '0' + 1 + i % 8) % 10);
+					break;
+				}
+			add_needle(&c, cut, strlen(cut));
+		}
+	}
+	check_all(&c, (const char *const *)c.needles, c.nneedles, &yes, &no);
+	printf("# %zu needles on %zu messages: %zu shown, %zu not\n", c.nneedles, c.n, yes, no);
+	assert_true(yes > c.n);
+	assert_true(no > c.n);
+	corpus_free(&c);
+}
+
+/* match_find on plain patterns against a naive search, on random texts of few distinct bytes. */
+static void test_plain(void **state)
+{
+	static const char pats[][8] = { "ab", "Ab", "zq", "aaa", "ba-", "b", "e", "q1", "QZ", "zzzzz", "xay" };
+	static const char bytes[] = "abAB zZqQ-1e\xE9xy";
+	uint64_t r = 88172645463325252ULL;
+	char text[200];
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		size_t n = r % sizeof text;
+		for (size_t i = 0; i < n; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			text[i] = bytes[r % (sizeof bytes - 1)];
+		}
+		struct matcher mt;
+		const char *pat = pats[round % (sizeof pats / sizeof *pats)];
+		assert_int_equal(match_init(&mt, pat), 0);
+		size_t want = SIZE_MAX, a, b, pl = strlen(pat);
+		for (size_t i = 0; i + pl <= n && want == SIZE_MAX; i++) {
+			size_t j = 0;
+			while (j < pl && (mt.icase ? tolower((unsigned char)text[i + j]) == tolower((unsigned char)pat[j])
+			                           : text[i + j] == pat[j]))
+				j++;
+			if (j == pl)
+				want = i;
+		}
+		bool got = match_find(&mt, text, n, &a, &b);
+		if (got != (want != SIZE_MAX) || (got && a != want))
+			fail_msg("'%s' in '%.*s': at %zu, not %zu", pat, (int)n, text, got ? a : SIZE_MAX, want);
+		assert_int_equal(match_in_bytes(&mt, (const uint8_t *)text, n), got);
+		match_free(&mt);
+	}
+}
+
 /* "PATH=~TEXT" scopes a search to a field; anything else is all pattern. */
 static void test_scope(void **state)
 {
@@ -383,7 +515,7 @@ int main(void)
 		cmocka_unit_test(test_basic),  cmocka_unit_test(test_nested), cmocka_unit_test(test_tf),
 		cmocka_unit_test(test_large),  cmocka_unit_test(test_images), cmocka_unit_test(test_freq),
 		cmocka_unit_test(test_regex),  cmocka_unit_test(test_literal), cmocka_unit_test(test_scope),
-		cmocka_unit_test(test_made),
+		cmocka_unit_test(test_made),   cmocka_unit_test(test_floats), cmocka_unit_test(test_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,9 +44,18 @@ static void test_jump_forms(void **state)
 	assert_int_equal(jt("1500000003.0000003"), 1500000003 * S + 300);
 	assert_int_equal(jt("+12.5"), start + 12 * S + 500000000);
 	assert_int_equal(jt("1m30s"), start + 90 * S);
-	assert_int_equal(jt("+5s"), cur + 5 * S);
-	assert_int_equal(jt("-200ms"), cur - 200000000);
-	assert_int_equal(jt("-1.5"), cur - 1500000000);
+	/* one rule: + (or a unit) after the start, - before the end, > and < from the selected message */
+	assert_int_equal(jt("+5s"), start + 5 * S);
+	assert_int_equal(jt("5s"), start + 5 * S);
+	assert_int_equal(jt("-200ms"), end - 200000000);
+	assert_int_equal(jt("-1.5"), end - 1500000000);
+	assert_int_equal(jt(">5s"), cur + 5 * S);
+	assert_int_equal(jt("<200ms"), cur - 200000000);
+	assert_int_equal(jt(">1.5"), cur + 1500000000);
+	/* the command line has no selected message: > and < are refused there */
+	assert_int_not_equal(jump_parse(">5s", start, end, JUMP_NO_CURSOR, &j, &why), 0);
+	assert_int_equal(jump_parse("-5s", start, end, JUMP_NO_CURSOR, &j, &why), 0);
+	assert_int_equal(j.time_ns, end - 5 * S);
 	assert_int_equal(jt("50%"), start + 50 * S);
 	assert_int_equal(jt("0%"), start);
 	assert_int_equal(jt("2017-07-14 02:40:02.5Z"), 1500000002 * S + 500000000);
@@ -57,7 +66,8 @@ static void test_jump_forms(void **state)
 	assert_int_equal(jump_parse("#12345", start, end, cur, &j, &why), 0);
 	assert_int_equal(j.kind, JUMP_ROW);
 	assert_int_equal(j.row, 12344);
-	static const char *const bad[] = { "", "abc", "#0", "#x", "101%", "12q", "2017-13-45 00:00:00", "+", "1m30" };
+	static const char *const bad[] = { "", "abc", "#0", "#x", "101%", "12q", "2017-13-45 00:00:00", "+", "1m30", ">", "<x",
+	                                   ">-5s" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		if (jump_parse(bad[i], start, end, cur, &j, &why) == 0)
 			fail_msg("'%s' was accepted", bad[i]);

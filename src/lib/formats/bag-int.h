@@ -80,6 +80,8 @@ struct bag {
 	size_t region_next;       /* the chunk whose index region a walk reads next */
 	size_t region_ahead;      /* chunks below this had their index regions prefetched */
 	uint64_t cache_loads;
+	uint64_t read_bytes, reads; /* what bag_read_at() read for this handle (bag_read_totals) */
+	bool verify_sums;         /* bag_check() reads: a reader checks the sums its chunks carry */
 	uint64_t cache_hits;
 	bag_progress_fn progress; /* from bag_open_opts */
 	void *progress_arg;
@@ -141,6 +143,11 @@ void bag_count_chunk(bag_t *bag, const struct chunk *ch);
 
 /* Find the connection index for a file conn id; -1 if none (O(log n)). */
 long bag_conn_lookup(const bag_t *bag, uint32_t conn_id);
+/* The index of the chunk whose record is at pos (chunks are sorted by it), or -1. */
+long bag_chunk_lookup(const bag_t *bag, uint64_t pos);
+
+/* Where connection index conn is among chunk i's chunk_conns (sorted by it): k from conn_first, or -1. */
+long bag_chunk_conn_slot(const bag_t *bag, size_t i, uint32_t conn);
 
 /* Sort conns by id and set each one's index. */
 void bag_conns_sort(bag_t *bag);

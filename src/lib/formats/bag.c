@@ -121,6 +121,7 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 	d->spare = d->raw = NULL;
 	d->spare_cap = d->raw_cap = 0;
 	d->cache_loads = d->cache_hits = 0;
+	d->read_bytes = d->reads = 0;
 	d->lru_head = d->lru_tail = NO_CHUNK;
 	bag_error_clear(&d->err);
 	__atomic_add_fetch(d->shared, 1, __ATOMIC_SEQ_CST);

@@ -23,6 +23,9 @@ struct bag_inflated {
 	bool ended;               /* the stream ended properly */
 	bool full;                /* stopped because the output reached its limit */
 	struct bag_error err;     /* why it stopped before the end; code 0 when ended */
+	bool own_sum;             /* set by the caller: it checks a sum of its own over the
+	                             output (MCAP's CRC), so a frame's own checksum (lz4's
+	                             xxHash) is not computed */
 };
 
 /*

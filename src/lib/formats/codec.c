@@ -231,6 +231,8 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 	struct bag_inflated *out = s->out;
 	LZ4F_dctx *dctx;
 	size_t in_at = 0, ret = 1;
+	/* a buffer that never moves needs no copies kept; a sum of the caller's own makes lz4's redundant */
+	LZ4F_decompressOptions_t opts = { .stableDst = !s->grow, .skipChecksums = out->own_sum };
 
 	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
 		s->rc = BAG_ENOMEM;
@@ -241,7 +243,7 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 		if (room == 0)
 			break;
 		size_t in_n = src_len - in_at, out_n = room;
-		ret = LZ4F_decompress(dctx, out->buf + out->len, &out_n, src + in_at, &in_n, NULL);
+		ret = LZ4F_decompress(dctx, out->buf + out->len, &out_n, src + in_at, &in_n, &opts);
 		if (LZ4F_isError(ret)) {
 			bag_error_say(&out->err, BAG_ECOMPRESS, "lz4 data is corrupt (%s)", LZ4F_getErrorName(ret));
 			break;

@@ -25,6 +25,35 @@ long bag_conn_lookup(const bag_t *bag, uint32_t conn_id)
 	return lo < bag->nconns && bag->conns[lo].id == conn_id ? (long)lo : -1;
 }
 
+long bag_chunk_lookup(const bag_t *bag, uint64_t pos)
+{
+	size_t lo = 0, hi = bag->nchunks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bag->chunks[mid].pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < bag->nchunks && bag->chunks[lo].pos == pos ? (long)lo : -1;
+}
+
+long bag_chunk_conn_slot(const bag_t *bag, size_t i, uint32_t conn)
+{
+	const struct chunk_conn *cc = &bag->chunk_conns[bag->chunks[i].conn_first];
+	uint32_t lo = 0, hi = bag->chunks[i].conn_n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (cc[mid].conn < conn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < bag->chunks[i].conn_n && cc[lo].conn == conn ? (long)lo : -1;
+}
+
 /* The value of field name among c's fields, or "". */
 static const char *conn_field(const struct bag_connection *c, const char *name)
 {

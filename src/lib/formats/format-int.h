@@ -120,6 +120,12 @@ int old_span_read(bag_t *bag, size_t i, uint8_t **out);
  * OLD_MSG_BYTES + 8 + len bytes in all) at *at and advance it.
  */
 void old_put_msg(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, uint32_t len);
+/*
+ * The same with pad bytes (0, or at least 6) more in its header: a field
+ * "_=" that no reader asks for, so a record can be made to end where the
+ * next one must start (mcap-read.c).
+ */
+void old_put_msg_pad(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, uint32_t len, uint32_t pad);
 
 /* Record the loss of file bytes [start, end) with the one-line what. Returns 0 or BAG_ENOMEM. */
 int old_add_loss(bag_t *bag, uint64_t start, uint64_t end, const char *what);

@@ -615,9 +615,14 @@ static void put32(uint8_t *p, uint32_t v)
  */
 void old_put_msg(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, uint32_t len)
 {
+	old_put_msg_pad(at, conn, t, data, len, 0);
+}
+
+void old_put_msg_pad(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, uint32_t len, uint32_t pad)
+{
 	uint8_t *p = *at;
 
-	put32(p, OLD_MSG_BYTES);
+	put32(p, OLD_MSG_BYTES + pad);
 	put32(p + 4, 4);
 	memcpy(p + 8, "op=\x02", 4);
 	put32(p + 12, 9);
@@ -627,6 +632,13 @@ void old_put_msg(uint8_t **at, uint32_t conn, int64_t t, const uint8_t *data, ui
 	memcpy(p + 29, "time=", 5);
 	put32(p + 34, (uint32_t)(t / BAG_NSEC_PER_SEC));
 	put32(p + 38, (uint32_t)(t % BAG_NSEC_PER_SEC));
+	if (pad > 0) {
+		/* a field "_=" no reader asks for, its value zeros */
+		put32(p + 42, pad - 4);
+		memcpy(p + 46, "_=", 2);
+		memset(p + 48, 0, pad - 6);
+		p += pad;
+	}
 	put32(p + 42, len);
 	if (len > 0)
 		memcpy(p + 46, data, len);

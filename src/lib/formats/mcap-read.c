@@ -10,8 +10,9 @@
  *
  * Open from the summary: Footer -> summary section, read in one piece. Each
  * Chunk Index becomes one chunk of the handle; its per-channel counts are
- * the lengths in the headers of its Message Index records (15 bytes read per
- * channel, never the entries). Start, end and totals come from the chunk
+ * the sizes of its Message Index records, which its offsets and
+ * message_index_length give without a read (or else the lengths in their
+ * headers: 15 bytes read per channel, never the entries). Start, end and totals come from the chunk
  * indexes (and agree with Statistics). No chunk is read at open unless a
  * chunk index names no message indexes, when that chunk is walked.
  *
@@ -26,9 +27,14 @@
  * Invariants after an open: connection i is the i-th channel by channel id
  * (so equal times keep channel id order); st->chan_conn maps a channel id to
  * its connection index + 1; st->spans[i] describes bag->chunks[i] (both in
- * file order); every chunk is no_index (its entries are walked from its
- * translation) and stat_loaded. read_span translates a span's Message
- * records into 2.0 message records (format-old.c's layout), in file order.
+ * file order); every chunk is stat_loaded. read_span translates a span's
+ * Message records into 2.0 message records (format-old.c's layout), in file
+ * order, message k at o_k - o_0 + GROW * k (translate()). A chunk whose
+ * Message Index records gave its counts at open keeps their region
+ * (mi_pos, mi_len) and is not no_index: the timeline gets its rows from
+ * those records (read_index, one read, no chunk bytes), mapping each
+ * offset by its rank; any other span is no_index (walked from its
+ * translation), as is a chunk whose indexes turn out damaged.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -136,6 +142,7 @@ struct mspan {
 	uint64_t rec_pos, rec_len;  /* the chunk's (compressed) records, or the run's bytes */
 	uint64_t usize;             /* a chunk's uncompressed size */
 	uint32_t crc;               /* its uncompressed CRC (0: none) */
+	uint64_t mi_pos, mi_len;    /* its Message Index records' bytes (mi_len 0: none usable) */
 };
 
 
@@ -343,8 +350,8 @@ static int comp_of(const char *s, uint32_t n, enum bag_compression *c)
 /*
  * The records of the Chunk record whose content is c (its header fields
  * read into *m), decompressed and CRC-checked into *out (malloc'd, *out_len
- * bytes). A CRC (when crc: the open's scan and check; reading a span
- * leaves it to them) or decompression failure is BAG_ECOMPRESS with the
+ * bytes). A CRC (when crc: the open's scan, and reading a span for
+ * bag_check(), whose handles have verify_sums set) or decompression failure is BAG_ECOMPRESS with the
  * handle's message set.
  */
 static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *m, uint8_t **out,
@@ -373,6 +380,7 @@ static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *
 		                (unsigned long long)m->usize, (unsigned long long)m->rec_len);
 	if ((inf.buf = malloc(m->usize + 1)) == NULL)
 		return oom(bag);
+	inf.own_sum = crc && m->crc != 0;
 	rc = bag_codec_inflate(m->comp, recs, m->rec_len, m->usize + 1, 0, false, &inf);
 	if (rc == BAG_EUNSUPP)
 		rc = bag_fail(bag, rc, off, "%s chunks are not supported by this build", bag_compression_name(m->comp));
@@ -453,11 +461,12 @@ static int add_item(bag_t *bag, const char *name, uint32_t nlen, const char *med
 /* A window of the file read ahead during a scan. */
 struct window {
 	uint8_t *buf;
-	size_t cap;
+	size_t cap;               /* its size: WINDOW when 0 (set before the first peek) */
 	uint64_t pos, len;
 };
 
 #define WINDOW ((size_t)1 << 20)
+#define CHECK_WINDOW ((size_t)64 << 10)  /* check's walk: a chunk's header, or its message indexes */
 
 /*
  * n bytes at file offset off into *p (borrowed: from the window, or from
@@ -474,7 +483,9 @@ static int peek(bag_t *bag, struct window *w, uint64_t off, uint64_t n, const ui
 		*p = w->buf + (off - w->pos);
 		return BAG_OK;
 	}
-	if (n > WINDOW) {
+	if (w->cap == 0)
+		w->cap = WINDOW;
+	if (n > w->cap) {
 		free(*big);
 		if ((*big = malloc((size_t)n)) == NULL)
 			return oom(bag);
@@ -483,11 +494,11 @@ static int peek(bag_t *bag, struct window *w, uint64_t off, uint64_t n, const ui
 		*p = *big;
 		return BAG_OK;
 	}
-	if (w->buf == NULL && (w->buf = malloc(WINDOW)) == NULL)
+	if (w->buf == NULL && (w->buf = malloc(w->cap)) == NULL)
 		return oom(bag);
 	avail = bag->file_size - off;
 	w->pos = off;
-	w->len = avail < WINDOW ? avail : WINDOW;
+	w->len = avail < w->cap ? avail : w->cap;
 	if ((rc = bag_read_at(bag, off, w->buf, (size_t)w->len)) != BAG_OK) {
 		w->len = 0;
 		return rc;
@@ -633,6 +644,7 @@ struct chunk_index {
 	uint64_t pos, len;        /* the Chunk record */
 	const uint8_t *mi;        /* its message index offsets: u16 channel, u64 offset each */
 	uint32_t mi_len;
+	uint64_t mi_total;        /* the bytes of its message index records */
 	enum bag_compression comp;
 	uint64_t comp_size, usize;  /* the chunk's records, compressed and not */
 };
@@ -654,7 +666,7 @@ static bool parse_chunk_index(struct cur *c, struct chunk_index *ci)
 	ci->len = get64(c);
 	ci->mi_len = get32(c);
 	take(c, ci->mi_len, &ci->mi);
-	skip(c, 8);
+	ci->mi_total = get64(c);
 	get_str(c, &cs, &cn);
 	ci->comp_size = get64(c);
 	ci->usize = get64(c);
@@ -699,19 +711,74 @@ static int summary_item(bag_t *bag, uint8_t op, struct cur *c)
 	return c->bad ? BAG_OK : add_item(bag, name, nlen, media ? media : "", mlen, size, op == OP_ATTACHMENT_INDEX);
 }
 
+/* A chunk's message index offsets, sorted by offset. */
+struct mi_at {
+	uint64_t at;
+	uint16_t chan;
+};
+
+static int cmp_mi_at(const void *a, const void *b)
+{
+	const struct mi_at *x = a, *y = b;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * The counts of chunk ci by channel with no read: Message Index records
+ * follow their chunk back to back, so each one's size is the distance to
+ * the next (the last one's, to the end of the message_index_length bytes),
+ * and a record of n entries is 15 + 16 n bytes. *ok false when the offsets
+ * do not frame such records.
+ */
+static int counts_from_offsets(struct gather *g, const struct chunk_index *ci, bool *ok, struct mspan *m)
+{
+	size_t n = ci->mi_len / 10;
+	struct mi_at *v = malloc((n ? n : 1) * sizeof *v);
+	uint64_t end;
+
+	*ok = false;
+	if (v == NULL)
+		return oom(g->bag);
+	for (size_t k = 0; k < n; k++)
+		v[k] = (struct mi_at){ bag_le64(ci->mi + 10 * k + 2), (uint16_t)(ci->mi[10 * k] | ci->mi[10 * k + 1] << 8) };
+	bag_sort(v, n, sizeof *v, cmp_mi_at);
+	end = n > 0 ? v[0].at + ci->mi_total : 0;
+	*ok = n > 0 && v[0].at >= ci->pos + ci->len && end >= v[0].at && end <= g->bag->file_size;
+	for (size_t k = 0; *ok && k < n; k++) {
+		uint64_t size = (k + 1 < n ? v[k + 1].at : end) - v[k].at;
+		*ok = (k + 1 == n || v[k + 1].at > v[k].at) && size >= 15 && (size - 15) % 16 == 0 && v[k].at < end;
+	}
+	for (size_t k = 0; *ok && k < n; k++) {
+		uint64_t size = (k + 1 < n ? v[k + 1].at : end) - v[k].at;
+		if (size > 15)
+			count_msgs(g, v[k].chan, (size - 15) / 16, ci->t0, ci->t1);
+	}
+	if (*ok && ci->mi_total <= SUMMARY_MAX) {
+		m->mi_pos = v[0].at;
+		m->mi_len = ci->mi_total;
+	}
+	free(v);
+	return BAG_OK;
+}
+
 /*
  * The counts of chunk ci by channel from the headers of its Message Index
- * records into the span being built; *ok false when they do not hold up
- * (then the chunk is walked instead).
+ * records (15 bytes read each) into the span being built, when the offsets
+ * alone do not give them; *ok false when they do not hold up (then the
+ * chunk is walked instead).
  */
-static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok)
+static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok, struct mspan *m)
 {
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int rc;
+
+	if ((rc = counts_from_offsets(g, ci, ok, m)) != BAG_OK || *ok)
+		return rc;
 	*ok = ci->mi_len > 0;
 	for (uint32_t k = 0; *ok && k < ci->mi_len; k += 10) {
 		uint16_t chan = (uint16_t)(ci->mi[k] | ci->mi[k + 1] << 8);
 		uint64_t at = bag_le64(ci->mi + k + 2);
 		uint8_t h[15];
-		int rc;
 		if (at > g->bag->file_size || g->bag->file_size - at < sizeof h) {
 			*ok = false;
 			break;
@@ -726,6 +793,13 @@ static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok
 		}
 		if (bytes > 0)
 			count_msgs(g, chan, bytes / 16, ci->t0, ci->t1);
+		lo = at < lo ? at : lo;
+		hi = n > g->bag->file_size - at - 9 ? UINT64_MAX : at + 9 + n > hi ? at + 9 + n : hi;
+	}
+	/* the records' region is read in one piece when the chunk's rows are needed */
+	if (*ok && hi <= g->bag->file_size && hi - lo <= SUMMARY_MAX) {
+		m->mi_pos = lo;
+		m->mi_len = hi - lo;
 	}
 	if (!*ok)
 		for (size_t k = 0; k < g->nseen; k++)
@@ -764,12 +838,12 @@ static int summary_chunks(struct gather *g, struct chunk_index *cis, size_t n)
 	bag_sort(cis, n, sizeof *cis, cmp_ci);
 	for (size_t i = 0; i < n && rc == BAG_OK; i++) {
 		struct mspan m = { .chunk = true, .comp = cis[i].comp, .rec_len = cis[i].comp_size, .usize = cis[i].usize };
-		bool ok;
+		bool ok = false;
 		if (i > 0 && cis[i].pos < cis[i - 1].pos + cis[i - 1].len) {
 			rc = bag_warn(g->bag, cis[i].pos, "chunk index overlaps the chunk before it; skipped");
 			continue;
 		}
-		if ((rc = index_counts(g, &cis[i], &ok)) != BAG_OK)
+		if ((rc = index_counts(g, &cis[i], &ok, &m)) != BAG_OK)
 			break;
 		rc = ok ? span_done(g, &m, cis[i].pos, cis[i].pos + cis[i].len) : walk_indexed_chunk(g, &cis[i]);
 	}
@@ -1039,6 +1113,7 @@ static int add_chunks(struct gather *g)
 			break;
 		struct chunk *ch = &bag->chunks[bag->nchunks - 1];
 		ch->compression = s->m.comp;
+		ch->no_index = s->m.mi_len == 0;
 		if (s->m.chunk && s->m.rec_len <= UINT32_MAX && s->m.usize > 0) {
 			ch->data_len = (uint32_t)s->m.rec_len;
 			ch->span_size = s->m.usize;
@@ -1055,25 +1130,236 @@ static int add_chunks(struct gather *g)
 /* ---- reading a span ------------------------------------------------------- */
 
 /*
- * The Message records of recs[0..len) on known channels as 2.0 message
- * records: sized in a first pass into *size, written at *at in a second.
+ * A span's messages as 2.0 message records. Message k of the span (in file
+ * order, on a known channel) goes at o_k - o_0 + GROW * k, o_k being its
+ * offset in the MCAP records: whatever lies between two messages (other
+ * records, messages of unknown channels: at least 9 bytes each) becomes
+ * padding in the earlier one's header. So a Message Index offset maps to
+ * its 2.0 record by the message's rank alone (mcap_read_index).
  */
+#define GROW (OLD_MSG_BYTES + 8 - 31)
+
+/* The kept message whose MCAP record is at p (n content bytes), padded by pad: sized, or written at *at. */
+static void put_kept(const struct mcap_state *st, const uint8_t *p, uint64_t n, uint64_t pad, uint64_t *size,
+                     uint8_t **at)
+{
+	if (at == NULL)
+		*size += OLD_MSG_BYTES + 8 + (n - 22) + pad;
+	else
+		old_put_msg_pad(at, st->chan_conn[p[0] | p[1] << 8] - 1, mtime(bag_le64(p + 6)), p + 22,
+		                (uint32_t)(n - 22), (uint32_t)pad);
+}
+
+/* The records recs[0..len): sized into *size (at NULL) or written at *at. */
 static void translate(const struct mcap_state *st, const uint8_t *recs, uint64_t len, uint64_t *size, uint8_t **at)
 {
+	const uint8_t *kept = NULL;   /* the last message kept, not yet put */
+	uint64_t kept_n = 0, kept_end = 0;
+
 	for (uint64_t off = 0; len - off >= 9;) {
 		uint64_t n = bag_le64(recs + off + 1);
 		const uint8_t *p = recs + off + 9;
 		if (n > len - off - 9)
 			break;
-		if (recs[off] == OP_MESSAGE && n >= 22 && n - 22 < UINT32_MAX) {
-			uint32_t conn = st->chan_conn[p[0] | p[1] << 8];
-			if (conn > 0 && at == NULL)
-				*size += OLD_MSG_BYTES + 8 + (n - 22);
-			else if (conn > 0)
-				old_put_msg(at, conn - 1, mtime(bag_le64(p + 6)), p + 22, (uint32_t)(n - 22));
+		if (recs[off] == OP_MESSAGE && n >= 22 && n - 22 < UINT32_MAX && st->chan_conn[p[0] | p[1] << 8] > 0) {
+			if (kept != NULL)
+				put_kept(st, kept, kept_n, off - kept_end, size, at);
+			kept = p;
+			kept_n = n;
+			kept_end = off + 9 + n;
 		}
 		off += 9 + n;
 	}
+	if (kept != NULL)
+		put_kept(st, kept, kept_n, 0, size, at);
+}
+
+/* One Message Index of a chunk: its entries (log_time, offset: 16 bytes each) and its connection. */
+struct mi_list {
+	const uint8_t *p;
+	uint32_t n, at;           /* entries; the next one a merge takes */
+	uint32_t conn;
+	uint32_t first;           /* its first rank in ranks[] */
+};
+
+#define MI_OFF(l, k) bag_le64((l)->p + 16 * (size_t)(k) + 8)
+
+/* One entry for ranking by sort: its offset and its place in ranks[]. */
+struct mi_place {
+	uint64_t off;
+	uint32_t slot;
+};
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct mi_place *x = a, *y = b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* mi_ranks() for many lists: every entry sorted by offset. */
+static int mi_ranks_sorted(bag_t *bag, struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs,
+                           bool *ok)
+{
+	struct mi_place *p = malloc((size_t)total * sizeof *p);
+	uint32_t n = 0;
+
+	*ok = false;
+	if (p == NULL)
+		return oom(bag);
+	for (size_t k = 0; k < nl; k++)
+		for (uint32_t j = 0; j < l[k].n; j++)
+			p[n++] = (struct mi_place){ MI_OFF(&l[k], j), l[k].first + j };
+	bag_sort(p, n, sizeof *p, cmp_place);
+	*ok = true;
+	for (uint32_t r = 0; r < n && *ok; r++) {
+		*ok = r == 0 || p[r].off - p[r - 1].off >= 31;
+		offs[r] = p[r].off;
+		ranks[p[r].slot] = r;
+	}
+	free(p);
+	return BAG_OK;
+}
+
+/*
+ * The ranks (file order) of the lists' entries into ranks[first + k], by
+ * merging lists each in file order; *ok false when offsets repeat, come out
+ * of order in a list, or lie closer than a message record's 31 bytes.
+ * Lists are few (one per channel of the chunk): a scan of their heads;
+ * past MI_MERGE lists, a sort.
+ */
+#define MI_MERGE 16
+
+static int mi_ranks(bag_t *bag, struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs,
+                    bool *ok)
+{
+	if (nl > MI_MERGE)
+		return mi_ranks_sorted(bag, l, nl, total, ranks, offs, ok);
+	*ok = true;
+	for (uint32_t r = 0; r < total && *ok; r++) {
+		size_t best = nl;
+		uint64_t o = UINT64_MAX;
+		for (size_t k = 0; k < nl; k++)
+			if (l[k].at < l[k].n && MI_OFF(&l[k], l[k].at) < o) {
+				o = MI_OFF(&l[k], l[k].at);
+				best = k;
+			}
+		if (best == nl || (r > 0 && o - offs[r - 1] < 31) ||
+		    (l[best].at > 0 && MI_OFF(&l[best], l[best].at - 1) >= o)) {
+			*ok = false;
+			break;
+		}
+		offs[r] = o;
+		ranks[l[best].first + l[best].at++] = r;
+	}
+	return BAG_OK;
+}
+
+static int cmp_mi_entry(const void *a, const void *b)
+{
+	uint64_t x = bag_le64((const uint8_t *)a + 8), y = bag_le64((const uint8_t *)b + 8);
+	return (x > y) - (x < y);
+}
+
+/* The messages chunk i's chunk info counts on connection conn. */
+static uint64_t info_count(const bag_t *bag, size_t i, uint32_t conn)
+{
+	long k = bag_chunk_conn_slot(bag, i, conn);
+
+	return k >= 0 ? bag->chunk_conns[bag->chunks[i].conn_first + (size_t)k].count : 0;
+}
+
+/*
+ * The Message Index records of chunk i's region (buf, len) as lists, those
+ * of unknown channels left out; a list out of file order (a writer that
+ * sorted by time) is sorted in place. *total counts the entries.
+ */
+static int mi_lists(bag_t *bag, size_t i, uint8_t *buf, uint64_t len, struct mi_list **l, size_t *nl,
+                    uint64_t *total)
+{
+	const struct mcap_state *st = st_of(bag);
+	size_t cap = 0;
+
+	for (uint64_t at = 0; at < len;) {
+		uint64_t n = len - at >= 15 ? bag_le64(buf + at + 1) : 0;
+		uint32_t bytes = len - at >= 15 ? bag_le32(buf + at + 11) : 1;
+		uint32_t conn = len - at >= 15 ? st->chan_conn[buf[at + 9] | buf[at + 10] << 8] : 0;
+		if (len - at < 15 || n > len - at - 9 || buf[at] != OP_MESSAGE_INDEX || n < 6 || bytes > n - 6 || bytes % 16)
+			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "unreadable message index after the chunk at "
+			                "byte %llu", (unsigned long long)bag->chunks[i].pos);
+		if (conn > 0 && bytes / 16 != info_count(bag, i, conn - 1))
+			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "message index of channel %u lists %u "
+			                "message%s, the chunk index's offsets %llu", buf[at + 9] | buf[at + 10] << 8, bytes / 16,
+			                BAG_S(bytes / 16), (unsigned long long)info_count(bag, i, conn - 1));
+		if (conn > 0 && bytes > 0) {
+			if (bag_grow((void **)l, &cap, *nl + 1, sizeof **l) != BAG_OK)
+				return oom(bag);
+			(*l)[(*nl)++] = (struct mi_list){ buf + at + 15, bytes / 16, 0, conn - 1, (uint32_t)*total };
+			*total += bytes / 16;
+		}
+		if (*total > st->spans[i].usize / 31)
+			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "message indexes list more messages than "
+			                "the chunk at byte %llu can hold", (unsigned long long)bag->chunks[i].pos);
+		at += 9 + n;
+	}
+	for (size_t k = 0; k < *nl; k++) {
+		struct mi_list *m = &(*l)[k];
+		uint32_t j = 1;
+		while (j < m->n && MI_OFF(m, j - 1) < MI_OFF(m, j))
+			j++;
+		if (j >= m->n)
+			continue;
+		bag_sort(buf + (m->p - buf), m->n, 16, cmp_mi_entry);
+	}
+	return BAG_OK;
+}
+
+/*
+ * Chunk i's messages from its Message Index records, read in one piece;
+ * offsets map to the 2.0 records by rank (translate()). Damaged indexes
+ * are BAG_ECORRUPT: the timeline then walks the chunk.
+ */
+static int mcap_read_index(bag_t *bag, size_t i, int (*add)(void *ctx, uint32_t conn, int64_t time_ns, uint32_t offset),
+                           void *ctx)
+{
+	const struct mspan *m = &st_of(bag)->spans[i];
+	struct mi_list *l = NULL;
+	size_t nl = 0;
+	uint64_t total = 0, *offs = NULL;
+	uint32_t *ranks = NULL;
+	uint8_t *buf = m->mi_len > 0 ? malloc((size_t)m->mi_len) : NULL;
+	bool ok;
+	int rc;
+
+	if (buf == NULL)
+		return m->mi_len > 0 ? oom(bag) : bag_fail(bag, BAG_ECORRUPT, bag->chunks[i].pos, "chunk has no message indexes");
+	if ((rc = bag_read_at(bag, m->mi_pos, buf, (size_t)m->mi_len)) != BAG_OK ||
+	    (rc = mi_lists(bag, i, buf, m->mi_len, &l, &nl, &total)) != BAG_OK || total == 0)
+		goto done;
+	ranks = malloc(total * sizeof *ranks);
+	offs = calloc(total, sizeof *offs);
+	if (ranks == NULL || offs == NULL) {
+		rc = oom(bag);
+		goto done;
+	}
+	if ((rc = mi_ranks(bag, l, nl, (uint32_t)total, ranks, offs, &ok)) != BAG_OK)
+		goto done;
+	if (!ok || offs[total - 1] - offs[0] + GROW * (total - 1) > UINT32_MAX) {
+		rc = bag_fail(bag, BAG_ECORRUPT, m->mi_pos, "message indexes of the chunk at byte %llu repeat offsets or "
+		              "name records that overlap", (unsigned long long)bag->chunks[i].pos);
+		goto done;
+	}
+	for (size_t k = 0; k < nl && rc == BAG_OK; k++)
+		for (uint32_t j = 0; j < l[k].n && rc == BAG_OK; j++) {
+			uint32_t r = ranks[l[k].first + j];
+			rc = add(ctx, l[k].conn, mtime(bag_le64(l[k].p + 16 * (size_t)j)),
+			         (uint32_t)(offs[r] - offs[0] + (uint64_t)GROW * r));
+		}
+done:
+	free(buf);
+	free(l);
+	free(ranks);
+	free(offs);
+	return rc;
 }
 
 /* Chunk i's bytes: a Chunk record's records decompressed, or a run of loose records, into *recs. */
@@ -1101,7 +1387,7 @@ static int span_records(bag_t *bag, size_t i, uint8_t **recs, uint64_t *len)
 	if (n < 9 || raw[0] != OP_CHUNK)
 		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "not a chunk record (opcode 0x%02x)", raw[0]);
 	else
-		rc = chunk_records(bag, &c, ch->pos, &m, recs, len, false);
+		rc = chunk_records(bag, &c, ch->pos, &m, recs, len, bag->verify_sums);
 	free(raw);
 	return rc;
 }
@@ -1219,7 +1505,15 @@ done:
 
 /* ---- check ---------------------------------------------------------------- */
 
-/* A check's walk of every record of the file. */
+/*
+ * A check's walk of every record of the file: record headers, the fields of
+ * each Chunk record's header and the Message Index records' shape; chunk
+ * bodies are skipped. Their CRCs are checked where the scan of bag_check()
+ * decompresses them, on its workers (read_span with bag->verify_sums), and
+ * the Message Indexes against the chunks there too: the timeline's rows
+ * come from them, each read checks its record's channel and time, and the
+ * check's chunk pass compares each chunk's counts with them.
+ */
 struct verify {
 	bag_t *bag;
 	int (*found)(void *ctx, uint64_t off, int code, const char *text);
@@ -1227,11 +1521,11 @@ struct verify {
 	uint64_t *off;            /* top-level records: offsets (ascending) and opcodes */
 	uint8_t *op;
 	size_t n, cap;
-	uint8_t *chunk;           /* the last chunk's records, for its message indexes */
-	uint64_t chunk_len, chunk_pos;
-	uint64_t *per_chan;       /* [NCHAN] its messages per channel; indexed ones cleared */
+	uint64_t chunk_pos;       /* the last Chunk record (UINT64_MAX: none since) */
 	bool chunk_indexed;       /* a message index followed it */
-	uint64_t messages;        /* Message records, in chunks or not */
+	bool index_bad;           /* one of them was malformed */
+	uint64_t indexed;         /* the messages they list */
+	uint64_t messages;        /* Message records, in chunks (as indexed) or not */
 };
 
 static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -1245,14 +1539,6 @@ static int vfound(struct verify *v, uint64_t off, int code, const char *fmt, ...
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	return v->found(v->ctx, off, code, text);
-}
-
-/* The handle's message without "PATH: " and "at byte N: ". */
-static const char *msg_text(const bag_t *bag)
-{
-	const char *m = bag->err.message + strlen(bag->path) + 2;
-
-	return strncmp(m, "at byte ", 8) == 0 && strstr(m, ": ") ? strstr(m, ": ") + 2 : m;
 }
 
 /* The index of the top-level record at off, or -1. */
@@ -1276,74 +1562,67 @@ static uint64_t record_end(const struct verify *v, size_t i, uint64_t walked)
 	return i + 1 < v->n ? v->off[i + 1] : walked;
 }
 
-/* End of a chunk's run of message indexes: channels with messages but no index. */
-static int chunk_done(struct verify *v)
+/* Messages of the chunk at pos as the open counted them (0 if it is not one of the handle's). */
+static uint64_t chunk_count_at(const bag_t *bag, uint64_t pos)
 {
-	int rc = BAG_OK;
+	long i = bag_chunk_lookup(bag, pos);
 
-	for (uint32_t ch = 0; ch < NCHAN && v->chunk != NULL; ch++) {
-		if (v->per_chan[ch] > 0 && v->chunk_indexed && rc == BAG_OK)
-			rc = vfound(v, v->chunk_pos, BAG_ECORRUPT, "chunk's message indexes leave out %llu message%s of channel %u",
-			            (unsigned long long)v->per_chan[ch], BAG_S(v->per_chan[ch]), ch);
-		v->per_chan[ch] = 0;
-	}
-	free(v->chunk);
-	v->chunk = NULL;
-	return rc;
+	return i >= 0 ? bag->chunks[i].count : 0;
 }
 
-/* A Chunk record: decompressed, CRC-checked, its messages counted per channel. */
-static int verify_chunk(struct verify *v, const uint8_t *content, uint64_t len, uint64_t off)
+/*
+ * End of a chunk's run of message indexes: its messages as they list them,
+ * or, with none or a malformed one, as the open counted them.
+ */
+static void chunk_done(struct verify *v)
 {
-	struct cur c = { content, len, 0, false };
-	struct mspan m = { .chunk = true };
-	int rc = chunk_records(v->bag, &c, off, &m, &v->chunk, &v->chunk_len, true);
+	if (v->chunk_pos != UINT64_MAX)
+		v->messages += v->chunk_indexed && !v->index_bad ? v->indexed : chunk_count_at(v->bag, v->chunk_pos);
+	v->chunk_pos = UINT64_MAX;
+}
 
-	if (rc == BAG_ENOMEM || rc == BAG_EIO)
-		return rc;
-	if (rc != BAG_OK)
-		return vfound(v, off, rc, "%s", msg_text(v->bag));
+/* A Chunk record's header fields (content p, of which n bytes are at hand, len in all). */
+static int verify_chunk(struct verify *v, const uint8_t *p, uint64_t n, uint64_t len, uint64_t off)
+{
+	struct cur c = { p, n, 0, false };
+	enum bag_compression comp;
+	const char *cs;
+	uint32_t cn;
+	uint64_t usize, rec_len;
+
 	v->chunk_pos = off;
-	v->chunk_indexed = false;
-	for (uint64_t at = 0; v->chunk_len - at >= 9;) {
-		uint64_t n = bag_le64(v->chunk + at + 1);
-		if (n > v->chunk_len - at - 9)
-			return vfound(v, off, BAG_ECORRUPT, "a record at byte %llu of the chunk's records runs past their end",
-			              (unsigned long long)at);
-		if (v->chunk[at] == OP_MESSAGE && n >= 22) {
-			v->per_chan[v->chunk[at + 9] | v->chunk[at + 10] << 8]++;
-			v->messages++;
-		}
-		at += 9 + n;
-	}
+	v->chunk_indexed = v->index_bad = false;
+	v->indexed = 0;
+	skip(&c, 16);
+	usize = get64(&c);
+	skip(&c, 4);
+	get_str(&c, &cs, &cn);
+	rec_len = get64(&c);
+	if (c.bad || rec_len > len - c.at)
+		return vfound(v, off, BAG_ECORRUPT, "chunk record overruns its length");
+	if (comp_of(cs, cn, &comp) != BAG_OK)
+		return vfound(v, off, BAG_EUNSUPP, "chunk compression '%.*s' is not supported", (int)(cn > 32 ? 32 : cn), cs);
+	if (usize > CHUNK_MAX || usize > bag_codec_size_cap(comp, rec_len))
+		return vfound(v, off, BAG_ECORRUPT, "chunk claims %llu uncompressed bytes from %llu: implausible",
+		              (unsigned long long)usize, (unsigned long long)rec_len);
 	return BAG_OK;
 }
 
-/* A Message Index record after the chunk: every entry names a message of its channel and time. */
+/* A Message Index record after a chunk: its shape, its count. */
 static int verify_index(struct verify *v, const uint8_t *content, uint64_t len, uint64_t off)
 {
 	struct cur c = { content, len, 0, false };
 	uint16_t chan = get16(&c);
 	uint32_t bytes = get32(&c);
-	uint64_t n = 0;
 
-	if (v->chunk == NULL)
+	if (v->chunk_pos == UINT64_MAX)
 		return BAG_OK;
 	v->chunk_indexed = true;
-	if (c.bad || bytes > len - 6 || bytes % 16)
+	if (c.bad || bytes > len - 6 || bytes % 16) {
+		v->index_bad = true;
 		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u is malformed", chan);
-	for (uint32_t k = 0; k < bytes; k += 16, n++) {
-		uint64_t t = bag_le64(content + 6 + k), at = bag_le64(content + 14 + k);
-		if (at > v->chunk_len || v->chunk_len - at < 9 + 22 || v->chunk[at] != OP_MESSAGE ||
-		    (v->chunk[at + 9] | v->chunk[at + 10] << 8) != chan || bag_le64(v->chunk + at + 15) != t)
-			return vfound(v, off, BAG_ECORRUPT, "message index of channel %u: entry %u does not name a message "
-			              "of that channel and time in the chunk at byte %llu", chan, k / 16,
-			              (unsigned long long)v->chunk_pos);
 	}
-	if (n != v->per_chan[chan])
-		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u lists %llu message%s, the chunk holds %llu",
-		              chan, (unsigned long long)n, BAG_S(n), (unsigned long long)v->per_chan[chan]);
-	v->per_chan[chan] = 0;
+	v->indexed += bytes / 16;
 	return BAG_OK;
 }
 
@@ -1351,7 +1630,7 @@ static int verify_index(struct verify *v, const uint8_t *content, uint64_t len, 
 static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64_t *data_end, uint32_t *data_crc)
 {
 	bag_t *bag = v->bag;
-	struct window w = { 0 };
+	struct window w = { .cap = CHECK_WINDOW };
 	uint8_t *big = NULL;
 	uint64_t off = MAGIC_LEN;
 	int rc = BAG_OK;
@@ -1377,8 +1656,8 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 		v->op[v->n++] = op;
 		if (op == 0 || (op > OP_DATA_END && op < 0x80))
 			rc = vfound(v, off, BAG_ECORRUPT, "unknown opcode 0x%02x", op);
-		if (op != OP_MESSAGE_INDEX && rc == BAG_OK)
-			rc = chunk_done(v);
+		if (op != OP_MESSAGE_INDEX)
+			chunk_done(v);
 		if (op == OP_FOOTER) {
 			*footer = off;
 			off += 9 + len;
@@ -1388,16 +1667,22 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 			*data_end = off;
 			*data_crc = bag_le32(p);
 		}
-		if ((op == OP_CHUNK || op == OP_MESSAGE_INDEX) && rc == BAG_OK) {
+		if (op == OP_CHUNK && rc == BAG_OK) {
+			/* the header's fields: 40 bytes and the compression's name */
+			uint64_t n = len < 40 + 4096 ? len : 40 + 4096;
+			if ((rc = peek(bag, &w, off + 9, n, &p, &big)) != BAG_OK)
+				break;
+			rc = verify_chunk(v, p, n, len, off);
+		}
+		if (op == OP_MESSAGE_INDEX && rc == BAG_OK) {
 			if ((rc = peek(bag, &w, off + 9, len, &p, &big)) != BAG_OK)
 				break;
-			rc = op == OP_CHUNK ? verify_chunk(v, p, len, off) : verify_index(v, p, len, off);
+			rc = verify_index(v, p, len, off);
 		}
 		v->messages += op == OP_MESSAGE;
 		off += 9 + len;
 	}
-	if (rc == BAG_OK)
-		rc = chunk_done(v);
+	chunk_done(v);
 	*end = off;
 	free(w.buf);
 	free(big);
@@ -1518,14 +1803,12 @@ static int verify_summary(struct verify *v, uint64_t footer, uint64_t walked)
 static int mcap_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
                        uint64_t *records)
 {
-	struct verify v = { .bag = bag, .found = found, .ctx = ctx };
+	struct verify v = { .bag = bag, .found = found, .ctx = ctx, .chunk_pos = UINT64_MAX };
 	uint64_t end = MAGIC_LEN, footer = UINT64_MAX, data_end = UINT64_MAX;
 	uint32_t data_crc = 0, crc;
 	uint8_t tail[MAGIC_LEN];
 	int rc;
 
-	if ((v.per_chan = calloc(NCHAN, sizeof *v.per_chan)) == NULL)
-		return oom(bag);
 	rc = verify_walk(&v, &end, &footer, &data_end, &data_crc);
 	if (rc == BAG_OK && (end + MAGIC_LEN != bag->file_size || bag_read_at(bag, end, tail, MAGIC_LEN) != BAG_OK ||
 	                     memcmp(tail, MCAP_MAGIC, MAGIC_LEN) != 0))
@@ -1536,8 +1819,6 @@ static int mcap_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int cod
 	if (rc == BAG_OK && footer != UINT64_MAX)
 		rc = verify_summary(&v, footer, end);
 	*records = v.n;
-	free(v.chunk);
-	free(v.per_chan);
 	free(v.off);
 	free(v.op);
 	return rc;
@@ -1555,6 +1836,7 @@ const struct bag_reader bag_reader_mcap = {
 	.detect = mcap_detect,
 	.open = mcap_open,
 	.read_span = mcap_read_span,
+	.read_index = mcap_read_index,
 	.free = mcap_free,
 	.verify = mcap_verify,
 	.describe = mcap_describe,

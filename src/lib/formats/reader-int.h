@@ -48,6 +48,17 @@ struct bag_reader {
 	 * 2.0 chunk records, which the chunk layer reads itself.
 	 */
 	int (*read_span)(bag_t *bag, size_t i, uint8_t **out);
+	/*
+	 * Chunk i's messages from the format's own index, without reading the
+	 * chunk: add(ctx, conn, time_ns, offset) once per message, offset being
+	 * where read_span puts its record, grouped by connection, each in file
+	 * order. Only asked for chunks the open left !no_index. Returns 0,
+	 * BAG_ECORRUPT (the index is unusable: the chunk is walked instead),
+	 * BAG_EIO, BAG_ENOMEM or add's failure, with the handle's message set.
+	 * NULL when the format has no such index (or is bag 2.0's).
+	 */
+	int (*read_index)(bag_t *bag, size_t i, int (*add)(void *ctx, uint32_t conn, int64_t time_ns, uint32_t offset),
+	                  void *ctx);
 	/* Free bag->fmt_state (at the last close of a handle and its dups); NULL when there is none. */
 	void (*free)(void *state);
 	/*

@@ -23,6 +23,9 @@ struct chunk_item {
 /* Called per record; a non-zero return stops the walk and is returned. */
 typedef int (*chunk_walk_fn)(void *arg, const struct chunk_item *it);
 
+/* The op, connection and time of the record rec (a parsed record) into it (all but offset). */
+void bag_chunk_item(const struct bag_record *rec, struct chunk_item *it);
+
 /*
  * Walk the records of decompressed chunk data in order. Stops at the first
  * record that does not fit in len; *used (may be NULL) is then the bytes of

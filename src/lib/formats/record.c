@@ -133,6 +133,64 @@ BAG_API int bag_header_time(const uint8_t *hdr, uint32_t len, const char *name, 
 	return rc;
 }
 
+/*
+ * A message header that starts with op, conn and time (in either order of
+ * the first two: translated spans write op first, rosbag writes conn first)
+ * has them as its first fields of those names: read in place.
+ */
+static bool item_fast(const struct bag_record *rec, struct chunk_item *it)
+{
+	static const uint8_t op[8] = { 4, 0, 0, 0, 'o', 'p', '=', BAG_OP_MSG_DATA };
+	static const uint8_t conn[9] = { 9, 0, 0, 0, 'c', 'o', 'n', 'n', '=' };
+	static const uint8_t time[9] = { 13, 0, 0, 0, 't', 'i', 'm', 'e', '=' };
+	const uint8_t *h = rec->header;
+	size_t c;
+
+	if (rec->header_len < 38 || memcmp(h + 21, time, 9) != 0)
+		return false;
+	if (memcmp(h, op, 8) == 0 && memcmp(h + 8, conn, 9) == 0)
+		c = 17;
+	else if (memcmp(h, conn, 9) == 0 && memcmp(h + 13, op, 8) == 0)
+		c = 9;
+	else
+		return false;
+	it->op = BAG_OP_MSG_DATA;
+	it->conn_id = bag_le32(h + c);
+	it->time_ns = bag_time_from_ros(bag_le32(h + 30), bag_le32(h + 34));
+	it->msg_ok = true;
+	return true;
+}
+
+void bag_chunk_item(const struct bag_record *rec, struct chunk_item *it)
+{
+	struct bag_field f;
+	uint32_t pos = 0;
+	bool seen_op = false, seen_conn = false, seen_time = false, conn_ok = false, time_ok = false;
+
+	it->rec = rec;
+	if (item_fast(rec, it))
+		return;
+	it->op = 0;
+	it->conn_id = 0;
+	it->time_ns = 0;
+	/* one pass over the fields; the first of each name counts, as with bag_header_find() */
+	while (bag_header_next(rec->header, rec->header_len, &pos, &f) == 1) {
+		if (f.name_len == 2 && memcmp(f.name, "op", 2) == 0 && !seen_op) {
+			seen_op = true;
+			it->op = f.value_len == 1 ? f.value[0] : 0;
+		} else if (f.name_len == 4 && memcmp(f.name, "conn", 4) == 0 && !seen_conn) {
+			seen_conn = true;
+			if ((conn_ok = f.value_len == 4))
+				it->conn_id = bag_le32(f.value);
+		} else if (f.name_len == 4 && memcmp(f.name, "time", 4) == 0 && !seen_time) {
+			seen_time = true;
+			if ((time_ok = f.value_len == 8))
+				it->time_ns = bag_time_from_ros(bag_le32(f.value), bag_le32(f.value + 4));
+		}
+	}
+	it->msg_ok = it->op == BAG_OP_MSG_DATA && conn_ok && time_ok;
+}
+
 int bag_chunk_walk(const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg, size_t *used)
 {
 	size_t at = 0;
@@ -144,29 +202,8 @@ int bag_chunk_walk(const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg,
 
 		if (bag_record_parse(data + at, len - at, &rec) != BAG_OK)
 			break;
-		struct bag_field f;
-		uint32_t pos = 0;
-		bool seen_op = false, seen_conn = false, seen_time = false, conn_ok = false, time_ok = false;
-
-		memset(&it, 0, sizeof it);
 		it.offset = (uint32_t)at;
-		it.rec = &rec;
-		/* one pass over the fields; the first of each name counts, as with bag_header_find() */
-		while (bag_header_next(rec.header, rec.header_len, &pos, &f) == 1) {
-			if (f.name_len == 2 && memcmp(f.name, "op", 2) == 0 && !seen_op) {
-				seen_op = true;
-				it.op = f.value_len == 1 ? f.value[0] : 0;
-			} else if (f.name_len == 4 && memcmp(f.name, "conn", 4) == 0 && !seen_conn) {
-				seen_conn = true;
-				if ((conn_ok = f.value_len == 4))
-					it.conn_id = bag_le32(f.value);
-			} else if (f.name_len == 4 && memcmp(f.name, "time", 4) == 0 && !seen_time) {
-				seen_time = true;
-				if ((time_ok = f.value_len == 8))
-					it.time_ns = bag_time_from_ros(bag_le32(f.value), bag_le32(f.value + 4));
-			}
-		}
-		it.msg_ok = it.op == BAG_OP_MSG_DATA && conn_ok && time_ok;
+		bag_chunk_item(&rec, &it);
 		if ((rc = fn(arg, &it)) != BAG_OK)
 			break;
 		at += rec.size;

@@ -11,6 +11,9 @@
  * caller walks the chunk's data instead (bag_chunk_walk, record.c: the one
  * walker recover.c uses too, so both count alike).
  *
+ * A format with its own index (struct bag_reader's read_index: MCAP's
+ * Message Index records) gives the entries itself, checked the same way.
+ *
  * Each entry also goes into an order-free fingerprint (entry_mix) so that a
  * view can compare, at a chunk's first read, what its index said with what
  * its data hold (chunk_entries_sum), and walk it when they differ.
@@ -21,6 +24,7 @@
 #include <bagscope/record.h>
 #include <bagscope/view.h>
 #include "lib/index/entries-int.h"
+#include "lib/formats/reader-int.h"
 #include "lib/common/util-int.h"
 
 #define REGION_AHEAD 1024         /* index regions prefetched at once (remote) */
@@ -128,6 +132,39 @@ static int add_record(bag_t *bag, size_t i, struct chunk_entries *c, const uint8
 	return BAG_OK;
 }
 
+/* A format's own index (struct bag_reader's read_index) gives chunk i's entries to c. */
+struct reader_add {
+	bag_t *bag;
+	size_t chunk;
+	struct chunk_entries *c;
+};
+
+static int reader_entry(void *ctx, uint32_t conn, int64_t time_ns, uint32_t offset)
+{
+	struct reader_add *r = ctx;
+	int rc;
+
+	if (conn >= r->bag->nconns)
+		return bag_fail(r->bag, BAG_ECORRUPT, r->bag->chunks[r->chunk].pos, "index names connection %u, which is "
+		                "not defined", conn);
+	if ((rc = entries_room(r->bag, r->c, 1)) != BAG_OK)
+		return rc;
+	r->c->e[r->c->n++] = (struct chunk_entry){ time_ns, offset, conn };
+	r->c->sum += entry_mix(offset, r->bag->conns[conn].id, time_ns);
+	return BAG_OK;
+}
+
+static int reader_entries(bag_t *bag, size_t i, struct chunk_entries *c)
+{
+	struct reader_add r = { bag, i, c };
+	int rc = bag->fmt->read_index(bag, i, reader_entry, &r);
+
+	if (rc == BAG_OK && c->n != bag->chunks[i].count)
+		return bag_fail(bag, BAG_ECORRUPT, bag->chunks[i].pos, "chunk counts %llu message%s, its index %zu",
+		                (unsigned long long)bag->chunks[i].count, BAG_S(bag->chunks[i].count), c->n);
+	return rc;
+}
+
 int chunk_entries_read(bag_t *bag, size_t i, struct chunk_entries *c)
 {
 	const struct chunk *ch = &bag->chunks[i];
@@ -138,6 +175,8 @@ int chunk_entries_read(bag_t *bag, size_t i, struct chunk_entries *c)
 
 	c->n = 0;
 	c->sum = 0;
+	if (bag->fmt->read_index != NULL)
+		return reader_entries(bag, i, c);
 	if ((rc = read_region(bag, i, c, &region_pos, &region)) != BAG_OK)
 		return rc;
 	while (at < region) {
@@ -258,9 +297,9 @@ BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t
 	const uint8_t *buf;
 	size_t len;
 	struct bag_record rec;
+	struct chunk_item it;
 	uint32_t got_conn;
 	int64_t got_time;
-	uint8_t op;
 	int rc;
 
 	if ((rc = bag_chunk_get(bag, chunk, &buf, &len)) != BAG_OK)
@@ -271,13 +310,14 @@ BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t
 		              "where no whole record lies", offset);
 		goto fail;
 	}
-	if (bag_header_u8(rec.header, rec.header_len, "op", &op) != BAG_OK || op != BAG_OP_MSG_DATA ||
-	    bag_header_u32(rec.header, rec.header_len, "conn", &got_conn) != BAG_OK ||
-	    bag_header_time(rec.header, rec.header_len, "time", &got_time) != BAG_OK) {
+	bag_chunk_item(&rec, &it);
+	if (!it.msg_ok) {
 		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
 		              "which is not a message data record", offset);
 		goto fail;
 	}
+	got_conn = it.conn_id;
+	got_time = it.time_ns;
 	if (got_conn != conn_id || got_time != time_ns) {
 		rc = bag_fail(bag, BAG_ECORRUPT, where, "message at offset %u of the chunk is connection %u "
 		              "at %lld ns, the index says connection %u at %lld ns", offset, got_conn,

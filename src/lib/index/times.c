@@ -9,6 +9,9 @@
  * whose index data are unusable, marked on the timeline as its loads mark
  * them). A group's times arrive in order when its connections' chunks do
  * not overlap, which a check finds in one pass; otherwise they are sorted.
+ *
+ * bag_rate_hz() is the one definition of a topic's rate (n - 1 periods over
+ * its span), here beside the times it is computed from.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -135,4 +138,12 @@ fail:
 	}
 	free(o.cap);
 	return rc;
+}
+
+double bag_rate_hz(uint64_t n, int64_t first_ns, int64_t last_ns)
+{
+	if (n < 2 || last_ns <= first_ns)
+		return 0.0;
+	/* the span in 64 bits first: times near 2^60 ns have no nanoseconds as doubles */
+	return (double)(n - 1) * 1e9 / (double)((uint64_t)last_ns - (uint64_t)first_ns);
 }

@@ -61,6 +61,8 @@ int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 		                len, BAG_S(len), (unsigned long long)bag->file_size);
 	if (len == 0)
 		return BAG_OK;
+	bag->read_bytes += len;
+	bag->reads++;
 	rc = bag->src->ops->read_at(bag->src, off, buf, len, &e);
 	if (rc != BAG_OK)
 		return bag_fail(bag, rc, e.offset, "%s", e.message);
@@ -97,6 +99,12 @@ BAG_API int bag_read_bytes(bag_t *bag, uint64_t off, void *buf, size_t len)
 BAG_API bool bag_is_url(const char *path)
 {
 	return bag_source_is_url(path);
+}
+
+BAG_API void bag_read_totals(const bag_t *bag, uint64_t *bytes, uint64_t *reads)
+{
+	*bytes = bag->read_bytes;
+	*reads = bag->reads;
 }
 
 BAG_API void bag_fetched(const bag_t *bag, uint64_t *bytes, uint64_t *requests)

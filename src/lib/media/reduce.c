@@ -44,6 +44,7 @@ struct series {
 	char *path;
 	size_t topic_len;            /* bytes of path that are the topic */
 	bool is_tf;                  /* a tf(...) path: sampled on the TF messages, no topic */
+	bool is_time;                /* its values are times since the epoch (atomic: read while it runs) */
 	const char *topic;           /* borrowed from the timeline */
 	bag_expr_t *expr;
 	bag_expr_prog_t **progs;     /* per timeline connection; NULL off its topic */
@@ -223,6 +224,44 @@ static bool is_tf_conn(const struct bag_connection *c)
 	return strcmp(c->type, "tf2_msgs/TFMessage") == 0 || strcmp(c->type, "tf/tfMessage") == 0;
 }
 
+/*
+ * The first number field of t, depth first past headers and strings ("x",
+ * "transforms[0].transform.translation.x"), appended to out; found?
+ */
+static bool first_number(const struct bag_msgdef_type *t, char *out, size_t cap, int depth)
+{
+	size_t n = strlen(out);
+
+	for (size_t i = 0; t != NULL && i < t->nfields && depth < 8; i++) {
+		const struct bag_msgdef_field *f = &t->fields[i];
+		if (f->prim == BAG_PRIM_STRING)
+			continue;
+		snprintf(out + n, cap - n, "%s%s%s", n ? "." : "", f->name, f->array != BAG_ARRAY_NONE ? "[0]" : "");
+		if (f->prim != BAG_PRIM_MESSAGE ? f->prim <= BAG_PRIM_FLOAT64 :
+		    strcmp(f->type_name, "std_msgs/Header") != 0 && first_number(f->msg, out, cap, depth + 1))
+			return true;
+		out[n] = '\0';
+	}
+	return false;
+}
+
+/* An example path for topic: its first number field ("/turtle1/pose.x"), or TOPIC.FIELD. */
+static void example_path(bag_reduce_t *r, const char *topic, char *buf, size_t cap)
+{
+	char field[256] = "";
+
+	for (size_t i = 0; i < r->nconns; i++) {
+		const struct bag_connection *c = bag_timeline_conn(r->tl, i, NULL);
+		if (strcmp(c->topic, topic) != 0)
+			continue;
+		if (r->defs[i] == NULL && bag_conn_msgdef_parse(&r->defs[i], c) == BAG_ENOMEM)
+			break;
+		if (first_number(bag_msgdef_root(r->defs[i]), field, sizeof field, 0))
+			break;
+	}
+	snprintf(buf, cap, "%s.%s", topic, field[0] ? field : "FIELD");
+}
+
 /* Compile series k for every connection of its topic (a tf path: every TF connection); check it. */
 static int prepare_series(bag_reduce_t *r, size_t k)
 {
@@ -236,8 +275,10 @@ static int prepare_series(bag_reduce_t *r, size_t k)
 	if (sel == NULL || s->progs == NULL)
 		goto fail;
 	if (!s->is_tf && (*rest != '.' || rest[1] == '\0')) {
-		set_err(r, BAG_EEXPR, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s.data)", s->path,
-		        s->topic, s->topic);
+		char eg[512];
+		example_path(r, s->topic, eg, sizeof eg);
+		set_err(r, BAG_EEXPR, k, s->topic_len, "'%s': name a field after the topic %s (e.g. %s)", s->path,
+		        s->topic, eg);
 		rc = BAG_EEXPR;
 		goto fail;
 	}
@@ -370,6 +411,7 @@ BAG_API const char *bag_reduce_topic(const bag_reduce_t *r, size_t i)
 /* A sample as work hands it to emit. */
 struct rec {
 	uint32_t series;
+	uint32_t time;                /* the value is a time since the epoch (not a duration) */
 	double v;
 };
 
@@ -394,7 +436,8 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 		}
 		if (isnan(val.num))
 			continue;
-		struct rec rec = { (uint32_t)k, val.num };
+		/* a time value past 1973 is a date; smaller ones are durations */
+		struct rec rec = { (uint32_t)k, val.kind == BAG_EXPR_TIME && val.num > 1e8, val.num };
 		bag_text_append(out, (const char *)&rec, sizeof rec);
 	}
 	return 0;
@@ -418,6 +461,8 @@ static int emit(void *arg, const struct bag_scan_item *it)
 	for (size_t off = 0; off + sizeof(struct rec) <= it->len; off += sizeof(struct rec)) {
 		struct rec rec;
 		memcpy(&rec, it->text + off, sizeof rec);
+		if (rec.time)
+			__atomic_store_n(&r->s[rec.series].is_time, true, __ATOMIC_RELAXED);
 		r->batch[r->nbatch++] = (struct pending){ rec.series, it->m->time_ns, rec.v };
 		if (r->nbatch == BATCH && (rc = flush_batch(r)) != BAG_OK)
 			return rc;
@@ -604,4 +649,9 @@ BAG_API int bag_reduce_sample_at(bag_reduce_t *r, size_t i, int64_t t, int64_t *
 	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
+}
+
+BAG_API bool bag_reduce_is_time(bag_reduce_t *r, size_t i)
+{
+	return i < r->ns && __atomic_load_n(&r->s[i].is_time, __ATOMIC_RELAXED);
 }

@@ -323,7 +323,7 @@ static int walk_elements(struct walk *w, const struct dec_op *op, uint32_t count
 	if (w->vis->begin_array)
 		w->vis->begin_array(w->ud, op->field, count);
 	if (w->elements && op->fixed && op->elem_min > 0 && (!w->cdr || op->prim < BAG_PRIM_STRING) &&
-	    !w->elements(w->ud, op->field, count)) {
+	    !w->elements(w->ud, op->field, count, w->data + w->at, w->len - w->at)) {
 		if ((rc = align(w, op->elem_min)) != BAG_OK)
 			return rc;
 		if ((size_t)count * op->elem_min > w->len - w->at)

@@ -15,7 +15,9 @@
  *      2 of its connection and time - and decoded against its connection's
  *      definition, whose md5 is recomputed first (full only). Index damage
  *      the timeline worked around (a chunk indexed from its data) is a
- *      finding too, one per chunk.
+ *      finding too, one per chunk. The scan's handles (dups of the bag)
+ *      have verify_sums set: a format whose chunks carry sums (MCAP's
+ *      CRCs) checks them as its workers read each chunk, once.
  *
  * The same error text repeating for consecutive rows (a whole group failing
  * to load) is reported once, with the count of rows it hit.
@@ -155,16 +157,7 @@ static int check_open(struct checker *c)
 /* Whether a chunk record at pos is in the bag's chunk list. */
 static bool chunk_known(const bag_t *bag, uint64_t pos)
 {
-	size_t lo = 0, hi = bag->nchunks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (bag->chunks[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < bag->nchunks && bag->chunks[lo].pos == pos;
+	return bag_chunk_lookup(bag, pos) >= 0;
 }
 
 /*
@@ -284,11 +277,18 @@ static void put_finding(struct bag_text *out, uint64_t off, int code, const char
 	bag_text_printf(out, "%llu\t%d\t%s\n", (unsigned long long)off, code, text);
 }
 
-/* One chunk's records while it is walked: the connection index of each message. */
+/*
+ * One chunk's records while it is walked: messages counted per connection of
+ * its chunk info (held[k] for chunk_conns[conn_first + k], found by a binary
+ * search from the last one), and the connection indices of messages on
+ * connections it does not count (extra: none in a sound chunk).
+ */
 struct chunk_tally {
 	const bag_t *bag;
-	uint64_t pos;
-	uint32_t *conns;
+	const struct chunk *ch;
+	uint64_t *held;           /* [ch->conn_n] */
+	uint32_t last;            /* the held[] slot of the last message */
+	uint32_t *extra;
 	size_t n, cap;
 	uint64_t undefined;       /* messages on connections defined nowhere */
 	uint64_t bad;             /* records neither messages nor connections */
@@ -302,16 +302,29 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The held[] slot of connection index conn, or conn_n when the chunk info does not count it. */
+static uint32_t tally_slot(struct chunk_tally *t, uint32_t conn)
+{
+	const struct chunk_conn *cc = &t->bag->chunk_conns[t->ch->conn_first];
+	long k;
+
+	if (t->last < t->ch->conn_n && cc[t->last].conn == conn)
+		return t->last;
+	k = bag_chunk_conn_slot(t->bag, (size_t)(t->ch - t->bag->chunks), conn);
+	return k >= 0 ? (t->last = (uint32_t)k) : t->ch->conn_n;
+}
+
 static int tally_item(void *arg, const struct chunk_item *it)
 {
 	struct chunk_tally *t = arg;
 	long conn;
+	uint32_t k;
 
 	if (it->op == BAG_OP_CONNECTION)
 		return BAG_OK;
 	if (!it->msg_ok) {
 		if (t->bad++ == 0)
-			put_finding(t->out, t->pos, BAG_ECORRUPT, "record at offset %u of the chunk is %s", it->offset,
+			put_finding(t->out, t->ch->pos, BAG_ECORRUPT, "record at offset %u of the chunk is %s", it->offset,
 			            it->op == BAG_OP_MSG_DATA ? "a message without conn or time" :
 			            it->op == 0 ? "without op" : "neither a message nor a connection");
 		return BAG_OK;
@@ -319,35 +332,69 @@ static int tally_item(void *arg, const struct chunk_item *it)
 	conn = bag_conn_lookup(t->bag, it->conn_id);
 	if (conn < 0) {
 		if (t->undefined++ == 0)
-			put_finding(t->out, t->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
+			put_finding(t->out, t->ch->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
 			            "connection %u, which is not defined", it->offset, it->conn_id);
 		return BAG_OK;
 	}
-	if (bag_grow((void **)&t->conns, &t->cap, t->n + 1, sizeof *t->conns) != BAG_OK) {
+	if ((k = tally_slot(t, (uint32_t)conn)) < t->ch->conn_n) {
+		t->held[k]++;
+		return BAG_OK;
+	}
+	if (bag_grow((void **)&t->extra, &t->cap, t->n + 1, sizeof *t->extra) != BAG_OK) {
 		t->nomem = true;
 		return BAG_ENOMEM;
 	}
-	t->conns[t->n++] = (uint32_t)conn;
+	t->extra[t->n++] = (uint32_t)conn;
 	return BAG_OK;
+}
+
+/* The counts against the chunk info, in connection order. */
+static void tally_findings(const struct chunk_tally *t, struct bag_text *out)
+{
+	const bag_t *bag = t->bag;
+	const struct chunk *ch = t->ch;
+	size_t k = 0;
+
+	for (uint32_t c = 0; c < ch->conn_n || k < t->n;) {
+		const struct chunk_conn *cc = c < ch->conn_n ? &bag->chunk_conns[ch->conn_first + c] : NULL;
+		if (cc != NULL && (k == t->n || cc->conn < t->extra[k])) {
+			if (t->held[c] != cc->count)
+				put_finding(out, ch->pos, BAG_ECORRUPT, "chunk info counts %u messages on connection %u, "
+				            "the chunk holds %llu", cc->count, bag->conns[cc->conn].id,
+				            (unsigned long long)t->held[c]);
+			c++;
+			continue;
+		}
+		uint32_t conn = t->extra[k];
+		uint64_t held = 0;
+		while (k < t->n && t->extra[k] == conn)
+			k++, held++;
+		put_finding(out, ch->pos, BAG_ECORRUPT, "the chunk holds %llu messages on connection %u "
+		            "that its chunk info does not count", (unsigned long long)held, bag->conns[conn].id);
+	}
 }
 
 /*
  * A chunk's data against its chunk info: every record whole, only messages
  * and connections, per-connection counts equal. Findings go to out as lines
- * for chunk_emit_findings(). Costs the chunk's records (a sort of their
- * connections), never a pass over every connection of the bag. Safe on a
- * scan worker: it reads bag and the chunk's data only.
+ * for chunk_emit_findings(). Costs the chunk's records (a binary search
+ * among its chunk info's connections each), never a pass over every
+ * connection of the bag. Safe on a scan worker: it reads bag and the
+ * chunk's data only.
  */
 static void chunk_findings(void *arg, const bag_t *bag, size_t bag_index, size_t i, const uint8_t *data,
                            size_t len, struct bag_text *out)
 {
 	const struct chunk *ch = &bag->chunks[i];
-	struct chunk_tally t = { .bag = bag, .pos = ch->pos, .out = out };
-	size_t used = 0, k = 0;
+	struct chunk_tally t = { .bag = bag, .ch = ch, .out = out };
+	size_t used = 0;
 	(void)arg;
 	(void)bag_index;
 
-	bag_chunk_walk(data, len, tally_item, &t, &used);
+	if ((t.held = calloc(ch->conn_n + 1, sizeof *t.held)) == NULL)
+		t.nomem = true;
+	else
+		bag_chunk_walk(data, len, tally_item, &t, &used);
 	if (t.nomem) {
 		put_finding(out, ch->pos, BAG_ENOMEM, "out of memory counting the chunk's messages");
 		goto done;
@@ -359,26 +406,11 @@ static void chunk_findings(void *arg, const bag_t *bag, size_t bag_index, size_t
 		put_finding(out, ch->pos, BAG_ECORRUPT, "the chunk's last %zu bytes (from offset %zu) are "
 		            "not a whole record", len - used, used);
 	if (t.n > 1)
-		bag_sort(t.conns, t.n, sizeof *t.conns, cmp_u32);
-	/* chunk infos' connections are sorted: merge the two, in connection order */
-	for (uint32_t c = 0; c < ch->conn_n || k < t.n;) {
-		const struct chunk_conn *cc = c < ch->conn_n ? &bag->chunk_conns[ch->conn_first + c] : NULL;
-		uint32_t conn = k < t.n && (cc == NULL || t.conns[k] <= cc->conn) ? t.conns[k] : cc->conn;
-		uint64_t held = 0;
-		while (k < t.n && t.conns[k] == conn)
-			k++, held++;
-		if (cc != NULL && cc->conn == conn) {
-			if (held != cc->count)
-				put_finding(out, ch->pos, BAG_ECORRUPT, "chunk info counts %u messages on connection %u, "
-				            "the chunk holds %llu", cc->count, bag->conns[conn].id, (unsigned long long)held);
-			c++;
-		} else {
-			put_finding(out, ch->pos, BAG_ECORRUPT, "the chunk holds %llu messages on connection %u "
-			            "that its chunk info does not count", (unsigned long long)held, bag->conns[conn].id);
-		}
-	}
+		bag_sort(t.extra, t.n, sizeof *t.extra, cmp_u32);
+	tally_findings(&t, out);
 done:
-	free(t.conns);
+	free(t.held);
+	free(t.extra);
 }
 
 /* The findings chunk_findings() wrote, reported in order. */
@@ -697,7 +729,10 @@ BAG_API int bag_check(bag_t *bag, unsigned flags, bag_finding_fn fn, void *arg,
 		goto fail;
 	if (!quick && (rc = check_defs(&c, defs, parsed, own)) != BAG_OK)
 		goto fail;
+	/* the scan's handles are dups of bag: they check what sums a format's chunks carry (MCAP's CRCs) */
+	bag->verify_sums = !quick;
 	rc = check_entries(&c, quick);
+	bag->verify_sums = false;
 fail:
 	for (size_t i = 0; parsed != NULL && own != NULL && i < bag->nconns; i++)
 		if (own[i])

@@ -17,6 +17,16 @@ void text_str(struct bag_text *t, const char *s);
 void text_i64(struct bag_text *t, int64_t v);
 void text_u64(struct bag_text *t, uint64_t u);
 
+/*
+ * The shortest digits that read back to d (finite, not 0; its sign
+ * ignored), closest to d among those: digits[0..n) (no trailing zeros) with
+ * the first at 10^*exp10. Returns n (1..17). shortest.c.
+ */
+int shortest_digits(double d, char digits[20], int *exp10);
+
+/* d as bag_text_double writes it (Python's repr), in out; its length (<= 24). */
+size_t text_repr(char out[32], double d);
+
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
 int utf8_seq(const uint8_t *s, size_t n);
 

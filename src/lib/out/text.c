@@ -105,14 +105,6 @@ void text_u64(struct bag_text *t, uint64_t u)
 	bag_text_append(t, p, (size_t)(buf + sizeof buf - p));
 }
 
-/*
- * Python's float repr: the shortest digits that read back (the first of
- * %.15e, %.16e, %.17e that does; from %.0e for subnormals, whose shorter
- * precision 15 digits can exceed), laid out fixed when the decimal exponent
- * is in [-4, 16) ("0.0001", "1000000000000000.0") and as "1e+16", "1.5e-05"
- * otherwise. Only the digits and the exponent of %e's text are taken, so the
- * locale's decimal point (printf and strtod agree on it) never shows.
- */
 BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs)
 {
 	/* |secs| < 2^32 and |nsecs| < 2^32 as stored, so the sum fits in 63 bits */
@@ -123,70 +115,84 @@ BAG_API void bag_text_seconds(struct bag_text *t, int64_t secs, int64_t nsecs)
 	                (unsigned long long)(mag % 1000000000u));
 }
 
+/* "D[.DDD]e-XX" (the exponent in two digits at least); its length. */
+static size_t sci_layout(char *out, const char *digits, int ndig, int exp10)
+{
+	size_t n = 0;
+	int x = abs(exp10);
+
+	out[n++] = digits[0];
+	if (ndig > 1) {
+		out[n++] = '.';
+		memcpy(out + n, digits + 1, (size_t)ndig - 1);
+		n += (size_t)ndig - 1;
+	}
+	out[n++] = 'e';
+	out[n++] = exp10 < 0 ? '-' : '+';
+	if (x >= 100)
+		out[n++] = (char)('0' + x / 100);
+	out[n++] = (char)('0' + x / 10 % 10);
+	out[n++] = (char)('0' + x % 10);
+	return n;
+}
+
+/*
+ * Python's float repr: the shortest digits that read back, closest to d
+ * among those (shortest.c), laid out fixed when the decimal exponent is in
+ * [-4, 16) ("0.0001", "1000000000000000.0") and as "1e+16", "1.5e-05"
+ * otherwise; never the locale's decimal point.
+ */
+size_t text_repr(char out[32], double d)
+{
+	char digits[20];
+	int exp10, ndig;
+	size_t n = 0;
+
+	if (isnan(d))
+		return (size_t)snprintf(out, 32, "nan");
+	if (isinf(d))
+		return (size_t)snprintf(out, 32, d < 0 ? "-inf" : "inf");
+	if (signbit(d))
+		out[n++] = '-';
+	if (fabs(d) < 1e16 && d == (double)(int64_t)d) {
+		char buf[24], *p = buf + sizeof buf;
+		uint64_t u = (uint64_t)fabs(d);
+		do
+			*--p = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		memcpy(out + n, p, (size_t)(buf + sizeof buf - p));
+		n += (size_t)(buf + sizeof buf - p);
+		memcpy(out + n, ".0", 2);
+		return n + 2;
+	}
+	ndig = shortest_digits(d, digits, &exp10);
+	if (exp10 < -4 || exp10 >= 16)
+		return n + sci_layout(out + n, digits, ndig, exp10);
+	if (exp10 < 0) {
+		out[n++] = '0';
+		out[n++] = '.';
+		for (int i = -1; i > exp10; i--)
+			out[n++] = '0';
+		memcpy(out + n, digits, (size_t)ndig);
+		return n + (size_t)ndig;
+	}
+	for (int i = 0; i <= exp10 || i < ndig; i++) {
+		if (i == exp10 + 1)
+			out[n++] = '.';
+		out[n++] = i < ndig ? digits[i] : '0';
+	}
+	if (ndig <= exp10 + 1) {
+		out[n++] = '.';
+		out[n++] = '0';
+	}
+	return n;
+}
+
 BAG_API void bag_text_double(struct bag_text *t, double d)
 {
-	char buf[40], digits[20], out[48];
-	int exp10, ndig = 0, n = 0;
-	const char *p;
+	char out[32];
 
-	if (isnan(d)) {
-		text_str(t, "nan");
-		return;
-	}
-	if (isinf(d)) {
-		text_str(t, d < 0 ? "-inf" : "inf");
-		return;
-	}
-	if (fabs(d) < 1e16 && d == (double)(int64_t)d) {
-		if (d == 0 && signbit(d))
-			text_char(t, '-');
-		text_i64(t, (int64_t)d);
-		text_str(t, ".0");
-		return;
-	}
-	for (int prec = fabs(d) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
-		if (prec == 17 || strtod(buf, NULL) == d)
-			break;
-	}
-	p = buf;
-	if (*p == '-')
-		out[n++] = *p++;
-	for (; *p != 'e'; p++)
-		if (*p >= '0' && *p <= '9')
-			digits[ndig++] = *p;
-	exp10 = atoi(p + 1);
-	while (ndig > 1 && digits[ndig - 1] == '0')
-		ndig--;
-	if (exp10 >= -4 && exp10 < 16) {
-		if (exp10 < 0) {
-			out[n++] = '0';
-			out[n++] = '.';
-			for (int i = -1; i > exp10; i--)
-				out[n++] = '0';
-			memcpy(out + n, digits, (size_t)ndig);
-			n += ndig;
-		} else {
-			for (int i = 0; i <= exp10 || i < ndig; i++) {
-				if (i == exp10 + 1)
-					out[n++] = '.';
-				out[n++] = i < ndig ? digits[i] : '0';
-			}
-			if (ndig <= exp10 + 1) {
-				out[n++] = '.';
-				out[n++] = '0';
-			}
-		}
-	} else {
-		out[n++] = digits[0];
-		if (ndig > 1) {
-			out[n++] = '.';
-			memcpy(out + n, digits + 1, (size_t)ndig - 1);
-			n += ndig - 1;
-		}
-		n += snprintf(out + n, sizeof out - (size_t)n, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-	}
-	bag_text_append(t, out, (size_t)n);
+	bag_text_append(t, out, text_repr(out, d));
 }
 
 /* Length of the well-formed UTF-8 sequence at s (n bytes left), or of its

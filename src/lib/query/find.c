@@ -16,7 +16,11 @@
  *   the needle can overlap its text (the state before it is not 0, or the
  *   needle is all float bytes "0-9.-+einaf", or in the summary it starts
  *   with a run of them followed by what follows a value). Otherwise no
- *   occurrence can touch it and state 0 follows it.
+ *   occurrence can touch it and state 0 follows it. An all-float needle
+ *   lies inside one float's text, so only floats whose text can hold it
+ *   are written (struct float_rule, from the value alone; "[-]digits"
+ *   needles by the text, cached per thread); an array of floats is looked
+ *   at in place and skipped whole when none of its shown elements can.
  *
  * The layout mirrors src/tui/detail.c (detail_decode_lines) and
  * print-summary.c; tests/unit/test-find.c holds them to it on every fixture
@@ -28,6 +32,7 @@
  * the summary (a space between two other bytes is inside a string there).
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +46,26 @@
 #define FLOAT_BYTES "0123456789.-+einaf"
 #define AFTER_VALUE " ,}]"   /* what follows a value in the summary */
 #define MUTED UINT32_MAX
+
+/*
+ * Which float texts (Python's repr: "nan", "inf", "-inf", fixed "[-]I.F",
+ * scientific "[-]D[.DDD]e[+-]XX") an all-float needle can lie in: none
+ * with one of "naif" but the nonfinite; with 'e' or '+' only the
+ * scientific (0 < |d| < 1e-4 or |d| >= 1e16); "[-]A.B" (digits A, B)
+ * in a fixed text only when the integer part ends with A (is A, after
+ * '-') and the fraction starts with B: the fraction of |d| is then in
+ * [lo, hi) give or take the repr's half ulp, which needs no formatting.
+ * The rest ("[-]digits") is formatted.
+ */
+enum float_class { FL_ANY, FL_NONFINITE, FL_SCI, FL_FIXED, FL_NEVER };
+
+struct float_rule {
+	enum float_class cls;
+	bool neg;               /* the needle starts with '-' */
+	int alen;               /* FL_FIXED: digits of A (<= 16) and their value */
+	uint64_t aval;
+	double lo, hi;          /* 0.B and 0.B + 10^-|B| (|B| <= 20); no B: lo = 0, hi = 1 */
+};
 
 /* What the finder knows of one field, from state 0. */
 struct fplan {
@@ -60,6 +85,8 @@ struct bag_finder {
 	size_t summary_max;
 	bool need_summary;
 	bool all_float;         /* every byte a float byte */
+	struct float_rule fr;   /* when all_float: which floats' text can hold it (float_may) */
+	uint32_t id;            /* this finder's number, for the float cache */
 	bool head_run;          /* a leading float run, then a byte that follows a value */
 	bool labels0;           /* every field's "name: " leaves state 0 with no match */
 	bool num0, time0, bool0; /* the needle starts with a byte of an integer's, a time's, a bool's text */
@@ -153,6 +180,132 @@ static int build_dfa(bag_finder_t *f)
 	return BAG_OK;
 }
 
+/* How an all-float needle n[0..len) meets float texts (see struct float_rule). */
+static void float_classify(struct float_rule *r, const char *n, size_t len)
+{
+	const char *dot = memchr(n, '.', len), *b;
+	char num[40];
+	size_t blen;
+
+	r->neg = n[0] == '-';
+	r->cls = FL_ANY;
+	if (strpbrk(n, "naif") != NULL) {
+		r->cls = FL_NONFINITE;
+		return;
+	}
+	if (strpbrk(n, "e+") != NULL) {
+		r->cls = FL_SCI;
+		return;
+	}
+	if (memchr(n + 1, '-', len - 1) != NULL || (dot != NULL && memchr(dot + 1, '.', len - (size_t)(dot - n) - 1))) {
+		r->cls = FL_NEVER;       /* a '-' inside, or two '.': no float's text */
+		return;
+	}
+	if (dot == NULL)
+		return;
+	r->alen = (int)(dot - n) - r->neg;
+	b = dot + 1;
+	blen = len - (size_t)(b - n);
+	if (r->alen > 16 || blen > 20) {
+		r->cls = FL_NEVER;       /* longer than any integer part or fraction */
+		return;
+	}
+	r->cls = FL_FIXED;
+	r->aval = 0;
+	for (const char *p = n + r->neg; p < dot; p++)
+		r->aval = r->aval * 10 + (uint64_t)(*p - '0');
+	r->lo = 0;
+	r->hi = 1;
+	if (blen > 0) {
+		snprintf(num, sizeof num, "%.*se-%zu", (int)blen, b, blen);   /* no '.': the locale's point is never read */
+		r->lo = strtod(num, NULL);
+		r->hi = r->lo + pow(10, -(double)blen);
+	}
+}
+
+static int digits_of(uint64_t u)
+{
+	int n = 1;
+
+	while (u >= 10) {
+		u /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* A fixed text's integer part ends with A (is A after '-'), its fraction may start with B. */
+static bool fixed_may(const struct float_rule *r, double x)
+{
+	static const uint64_t p10[17] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	                                  1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000,
+	                                  100000000000000, 1000000000000000, 10000000000000000 };
+	uint64_t ip = (uint64_t)x;   /* the repr's integer part: no shortest decimal of a non-integer is one */
+
+	if (r->neg ? ip != r->aval || digits_of(ip) != r->alen
+	           : r->alen > 0 && (ip % p10[r->alen] != r->aval || digits_of(ip) < r->alen))
+		return false;
+	/* the repr's fraction is within half an ulp of x's; lo and hi within 2^-52 of theirs */
+	double fr = x - (double)ip, margin = x * 0x1p-51 + 0x1p-50;
+	return fr >= r->lo - margin && fr < r->hi + margin;
+}
+
+/*
+ * Answers for "[-]digits" needles, whose floats must be written: per
+ * thread, by value and finder (constant fields, such as covariances and a
+ * scan's angles, repeat in every message). Entries never go stale: every
+ * finder gets a new id.
+ */
+#define FCACHE 1024
+struct fcache_entry {
+	uint64_t bits;
+	uint32_t id;            /* 0: empty */
+	bool may;
+};
+static __thread struct fcache_entry fcache[FCACHE];
+static _Atomic uint32_t finder_ids;
+
+static bool digits_may(const bag_finder_t *f, double d)
+{
+	char text[32];
+	uint64_t bits;
+	struct fcache_entry *e;
+
+	memcpy(&bits, &d, sizeof bits);
+	e = &fcache[((bits ^ f->id) * 0x9E3779B97F4A7C15ULL) >> 54];
+	if (e->id == f->id && e->bits == bits)
+		return e->may;
+	e->bits = bits;
+	e->id = f->id;
+	unsigned q = 0;
+	e->may = feed(f, &q, text, text_repr(text, d));
+	return e->may;
+}
+
+/* Whether d's text can hold the finder's all-float needle; false is exact. */
+static bool float_may(const bag_finder_t *f, double d)
+{
+	const struct float_rule *r = &f->fr;
+	double x = fabs(d);
+	bool sci = x != 0 && (x < 1e-4 || x >= 1e16);
+
+	switch (r->cls) {
+	case FL_NONFINITE: return !isfinite(d);
+	case FL_SCI: return isfinite(d) && sci;
+	case FL_NEVER: return false;
+	case FL_FIXED:
+		if (!isfinite(d))
+			return false;
+		if (sci)   /* "[-]D.DDDe-XX": A is one digit at most */
+			return r->alen <= 1 && (!r->neg || signbit(d));
+		return (!r->neg || signbit(d)) && fixed_may(r, x);
+	default:   /* "-digits" is at the start or after an 'e' */
+		if (r->neg && !signbit(d) && !sci)
+			return false;
+		return digits_may(f, d);
+	}
+}
+
 /* Where float text can meet the needle, and whether the summary matters (see the top). */
 static void analyse(bag_finder_t *f)
 {
@@ -162,6 +315,8 @@ static void analyse(bag_finder_t *f)
 	while (h < f->len && in(n[h], FLOAT_BYTES))
 		h++;
 	f->all_float = h == f->len;
+	if (f->all_float)
+		float_classify(&f->fr, n, f->len);
 	f->head_run = h > 0 && h < f->len && in(n[h], AFTER_VALUE);
 	f->num0 = in(n[0], "0123456789-");
 	f->time0 = in(n[0], "0123456789-.");
@@ -238,6 +393,8 @@ BAG_API int bag_finder_new(bag_finder_t **out, const bag_msgdef_t *def, const ch
 	f->len = len;
 	f->icase = icase;
 	f->summary_max = summary_max;
+	while ((f->id = ++finder_ids) == 0)
+		;
 	f->always = len == 0 || len > 255 || memchr(needle, '\n', len) != NULL || bag_msgdef_root(def) == NULL;
 	if (f->always)
 		return BAG_OK;
@@ -337,13 +494,9 @@ static const char *json_text(struct find_state *s, const char *p, size_t n, size
 	return p;
 }
 
-/* A float's text in the scratch buffer. */
-static const char *float_text(struct find_state *s, double d, size_t *n)
+static bool is_float(enum bag_prim prim)
 {
-	s->scratch->len = 0;
-	bag_text_double(s->scratch, d);
-	*n = s->scratch->len;
-	return s->scratch->failed ? "" : s->scratch->p;
+	return prim == BAG_PRIM_FLOAT32 || prim == BAG_PRIM_FLOAT64;
 }
 
 /*
@@ -368,7 +521,7 @@ static bool detail_value(struct find_state *s, unsigned q, const struct bag_valu
 	const char *p;
 	size_t n;
 
-	if (q == 0 && skip0(f, v->prim))
+	if (q == 0 && (skip0(f, v->prim) || (is_float(v->prim) && !float_may(f, v->v.f))))
 		return false;
 	switch (v->prim) {
 	case BAG_PRIM_BOOL: return feed_str(f, &q, v->v.b ? "true" : "false");
@@ -376,9 +529,10 @@ static bool detail_value(struct find_state *s, unsigned q, const struct bag_valu
 		return feed_i64(f, &q, v->v.i);
 	case BAG_PRIM_UINT8: case BAG_PRIM_UINT16: case BAG_PRIM_UINT32: case BAG_PRIM_UINT64:
 		return feed_u64(f, &q, v->v.u);
-	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64:
-		p = float_text(s, v->v.f, &n);
-		return feed(f, &q, p, n);
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64: {
+		char text[32];
+		return feed(f, &q, text, text_repr(text, v->v.f));
+	}
 	case BAG_PRIM_STRING:
 		p = json_text(s, v->v.s.p, v->v.s.len, &n);
 		return feed(f, &q, "\"", 1) || feed(f, &q, p, n) || feed(f, &q, "\"", 1);
@@ -477,8 +631,8 @@ static void summary_value(struct find_state *s, const struct bag_msgdef_field *f
 	if (index >= SUMMARY_SHOWN || s->nmuted > 0)
 		return;
 	summary_item(s, fd, fp);
-	if (s->q == 0 && skip0(s->f, v->prim) && !((v->prim == BAG_PRIM_FLOAT32 || v->prim == BAG_PRIM_FLOAT64) &&
-	                                           s->f->head_run)) {
+	if (s->q == 0 && ((skip0(s->f, v->prim) && !(is_float(v->prim) && s->f->head_run)) ||
+	                  (is_float(v->prim) && s->f->all_float && !float_may(s->f, v->v.f)))) {
 		s->pos++;   /* at least a byte: the summary is cut no sooner than this says */
 		return;
 	}
@@ -486,10 +640,11 @@ static void summary_value(struct find_state *s, const struct bag_msgdef_field *f
 	case BAG_PRIM_BOOL: sput(s, v->v.b ? "True" : "False", v->v.b ? 4 : 5); break;
 	case BAG_PRIM_INT8: case BAG_PRIM_INT16: case BAG_PRIM_INT32: case BAG_PRIM_INT64: sput_i64(s, v->v.i); break;
 	case BAG_PRIM_UINT8: case BAG_PRIM_UINT16: case BAG_PRIM_UINT32: case BAG_PRIM_UINT64: sput_u64(s, v->v.u); break;
-	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64:
-		p = float_text(s, v->v.f, &n);
-		sput(s, p, n);
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_FLOAT64: {
+		char text[32];
+		sput(s, text, text_repr(text, v->v.f));
 		break;
+	}
 	case BAG_PRIM_STRING:
 		p = json_text(s, v->v.s.p, v->v.s.len > SUMMARY_STRING ? SUMMARY_STRING : v->v.s.len, &n);
 		sput(s, "\"", 1);
@@ -587,24 +742,53 @@ static void find_begin_array(void *ud, const struct bag_msgdef_field *fd, uint32
 	push(s, false, s->owner[s->depth]);
 }
 
+/* Whether no float among the first n of an array (of prim, at p) can hold an all-float needle. */
+static bool floats_quiet(const bag_finder_t *f, enum bag_prim prim, const uint8_t *p, uint32_t n)
+{
+	size_t size = prim == BAG_PRIM_FLOAT32 ? 4 : 8;
+
+	for (uint32_t i = 0; i < n; i++, p += size) {
+		uint64_t u = 0;
+		double d;
+		for (size_t b = size; b-- > 0;)
+			u = u << 8 | p[b];
+		if (size == 4) {
+			float x;
+			uint32_t u32 = (uint32_t)u;
+			memcpy(&x, &u32, 4);
+			d = x;
+		} else {
+			memcpy(&d, &u, 8);
+		}
+		if (float_may(f, d))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Whether the elements of an array of numbers can matter: not when no
  * detail line of them can show the needle and the summary's first ones
- * leave state 0 (they are counted a byte each and skipped).
+ * leave state 0 (they are counted a byte each and skipped). Floats for an
+ * all-float needle are looked at in place (those the detail shows).
  */
-static bool find_elements(void *ud, const struct bag_msgdef_field *fd, uint32_t len)
+static bool find_elements(void *ud, const struct bag_msgdef_field *fd, uint32_t len, const uint8_t *at,
+                          size_t avail)
 {
 	struct find_state *s = ud;
 	const bag_finder_t *f = s->f;
-	bool floats = fd->prim == BAG_PRIM_FLOAT32 || fd->prim == BAG_PRIM_FLOAT64;
+	bool floats = is_float(fd->prim), skip = skip0(f, fd->prim);
+	uint32_t shown = len < DETAIL_SHOWN ? len : DETAIL_SHOWN;
 
 	if (s->hit)
 		return false;
-	if (fd->prim == BAG_PRIM_MESSAGE || (s->nhidden == 0 && !(f->idx0 && skip0(f, fd->prim))))
+	if (floats && f->all_float && (size_t)shown * (fd->prim == BAG_PRIM_FLOAT32 ? 4 : 8) <= avail)
+		skip = floats_quiet(f, fd->prim, at, shown);
+	if (fd->prim == BAG_PRIM_MESSAGE || (s->nhidden == 0 && !(f->idx0 && skip)))
 		return true;
 	if (!summary_on(s) || s->nmuted > 0)
 		return false;
-	if (s->q != 0 || !skip0(f, fd->prim) || (floats && f->head_run) || !f->sep0)
+	if (s->q != 0 || !skip || (floats && f->head_run) || !f->sep0)
 		return true;
 	uint32_t n = len < SUMMARY_SHOWN ? len : SUMMARY_SHOWN;
 	if (n > 0) {

@@ -591,6 +591,19 @@ static void drain(struct scan *s, struct flight *f)
 	f->inflight = 0;
 }
 
+/*
+ * Before going back: the chunks whose first row is among the rows not
+ * emitted (the oldest task's from row on, every later task's) are unseen
+ * again, so their hook runs when the rows are cut anew.
+ */
+static void unsee(struct scan *s, struct flight *f, uint32_t from)
+{
+	for (struct task *t = f->head; s->seen != NULL && t != NULL; t = t->fnext, from = 0)
+		for (uint32_t i = from; i < t->n; i++)
+			if (t->rows[i].chunk_first)
+				s->seen[t->rows[i].bag][t->rows[i].chunk / 8] &= (uint8_t)~(1u << (t->rows[i].chunk % 8));
+}
+
 /* Queue t for the workers and at the end of f. */
 static void submit(struct scan *s, struct flight *f, struct task *t)
 {
@@ -750,7 +763,7 @@ static int scan_rows(struct scan *s, struct cutter *c, struct flight *f, struct 
 			if (rc == 0)
 				f->head->rows[from].state = ROW_BADCHUNK;
 			else
-				drain(s, f), from = 0;
+				unsee(s, f, from), drain(s, f), from = 0;
 			continue;
 		}
 		if (rc != BAG_OK)
