@@ -86,6 +86,17 @@ BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        struct bag_error *err);
 
 /*
+ * The constants an integer value stands for, from its message's definition
+ * (`uint8 ERROR=2` beside `uint8 level`): those of type (the message that
+ * declares field) with field's primitive type and v's value. When some of
+ * them begin with the field's name and '_' (case aside: STATUS_NO_FIX for
+ * `status`), only those. Integers only (else 0). Writes up to max of them to
+ * out in definition order and returns how many there are.
+ */
+BAG_API size_t bag_msgdef_const_match(const struct bag_msgdef_type *type, const struct bag_msgdef_field *field,
+                                      const struct bag_value *v, const struct bag_msgdef_const **out, size_t max);
+
+/*
  * Asked after begin_array: whether to visit the array's elements. false
  * skips elements of a fixed size (numbers, fixed messages) in one step,
  * their bytes checked to be there; others are visited anyway. at: the

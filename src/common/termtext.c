@@ -185,6 +185,57 @@ void term_json(struct bag_text *t, const char *str, size_t len)
 	bag_text_append(t, str + run, len - run);
 }
 
+/* Code points in s[0..len). */
+static int cps(const char *s, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+/* The bytes of s's first n code points. */
+static size_t cp_bytes(const char *s, int n)
+{
+	size_t i = 0;
+
+	for (; s[i] != '\0'; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80 && n-- == 0)
+			break;
+	return i;
+}
+
+void term_cut_type(const char *s, int w, char *out, size_t cap)
+{
+	const char *slash = strrchr(s, '/'), *name = slash ? slash + 1 : s;
+	int nn = cps(name, strlen(name));
+
+	if (cap == 0)
+		return;
+	if (cps(s, strlen(s)) <= w || w < 1) {
+		snprintf(out, cap, "%s", w < 1 ? "" : s);
+		return;
+	}
+	if (slash != NULL && nn + 2 <= w)
+		snprintf(out, cap, "%.*s\xE2\x80\xA6/%s", (int)cp_bytes(s, w - nn - 2), s, name);
+	else if (slash != NULL && nn + 1 <= w)
+		snprintf(out, cap, "\xE2\x80\xA6%s", name);
+	else
+		snprintf(out, cap, "%.*s\xE2\x80\xA6", (int)cp_bytes(name, w - 1), name);
+}
+
+void term_cut_tail(const char *s, int w, char *out, size_t cap)
+{
+	int n = cps(s, strlen(s));
+
+	if (n <= w || w < 1) {
+		snprintf(out, cap, "%s", w < 1 ? "" : s);
+		return;
+	}
+	snprintf(out, cap, "\xE2\x80\xA6%s", s + cp_bytes(s, n - w + 1));
+}
+
 const char *term_str(struct term_scratch *sc, const char *s)
 {
 	struct bag_text *t;

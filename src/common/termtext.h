@@ -64,6 +64,17 @@ const char *term_str(struct term_scratch *sc, const char *s);
 void term_scratch_free(struct term_scratch *sc);
 
 /*
+ * s (already escaped) in at most w screen columns (a code point = a
+ * column) into out: whole when it fits, else cut with "…" (U+2026). A type
+ * "pkg/Name" keeps its Name and loses the end of its package first
+ * ("diag…/DiagnosticArray", "…/DiagnosticArray", "…DiagnosticArray", then "Diagnost…");
+ * anything else keeps its start. Never cut in the middle of a UTF-8 sequence.
+ */
+void term_cut_type(const char *s, int w, char *out, size_t cap);
+/* The same keeping the end ("…toplevel_state"): for topics, whose last names tell them apart. */
+void term_cut_tail(const char *s, int w, char *out, size_t cap);
+
+/*
  * "bagscope: MESSAGE\n" on stderr in one write, the whole formatted message
  * escaped (library messages embed paths and bag strings).
  */

@@ -24,7 +24,7 @@
 	X(SOLO_TOPIC,   'o',       0,    "show only that topic") \
 	X(ALL_TOPICS,   'a',       0,    "show all topics") \
 	X(SORT,         's',       0,    "sort connections by name, count or rate") \
-	X(TIME_MODE,    'r',       0,    "absolute or relative times") \
+	X(TIME_MODE,    'r',       0,    "times: epoch, relative, time of day") \
 	X(ZONE,         'Z',       0,    "dates in UTC or local time") \
 	X(DETAIL_MODE,  'v',       0,    "detail: decoded, hex, connection") \
 	X(HEX,          'H',       0,    "detail: hex dump") \
@@ -42,7 +42,7 @@
 	X(SEARCH_NEXT,  'n',       0,    "next match") \
 	X(SEARCH_PREV,  'N',       0,    "previous match") \
 	X(FILTER,       '&',       'f',  "filter: show only messages for which an expression holds (empty: off)") \
-	X(COLUMN,       'C',       0,    "add a column: a message path such as /odom.pose.pose.position.x (empty: none)") \
+	X(COLUMN,       'C',       0,    "add a column: /topic.path, a field of the selected topic, or tf(A,B).translation.x; -N removes column N, - all") \
 	X(MARK,         'm',       0,    "mark or unmark the selected message") \
 	X(MARK_NEXT,    'u',       '\'', "next mark") \
 	X(MARK_PREV,    'U',       0,    "previous mark") \

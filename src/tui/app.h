@@ -26,19 +26,29 @@
 
 #define CACHE_SLOTS 16384
 #define MAX_COLUMNS 8
+#define COL_SEP "\x1f"           /* between the cells of a summary's cols */
 
-/* A column of the list: a message path evaluated on its topic's messages. */
+/*
+ * A column of the list: a message path evaluated on its topic's messages,
+ * or a tf(TARGET,SOURCE).FIELD term on every message at its time.
+ */
 struct column {
 	char text[128];               /* "/odom.pose.pose.position.x" */
 	const char *path;             /* the path after the topic, in text */
-	char topic[128];
+	char topic[128];              /* "" for a tf() column */
+	bool tf;                      /* a tf() column: values once the buffer is built */
 	bag_expr_t *expr;
 	bag_expr_prog_t **progs;      /* per timeline connection of the topic; NULL elsewhere */
+	const struct bag_msgdef_type **owner;    /* per connection: the message declaring the path's field */
+	const struct bag_msgdef_field **field;   /* that field (its constants name values), or NULL */
+	int width;                    /* the widest value seen (main thread only) */
 };
 
 struct columns {
 	struct column c[MAX_COLUMNS];
 	int n;
+	bool tf_bound;                /* the tf() columns have the buffer */
+	char gen;                     /* 'a'..'z', changed with the columns: starts each summary's cols */
 	pthread_mutex_t lock;         /* c and n, read by the worker */
 };
 
@@ -137,6 +147,8 @@ void app_note_bad_index(struct app *app, const char *msg);
 bool *app_shown_mask(struct app *app);
 /* The bag's name without its directory. */
 const char *app_base_name(const char *path);
+/* Bag b as rows and titles name it: its base name, "2:NAME" when another bag has the same (buf holds it then). */
+const char *app_bag_label(const struct app *app, size_t b, char *buf, size_t cap);
 
 /*
  * core.c: whether a bag is read from a URL. Whole-bag passes that only fill
@@ -181,6 +193,11 @@ void app_copy(struct app *app, enum action a);
 /* columns.c: C, message paths as list columns. */
 void app_column_set(struct app *app, const char *text);
 void app_columns_free(struct app *app);
+/* Whether a tf() column waits for the buffer (then binds it when built: call at each draw). */
+bool app_columns_waiting(struct app *app);
+
+/* view-tf.c: the transform buffer, its build started on the first call; NULL until built (*failed: never). */
+const bag_tf_t *tf_pane_buffer(struct app *app, bool *failed);
 
 /* find.c: / n N and the filter (&), on the scan engine. */
 void find_search(struct app *app, const char *text);

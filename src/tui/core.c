@@ -54,6 +54,14 @@ void app_cache_flush(struct app *app)
 
 void app_cache_put(struct app *app, const struct work_result *r)
 {
+	/*
+	 * made for other columns than today's (columns.c): asked again; a read
+	 * error (no cells made) is kept
+	 */
+	bool stale = r->cols[0] != '\0' ? app->cols.n == 0 || r->cols[0] != app->cols.gen
+	                                 : app->cols.n > 0 && r->rc == BAG_OK;
+	if (stale)
+		return;
 	if (app->cache_used > CACHE_SLOTS * 3 / 4)
 		app_cache_flush(app);
 	struct summary *s = cache_slot(app, r->key);
@@ -136,6 +144,18 @@ const char *app_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
+}
+
+const char *app_bag_label(const struct app *app, size_t b, char *buf, size_t cap)
+{
+	const char *name = app_base_name(bag_path(app->cb.bags[b]));
+
+	for (size_t i = 0; i < app->cb.nbags; i++)
+		if (i != b && strcmp(app_base_name(bag_path(app->cb.bags[i])), name) == 0) {
+			snprintf(buf, cap, "%zu:%s", b + 1, name);
+			return buf;
+		}
+	return name;
 }
 
 bool app_any_url(const struct app *app)

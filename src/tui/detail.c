@@ -97,6 +97,7 @@ struct tree_state {
 	struct bag_text path;       /* the field path of the current level */
 	size_t path_len[TREE_DEPTH];/* path length before each level's name */
 	bool hidden[TREE_DEPTH];    /* inside an elided part of an array */
+	const struct bag_msgdef_type *owner[TREE_DEPTH];   /* the message whose fields each level holds */
 };
 
 static bool tree_hidden(const struct tree_state *s)
@@ -148,8 +149,10 @@ static void tree_begin_message(void *ud, const struct bag_msgdef_field *f, int64
 	char name[128];
 	size_t at = s->path.len;
 
-	if (f == NULL)
+	if (f == NULL) {
+		s->owner[0] = type;
 		return;
+	}
 	bool hide = index >= ARRAY_SHOWN;
 	path_push(s, f, index);
 	if (!hide && !tree_hidden(s)) {
@@ -162,6 +165,7 @@ static void tree_begin_message(void *ud, const struct bag_msgdef_field *f, int64
 	if (s->depth < TREE_DEPTH) {
 		s->hidden[s->depth] = hide;
 		s->path_len[s->depth] = at;
+		s->owner[s->depth] = type;
 	}
 }
 
@@ -192,6 +196,7 @@ static void tree_begin_array(void *ud, const struct bag_msgdef_field *f, uint32_
 	if (s->depth < TREE_DEPTH) {
 		s->hidden[s->depth] = false;
 		s->path_len[s->depth] = at;
+		s->owner[s->depth] = s->owner[s->depth - 1];
 	}
 }
 
@@ -228,6 +233,20 @@ void detail_value_text(struct bag_text *t, const struct bag_value *v)
 	}
 }
 
+void detail_const_text(struct bag_text *t, const struct bag_msgdef_type *type, const struct bag_msgdef_field *f,
+                       const struct bag_value *v)
+{
+	const struct bag_msgdef_const *c[3];
+	size_t n = bag_msgdef_const_match(type, f, v, c, 3);
+
+	for (size_t i = 0; i < n && i < 3; i++)
+		bag_text_printf(t, "%s%s", i ? ", " : " (", c[i]->name);
+	if (n > 3)
+		bag_text_printf(t, ", \xE2\x80\xA6");
+	if (n > 0)
+		bag_text_append(t, ")", 1);
+}
+
 static void tree_value(void *ud, const struct bag_msgdef_field *f, int64_t index, const struct bag_value *v)
 {
 	struct tree_state *s = ud;
@@ -240,6 +259,7 @@ static void tree_value(void *ud, const struct bag_msgdef_field *f, int64_t index
 	s->t.len = 0;
 	bag_text_printf(&s->t, "%s: ", name);
 	detail_value_text(&s->t, v);
+	detail_const_text(&s->t, s->owner[s->depth < TREE_DEPTH ? s->depth : TREE_DEPTH - 1], f, v);
 	emit_line(s, s->depth, false);
 	path_pop(s, at);
 }

@@ -42,6 +42,9 @@ int detail_decode_lines(const bag_msgdef_t *def, const uint8_t *data, size_t len
 
 /* A primitive value as the detail writes it (appended to t). */
 void detail_value_text(struct bag_text *t, const struct bag_value *v);
+/* " (NAME)" when v equals constants of f's type declared in type (f's message), up to three; else nothing. */
+void detail_const_text(struct bag_text *t, const struct bag_msgdef_type *type, const struct bag_msgdef_field *f,
+                       const struct bag_value *v);
 
 /* Lines of message bytes decoded by def; on a decode error the lines so far and the error. */
 int detail_decoded(struct detail *d, const bag_msgdef_t *def, const uint8_t *data, size_t len);

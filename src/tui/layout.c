@@ -95,7 +95,8 @@ void layout_compute(struct app *app)
 	int body_end = place_bottom(app, body_y, lines - 1);
 	place_body(app, body_y, body_end - body_y);
 	app->m.topic_height = app->panes[PANE_CONNS].r.h - 2;
-	app->m.list_height = app->panes[PANE_LIST].r.h - 1;
+	/* the list's title row, and its columns' titles when it has columns or several bags */
+	app->m.list_height = app->panes[PANE_LIST].r.h - 1 - (app->cols.n > 0 || app->cb.nbags > 1);
 }
 
 int layout_pane_at(const struct app *app, int y, int x)

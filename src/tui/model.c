@@ -493,7 +493,15 @@ bool model_act(struct model *m, enum action a)
 		sort_topics(m);
 		topic_move(m, 0);
 		return true;
-	case ACTION_TIME_MODE: m->relative = !m->relative; return true;
+	case ACTION_TIME_MODE:
+		/* epoch, then relative, then the time of day */
+		if (m->clock)
+			m->clock = false;
+		else if (m->relative)
+			m->relative = false, m->clock = true;
+		else
+			m->relative = true;
+		return true;
 	case ACTION_DETAIL_MODE: m->detail = (enum detail_mode)((m->detail + 1) % DETAIL_COUNT_); return true;
 	case ACTION_HEX: m->detail = m->detail == DETAIL_HEX ? DETAIL_DECODED : DETAIL_HEX; return true;
 	case ACTION_NEXT_SAME: model_step_same_topic(m, 1); return true;

@@ -43,6 +43,7 @@ struct model {
 	enum pane_id focus;
 	enum detail_mode detail;
 	bool relative;             /* times relative to the bag start */
+	bool clock;                /* times of day ("12:26:52.500", UTC or local as local says) */
 	bool local;                /* dates in local time (else UTC) */
 	int64_t start_ns, end_ns;
 	size_t *topic_of;          /* per timeline connection: its topic (index into topics) */

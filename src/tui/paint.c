@@ -146,10 +146,29 @@ void draw_pane_title(struct app *app, const struct pane *p, const char *rest)
 	draw_colour_off(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);
 }
 
-/* "1396293887.844783943" or "+12.345678901": to the nanosecond, as ties differ by that much. */
+/* "19:24:47.844" in the zone the screen shows. */
+static void fmt_clock(const struct app *app, int64_t t, char *buf, size_t cap)
+{
+	time_t secs = (time_t)(t / 1000000000 - (t % 1000000000 < 0));
+	struct tm tm;
+
+	if (app->m.local)
+		localtime_r(&secs, &tm);
+	else
+		gmtime_r(&secs, &tm);
+	snprintf(buf, cap, "%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min, tm.tm_sec,
+	         (long long)((t % 1000000000 + 1000000000) % 1000000000 / 1000000));
+}
+
+/*
+ * "1396293887.844783943" or "+12.345678901": to the nanosecond, as ties
+ * differ by that much; or the time of day "19:24:47.844".
+ */
 void draw_fmt_time(const struct app *app, int64_t ns, char *buf, size_t cap)
 {
-	if (app->m.relative) {
+	if (app->m.clock && !bag_relative_times(app->cb.bags[0])) {
+		fmt_clock(app, ns, buf, cap);
+	} else if (app->m.relative) {
 		/* padded to the digits of the bag's span, so the column keeps its width */
 		int64_t d = ns - app->m.start_ns, span = app->m.end_ns - app->m.start_ns;
 		int digits = snprintf(NULL, 0, "%lld", (long long)(span / 1000000000));

@@ -43,7 +43,7 @@ static const struct prompt_kind kinds[] = {
 	  .prefill = filter_text, .submit = find_filter },
 	{ .key = 't', .action = ACTION_JUMP, .label = "jump (+10s from start, -30s from end, >5s/<5s from here, date, 50%, #row):",
 	  .submit = jump },
-	{ .key = 'C', .action = ACTION_COLUMN, .label = "column (topic.path, e.g. /odom.pose.pose.position.x; empty: none):",
+	{ .key = 'C', .action = ACTION_COLUMN, .label = "column (/topic.path, a field of this topic, tf(A,B).translation.x; -N removes N, - all):",
 	  .submit = app_column_set },
 	{ .key = 'W', .action = ACTION_WRITE, .label = "write the marked range of the shown topics to (Esc: no):",
 	  .prefill = app_export_prefill, .submit = app_export_start },

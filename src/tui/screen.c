@@ -231,20 +231,31 @@ static void draw_status(struct app *app, struct rect r)
 	draw_colour_off(app, alarm ? C_ERROR : C_BAR, 0);
 }
 
+/* The title: the bag (or "N bags" and their names), its messages and span. */
 static void draw_title(struct app *app)
 {
-	char title[512];
+	char title[512], names[256] = "", buf[300];
+	struct term_scratch sc = { 0 };
+	size_t n = 0;
 
-	if (bag_timeline_count(app->cb.tl) == 0)
-		snprintf(title, sizeof title, " bagscope  %s%s  no messages", bag_path(app->cb.bags[0]),
-		         app->cb.nbags > 1 ? " (+ more bags)" : "");
+	for (size_t b = 0; app->cb.nbags > 1 && b < app->cb.nbags && n < sizeof names - 1; b++)
+		n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", b ? ", " : "  ",
+		                      term_str(&sc, app_bag_label(app, b, buf, sizeof buf)));
+	if (app->cb.nbags > 1)
+		snprintf(title, sizeof title, " bagscope  %zu bags", app->cb.nbags);
 	else
-		snprintf(title, sizeof title, " bagscope  %s%s  %llu messages  %.1f s", bag_path(app->cb.bags[0]),
-		         app->cb.nbags > 1 ? " (+ more bags)" : "", (unsigned long long)bag_timeline_count(app->cb.tl),
-		         (double)(app->m.end_ns - app->m.start_ns) / 1e9);
+		snprintf(title, sizeof title, " bagscope  %s", term_str(&sc, bag_path(app->cb.bags[0])));
+	n = strlen(title);
+	if (bag_timeline_count(app->cb.tl) == 0)
+		snprintf(title + n, sizeof title - n, "  no messages%s", names);
+	else
+		snprintf(title + n, sizeof title - n, "  %llu messages  %.1f s%s",
+		         (unsigned long long)bag_timeline_count(app->cb.tl),
+		         (double)(app->m.end_ns - app->m.start_ns) / 1e9, names);
 	draw_colour_on(app, C_TITLE, A_BOLD);
 	draw_put(0, 0, COLS, title);
 	draw_colour_off(app, C_TITLE, A_BOLD);
+	term_scratch_free(&sc);
 }
 
 /* Rows no pane took (between the body and the bottom panes) are cleared. */

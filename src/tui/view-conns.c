@@ -11,6 +11,79 @@
 #include "tui/draw.h"
 #include "tui/view-detail.h"
 
+/* bag_rate_hz in a unit that fits (timeparse.h's rate_text); "~" while only the chunks' span is known. */
+static void topic_rate(const struct topic_row *t, char *buf, size_t cap)
+{
+	buf[0] = '~';
+	rate_text(buf + 1, cap - 1, t->rate_hz);
+	if (t->rate_exact || t->rate_hz <= 0)
+		memmove(buf, buf + 1, strlen(buf));
+}
+
+/* s cut to w columns (a type by term_cut_type, a topic by its tail) and padded to w columns, at line + *n. */
+static void put_cell(char *line, size_t cap, int *n, const char *s, int w, bool type)
+{
+	char cut[512];
+
+	(type ? term_cut_type : term_cut_tail)(s, w, cut, sizeof cut);
+	int pad = w - draw_width(cut);
+	if (*n < (int)cap)
+		*n += snprintf(line + *n, cap - (size_t)*n, "%s%*s", cut, pad > 0 ? pad : 0, "");
+}
+
+/*
+ * The widths: messages, rate and conns whole (never cut); the topic and the
+ * type share the rest, each whole when both fit, else the topic at most
+ * half of it and the type what is left.
+ */
+struct conns_widths {
+	int topic, type, count, rate;
+};
+
+static struct conns_widths widths(const struct model *m, int w, struct term_scratch *sc)
+{
+	struct conns_widths cw = { 5, 4, 8, 4 };
+	char rate[32];
+
+	for (size_t i = 0; i < m->ntopics; i++) {
+		int a = draw_width(term_str(sc, m->topics[i].topic)), b = draw_width(term_str(sc, m->topics[i].type));
+		int c = snprintf(NULL, 0, "%llu", (unsigned long long)m->topics[i].count);
+		topic_rate(&m->topics[i], rate, sizeof rate);
+		cw.topic = a > cw.topic ? a : cw.topic;
+		cw.type = b > cw.type ? b : cw.type;
+		cw.count = c > cw.count ? c : cw.count;
+		cw.rate = (int)strlen(rate) > cw.rate ? (int)strlen(rate) : cw.rate;
+	}
+	/* " [x]  " topic "  " type " " count " " rate " " conns */
+	int avail = w - 6 - 2 - (1 + cw.count + 1 + cw.rate + 1 + 5);
+	if (cw.topic + cw.type > avail) {
+		int most = avail - cw.type > avail / 2 ? avail - cw.type : avail / 2;
+		cw.topic = cw.topic < most ? cw.topic : most;
+		cw.type = avail - cw.topic > 4 ? avail - cw.topic : 4;
+	}
+	return cw;
+}
+
+/* One row (or the header when t is NULL) into line. */
+static void conns_row(const struct topic_row *t, const struct conns_widths *cw, struct term_scratch *sc,
+                      char *line, size_t cap)
+{
+	char rate[32];
+	int n = snprintf(line, cap, " %s  ", t == NULL ? "   " : t->shown ? "[x]" : "[ ]");
+
+	put_cell(line, cap, &n, t ? term_str(sc, t->topic) : "topic", cw->topic, false);
+	if (n < (int)cap)
+		n += snprintf(line + n, cap - (size_t)n, "  ");
+	put_cell(line, cap, &n, t ? term_str(sc, t->type) : "type", cw->type, true);
+	if (t != NULL)
+		topic_rate(t, rate, sizeof rate);
+	if (n < (int)cap && t != NULL)
+		snprintf(line + n, cap - (size_t)n, " %*llu %*s %5zu", cw->count, (unsigned long long)t->count, cw->rate,
+		         rate, t->nconns);
+	else if (n < (int)cap)
+		snprintf(line + n, cap - (size_t)n, " %*s %*s %5s", cw->count, "messages", cw->rate, "rate", "conns");
+}
+
 /* Topics with their counts and rates; [x] marks the shown ones. Names escaped, widths measured after. */
 static void draw(struct app *app, struct pane *p)
 {
@@ -18,7 +91,7 @@ static void draw(struct app *app, struct pane *p)
 	struct rect r = p->r;
 	static const char *const sort_names[] = { "name", "count", "rate" };
 	struct term_scratch sc = { 0 };
-	char line[512];
+	char line[1200];
 	size_t shown = 0;
 
 	for (size_t i = 0; i < m->ntopics; i++)
@@ -26,18 +99,9 @@ static void draw(struct app *app, struct pane *p)
 	snprintf(line, sizeof line, "  %zu/%zu topics shown  sort: %s   [x] toggle [o] only [a] all [s] sort",
 	         shown, m->ntopics, sort_names[m->sort]);
 	draw_pane_title(app, p, line);
-	int tw = 8, yw = 4;
-	for (size_t i = 0; i < m->ntopics; i++) {
-		int a = (int)strlen(term_str(&sc, m->topics[i].topic));
-		int b = (int)strlen(term_str(&sc, m->topics[i].type));
-		tw = a > tw ? a : tw;
-		yw = b > yw ? b : yw;
-	}
-	tw = tw > r.w / 3 ? r.w / 3 : tw;
-	yw = yw > r.w / 3 ? r.w / 3 : yw;
+	struct conns_widths cw = widths(m, r.w, &sc);
 	draw_colour_on(app, C_DIM, A_UNDERLINE);
-	snprintf(line, sizeof line, "    %-*.*s  %-*.*s %10s %10s %6s", tw, tw, "topic", yw, yw, "type",
-	         "messages", "rate", "conns");
+	conns_row(NULL, &cw, &sc, line, sizeof line);
 	draw_put(r.y + 1, r.x, r.w, line);
 	draw_colour_off(app, C_DIM, A_UNDERLINE);
 	for (int row = 0; row < r.h - 2; row++) {
@@ -47,15 +111,7 @@ static void draw(struct app *app, struct pane *p)
 			continue;
 		}
 		const struct topic_row *t = &m->topics[m->order[i]];
-		char rate[32];
-		/* bag_rate_hz in a unit that fits; "~" while only the chunks' span is known */
-		rate[0] = '~';
-		rate_text(rate + 1, sizeof rate - 1, t->rate_hz);
-		if (t->rate_exact || t->rate_hz <= 0)
-			memmove(rate, rate + 1, strlen(rate));
-		snprintf(line, sizeof line, " %s  %-*.*s  %-*.*s %10llu %10s %6zu", t->shown ? "[x]" : "[ ]",
-		         tw, tw, term_str(&sc, t->topic), yw, yw, term_str(&sc, t->type), (unsigned long long)t->count,
-		         rate, t->nconns);
+		conns_row(t, &cw, &sc, line, sizeof line);
 		bool sel = i == m->topic_cursor && m->focus == PANE_CONNS;
 		if (sel)
 			attron(A_REVERSE);

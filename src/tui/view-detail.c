@@ -264,6 +264,20 @@ static void update(struct app *app, struct detail_pane *s)
 	s->mode = (int)m->detail;
 }
 
+/* With several bags, " in FILE" of the selected message; else "". */
+static const char *file_of(struct app *app, char *buf, size_t cap)
+{
+	struct bag_message msg;
+	struct term_scratch sc = { 0 };
+	char label[300];
+
+	buf[0] = '\0';
+	if (app->cb.nbags > 1 && model_count(&app->m) > 0 && model_entry(&app->m, app->m.row, &msg) == BAG_OK)
+		snprintf(buf, cap, " in %s", term_str(&sc, app_bag_label(app, msg.bag_index, label, sizeof label)));
+	term_scratch_free(&sc);
+	return buf;
+}
+
 /* The reason a picture cannot be drawn, under the title, wrapped at spaces (at most 3 rows): the rows used. */
 static int problem_rows(struct app *app, const char *s, struct rect r)
 {
@@ -291,7 +305,7 @@ static void draw(struct app *app, struct pane *p)
 {
 	static const char *const modes[] = { "decoded", "hex", "connection" };
 	struct detail_pane *s = p->state;
-	char rest[256];
+	char rest[512], file[300];
 
 	update(app, s);
 	if (s->conns_topic < 0 && media_draw(app, &s->media, p->r))
@@ -299,8 +313,8 @@ static void draw(struct app *app, struct pane *p)
 	if (s->conns_topic >= 0)
 		snprintf(rest, sizeof rest, ": the topic's connections   [Esc] back");
 	else
-		snprintf(rest, sizeof rest, ": %s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
-		         s->wrap ? " (on)" : "");
+		snprintf(rest, sizeof rest, ": %s%s   [v] mode [H] hex [z] zoom [w] wrap%s", modes[app->m.detail],
+		         file_of(app, file, sizeof file), s->wrap ? " (on)" : "");
 	/* the text area: the pane's width less the line's lead (textview.c: a space, the fold mark) */
 	if (s->error_for == s->built && s->built != BUILT_NONE && s->error_w != p->r.w - 3)
 		error_lines(s, p->r.w - 3);

@@ -4,7 +4,8 @@
  * stale ones marked), then the selected frame's edge (its transform into
  * its parent) and its lookup from its tree's root, both as tf2 gives them.
  *
- * State: a transform buffer (tf.h) built once, on the first T, by a
+ * State: a transform buffer (tf.h) built once, on the first T or tf()
+ * column of the list (tf_pane_buffer), by a
  * dupjob (a thread over bag_dup() handles only it uses); the buffer is read-only
  * once built, so drawing looks it up directly. Until then the pane says it
  * is reading. The lines (a struct detail shown by textview) are rebuilt at
@@ -24,6 +25,7 @@
 
 struct tf_pane {
 	bool open;
+	bool tried;                   /* the job was started (by T or by a tf() column) */
 	struct dupjob job;            /* builds tf */
 	bag_tf_t *tf;
 	struct bag_tf_row *rows;      /* the tree, once built */
@@ -137,6 +139,27 @@ static void build(struct tf_pane *s, int64_t t)
 	s->d.top = top <= s->d.cursor ? top : s->d.cursor;
 	selection_lines(s, (size_t)s->d.cursor, t);
 	bag_text_free(&line);
+}
+
+/* The buffer for the list's tf() columns: the pane's own, built once whoever asks first. */
+const bag_tf_t *tf_pane_buffer(struct app *app, bool *failed)
+{
+	struct tf_pane *s = app->panes[PANE_TF].state;
+
+	*failed = false;
+	if (!s->job.job.started && !s->tried) {
+		s->tried = true;
+		if (dupjob_start(&s->job, app, run, s) != 0) {
+			*failed = true;
+			return NULL;
+		}
+	}
+	if (!dupjob_finished(&s->job)) {
+		*failed = !s->job.job.started;
+		return NULL;
+	}
+	*failed = s->job.rc != BAG_OK;
+	return *failed ? NULL : s->tf;
 }
 
 static void draw(struct app *app, struct pane *p)

@@ -11,7 +11,7 @@
 #include <bagscope/bagscope.h>
 
 #define WORK_SUMMARY_MAX 200
-#define WORK_COLS_MAX 120
+#define WORK_COLS_MAX 256
 
 /*
  * An extra text per message, made on the worker thread after its summary

@@ -248,6 +248,43 @@ static void test_select(void **state)
 	bag_close(bag);
 }
 
+/* Type names cut to a width: the message name kept, the package shortened first, "…" where cut. */
+static void test_cut_type(void **state)
+{
+	char out[64];
+
+	(void)state;
+	term_cut_type("diagnostic_msgs/DiagnosticArray", 40, out, sizeof out);
+	assert_string_equal(out, "diagnostic_msgs/DiagnosticArray");
+	term_cut_type("diagnostic_msgs/DiagnosticArray", 31, out, sizeof out);
+	assert_string_equal(out, "diagnostic_msgs/DiagnosticArray");
+	term_cut_type("diagnostic_msgs/DiagnosticArray", 30, out, sizeof out);
+	assert_string_equal(out, "diagnostic_ms\xE2\x80\xA6/DiagnosticArray");
+	term_cut_type("diagnostic_msgs/DiagnosticArray", 17, out, sizeof out);
+	assert_string_equal(out, "\xE2\x80\xA6/DiagnosticArray");
+	term_cut_type("diagnostic_msgs/DiagnosticArray", 16, out, sizeof out);
+	assert_string_equal(out, "\xE2\x80\xA6" "DiagnosticArray");
+	term_cut_type("diagnostic_msgs/DiagnosticArray", 15, out, sizeof out);
+	assert_string_equal(out, "DiagnosticArra\xE2\x80\xA6");
+	term_cut_type("/a/very/long/topic/name", 10, out, sizeof out);
+	assert_string_equal(out, "/a/v\xE2\x80\xA6/name");
+	term_cut_type("plain_name_here", 6, out, sizeof out);
+	assert_string_equal(out, "plain\xE2\x80\xA6");
+	/* a two-byte character counts as one column and is never split */
+	term_cut_type("p\xC3\xA9kg/Name", 9, out, sizeof out);
+	assert_string_equal(out, "p\xC3\xA9kg/Name");
+	term_cut_type("p\xC3\xA9kg/Name", 8, out, sizeof out);
+	assert_string_equal(out, "p\xC3\xA9\xE2\x80\xA6/Name");
+	term_cut_tail("/robot/diagnostics_toplevel_state", 12, out, sizeof out);
+	assert_string_equal(out, "\xE2\x80\xA6level_state");
+	term_cut_tail("/tf", 3, out, sizeof out);
+	assert_string_equal(out, "/tf");
+	term_cut_tail("/p\xC3\xA9\xC3\xA9", 3, out, sizeof out);
+	assert_string_equal(out, "\xE2\x80\xA6\xC3\xA9\xC3\xA9");
+	term_cut_type("x", 0, out, sizeof out);
+	assert_string_equal(out, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_scratch),
 		cmocka_unit_test(test_json_controls),
 		cmocka_unit_test(test_far_times_clamp),
+		cmocka_unit_test(test_cut_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

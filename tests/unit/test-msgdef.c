@@ -333,11 +333,110 @@ static void test_tree_text(void **state)
 	bag_msgdef_free(def);
 }
 
+/* The field named name of t. */
+static const struct bag_msgdef_field *field_of(const struct bag_msgdef_type *t, const char *name)
+{
+	for (size_t i = 0; i < t->nfields; i++)
+		if (strcmp(t->fields[i].name, name) == 0)
+			return &t->fields[i];
+	fail_msg("no field %s in %s", name, t->name);
+	return NULL;
+}
+
+/* The names bag_msgdef_const_match gives for an integer of field's type, '|' between; "" for none. */
+static const char *consts_of(const struct bag_msgdef_type *t, const char *name, int64_t x)
+{
+	static char out[256];
+	const struct bag_msgdef_field *f = field_of(t, name);
+	const struct bag_msgdef_const *c[8];
+	struct bag_value v = { .prim = f->prim };
+	bool is_signed = f->prim == BAG_PRIM_INT8 || f->prim == BAG_PRIM_INT16 || f->prim == BAG_PRIM_INT32 ||
+	                 f->prim == BAG_PRIM_INT64;
+
+	if (is_signed)
+		v.v.i = x;
+	else
+		v.v.u = (uint64_t)x;
+	size_t n = bag_msgdef_const_match(t, f, &v, c, 8);
+	out[0] = '\0';
+	for (size_t i = 0; i < n && i < 8; i++)
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "|" : "", c[i]->name);
+	return out;
+}
+
+/* The type named name among def's. */
+static const struct bag_msgdef_type *type_named(const bag_msgdef_t *def, const char *name)
+{
+	for (size_t i = 0; i < bag_msgdef_type_count(def); i++)
+		if (strcmp(bag_msgdef_type_at(def, i)->name, name) == 0)
+			return bag_msgdef_type_at(def, i);
+	fail_msg("no type %s", name);
+	return NULL;
+}
+
+/*
+ * Enum constants next to values: the definitions ROS's own tools wrote in
+ * the fixtures (DiagnosticStatus's level, rosgraph_msgs/Log's level), the
+ * name prefix rule (NavSatStatus as sensor_msgs declares it) and a value
+ * several constants share.
+ */
+static void test_const_match(void **state)
+{
+	bag_t *bag;
+	(void)state;
+
+	assert_int_equal(bag_open(&bag, FIX "bags/tf_lz4.bag", NULL), BAG_OK);
+	for (size_t i = 0; i < bag_conn_count(bag); i++) {
+		const struct bag_connection *c = bag_conn(bag, i);
+		if (strcmp(c->type, "diagnostic_msgs/DiagnosticArray") != 0)
+			continue;
+		bag_msgdef_t *def = parse_ok(c->type, c->definition);
+		const struct bag_msgdef_type *st = type_named(def, "diagnostic_msgs/DiagnosticStatus");
+		assert_string_equal(consts_of(st, "level", 0), "OK");
+		assert_string_equal(consts_of(st, "level", 2), "ERROR");
+		assert_string_equal(consts_of(st, "level", 3), "STALE");
+		assert_string_equal(consts_of(st, "level", 9), "");
+		bag_msgdef_free(def);
+	}
+	bag_close(bag);
+	assert_int_equal(bag_open(&bag, FIX "foreign/rosbag.js/example.bag", NULL), BAG_OK);
+	const struct bag_connection *c = bag_conn(bag, 0);
+	for (size_t i = 0; i < bag_conn_count(bag); i++)
+		if (strcmp(bag_conn(bag, i)->type, "rosgraph_msgs/Log") == 0)
+			c = bag_conn(bag, i);
+	bag_msgdef_t *def = parse_ok(c->type, c->definition);
+	assert_string_equal(consts_of(bag_msgdef_root(def), "level", 2), "INFO");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "level", 16), "FATAL");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "level", 3), "");
+	bag_msgdef_free(def);
+	bag_close(bag);
+
+	def = parse_ok("sensor_msgs/NavSatStatus",
+		"int8 STATUS_NO_FIX =  -1\nint8 STATUS_FIX =      0\nint8 STATUS_SBAS_FIX = 1\nint8 STATUS_GBAS_FIX = 2\n"
+		"int8 status\nuint16 SERVICE_GPS =     1\nuint16 SERVICE_GLONASS = 2\nuint16 SERVICE_COMPASS = 4\n"
+		"uint16 SERVICE_GALILEO = 8\nuint16 service\n");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "status", -1), "STATUS_NO_FIX");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "status", 1), "STATUS_SBAS_FIX");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "service", 1), "SERVICE_GPS");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "service", 3), "");
+	bag_msgdef_free(def);
+	/* the field's name picks among constants of one value; else all of them */
+	def = parse_ok("pkg/E", "uint8 MODE_A=1\nuint8 KIND_B=1\nuint8 mode\nuint8 ONE=1\nuint8 UNO=1\nuint8 x\n"
+	                        "int32 BIG=-2147483648\nint32 y\nint8 Z=5\nint8 w\n");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "mode", 1), "MODE_A");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "x", 1), "MODE_A|KIND_B|ONE|UNO");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "y", -2147483648LL), "BIG");
+	assert_string_equal(consts_of(bag_msgdef_root(def), "w", 1), "");   /* the uint8 ones are another type */
+	assert_string_equal(consts_of(bag_msgdef_root(def), "w", 5), "Z");
+	bag_msgdef_free(def);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_md5_of_every_fixture_connection),
 		cmocka_unit_test(test_constants_and_comments),
+		cmocka_unit_test(test_const_match),
 		cmocka_unit_test(test_comment_placement),
 		cmocka_unit_test(test_aliases_and_arrays),
 		cmocka_unit_test(test_nested_resolution),

@@ -20,10 +20,14 @@
  * freed with it.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include <bagscope/decode.h>
 
 #include "lib/common/util-int.h"
 #include "lib/msg/md5-int.h"
@@ -893,4 +897,56 @@ const struct dec_op *msgdef_ops(const bag_msgdef_t *def, uint32_t *nroot)
 {
 	*nroot = def->ntypes ? (uint32_t)def->types[0].nfields : 0;
 	return def->ops;
+}
+
+/* Whether constant c's text is integer v (of c's signedness). */
+static bool const_equals(const struct bag_msgdef_const *c, const struct bag_value *v, bool is_signed)
+{
+	char *end;
+
+	errno = 0;
+	if (is_signed) {
+		long long x = strtoll(c->value, &end, 10);
+		return errno == 0 && end != c->value && *end == '\0' && x == v->v.i;
+	}
+	if (c->value[strspn(c->value, " ")] == '-')
+		return false;
+	unsigned long long x = strtoull(c->value, &end, 10);
+	return errno == 0 && end != c->value && *end == '\0' && x == v->v.u;
+}
+
+/* Whether c's name is field's name then '_', case aside. */
+static bool const_prefixed(const struct bag_msgdef_const *c, const struct bag_msgdef_field *f)
+{
+	size_t n = strlen(f->name);
+	return strncasecmp(c->name, f->name, n) == 0 && c->name[n] == '_';
+}
+
+BAG_API size_t bag_msgdef_const_match(const struct bag_msgdef_type *type, const struct bag_msgdef_field *field,
+                                      const struct bag_value *v, const struct bag_msgdef_const **out, size_t max)
+{
+	bool is_signed = v->prim == BAG_PRIM_INT8 || v->prim == BAG_PRIM_INT16 || v->prim == BAG_PRIM_INT32 ||
+	                 v->prim == BAG_PRIM_INT64;
+	bool is_unsigned = v->prim == BAG_PRIM_UINT8 || v->prim == BAG_PRIM_UINT16 || v->prim == BAG_PRIM_UINT32 ||
+	                   v->prim == BAG_PRIM_UINT64;
+	size_t n = 0, prefixed = 0;
+
+	if (type == NULL || field == NULL || (!is_signed && !is_unsigned))
+		return 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < type->nconsts; i++) {
+			const struct bag_msgdef_const *c = &type->consts[i];
+			if (c->prim != field->prim || !const_equals(c, v, is_signed))
+				continue;
+			if (pass == 0) {
+				prefixed += const_prefixed(c, field);
+				continue;
+			}
+			if (prefixed > 0 && !const_prefixed(c, field))
+				continue;
+			if (n < max)
+				out[n] = c;
+			n++;
+		}
+	return n;
 }
