@@ -167,7 +167,7 @@ BAG_API void bag_close(bag_t *bag);
  */
 BAG_API const struct bag_error *bag_last_error(const bag_t *bag);
 
-/* The path given to bag_open(), borrowed. */
+/* The path given to bag_open(), borrowed; a URL's password redacted (bag_url_redact). */
 BAG_API const char *bag_path(const bag_t *bag);
 
 /* File size in bytes. */
@@ -182,6 +182,12 @@ BAG_API int bag_read_bytes(bag_t *bag, uint64_t off, void *buf, size_t len);
 
 /* Whether path is a URL bag_open() reads remotely (http://, https://, s3://). */
 BAG_API bool bag_is_url(const char *path);
+
+/*
+ * path with a URL's password (user:PASSWORD@, or a bare token@) replaced by
+ * "***", for showing; a copy of any other path. malloc'd; NULL without memory.
+ */
+BAG_API char *bag_url_redact(const char *path);
 
 /*
  * Bytes and requests a URL's bag has fetched so far, its dups included
