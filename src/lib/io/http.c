@@ -6,7 +6,10 @@
  * handle and its dups (blockcache.c), which plans each miss's fetch: what
  * it needs (at least MIN_FETCH), or on a sequential pass a window doubling
  * up to MAX_WINDOW: the read-ahead. prefetch() asks for many small spans (chunk headers) in
- * multi-range requests, each Range header kept under RANGE_HDR_MAX.
+ * multi-range requests, each Range header kept under RANGE_HDR_MAX; a
+ * server that takes one range per request (S3, or one that answers a
+ * multi-range request with 200) gets them as PARALLEL concurrent
+ * single-range requests on a curl multi handle instead.
  *
  * Invariants: base.size and the validators (ETag, Last-Modified) are those
  * of the first answer; every later answer must carry the same ones, or the
@@ -32,6 +35,7 @@
 #define RANGE_HDR_MAX 60000      /* a first try; halved while the server finds it too long */
 #define RANGE_HDR_MIN 3000
 #define SPAN_GAP 4096            /* spans closer than this are fetched as one */
+#define PARALLEL 16              /* concurrent requests of a one-range-per-request prefetch */
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 struct http_source {
@@ -415,30 +419,131 @@ static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t 
 }
 
 /*
- * The next Range header from spans[*i]: spans not cached, neighbours merged,
- * at most s->range_max characters. Its ranges and bytes counted.
+ * The next range to fetch from spans[*i]: spans already cached skipped,
+ * neighbours (closer than SPAN_GAP) merged; false when none is left.
+ */
+static bool next_span(struct http_source *s, const struct bag_span *spans, size_t n, size_t *i,
+                      uint64_t *lo, uint64_t *hi)
+{
+	while (*i < n) {
+		*lo = spans[*i].off;
+		*hi = *lo + spans[*i].len;
+		if (spans[*i].len == 0 || *hi > s->base.size || blockcache_has(s->cache, *lo, spans[*i].len)) {
+			(*i)++;
+			continue;
+		}
+		for ((*i)++; *i < n && spans[*i].off >= *lo && spans[*i].off <= *hi + SPAN_GAP; (*i)++)
+			if (spans[*i].off + spans[*i].len > *hi && spans[*i].off + spans[*i].len <= s->base.size)
+				*hi = spans[*i].off + spans[*i].len;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The next Range header from spans[*i]: next_span's ranges, at most
+ * s->range_max characters. Its ranges and bytes counted.
  */
 static void next_ranges(struct http_source *s, const struct bag_span *spans, size_t n, size_t *i,
                         char *ranges, size_t *nr, uint64_t *bytes)
 {
 	size_t used = 0;
+	uint64_t lo, hi;
 
 	*nr = 0;
 	*bytes = 0;
-	while (*i < n && used < s->range_max - 48) {
-		uint64_t lo = spans[*i].off, hi = lo + spans[*i].len;
-		if (spans[*i].len == 0 || hi > s->base.size || blockcache_has(s->cache, lo, spans[*i].len)) {
-			(*i)++;
-			continue;
-		}
-		for ((*i)++; *i < n && spans[*i].off >= lo && spans[*i].off <= hi + SPAN_GAP; (*i)++)
-			if (spans[*i].off + spans[*i].len > hi && spans[*i].off + spans[*i].len <= s->base.size)
-				hi = spans[*i].off + spans[*i].len;
+	while (used < s->range_max - 48 && next_span(s, spans, n, i, &lo, &hi)) {
 		used += (size_t)snprintf(ranges + used, s->range_max + 64 - used, "%s%llu-%llu", used ? "," : "",
 		                         (unsigned long long)lo, (unsigned long long)(hi - 1));
 		(*nr)++;
 		*bytes += hi - lo;
 	}
+}
+
+/* One of the concurrent single-range requests of prefetch_parallel. */
+struct slot {
+	CURL *h;
+	struct xfer x;
+	uint64_t lo;
+	bool busy;
+};
+
+/* Start spans' next range on slot k of m; false when none is left. */
+static bool slot_start(struct http_source *s, CURLM *m, struct slot *k, const struct bag_span *spans,
+                       size_t n, size_t *i)
+{
+	char range[64];
+	uint64_t lo, hi;
+
+	if (!next_span(s, spans, n, i, &lo, &hi))
+		return false;
+	if (k->h == NULL && (k->h = curl_easy_duphandle(s->h)) == NULL)
+		return false;
+	k->x = (struct xfer){ .h = k->h, .cap = (size_t)(hi - lo), .progress = s->progress };
+	if ((k->x.buf = malloc(k->x.cap)) == NULL)
+		return false;
+	k->lo = lo;
+	snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)lo, (unsigned long long)(hi - 1));
+	curl_easy_setopt(k->h, CURLOPT_RANGE, range);
+	curl_easy_setopt(k->h, CURLOPT_WRITEDATA, &k->x);
+	curl_easy_setopt(k->h, CURLOPT_HEADERDATA, &k->x);
+	curl_easy_setopt(k->h, CURLOPT_ERRORBUFFER, NULL);
+	curl_multi_add_handle(m, k->h);
+	k->busy = true;
+	return true;
+}
+
+/* Slot k's answer is in: kept when it is the whole range of the same object. */
+static void slot_done(struct http_source *s, CURLM *m, struct slot *k, CURLcode rc)
+{
+	char why[256];
+
+	curl_easy_getinfo(k->h, CURLINFO_RESPONSE_CODE, &k->x.status);
+	curl_multi_remove_handle(m, k->h);
+	blockcache_count(s->cache, k->x.len, 1);
+	if (rc == CURLE_OK && k->x.status == 206 && same_object(s, &k->x, why, sizeof why) &&
+	    k->x.cr_lo == k->lo && k->x.len == k->x.cap)
+		blockcache_put(s->cache, k->lo, k->x.buf, k->x.len);
+	else
+		free(k->x.buf);   /* the read that needs it fetches and reports it */
+	k->x.buf = NULL;
+	k->busy = false;
+}
+
+/*
+ * Prefetch for a server that takes one range per request (S3): the spans'
+ * ranges as PARALLEL concurrent requests, never one after another.
+ */
+static void prefetch_parallel(struct http_source *s, const struct bag_span *spans, size_t n)
+{
+	struct slot k[PARALLEL] = { 0 };
+	CURLM *m = curl_multi_init();
+	size_t i = 0;
+	int running = 0;
+	bool more = true;
+
+	while (m != NULL && (more || running > 0) && (s->cancel == NULL || !*s->cancel)) {
+		CURLMsg *msg;
+		int left;
+		for (int j = 0; j < PARALLEL && more; j++)
+			if (!k[j].busy)
+				more = slot_start(s, m, &k[j], spans, n, &i);
+		curl_multi_perform(m, &running);
+		while ((msg = curl_multi_info_read(m, &left)) != NULL)
+			for (int j = 0; j < PARALLEL; j++)
+				if (msg->msg == CURLMSG_DONE && k[j].busy && k[j].h == msg->easy_handle)
+					slot_done(s, m, &k[j], msg->data.result);
+		if (more || running > 0)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+	for (int j = 0; j < PARALLEL; j++) {
+		if (k[j].busy)
+			curl_multi_remove_handle(m, k[j].h);
+		free(k[j].x.buf);
+		if (k[j].h != NULL)
+			curl_easy_cleanup(k[j].h);
+	}
+	curl_multi_cleanup(m);
 }
 
 static void http_prefetch(struct bag_source *src, const struct bag_span *spans, size_t n)
@@ -468,6 +573,8 @@ static void http_prefetch(struct bag_source *src, const struct bag_span *spans, 
 		}
 	}
 	free(ranges);
+	if (s->no_multi)
+		prefetch_parallel(s, spans, n);
 }
 
 static uint64_t http_fetched(const struct bag_source *src, uint64_t *requests)
