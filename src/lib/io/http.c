@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -35,6 +36,7 @@
 #define RANGE_HDR_MAX 60000      /* a first try; halved while the server finds it too long */
 #define RANGE_HDR_MIN 3000
 #define SPAN_GAP 4096            /* spans closer than this are fetched as one */
+#define AHEAD_THREADS 3          /* connections of the background fetcher */
 #define PARALLEL 16              /* concurrent requests of a one-range-per-request prefetch */
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
@@ -577,6 +579,142 @@ static void http_prefetch(struct bag_source *src, const struct bag_span *spans, 
 		prefetch_parallel(s, spans, n);
 }
 
+/*
+ * The background fetcher of a cache (blockcache_ahead): AHEAD_THREADS
+ * threads, each with its own connection, that take the hinted spans in
+ * order, neighbours merged up to MAX_WINDOW, and fetch each exactly (what a
+ * scan's next tasks read). Their sources do not hold the cache: the cache
+ * stops them when it goes.
+ */
+static void http_close(struct bag_source *src);
+
+struct ahead {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct bag_span *q;       /* the spans hinted, q[head..n) still to fetch */
+	size_t head, n, cap;
+	bool stop;
+	unsigned nthreads;
+	pthread_t thread[AHEAD_THREADS];
+	struct http_source *s[AHEAD_THREADS];
+	unsigned next;            /* the thread that starts next takes s[next] */
+};
+
+/* Fetch [off, off + len) into the cache, skipping what is cached or in flight. */
+static void ahead_fetch(struct http_source *s, uint64_t off, uint64_t len)
+{
+	char err[256];
+	uint64_t lo, n, at;
+
+	while (len > 0 && blockcache_claim_ahead(s->cache, off, len, &lo, &n)) {
+		uint8_t *buf = malloc(n + 1);   /* room for the NUL a taken chunk gets */
+		if (buf != NULL && fetch_range(s, lo, (size_t)n, buf, &at, err, sizeof err) == BAG_OK)
+			blockcache_put_once(s->cache, lo, buf, (size_t)n);
+		else
+			free(buf);   /* the read that needs it fetches and reports it */
+		blockcache_landed(s->cache, lo);
+		len -= lo + n - off;
+		off = lo + n;
+	}
+}
+
+static void *ahead_main(void *arg)
+{
+	struct ahead *a = arg;
+	struct http_source *s;
+
+	pthread_mutex_lock(&a->lock);
+	s = a->s[a->next++];
+	for (;;) {
+		uint64_t lo, end;
+		while (!a->stop && a->head == a->n)
+			pthread_cond_wait(&a->cv, &a->lock);
+		if (a->stop)
+			break;
+		lo = a->q[a->head].off;
+		end = lo + a->q[a->head++].len;
+		for (; a->head < a->n && a->q[a->head].off >= lo && a->q[a->head].off <= end + SPAN_GAP &&
+		       a->q[a->head].off + a->q[a->head].len - lo <= MAX_WINDOW; a->head++)
+			if (a->q[a->head].off + a->q[a->head].len > end)
+				end = a->q[a->head].off + a->q[a->head].len;
+		if (a->head == a->n)
+			a->head = a->n = 0;
+		pthread_mutex_unlock(&a->lock);
+		ahead_fetch(s, lo, end - lo);
+		pthread_mutex_lock(&a->lock);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+static void ahead_stop(void *arg)
+{
+	struct ahead *a = arg;
+
+	pthread_mutex_lock(&a->lock);
+	a->stop = true;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->lock);
+	for (unsigned i = 0; i < a->nthreads; i++)
+		pthread_join(a->thread[i], NULL);
+	for (unsigned i = 0; i < AHEAD_THREADS; i++)
+		if (a->s[i] != NULL)
+			a->s[i]->cache = NULL, http_close(&a->s[i]->base);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->cv);
+	free(a->q);
+	free(a);
+}
+
+static struct http_source *http_twin(struct http_source *s);
+
+/* A fetcher for s's cache (called under the cache's lock); NULL if it cannot start. */
+static void *ahead_make(void *arg)
+{
+	struct ahead *a = calloc(1, sizeof *a);
+
+	if (a == NULL)
+		return NULL;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	for (unsigned i = 0; i < AHEAD_THREADS; i++)
+		if ((a->s[i] = http_twin(arg)) == NULL)
+			break;
+	for (unsigned i = 0; i < AHEAD_THREADS && a->s[i] != NULL; i++, a->nthreads++)
+		if (pthread_create(&a->thread[i], NULL, ahead_main, a) != 0)
+			break;
+	if (a->nthreads > 0)
+		return a;
+	ahead_stop(a);
+	return NULL;
+}
+
+static void http_ahead(struct bag_source *src, uint64_t off, uint64_t len)
+{
+	struct http_source *s = (struct http_source *)src;
+	struct ahead *a = blockcache_ahead(s->cache, ahead_make, s, ahead_stop);
+
+	if (a == NULL || blockcache_has(s->cache, off, len))
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		struct bag_span *q = realloc(a->q, cap * sizeof *q);
+		if (q != NULL)
+			a->q = q, a->cap = cap;
+	}
+	if (a->n < a->cap) {
+		a->q[a->n++] = (struct bag_span){ off, len };
+		pthread_cond_signal(&a->cv);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+static uint8_t *http_take(struct bag_source *src, uint64_t off, size_t len)
+{
+	return blockcache_take(((struct http_source *)src)->cache, off, len);
+}
+
 static uint64_t http_fetched(const struct bag_source *src, uint64_t *requests)
 {
 	const struct http_source *s = (const struct http_source *)src;
@@ -617,6 +755,7 @@ static CURL *easy_for(const struct remote_target *t, struct curl_slist **hdrs, c
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 30L);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L << 10);
 	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "bagscope");
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -657,6 +796,7 @@ static struct http_source *http_new(const struct remote_target *t, struct blockc
 	s->range_max = RANGE_HDR_MAX;
 	s->h = easy_for(&s->t, &s->hdrs, s->curlerr);
 	if (s->h == NULL || s->t.url == NULL) {
+		s->cache = NULL;   /* not the caller's reference */
 		http_close(&s->base);
 		return NULL;
 	}
@@ -666,17 +806,13 @@ static struct http_source *http_new(const struct remote_target *t, struct blockc
 	return s;
 }
 
-static int http_dup(struct bag_source *src, struct bag_source **out, char *err, size_t errlen)
+/* A second source like s on the same cache (not referenced), or NULL. */
+static struct http_source *http_twin(struct http_source *s)
 {
-	struct http_source *s = (struct http_source *)src, *d;
+	struct http_source *d = http_new(&s->t, s->cache);
 
-	blockcache_ref(s->cache);
-	d = http_new(&s->t, s->cache);
-	if (d == NULL) {
-		blockcache_unref(s->cache);
-		snprintf(err, errlen, "out of memory");
-		return BAG_ENOMEM;
-	}
+	if (d == NULL)
+		return NULL;
 	d->base.size = s->base.size;
 	memcpy(d->etag, s->etag, sizeof d->etag);
 	memcpy(d->lastmod, s->lastmod, sizeof d->lastmod);
@@ -684,6 +820,18 @@ static int http_dup(struct bag_source *src, struct bag_source **out, char *err, 
 	d->range_max = s->range_max;
 	d->cancel = s->cancel;
 	d->progress = s->progress;
+	return d;
+}
+
+static int http_dup(struct bag_source *src, struct bag_source **out, char *err, size_t errlen)
+{
+	struct http_source *s = (struct http_source *)src, *d = http_twin(s);
+
+	if (d == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return BAG_ENOMEM;
+	}
+	blockcache_ref(s->cache);
 	*out = &d->base;
 	return BAG_OK;
 }
@@ -699,6 +847,8 @@ static struct bag_source_ops http_ops = {
 	.dup = http_dup,
 	.same_file = http_same,
 	.prefetch = http_prefetch,
+	.ahead = http_ahead,
+	.take = http_take,
 	.fetched = http_fetched,
 	.close = http_close,
 };
