@@ -79,7 +79,14 @@ static void draw(struct app *app, struct pane *p)
 			                                         : " (no messages shown)") : "");
 			continue;
 		}
-		if (model_entry(m, i, &msg) != BAG_OK) {
+		int erc = model_entry(m, i, &msg);
+		if (erc == MODEL_PENDING) {
+			snprintf(line, sizeof line, "%*llu \xE2\x80\xA6 fetching the index", num_w, (unsigned long long)i + 1);
+			draw_put(y, r.x, r.w, line);
+			app->pending_rows++;
+			continue;
+		}
+		if (erc != BAG_OK) {
 			char why[600];
 			detail_problem_first(bag_view_error(m->view)->message, why, sizeof why);
 			snprintf(line, sizeof line, "%*llu cannot read the index here: %s", num_w, (unsigned long long)i + 1, why);
