@@ -12,12 +12,14 @@
 # BAGSCOPE_NO_ASAN=1 / BAGSCOPE_NO_VALGRIND=1 leave those phases out.
 cd "$(dirname "$0")" || exit 1
 J=$(nproc)
+# tests run three per core: many wait on a screen, a server or a fault proxy
+TJ=$((J * 3))
 asan=build-asan
 
 # the phases, each run as its own process so that /usr/bin/time measures it
 case ${1:-} in
 --check)
-	exec make -j"$J" check >/dev/null 2>&1 ;;
+	exec make -j"$TJ" check >/dev/null 2>&1 ;;
 --asan-build)
 	rm -rf "$asan" && mkdir -p "$asan" || exit 1
 	{ git ls-files; ls -d configure Makefile.in aclocal.m4 config.h.in build-aux m4; } |
@@ -26,7 +28,7 @@ case ${1:-} in
 		exec make -j"$J" check TESTS= >/dev/null 2>&1
 	exit 1 ;;
 --asan-check)
-	cd "$asan" && exec make -j"$J" check >/dev/null 2>&1 ;;
+	cd "$asan" && exec make -j"$TJ" check >/dev/null 2>&1 ;;
 --valgrind)
 	exec tests/tools/run-valgrind.sh > tests/valgrind.out 2>&1 ;;
 esac

@@ -7,6 +7,8 @@
 # that holds on a loaded machine; wall and peak RSS are printed too, and the
 # peak per message.
 #   bench/timeline.sh [DIR]        (run from the build tree; DIR keeps the bags)
+# BIG=1 adds a 40M-message lz4 bag (bench/mkbag -n 40000000, 4.7 GB, made
+# once in DIR): the ratio must hold at ten times the size.
 set -e
 dir=${1:-${TMPDIR:-/tmp}/bagscope-bench}
 runs=${RUNS:-5}
@@ -15,13 +17,17 @@ mkdir -p "$dir"
 make -s bench/mkbag >/dev/null
 . "$(dirname "$0")/yardstick.sh"
 [ -n "$cpp" ] || exit 1
+sizes="none lz4"
+[ -z "${BIG:-}" ] || sizes="$sizes 40m-lz4"
 for c in none lz4; do
 	[ -f "$dir/bench-$c.bag" ] || bench/mkbag -d "$(dirname "$0")/defs" -c $c "$dir/bench-$c.bag"
 done
+[ -z "${BIG:-}" ] || [ -f "$dir/bench-40m-lz4.bag" ] ||
+	bench/mkbag -n 40000000 -d "$(dirname "$0")/defs" -c lz4 "$dir/bench-40m-lz4.bag"
 # one run: "cpu_s wall_s peak_kB"
 run() { /usr/bin/time -f "%U %S %e %M" -o "$dir/.t" "$@" >/dev/null 2>&1; awk '{ print $1 + $2, $3, $4 }' "$dir/.t"; }
 med() { sort -n | awk '{ c[NR] = $1; w[NR] = $2; m = $3 > m ? $3 : m } END { i = int((NR + 1) / 2); print c[i], w[i], m }'; }
-for c in none lz4; do
+for c in $sizes; do
 	bag="$dir/bench-$c.bag"
 	n=$("$bin" info --json "$bag" | python3 -c 'import json, sys; print(json.load(sys.stdin)["messages"])')
 	: > "$dir/.a"; : > "$dir/.b"

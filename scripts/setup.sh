@@ -5,7 +5,7 @@
 #   scripts/setup.sh --test   also what the test suite needs
 set -e
 cd "$(dirname "$0")/.."
-pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libzstd-dev libmd-dev libturbojpeg0-dev libspng-dev libcurl4-openssl-dev libncurses-dev libcmocka-dev"
+pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libzstd-dev libsqlite3-dev libmd-dev libturbojpeg0-dev libspng-dev libcurl4-openssl-dev libncurses-dev libcmocka-dev"
 if [ "$1" = "--test" ]; then
 	pkgs="$pkgs g++ tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all ros-std-msgs zstd nginx-light libtf2-dev python3-tf2 python3-tf2-msgs python3-geometry-msgs python3-diagnostic-msgs lnav time"
 	# the Python package: built against Debian's CPython and numpy (PyPI is out of reach), tested with

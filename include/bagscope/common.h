@@ -45,6 +45,12 @@ extern "C" {
 #endif
 
 /*
+ * The one plural rule for counts in messages: "s" unless n is 1, as in
+ * printf("%llu message%s", n, BAG_S(n)); n is evaluated twice.
+ */
+#define BAG_S(n) ((n) == 1 ? "" : "s")
+
+/*
  * X(name, value, text): the one list of error codes; it also gives
  * bag_strerror()'s text.
  */

@@ -123,7 +123,7 @@ BAG_API int bag_msgdef_parse(bag_msgdef_t **out, const char *type, const char *t
  * strings `string<=N` and sequences `T[<=N]`, defaults `TYPE NAME VALUE`
  * and constants `TYPE NAME=VALUE` are read; time and duration are not
  * primitives (builtin_interfaces/Time is an ordinary message); wstring is
- * refused. bag_decode() then reads CDR.
+ * a string field read as UTF-8 (decode.c). bag_decode() then reads CDR.
  */
 BAG_API int bag_msgdef_parse_as(bag_msgdef_t **out, const char *type, const char *text, size_t len,
                                 enum bag_encoding enc);

@@ -46,7 +46,7 @@ static void print_hex(struct bag_text *t, const struct bag_message *m)
 	bag_text_printf(t, " %lld.%09lld ", (long long)(m->time_ns / BAG_NSEC_PER_SEC),
 	                (long long)(m->time_ns % BAG_NSEC_PER_SEC));
 	term_escape(t, m->conn->type, strlen(m->conn->type));
-	bag_text_printf(t, " %u bytes\n", m->size);
+	bag_text_printf(t, " %u byte%s\n", m->size, BAG_S(m->size));
 	bag_print_hex(t, m->data, m->size);
 	bag_text_append(t, "\n", 1);
 }
@@ -128,6 +128,8 @@ static int parse_args(int argc, char **argv, struct cat_opts *o)
 struct field {
 	const char *text;
 	size_t len;
+	const char *topic;        /* "/topic.path": the timeline's topic (its only messages); NULL: any */
+	size_t skip;              /* bytes of text before the path ("/topic.") */
 	bag_expr_t *expr;
 	bag_expr_prog_t **progs;
 };
@@ -249,8 +251,9 @@ static int print_fields(const struct cat *c, const struct bag_message *m, struct
 		csv_cell(t, m->conn->topic, strlen(m->conn->topic));
 	}
 	for (size_t k = 0; k < c->nfields; k++) {
-		struct bag_expr_val v;
-		int rc = bag_expr_eval_value(c->fields[k].progs[m->conn_index], m->data, m->size, m->time_ns, &v);
+		struct bag_expr_val v = { .kind = BAG_EXPR_MISSING };
+		const bag_expr_prog_t *p = c->fields[k].progs[m->conn_index];
+		int rc = p == NULL ? BAG_OK : bag_expr_eval_value(p, m->data, m->size, m->time_ns, &v);
 		if (rc != BAG_OK) {
 			t->len = start;
 			bag_text_printf(t, "%s: %s at %lld.%09lld: the message is too short for --fields '%.*s'",
@@ -442,48 +445,132 @@ static bool one_topic(bag_view_t *view, bag_timeline_t *tl)
 	return true;
 }
 
+/* A --fields topic that is not there: say so, with the bag's topics (up to 6). */
+static void unknown_topic(const struct field *f, const char *const *topics, size_t n)
+{
+	struct bag_text t = { 0 };
+	size_t shown = 0;
+
+	for (size_t i = 0; i < n && shown <= 6; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = strcmp(topics[i], topics[j]) == 0;
+		if (!dup)
+			bag_text_printf(&t, "%s%s", shown > 0 ? ", " : "", shown < 6 ? topics[i] : "...");
+		shown += !dup;
+	}
+	cli_error("cat: --fields: '%.*s' starts with no topic of the bag (its topics: %s)", (int)f->len, f->text,
+	          t.p != NULL ? t.p : "none");
+	bag_text_free(&t);
+}
+
+/* f's "/topic." prefix against the timeline's topics. Returns 0 or EXIT_USAGE (said). */
+static int field_topic(struct field *f, const char *const *topics, size_t n)
+{
+	char *one = strndup(f->text, f->len);
+	size_t p;
+
+	if (one == NULL)
+		return EXIT_BAD_INPUT;
+	p = bag_expr_topic_prefix(one, topics, n);
+	if (p == 0)
+		unknown_topic(f, topics, n);
+	else if (one[p] != '.' || one[p + 1] == '\0')
+		cli_error("cat: --fields: '%s': name a field after the topic (e.g. %.*s.header.stamp)", one, (int)p, one);
+	for (size_t i = 0; p > 0 && i < n && f->topic == NULL; i++)
+		if (strlen(topics[i]) == p && strncmp(topics[i], one, p) == 0)
+			f->topic = topics[i];
+	f->skip = p + 1;
+	free(one);
+	return f->topic != NULL && f->skip < f->len ? EXIT_OK : EXIT_USAGE;
+}
+
+/*
+ * Cut --fields at its commas; a field that starts with '/' names its topic
+ * ("/odom.pose.pose.position.x", as the browser's C and plot take it). When
+ * every field names one and neither --topic nor --type is given, the topics
+ * named are the ones printed. Returns EXIT_OK or an exit status (said).
+ */
+static int split_fields(struct cat *c)
+{
+	size_t n = bag_timeline_conn_count(c->tl), all_topics = 0;
+	const char *s = c->o.fields;
+	const char **topics = calloc(n + 1, sizeof *topics);
+	int status = EXIT_BAD_INPUT;
+
+	c->fields = calloc(strlen(s) / 2 + 2, sizeof *c->fields);
+	if (c->fields == NULL || topics == NULL)
+		goto done;
+	for (size_t i = 0; i < n; i++)
+		topics[i] = bag_timeline_conn(c->tl, i, NULL)->topic;
+	for (;;) {
+		struct field *f = &c->fields[c->nfields++];
+		f->text = s;
+		f->len = strcspn(s, ",");
+		if (s[0] == '/' && (status = field_topic(f, topics, n)) != EXIT_OK)
+			goto done;
+		all_topics += f->topic != NULL;
+		if (s[f->len] == '\0')
+			break;
+		s += f->len + 1;
+	}
+	status = EXIT_OK;
+	if (all_topics < c->nfields || c->o.sel.ntopics > 0 || c->o.sel.ntypes > 0)
+		goto done;
+	status = EXIT_BAD_INPUT;
+	const char **more = realloc(c->o.sel.topics, (c->nfields + 1) * sizeof *more);
+	if (more == NULL)
+		goto done;
+	c->o.sel.topics = more;
+	for (size_t k = 0; k < c->nfields; k++)
+		more[c->o.sel.ntopics++] = c->fields[k].topic;
+	status = EXIT_OK;
+done:
+	if (status == EXIT_BAD_INPUT)
+		cli_error("out of memory");
+	free(topics);
+	return status;
+}
+
+/* Compile field f for the view's connections (of its topic, if it names one) and check it. */
+static int compile_field(struct cat *c, bag_view_t *view, struct field *f, bag_expr_prog_t **sel)
+{
+	size_t nconns = bag_timeline_conn_count(c->tl), nsel = 0;
+	int rc;
+
+	if ((f->progs = calloc(nconns + 1, sizeof *f->progs)) == NULL)
+		return BAG_ENOMEM;
+	if ((rc = bag_expr_parse_value(&f->expr, f->text + f->skip, f->len - f->skip)) != BAG_OK) {
+		if (rc == BAG_EEXPR)
+			cli_expr_error_at("cat", "--fields", f->text, f->len, f->skip, f->expr);
+		return rc;
+	}
+	for (size_t i = 0; i < nconns; i++) {
+		const struct bag_connection *conn = bag_timeline_conn(c->tl, i, NULL);
+		if (!bag_view_selects(view, i) || (f->topic != NULL && strcmp(conn->topic, f->topic) != 0))
+			continue;
+		if ((rc = bag_expr_compile(&f->progs[i], f->expr, conn, c->defs[i])) != BAG_OK)
+			return rc;
+		sel[nsel++] = f->progs[i];
+	}
+	if (nsel == 0 && f->topic != NULL) {
+		cli_error("cat: --fields: '%.*s': %s is not among the topics selected (--topic, --type)", (int)f->len,
+		          f->text, f->topic);
+		return BAG_EEXPR;
+	}
+	if ((rc = bag_expr_check(f->expr, sel, nsel)) != BAG_OK)
+		cli_expr_error_at("cat", "--fields", f->text, f->len, f->skip, f->expr);
+	return rc;
+}
+
 /* Parse, compile and check the --fields for the view's connections. */
 static int prepare_fields(struct cat *c, bag_view_t *view)
 {
-	size_t nconns = bag_timeline_conn_count(c->tl);
-	const char *s = c->o.fields;
-	bag_expr_prog_t **sel = calloc(nconns + 1, sizeof *sel);
-	int rc = BAG_ENOMEM;
+	bag_expr_prog_t **sel = calloc(bag_timeline_conn_count(c->tl) + 1, sizeof *sel);
+	int rc = sel == NULL ? BAG_ENOMEM : BAG_OK;
 
-	c->fields = calloc(strlen(s) / 2 + 2, sizeof *c->fields);
-	if (c->fields == NULL || sel == NULL)
-		goto fail;
-	for (;;) {
-		size_t len = strcspn(s, ",");
-		struct field *f = &c->fields[c->nfields++];
-		size_t nsel = 0;
-		f->text = s;
-		f->len = len;
-		if ((f->progs = calloc(nconns + 1, sizeof *f->progs)) == NULL)
-			goto fail;
-		if ((rc = bag_expr_parse_value(&f->expr, s, len)) != BAG_OK) {
-			if (rc == BAG_EEXPR)
-				cli_expr_error("cat", "--fields", s, len, f->expr);
-			goto fail;
-		}
-		for (size_t i = 0; i < nconns; i++) {
-			if (!bag_view_selects(view, i))
-				continue;
-			if ((rc = bag_expr_compile(&f->progs[i], f->expr, bag_timeline_conn(c->tl, i, NULL),
-			                           c->defs[i])) != BAG_OK)
-				goto fail;
-			sel[nsel++] = f->progs[i];
-		}
-		if ((rc = bag_expr_check(f->expr, sel, nsel)) != BAG_OK) {
-			cli_expr_error("cat", "--fields", s, len, f->expr);
-			goto fail;
-		}
-		if (s[len] == '\0')
-			break;
-		s += len + 1;
-	}
-	rc = BAG_OK;
-fail:
+	for (size_t k = 0; k < c->nfields && rc == BAG_OK; k++)
+		rc = compile_field(c, view, &c->fields[k], sel);
 	free(sel);
 	return rc;
 }
@@ -532,6 +619,8 @@ int cmd_cat(int argc, char **argv)
 	if (bagset_open(&cb, argv + optind, (size_t)(argc - optind)) != BAG_OK)
 		goto done;
 	c.tl = cb.tl;
+	if (c.o.fields != NULL && (status = split_fields(&c)) != EXIT_OK)
+		goto done;
 	if ((status = cli_select_view(&c.o.sel, cb.tl, &view)) != EXIT_OK)
 		goto done;
 	status = EXIT_BAD_INPUT;

@@ -46,6 +46,9 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done);
  * caret under the place in a second (both escaped). what names the option.
  */
 void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e);
+/* The same for an expression that starts skip bytes into text (after "/topic." say). */
+void cli_expr_error_at(const char *cmd, const char *what, const char *text, size_t len, size_t skip,
+                       const bag_expr_t *e);
 
 /* A time argument (common/select.h's select_parse_time()): 0 and *ns, or -1. */
 #define cli_parse_time select_parse_time

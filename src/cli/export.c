@@ -249,15 +249,18 @@ static int report(const struct export_args *a, int rc, const struct bag_export_r
 		return rc == BAG_EINVAL ? EXIT_USAGE : EXIT_BAD_INPUT;
 	}
 	if (r->lost > 0 || r->input_losses > 0) {
-		cli_error("export: %s written with %llu messages; data of the input was lost (%llu unreadable "
-		          "messages, %llu stretches the recovery skipped)", a->out, (unsigned long long)r->messages,
-		          (unsigned long long)r->lost, (unsigned long long)r->input_losses);
+		cli_error("export: %s written with %llu message%s; data of the input was lost (%llu unreadable "
+		          "messages, %llu stretche%s the recovery skipped)", a->out, (unsigned long long)r->messages,
+		          BAG_S(r->messages),
+		          (unsigned long long)r->lost, (unsigned long long)r->input_losses, BAG_S(r->input_losses));
 		return EXIT_BAD_INPUT;
 	}
 	if (isatty(STDERR_FILENO))
-		cli_error("export: %s: %llu messages (%llu latched) on %zu connections, %zu %s chunks, %llu bytes",
-		          a->out, (unsigned long long)r->messages, (unsigned long long)r->latched, r->connections,
-		          r->chunks, bag_compression_name(r->compression), (unsigned long long)r->bytes);
+		cli_error("export: %s: %llu message%s (%llu latched) on %zu connection%s, %zu %s chunk%s, %llu byte%s",
+		          a->out, (unsigned long long)r->messages, BAG_S(r->messages), (unsigned long long)r->latched,
+		          r->connections, BAG_S(r->connections),
+		          r->chunks, bag_compression_name(r->compression), BAG_S(r->chunks),
+		          (unsigned long long)r->bytes, BAG_S(r->bytes));
 	return EXIT_OK;
 }
 

@@ -195,7 +195,7 @@ int cmd_frames(int argc, char **argv)
 		goto done;
 	}
 	struct term_scratch sc = { 0 };
-	printf("%llu frames written to %s", (unsigned long long)f.written, term_str(&sc, f.dir));
+	printf("%llu frame%s written to %s", (unsigned long long)f.written, BAG_S(f.written), term_str(&sc, f.dir));
 	term_scratch_free(&sc);
 	if (f.skipped)
 		printf(", %llu skipped", (unsigned long long)f.skipped);

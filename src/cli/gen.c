@@ -140,9 +140,10 @@ int cmd_gen(int argc, char **argv)
 			continue;
 		}
 		if (gen_message_bytes(defs[i]) > GEN_MAX_MESSAGE_BYTES) {
-			cli_error("%s: connection %u (%s): a %s would take %llu bytes in memory (fixed arrays), more "
+			cli_error("%s: connection %u (%s): a %s would take %llu byte%s in memory (fixed arrays), more "
 			          "than gen's %llu: left out", bag_path(bs.bags[0]), c->id, c->topic, c->type,
-			          (unsigned long long)gen_message_bytes(defs[i]), (unsigned long long)GEN_MAX_MESSAGE_BYTES);
+			          (unsigned long long)gen_message_bytes(defs[i]), BAG_S(gen_message_bytes(defs[i])),
+			          (unsigned long long)GEN_MAX_MESSAGE_BYTES);
 			left_out = true;
 			continue;
 		}

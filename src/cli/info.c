@@ -371,6 +371,7 @@ static void compression_rows(struct row *rows, size_t *nrows, const struct bag_f
 	char comp[256] = "", a[96], b[96];
 	size_t at = 0;
 
+	/* "[1/1 chunks]": rosbag info's own words, kept for its readers (tests/cli/golden.sh) */
 	for (size_t k = 0; k < f->ncomp; k++) {
 		const struct compression_facts *c = &f->comp[k];
 		if (c->kind == BAG_COMPRESSION_NONE)
@@ -432,7 +433,7 @@ static void type_topic_rows(struct row *rows, size_t *nrows, const struct bag_fa
 		if (t->freq > 0)
 			human_freq(fr, sizeof fr, t->freq);
 		if (t->connections > 1)
-			snprintf(conns, sizeof conns, " (%zu connections)", t->connections);
+			snprintf(conns, sizeof conns, " (%zu connection%s)", t->connections, BAG_S(t->connections));
 		add_row(rows, nrows, i ? "" : "topics", "%-*s   %*llu %s%s%*s : %-*s%s", tw,
 		        term_str(sc, t->topic), cw, (unsigned long long)t->messages,
 		        t->messages > 1 ? "msgs" : "msg ", t->freq > 0 ? " @ " : "   ", fw,

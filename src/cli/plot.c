@@ -239,9 +239,9 @@ static void print_chart(bag_reduce_t *r, const struct plot_opts *o, struct bag_r
 			chart_label(mn, hi - lo, a, sizeof a);
 			chart_label(mx, hi - lo, b, sizeof b);
 		}
-		printf("%*s %s%s\xE2\xA3\xBF%s %s  %llu samples, min %s, max %s\n", lw, "", "", colour ? sgr[k % 6] : "",
+		printf("%*s %s%s\xE2\xA3\xBF%s %s  %llu sample%s, min %s, max %s\n", lw, "", "", colour ? sgr[k % 6] : "",
 		       colour ? "\033[0m" : "", term_str(&sc, o->paths[k]),
-		       (unsigned long long)bag_reduce_count(r, k), a, b);
+		       (unsigned long long)bag_reduce_count(r, k), BAG_S(bag_reduce_count(r, k)), a, b);
 	}
 	chart_free(&ch);
 	term_scratch_free(&sc);
@@ -339,7 +339,7 @@ int cmd_plot(int argc, char **argv)
 	uint64_t failed = bag_reduce_failed(r, &why);
 	status = EXIT_OK;
 	if (failed > 0) {
-		cli_error("%llu messages could not be read; the first: %s", (unsigned long long)failed, why.message);
+		cli_error("%llu message%s could not be read; the first: %s", (unsigned long long)failed, BAG_S(failed), why.message);
 		status = EXIT_BAD_INPUT;
 	}
 done:

@@ -411,8 +411,8 @@ static void print_text(const struct stats *s)
 			human_ns(c, sizeof c, t->lat_max);
 			snprintf(d, sizeof d, "%llu", (unsigned long long)t->seq_drops);
 			printf("  latency    p50 %s, p99 %s, max %s (record time - header.stamp)\n", a, b, c);
-			printf("  header     %s seq numbers missing, %llu stamps going backwards\n", d,
-			       (unsigned long long)t->stamps_backwards);
+			printf("  header     %s seq numbers missing, %llu stamp%s going backwards\n", d,
+			       (unsigned long long)t->stamps_backwards, BAG_S(t->stamps_backwards));
 		}
 	}
 	term_scratch_free(&sc);

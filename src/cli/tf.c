@@ -211,7 +211,7 @@ static void print_dot(const bag_tf_t *tf)
 		if (f.is_static)
 			printf(" [label=\"static\"];\n");
 		else
-			printf(" [label=\"%.2f Hz\\n%llu msgs\"];\n", f.rate_hz, (unsigned long long)f.count);
+			printf(" [label=\"%.2f Hz\\n%llu msg%s\"];\n", f.rate_hz, (unsigned long long)f.count, BAG_S(f.count));
 	}
 	fputs("}\n", stdout);
 }
@@ -330,8 +330,8 @@ static int lookups_every(const struct tf_opts *o, const bag_tf_t *tf, const bag_
 	}
 	if (failed > 0) {
 		fflush(stdout);
-		cli_error("tf: %llu of %llu times failed, the first: %s", (unsigned long long)failed,
-		          (unsigned long long)(ok + failed), first.message);
+		cli_error("tf: %llu of %llu time%s failed, the first: %s", (unsigned long long)failed,
+		          (unsigned long long)(ok + failed), BAG_S((ok + failed)), first.message);
 	}
 	return ok == 0 && failed > 0 ? EXIT_BAD_INPUT : EXIT_OK;
 }

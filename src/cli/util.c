@@ -49,8 +49,14 @@ void cli_timeline_warnings(const bag_timeline_t *tl, size_t *done)
 
 void cli_expr_error(const char *cmd, const char *what, const char *text, size_t len, const bag_expr_t *e)
 {
+	cli_expr_error_at(cmd, what, text, len, 0, e);
+}
+
+void cli_expr_error_at(const char *cmd, const char *what, const char *text, size_t len, size_t skip,
+                       const bag_expr_t *e)
+{
 	struct bag_text before = { 0 }, all = { 0 };
-	size_t pos = bag_expr_error(e)->offset;
+	size_t pos = skip + bag_expr_error(e)->offset;
 	int lead = (int)(strlen("bagscope: ") + strlen(cmd) + 2 + strlen(what) + 2);
 
 	if (pos > len)

@@ -294,8 +294,8 @@ int bagset_open_one(bag_t **bag, const char *path)
 	bag_recovery_report(*bag, &r);
 	if (r.recovered) {
 		term_error("%s", r.reason);
-		term_error("%s: read without its index: %llu messages recovered from %zu chunks by a scan",
-		           shown, (unsigned long long)r.messages, r.chunks);
+		term_error("%s: read without its index: %llu message%s recovered from %zu chunk%s by a scan",
+		           shown, (unsigned long long)r.messages, BAG_S(r.messages), r.chunks, BAG_S(r.chunks));
 		for (size_t i = 0; i < r.nlosses; i++) {
 			const struct bag_loss *l = bag_recovery_loss(*bag, i);
 			term_error("%s: bytes %llu-%llu lost: %s", shown, (unsigned long long)l->start,

@@ -43,8 +43,8 @@ static void topic_header(const struct gen_model *m, const struct gen_topic *tp, 
 	bag_text_printf(t, "\n#ifndef BAG_GEN_TOPIC_%s_H\n#define BAG_GEN_TOPIC_%s_H\n\n#include \"msgs.%s\"\n\n",
 	                tp->id, tp->id, cpp ? "hpp" : "h");
 	if (many)
-		bag_text_printf(t, "/* The topic's connections carry %zu definitions; _1, _2, ... in connection order. */\n",
-		                tp->nversions);
+		bag_text_printf(t, "/* The topic's connections carry %zu definition%s; _1, _2, ... in connection order. */\n",
+		                tp->nversions, BAG_S(tp->nversions));
 	if (cpp) {
 		bag_text_printf(t, "namespace %s {\nnamespace %s {\n\nconstexpr const char *TOPIC = ", m->topics_ns, tp->id);
 		gen_string(t, tp->name, strlen(tp->name), cpp);

@@ -197,7 +197,8 @@ void app_mark_act(struct app *app, enum action a)
 		app->marks.n++;
 		if (app->marks.n > 1)
 			qsort(app->marks.v, app->marks.n, 2 * sizeof *app->marks.v, cmp_pair);
-		snprintf(m->note, sizeof m->note, "marked (%zu marks; u and U move between them)", app->marks.n);
+		snprintf(m->note, sizeof m->note, "marked (%zu mark%s; u and U move between them)", app->marks.n,
+		         BAG_S(app->marks.n));
 		marks_save(app);
 		return;
 	}

@@ -80,8 +80,8 @@ static void build(struct app *app, struct detail *log)
 		log_line(log, 0, "%s", path);
 		if (r.recovered) {
 			log_line(log, 1, "%s", r.reason);
-			log_line(log, 1, "read without its index: %llu messages recovered from %zu chunks by a scan",
-			         (unsigned long long)r.messages, r.chunks);
+			log_line(log, 1, "read without its index: %llu message%s recovered from %zu chunk%s by a scan",
+			         (unsigned long long)r.messages, BAG_S(r.messages), r.chunks, BAG_S(r.chunks));
 			for (size_t k = 0; k < r.nlosses; k++) {
 				const struct bag_loss *l = bag_recovery_loss(bag, k);
 				log_line(log, 1, "bytes %llu-%llu lost: %s", (unsigned long long)l->start,
@@ -97,8 +97,9 @@ static void build(struct app *app, struct detail *log)
 	for (size_t k = 0; k < bag_timeline_warning_count(app->cb.tl) && bag_timeline_warning(app->cb.tl, k); k++)
 		log_line(log, 0, "warning: %s", bag_timeline_warning(app->cb.tl, k));
 	if (app->bad.nchunks > 0)
-		log_line(log, 0, "unreadable so far: %zu chunks, %llu messages (each row of them says why)",
-		         app->bad.nchunks, (unsigned long long)app->bad.msgs);
+		log_line(log, 0, "unreadable so far: %zu chunk%s, %llu message%s (each row of them says why)",
+		         app->bad.nchunks, BAG_S(app->bad.nchunks), (unsigned long long)app->bad.msgs,
+		         BAG_S(app->bad.msgs));
 	if (log->n == 0)
 		log_line(log, 0, "nothing to report");
 }

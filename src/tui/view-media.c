@@ -242,7 +242,8 @@ static int cloud_facts(struct app *app, const struct bag_cloud *c, struct rect r
 	         c->height, c->width, c->is_bigendian ? "big" : "little", c->is_dense ? "yes" : "no");
 	if (y < end)
 		draw_put(y++, r.x, r.w, line);
-	snprintf(line, sizeof line, " point_step %u  row_step %u  %zu fields", c->point_step, c->row_step, c->nfields);
+	snprintf(line, sizeof line, " point_step %u  row_step %u  %zu field%s", c->point_step, c->row_step, c->nfields,
+	         BAG_S(c->nfields));
 	if (y < end)
 		draw_put(y++, r.x, r.w, line);
 	if (y < end)

@@ -388,8 +388,8 @@ static void draw_title(struct app *app, struct plot *p)
 	else if (p->rc != BAG_OK)
 		snprintf(buf, sizeof buf, " %.480s ", bag_reduce_error(p->red)->message);
 	else
-		snprintf(buf, sizeof buf, " %llu samples  [+ -] zoom [{ }] pan [P] close ",
-		         (unsigned long long)bag_reduce_count(p->red, 0));
+		snprintf(buf, sizeof buf, " %llu sample%s  [+ -] zoom [{ }] pan [P] close ",
+		         (unsigned long long)bag_reduce_count(p->red, 0), BAG_S(bag_reduce_count(p->red, 0)));
 	int w = (int)strlen(buf);
 	if (x < r.x + r.w - w)
 		draw_put(r.y, r.x + r.w - w, w, buf);

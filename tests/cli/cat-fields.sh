@@ -46,6 +46,36 @@ if got != want:
     sys.exit(1)
 PYEOF
 
+# /topic.path fields (as the browser's C and plot take them) over several
+# topics: only the topics named are printed, a cell of another topic is empty
+"$B" cat --fields '/path.header.stamp,/widgets.kind,/path.poses[0].pose.position.x' \
+	"$D/bags/nested_bz2.bag" > "$tmp/got-topics.csv" || fail=1
+"$PY" - "$D/bags/nested_bz2.bag" > "$tmp/want-topics.csv" <<'PYEOF' || fail=1
+import sys, rosbag
+print('%time,topic,/path.header.stamp,/widgets.kind,/path.poses[0].pose.position.x')
+for topic, m, t in rosbag.Bag(sys.argv[1]).read_messages(topics=['/path', '/widgets']):
+    if topic == '/path':
+        print('%d,%s,%d.%09d,,%r' % (t.to_nsec(), topic, m.header.stamp.secs, m.header.stamp.nsecs, m.poses[0].pose.position.x))
+    else:
+        print('%d,%s,,%d,' % (t.to_nsec(), topic, m.kind))
+PYEOF
+cmp -s "$tmp/got-topics.csv" "$tmp/want-topics.csv" || { echo "FAIL --fields /topic.path csv"; diff "$tmp/got-topics.csv" "$tmp/want-topics.csv" | head; fail=1; }
+# a topic field beside a plain one: every selected topic, the plain one on each
+[ "$("$B" cat --format json --fields '/widgets.kind,header.frame_id' "$D/bags/nested_bz2.bag" | wc -l)" = 15 ] ||
+	{ echo "FAIL --fields mixed: not every message"; fail=1; }
+# an unknown topic, a topic with no field, a topic --topic leaves out: usage errors that say so
+"$B" cat --fields '/nosuch.x' "$D/bags/tf_lz4.bag" 2> "$tmp/err" >/dev/null; rc=$?
+[ $rc -eq 2 ] && grep -q "'/nosuch.x' starts with no topic of the bag (its topics: /tf" "$tmp/err" ||
+	{ echo "FAIL --fields unknown topic: rc $rc"; cat "$tmp/err"; fail=1; }
+"$B" cat --fields '/tf' "$D/bags/tf_lz4.bag" 2> "$tmp/err" >/dev/null; rc=$?
+[ $rc -eq 2 ] && grep -q "name a field after the topic" "$tmp/err" || { echo "FAIL --fields topic alone"; fail=1; }
+"$B" cat --topic /path --fields '/widgets.kind' "$D/bags/nested_bz2.bag" 2> "$tmp/err" >/dev/null; rc=$?
+[ $rc -eq 2 ] && grep -q "/widgets is not among the topics selected" "$tmp/err" || { echo "FAIL --fields unselected topic"; fail=1; }
+# the caret points into the path after the topic
+"$B" cat --fields '/tf.nosuch' "$D/bags/tf_lz4.bag" 2> "$tmp/err" >/dev/null
+[ "$(sed -n 2p "$tmp/err" | tr -d ' ')" = '^' ] && [ "$(sed -n 2p "$tmp/err" | awk '{print index($0, "^")}')" = \
+	"$(sed -n 1p "$tmp/err" | awk '{print index($0, "/tf.nosuch") + 4}')" ] || { echo "FAIL --fields caret"; cat "$tmp/err"; fail=1; }
+
 # --count: the manifest's filter cases, counted
 "$PY" - "$D/expected/manifest.json" > "$tmp/cases" <<'PYEOF'
 import sys, json

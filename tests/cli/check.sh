@@ -10,7 +10,7 @@ done
 out=$("$B" check "$D"/broken/truncated_bz2.bag); rc=$?
 [ $rc -eq 1 ] || { echo "FAIL truncated_bz2: exit $rc"; fail=1; }
 echo "$out" | grep -q "at byte 7935: lost up to byte 8334" || { echo "FAIL truncated_bz2: $out"; fail=1; }
-echo "$out" | tail -n 1 | grep -q "7 messages checked: 3 problems" || { echo "FAIL summary: $out"; fail=1; }
+echo "$out" | tail -n 1 | grep -q "7 messages read and decoded: 3 problems" || { echo "FAIL summary: $out"; fail=1; }
 "$B" check "$D"/broken/not_a_bag.bag >/dev/null; [ $? -eq 1 ] || { echo "FAIL not_a_bag"; fail=1; }
 "$B" check >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL usage"; fail=1; }
 [ $fail -eq 0 ] && echo "check.sh: ok"

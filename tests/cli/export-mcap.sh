@@ -14,16 +14,8 @@ B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 D=$SRCDIR/tests/data/fixtures
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }
 command -v rosbag >/dev/null 2>&1 && $PY -c 'import rosbag' 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
-NODEDIR=$BUILDDIR/tests/node
-if [ ! -f "$NODEDIR/node_modules/@mcap/core/package.json" ] || [ ! -f "$NODEDIR/node_modules/lz4js/package.json" ]; then
-	mkdir -p "$NODEDIR"
-	npm install --prefix "$NODEDIR" --no-audit --no-fund --no-save --loglevel=error @mcap/core@2.2.2 lz4js@0.2.0 >/dev/null 2>&1 ||
-		{ echo "npm install @mcap/core lz4js failed (offline?): skipped"; exit 77; }
-fi
-NODE_PATH=$(cd "$NODEDIR" && pwd)/node_modules
-export NODE_PATH
+. "$SRCDIR/tests/tools/node-setup.sh"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 passed=0 failed=0

@@ -13,20 +13,8 @@ B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 W=$SRCDIR/tests/tools/mcap-write.cjs
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }
 command -v zstd >/dev/null 2>&1 || { echo "zstd (Debian's zstd program) not installed: skipped"; exit 77; }
-NODEDIR=$BUILDDIR/tests/node
-PKGS="@mcap/core@2.2.2 lz4js@0.2.0 @foxglove/rosmsg@5.0.5 @foxglove/rosmsg-serialization@2.0.4 @foxglove/rosmsg2-serialization@3.1.0 @foxglove/cdr@3.5.0"
-for p in @mcap/core lz4js @foxglove/rosmsg @foxglove/rosmsg-serialization @foxglove/rosmsg2-serialization; do
-	[ -f "$NODEDIR/node_modules/$p/package.json" ] && continue
-	mkdir -p "$NODEDIR"
-	# shellcheck disable=SC2086
-	npm install --prefix "$NODEDIR" --no-audit --no-fund --no-save --loglevel=error $PKGS >/dev/null 2>&1 ||
-		{ echo "npm install $PKGS failed (offline?): skipped"; exit 77; }
-	break
-done
-NODE_PATH=$(cd "$NODEDIR" && pwd)/node_modules
-export NODE_PATH
+. "$SRCDIR/tests/tools/node-setup.sh"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 passed=0 failed=0

@@ -2,7 +2,8 @@
 """Seed the fuzz corpora from the fixture bags (run from the source tree).
 
 corpus/open:   small fixture bags whole, plus truncated and unindexed variants, and the
-               bags older than 2.0 of tests/data/oldbags, whole and cut
+               bags older than 2.0 of tests/data/oldbags, whole and cut; small rosbag2
+               .db3 files (Python's sqlite3, 512-byte pages), whole and cut
 corpus/header: single records and record runs cut from them
 corpus/msgdef: every connection's message_definition
 corpus/decode: <u16 len><definition><message> for a few messages per connection
@@ -166,6 +167,37 @@ for i, (dd, msg) in enumerate(samples):
     if i == 0:
         for x in GENERIC:
             save_expr(dd, x, msg)
+
+# corpus/open: rosbag2 sqlite3 storage (db3-read.c), Iron's schema with a definition
+# and a NULL row, whole and cut at a page boundary and inside a page
+def db3_seed(defs):
+    import sqlite3, tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'x.db3')
+        db = sqlite3.connect(path)
+        db.execute('PRAGMA page_size=512')
+        db.executescript('CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, '
+                         'serialization_format TEXT, offered_qos_profiles TEXT);'
+                         'CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB);'
+                         'CREATE INDEX timestamp_idx ON messages (timestamp ASC);')
+        if defs:
+            db.executescript('CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT, encoding TEXT, '
+                             'encoded_message_definition TEXT, type_description_hash TEXT);'
+                             "INSERT INTO message_definitions VALUES (1, 'p/msg/W', 'ros2msg', "
+                             "'wstring w\nint32[] v\nstring s\n', '');")
+        db.execute("INSERT INTO topics VALUES (1, '/w', 'p/msg/W', 'cdr', '')")
+        for i in range(12):
+            data = (b'\0\1\0\0' + struct.pack('<I', 2) + b'h\0\0\0i\0\0\0' + struct.pack('<I', i % 3) +
+                    struct.pack('<%di' % (i % 3), *range(i % 3)) + struct.pack('<I', 2) + b'x\0')
+            db.execute('INSERT INTO messages (topic_id, timestamp, data) VALUES (1, ?, ?)',
+                       (1000 + 7 * i - (i % 4), None if i == 5 else data))
+        db.commit()
+        db.close()
+        return open(path, 'rb').read()
+for defs in (True, False):
+    b = db3_seed(defs)
+    for cut in (len(b), len(b) - 512, len(b) // 2 + 100):
+        save('open', b[:cut])
 
 # corpus/gen: the messages of nested_bz2.bag, for fuzz-gen.c, which decodes each
 # input as every type of the code bagscope gen writes for that bag

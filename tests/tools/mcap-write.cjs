@@ -5,10 +5,16 @@
 //
 //   node mcap-write.cjs OUT.mcap [--profile ros1|ros2] [--compression none|lz4|zstd]
 //        [--no-chunks] [--no-summary] [--no-message-index] [--no-chunk-index]
-//        [--big-endian] [--messages N] [--chunk-size BYTES] [--start NS] > WANT.jsonl
+//        [--big-endian] [--messages N] [--chunk-size BYTES] [--start NS]
+//        [--schema-encoding ENC] > WANT.jsonl
 //     writes OUT.mcap and prints, one line per message in log-time order
 //     (equal times: channel id, then write order), the values it was given
 //     in the shape of `bagscope cat --format json` (int64 as strings).
+//   node mcap-write.cjs OUT.jsonl --records [options as above] > WANT.jsonl
+//     writes, instead of an MCAP file, the same messages as records for
+//     another container's writer (tests/tools/db3-write.py): a line per
+//     topic {topic, type, definition}, then one per message in write order
+//     {topic, time_ns, data (base64 of the serialized bytes)}.
 //   node mcap-write.cjs --read FILE.mcap > GOT.jsonl
 //     reads FILE.mcap with @mcap/core's indexed reader and decodes its
 //     /sample and /counter messages with the @foxglove deserializers, printing
@@ -58,6 +64,8 @@ function args() {
     else if (o === "--messages") a.messages = Number(v.shift());
     else if (o === "--chunk-size") a.chunkSize = Number(v.shift());
     else if (o === "--start") a.start = BigInt(v.shift());
+    else if (o === "--records") a.records = [];
+    else if (o === "--schema-encoding") a.schemaEncoding = v.shift();
     else throw new Error(`unknown option ${o}`);
   }
   return a;
@@ -158,6 +166,7 @@ async function write(a) {
   const counterWriter = ros2 ? new (require("@foxglove/rosmsg2-serialization").MessageWriter)(counterDefs)
                              : new (require("@foxglove/rosmsg-serialization").MessageWriter)(counterDefs);
   const enc = ros2 ? { schema: "ros2msg", msg: "cdr" } : { schema: "ros1msg", msg: "ros1" };
+  if (a.schemaEncoding) enc.schema = a.schemaEncoding;
   const s1 = await w.registerSchema({ name: type, encoding: enc.schema, data: Buffer.from(text) });
   const s2 = await w.registerSchema({ name: ros2 ? "std_msgs/msg/Int32" : "std_msgs/Int32", encoding: enc.schema,
                                       data: Buffer.from("int32 data\n") });
@@ -166,6 +175,16 @@ async function write(a) {
   const c2 = await w.registerChannel({ topic: "/counter", schemaId: s2, messageEncoding: enc.msg, metadata: meta });
   const want = [];
   const t0 = a.start;
+  if (a.records) {
+    a.records.push({ topic: "/sample", type, definition: text });
+    a.records.push({ topic: "/counter", type: ros2 ? "std_msgs/msg/Int32" : "std_msgs/Int32", definition: "int32 data\n" });
+    const add = w.addMessage.bind(w);
+    w.addMessage = (m) => {
+      a.records.push({ topic: m.channelId === c1 ? "/sample" : "/counter", time_ns: String(m.logTime),
+                       data: Buffer.from(m.data).toString("base64") });
+      return add(m);
+    };
+  }
   for (let i = 0; i < a.messages; i++) {
     // some times repeat and go backwards, across channels
     const t = t0 + BigInt(Math.floor(i / 2)) * 10000000n - (i % 7 === 3 ? 5000000n : 0n);
@@ -181,7 +200,7 @@ async function write(a) {
   await w.addAttachment({ name: "calib.yaml", logTime: t0, createTime: t0, mediaType: "application/yaml", data: Buffer.from("k: 1\n") });
   await w.addMetadata({ name: "run", metadata: new Map([["site", "lab"]]) });
   await w.end();
-  fs.writeFileSync(a.out, Buffer.concat(chunks));
+  fs.writeFileSync(a.out, a.records ? a.records.map((r) => JSON.stringify(r) + "\n").join("") : Buffer.concat(chunks));
   want.sort((x, y) => (x.time_ns < y.time_ns ? -1 : x.time_ns > y.time_ns ? 1 : x.chan - y.chan || x.seq - y.seq));
   for (const m of want)
     process.stdout.write(JSON.stringify({ topic: m.topic, type: m.type, time_ns: String(m.time_ns), msg: m.msg }) + "\n");

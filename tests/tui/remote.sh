@@ -21,7 +21,7 @@ check "opened in at most 6 requests ($n)" [ "$n" -le 6 ]
 keys G
 wait_for "the end" "row 8647/8647"
 keys m
-wait_for "m marks" "marked \\(1 marks"
+wait_for "m marks" "marked \\(1 mark[;)]"
 keys q
 wait_for "quits" "BROWSER-EXITED 0"
 start 100 30 "$tmp/www/example.bag"

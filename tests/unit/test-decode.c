@@ -70,7 +70,7 @@ static void test_nested_ok(void **state)
 	assert_string_equal(json, "{\"items\":[{\"name\":\"ab\",\"pos\":{\"x\":1.5,\"y\":-2.0}}]}");
 	/* an element that cannot fit is refused before it is read */
 	assert_int_equal(to_json(def, buf, n - 3, &json, &err), BAG_EDECODE);
-	assert_string_equal(err.message, "items at byte 4: array of 1 elements cannot fit in the 19 bytes that remain");
+	assert_string_equal(err.message, "items at byte 4: array of 1 element cannot fit in the 19 bytes that remain");
 	/* a string that claims 3 bytes too many: the path and offset of the field that runs out */
 	put_u32(buf + 4, 5);
 	assert_int_equal(to_json(def, buf, n, &json, &err), BAG_EDECODE);

@@ -473,7 +473,7 @@ static void test_undefined_connection_skipped(void **state)
 	unlink(path);
 	assert_int_equal(bag_message_count(bag), 9);
 	assert_int_equal(bag_warning_count(bag), 1);
-	assert_non_null(strstr(bag_warning(bag, 0), "1 messages on connection 9, which is defined nowhere"));
+	assert_non_null(strstr(bag_warning(bag, 0), "1 message on connection 9, which is defined nowhere"));
 	assert_int_equal(read_all(bag, &errors, NULL, 0), 9);
 	assert_int_equal(errors, 0);
 	bag_close(bag);

@@ -44,16 +44,17 @@ static int pick_reader(bag_t *bag, const struct bag_reader **out)
 		const uint8_t *nl = memchr(head, '\n', got < 64 ? got : 64);
 		int n = nl ? (int)(nl - head) : (got < 40 ? (int)got : 40);
 		return bag_fail(bag, BAG_EVERSION, 0, "version line '%.*s' names a bag format bagscope cannot read "
-		                "(it reads 2.0, 1.2, 1.1, 1.0 and 0)", n, (const char *)head);
+		                "(it reads " READER_FORMATS ")", n, (const char *)head);
 	}
-	return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line (nor an older bag's): not a bag file");
+	return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line (nor an older bag's, nor MCAP's magic): not a "
+	                "file bagscope reads (it reads " READER_FORMATS ")");
 }
 
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
 {
 	struct bag_open_opts o;
 	struct bag_source_opts so = { 0 };
-	char cause[BAG_ERROR_MESSAGE_MAX / 2];
+	struct bag_error cause = { 0 };
 	const struct bag_reader *reader;
 	bag_t *bag;
 	int rc;
@@ -83,9 +84,9 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	so.no_sign_request = o.no_sign_request;
 	so.cancel = o.cancel;
 	so.fetched = o.fetched;
-	rc = bag_source_open(&bag->src, path, &so, cause, sizeof cause);
+	rc = bag_source_open(&bag->src, path, &so, &cause);
 	if (rc != BAG_OK) {
-		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause);
+		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause.message);
 		goto fail;
 	}
 	bag->file_size = bag->src->size;
@@ -99,7 +100,7 @@ fail:
 
 BAG_API int bag_dup(bag_t **out, bag_t *bag)
 {
-	char cause[BAG_ERROR_MESSAGE_MAX / 2];
+	struct bag_error cause = { 0 };
 	bag_t *d;
 	int rc = BAG_ENOMEM;
 
@@ -133,9 +134,9 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 		d->chunks[i].pins = 0;
 		d->chunks[i].lru_prev = d->chunks[i].lru_next = NO_CHUNK;
 	}
-	rc = bag->src->ops->dup(bag->src, &d->src, cause, sizeof cause);
+	rc = bag->src->ops->dup(bag->src, &d->src, &cause);
 	if (rc != BAG_OK) {
-		rc = bag_fail(d, rc, UINT64_MAX, "%s", cause);
+		rc = bag_fail(d, rc, UINT64_MAX, "%s", cause.message);
 		goto fail;
 	}
 	rc = BAG_OK;

@@ -80,7 +80,7 @@ static size_t sink_room(struct sink *s, size_t want)
 	if (s->cap - out->len < want && s->rc == BAG_OK) {
 		out->full = true;
 		if (out->err.code == BAG_OK)
-			bag_error_say(&out->err, BAG_ECOMPRESS, "decompresses to more than %zu bytes", s->max);
+			bag_error_say(&out->err, BAG_ECOMPRESS, "decompresses to more than %zu byte%s", s->max, BAG_S(s->max));
 	}
 	return s->cap - out->len;
 }

@@ -374,12 +374,12 @@ int old_scan(bag_t *bag, uint64_t from, old_rec_fn fn, void *arg, uint64_t *end)
 		}
 		if (rc == BAG_ETRUNCATED || (rc == BAG_OK && r.size > bag->file_size - pos)) {
 			snprintf(line, sizeof line, "the last record runs past the end of the file (cut off): "
-			         "%llu records before it read, its %llu bytes ignored", (unsigned long long)nrec,
-			         (unsigned long long)(bag->file_size - pos));
+			         "%llu record%s before it read, its %llu byte%s ignored", (unsigned long long)nrec, BAG_S(nrec),
+			         (unsigned long long)(bag->file_size - pos), BAG_S((bag->file_size - pos)));
 			rc = BAG_ETRUNCATED;
 		} else if (rc == BAG_ECORRUPT) {
-			snprintf(line, sizeof line, "%s; the %llu bytes from here to the end of the file are not read",
-			         why, (unsigned long long)(bag->file_size - pos));
+			snprintf(line, sizeof line, "%s; the %llu byte%s from here to the end of the file are not read",
+			         why, (unsigned long long)(bag->file_size - pos), BAG_S((bag->file_size - pos)));
 		}
 		if (rc == BAG_ETRUNCATED || rc == BAG_ECORRUPT) {
 			/* a recovery's losses are its report; otherwise a warning says it */
@@ -644,8 +644,8 @@ int old_span_read(bag_t *bag, size_t i, uint8_t **out)
 
 	*out = NULL;
 	if (raw_len > SIZE_MAX - 1 || (raw = malloc(raw_len ? (size_t)raw_len : 1)) == NULL)
-		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a span of %llu bytes",
-		                (unsigned long long)raw_len);
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a span of %llu byte%s",
+		                (unsigned long long)raw_len, BAG_S(raw_len));
 	if ((rc = bag_read_at(bag, ch->pos, raw, (size_t)raw_len)) != BAG_OK)
 		goto fail;
 	/* twice over the records: the size, then the translation */

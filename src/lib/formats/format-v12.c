@@ -57,7 +57,7 @@ static int v12_parse(const struct oldfmt *fmt, const uint8_t *p, size_t avail, s
 		return BAG_ETRUNCATED;
 	r->hdr_len = bag_le32(p);
 	if (r->hdr_len > OLD_HEADER_MAX) {
-		snprintf(why, whylen, "record header of %u bytes is implausibly long", r->hdr_len);
+		snprintf(why, whylen, "record header of %u byte%s is implausibly long", r->hdr_len, BAG_S(r->hdr_len));
 		return BAG_ECORRUPT;
 	}
 	if (avail - 4 < (uint64_t)r->hdr_len + 4)
@@ -154,7 +154,7 @@ static int read_rec(bag_t *bag, uint64_t pos, uint8_t **buf, size_t *cap, struct
 	}
 	hl = bag_le32(b4);
 	if (hl > OLD_HEADER_MAX || (uint64_t)hl + 8 > bag->file_size - pos) {
-		snprintf(why, whylen, "its header (%u bytes) runs past the end of the file", hl);
+		snprintf(why, whylen, "its header (%u byte%s) runs past the end of the file", hl, BAG_S(hl));
 		return BAG_ECORRUPT;
 	}
 	if (bag_grow((void **)buf, cap, (size_t)hl + 8, 1) != BAG_OK)
@@ -163,7 +163,7 @@ static int read_rec(bag_t *bag, uint64_t pos, uint8_t **buf, size_t *cap, struct
 		return rc;
 	rc = v12_parse(NULL, *buf, (size_t)hl + 8, r, why, whylen);
 	if (rc == BAG_OK && r->size > bag->file_size - pos) {
-		snprintf(why, whylen, "its data (%u bytes) runs past the end of the file", r->data_len);
+		snprintf(why, whylen, "its data (%u byte%s) runs past the end of the file", r->data_len, BAG_S(r->data_len));
 		rc = BAG_ECORRUPT;
 	}
 	return rc;
@@ -247,7 +247,8 @@ static int read_topic_index(struct index_read *x, uint64_t pos, const struct old
 		return BAG_ECORRUPT;
 	}
 	if (ver != 0 || (uint64_t)count * 16 != r->data_len) {
-		snprintf(why, whylen, "index record of version %u lists %u entries in %u bytes", ver, count, r->data_len);
+		snprintf(why, whylen, "index record of version %u lists %u %s in %u byte%s", ver, count,
+		         count == 1 ? "entry" : "entries", r->data_len, BAG_S(r->data_len));
 		return BAG_ECORRUPT;
 	}
 	if ((conn = strmap_get(&old_of(bag)->conns, topic, topic_len)) < 0) {
@@ -603,8 +604,8 @@ static int scan(bag_t *bag, uint64_t from)
 	    (rc = spans_cut(&s.sp, end)) != BAG_OK ||
 	    (rc = scan_defs(&s)) != BAG_OK)
 		goto fail;
-	if (s.skipped > 0 && (rc = bag_warn(bag, s.first_skipped, "%llu records with ops other than 1-4 (the "
-	                                   "first with op %u) skipped", (unsigned long long)s.skipped,
+	if (s.skipped > 0 && (rc = bag_warn(bag, s.first_skipped, "%llu record%s with ops other than 1-4 (the "
+	                                   "first with op %u) skipped", (unsigned long long)s.skipped, BAG_S(s.skipped),
 	                                   s.skipped_op)) != BAG_OK)
 		goto fail;
 	if (s.bad_msgs > 0)

@@ -47,7 +47,8 @@ static int parse_chunk_info(bag_t *bag, const struct bag_record *rec, uint64_t o
 		return bag_fail(bag, BAG_EUNSUPP, off, "chunk info version %u", ver);
 	if ((uint64_t)count * 8 != rec->data_len)
 		return bag_fail(bag, BAG_ECORRUPT, off,
-		                "chunk info lists %u connections but holds %u bytes", count, rec->data_len);
+		                "chunk info lists %u connection%s but holds %u byte%s", count, BAG_S(count),
+		                rec->data_len, BAG_S(rec->data_len));
 	if (ch->pos >= bag->index_pos)
 		return bag_fail(bag, BAG_ECORRUPT, off, "chunk info points at byte %llu, past the chunk section",
 		                (unsigned long long)ch->pos);
@@ -106,7 +107,7 @@ static int window_get(bag_t *bag, struct window *w, uint64_t off, size_t need, c
 	if (want > w->cap) {
 		uint8_t *n = realloc(w->buf, want);
 		if (n == NULL)
-			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a record of %zu bytes", need);
+			return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a record of %zu byte%s", need, BAG_S(need));
 		w->buf = n;
 		w->cap = want;
 	}
@@ -174,8 +175,8 @@ static int read_index_section(bag_t *bag)
 			goto fail;
 		header_len = bag_le32(p);
 		if (header_len > INDEX_HEADER_MAX) {
-			rc = bag_fail(bag, BAG_ECORRUPT, off, "record header of %u bytes in the index section "
-			              "is implausibly long", header_len);
+			rc = bag_fail(bag, BAG_ECORRUPT, off, "record header of %u byte%s in the index section "
+			              "is implausibly long", header_len, BAG_S(header_len));
 			goto fail;
 		}
 		if ((rc = window_get(bag, &w, off, 8 + (size_t)header_len, &p)) != BAG_OK)
@@ -191,8 +192,8 @@ static int read_index_section(bag_t *bag)
 		           op == BAG_OP_CHUNK_INFO ? (uint64_t)8 * bag->hdr_conn_count : UINT32_MAX;
 		if (data_len > data_max || (op == BAG_OP_CHUNK_INFO && count > bag->hdr_conn_count)) {
 			rc = bag_fail(bag, BAG_ECORRUPT, off, "%s record of %u data bytes is longer than the "
-			              "bag header's %u connections allow", op == BAG_OP_CONNECTION ? "connection" :
-			              "chunk info", data_len, bag->hdr_conn_count);
+			              "bag header's %u connection%s allow", op == BAG_OP_CONNECTION ? "connection" :
+			              "chunk info", data_len, bag->hdr_conn_count, BAG_S(bag->hdr_conn_count));
 			goto fail;
 		}
 		if (op != BAG_OP_CONNECTION && op != BAG_OP_CHUNK_INFO) {
@@ -212,8 +213,8 @@ static int read_index_section(bag_t *bag)
 		off += rec.size;
 	}
 	if (off < bag->file_size && bag->nconns == bag->hdr_conn_count && bag->nchunks == bag->hdr_chunk_count)
-		rc = bag_warn(bag, off, "%llu bytes after the index section's last record left unread",
-		              (unsigned long long)(bag->file_size - off));
+		rc = bag_warn(bag, off, "%llu byte%s after the index section's last record left unread",
+		              (unsigned long long)(bag->file_size - off), BAG_S((bag->file_size - off)));
 fail:
 	free(w.buf);
 	return rc;
@@ -243,9 +244,11 @@ static int link_index(bag_t *bag)
 		/* each message needs a 12-byte index entry between this chunk and the next */
 		if (ch->count > (ch->index_end - ch->pos) / 12)
 			return bag_fail(bag, BAG_ECORRUPT, bag->index_pos,
-			                "chunk info for the chunk at byte %llu counts %llu messages, more than "
-			                "the %llu bytes up to the next chunk can index", (unsigned long long)ch->pos,
-			                (unsigned long long)ch->count, (unsigned long long)(ch->index_end - ch->pos));
+			                "chunk info for the chunk at byte %llu counts %llu message%s, more than "
+			                "the %llu byte%s up to the next chunk can index", (unsigned long long)ch->pos,
+			                (unsigned long long)ch->count, BAG_S(ch->count),
+			                (unsigned long long)(ch->index_end - ch->pos),
+			                BAG_S((ch->index_end - ch->pos)));
 		struct chunk_conn *ccs = &bag->chunk_conns[ch->conn_first];
 		for (uint32_t k = 0; k < ch->conn_n; k++) {
 			long idx = bag_conn_lookup(bag, ccs[k].conn);
@@ -298,7 +301,8 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 	if (sscanf(line, "%d.%d", &bag->major, &bag->minor) != 2)
 		return bag_fail(bag, BAG_ENOTBAG, 0, "unreadable version line");
 	if (bag->major != 2 || bag->minor != 0)
-		return bag_fail(bag, BAG_EVERSION, 0, "bag format version %d.%d is not supported (only 2.0)",
+		return bag_fail(bag, BAG_EVERSION, 0, "version line '#ROSBAG V%d.%d' names no format bagscope reads (it "
+		                "reads " READER_FORMATS "; older bags start '#ROSRECORD' or '#ROSLOG')",
 		                bag->major, bag->minor);
 	size_t at = (size_t)(nl - buf) + 1;
 	/* the fields must be in buf; the padding after them need not */
@@ -311,8 +315,8 @@ static int read_bag_header(bag_t *bag, uint64_t *body)
 	if (*body > bag->file_size) {
 		/* a recovery scan searches from the fields' end for the first chunk */
 		*body = at + 8 + (uint64_t)rec.header_len;
-		if ((rc = bag_warn(bag, at, "bag header's padding length (%u bytes) runs past the end of the "
-		                   "file; ignored", rec.data_len)) != BAG_OK)
+		if ((rc = bag_warn(bag, at, "bag header's padding length (%u byte%s) runs past the end of the "
+		                   "file; ignored", rec.data_len, BAG_S(rec.data_len))) != BAG_OK)
 			return rc;
 	}
 	if (bag_header_u64(rec.header, rec.header_len, "index_pos", &bag->index_pos) != BAG_OK ||
@@ -349,9 +353,10 @@ static int v20_open(bag_t *bag, const struct bag_open_opts *o)
 		if (rc == BAG_OK)
 			rc = link_index(bag);
 		if (rc == BAG_OK && (bag->nchunks < bag->hdr_chunk_count || bag->nconns < bag->hdr_conn_count))
-			rc = bag_fail(bag, BAG_ENOINDEX, bag->index_pos, "the index section lists %zu of the %u chunks "
-			              "and %zu of the %u connections the bag header promises", bag->nchunks,
-			              bag->hdr_chunk_count, bag->nconns, bag->hdr_conn_count);
+			rc = bag_fail(bag, BAG_ENOINDEX, bag->index_pos, "the index section lists %zu of the %u chunk%s "
+			              "and %zu of the %u connection%s the bag header promises", bag->nchunks,
+			              bag->hdr_chunk_count, BAG_S(bag->hdr_chunk_count), bag->nconns,
+			              bag->hdr_conn_count, BAG_S(bag->hdr_conn_count));
 		if (rc == BAG_ECORRUPT || rc == BAG_ETRUNCATED || rc == BAG_EUNSUPP)
 			rc = BAG_ENOINDEX;
 	}

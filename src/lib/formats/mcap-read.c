@@ -379,8 +379,9 @@ static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *
 	else if (rc != BAG_OK)
 		rc = oom(bag);
 	else if (!inf.ended || inf.len != m->usize)
-		rc = bag_fail(bag, BAG_ECOMPRESS, off, "%s chunk does not decompress to its %llu bytes%s%s",
-		              bag_compression_name(m->comp), (unsigned long long)m->usize, inf.err.message[0] ? ": " : "", inf.err.message);
+		rc = bag_fail(bag, BAG_ECOMPRESS, off, "%s chunk does not decompress to its %llu byte%s%s%s",
+		              bag_compression_name(m->comp), (unsigned long long)m->usize, BAG_S(m->usize),
+		              inf.err.message[0] ? ": " : "", inf.err.message);
 	else if (crc && m->crc != 0 && bag_crc32(0, inf.buf, inf.len) != m->crc)
 		rc = bag_fail(bag, BAG_ECOMPRESS, off, "chunk CRC mismatch (its records are damaged)");
 	if (rc != BAG_OK) {
@@ -545,8 +546,8 @@ static int scan_record(struct gather *g, uint8_t op, struct cur *c, uint64_t len
 		skip(c, 4);
 		int64_t t = mtime(get64(c));
 		if (c->bad)
-			return bag_warn(g->bag, off, "message record of %llu bytes is too short; skipped",
-			                (unsigned long long)len);
+			return bag_warn(g->bag, off, "message record of %llu byte%s is too short; skipped",
+			                (unsigned long long)len, BAG_S(len));
 		if (g->loose_bytes >= SPAN_BYTES && (rc = loose_cut(g)) != BAG_OK)
 			return rc;
 		if (g->loose_bytes == 0)
@@ -1046,8 +1047,8 @@ static int add_chunks(struct gather *g)
 	}
 	free(cc);
 	if (rc == BAG_OK && orphans > 0)
-		rc = bag_warn(bag, UINT64_MAX, "%llu messages on channels the file never defines are left out",
-		              (unsigned long long)orphans);
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on channels the file never defines are left out",
+		              (unsigned long long)orphans, BAG_S(orphans));
 	return rc;
 }
 
@@ -1179,8 +1180,8 @@ static int build(struct gather *g)
 	if (rc == BAG_OK)
 		rc = add_chunks(g);
 	if (rc == BAG_OK && g->recovery_failed > 0)
-		rc = bag_warn(g->bag, UINT64_MAX, "%zu chunks could not be read; %llu messages in them are lost",
-		              g->recovery_failed, (unsigned long long)g->lost);
+		rc = bag_warn(g->bag, UINT64_MAX, "%zu chunk%s could not be read; %llu message%s in them are lost",
+		              g->recovery_failed, BAG_S(g->recovery_failed), (unsigned long long)g->lost, BAG_S(g->lost));
 	return rc;
 }
 
@@ -1282,8 +1283,8 @@ static int chunk_done(struct verify *v)
 
 	for (uint32_t ch = 0; ch < NCHAN && v->chunk != NULL; ch++) {
 		if (v->per_chan[ch] > 0 && v->chunk_indexed && rc == BAG_OK)
-			rc = vfound(v, v->chunk_pos, BAG_ECORRUPT, "chunk's message indexes leave out %llu messages of channel %u",
-			            (unsigned long long)v->per_chan[ch], ch);
+			rc = vfound(v, v->chunk_pos, BAG_ECORRUPT, "chunk's message indexes leave out %llu message%s of channel %u",
+			            (unsigned long long)v->per_chan[ch], BAG_S(v->per_chan[ch]), ch);
 		v->per_chan[ch] = 0;
 	}
 	free(v->chunk);
@@ -1340,8 +1341,8 @@ static int verify_index(struct verify *v, const uint8_t *content, uint64_t len, 
 			              (unsigned long long)v->chunk_pos);
 	}
 	if (n != v->per_chan[chan])
-		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u lists %llu messages, the chunk holds %llu",
-		              chan, (unsigned long long)n, (unsigned long long)v->per_chan[chan]);
+		return vfound(v, off, BAG_ECORRUPT, "message index of channel %u lists %llu message%s, the chunk holds %llu",
+		              chan, (unsigned long long)n, BAG_S(n), (unsigned long long)v->per_chan[chan]);
 	v->per_chan[chan] = 0;
 	return BAG_OK;
 }
@@ -1365,8 +1366,8 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 		uint8_t op = p[0];
 		uint64_t len = bag_le64(p + 1);
 		if (len > bag->file_size - off - 9) {
-			rc = vfound(v, off, BAG_ETRUNCATED, "record (opcode 0x%02x) of %llu bytes runs past the end of the file",
-			            op, (unsigned long long)len);
+			rc = vfound(v, off, BAG_ETRUNCATED, "record (opcode 0x%02x) of %llu byte%s runs past the end of the file",
+			            op, (unsigned long long)len, BAG_S(len));
 			break;
 		}
 		if (bag_grow((void **)&v->off, &v->cap, v->n + 1, sizeof *v->off) != BAG_OK ||
@@ -1432,8 +1433,8 @@ static int verify_pointer(struct verify *v, uint8_t op, struct cur *c, uint64_t 
 		if (!parse_chunk_index(c, &ci))
 			return vfound(v, off, BAG_ECORRUPT, "chunk index is malformed");
 		if ((i = record_at(v, ci.pos)) < 0 || v->op[i] != OP_CHUNK || record_end(v, (size_t)i, walked) - ci.pos != ci.len)
-			return vfound(v, off, BAG_ECORRUPT, "chunk index points at byte %llu, which is not a chunk record of %llu bytes",
-			              (unsigned long long)ci.pos, (unsigned long long)ci.len);
+			return vfound(v, off, BAG_ECORRUPT, "chunk index points at byte %llu, which is not a chunk record of %llu byte%s",
+			              (unsigned long long)ci.pos, (unsigned long long)ci.len, BAG_S(ci.len));
 		for (uint32_t k = 0; k < ci.mi_len; k += 10)
 			if ((i = record_at(v, bag_le64(ci.mi + k + 2))) < 0 || v->op[i] != OP_MESSAGE_INDEX)
 				return vfound(v, off, BAG_ECORRUPT, "chunk index names a message index at byte %llu that is not there",
@@ -1458,9 +1459,9 @@ static int verify_pointer(struct verify *v, uint8_t op, struct cur *c, uint64_t 
 	}
 	uint8_t want = op == OP_ATTACHMENT_INDEX ? OP_ATTACHMENT : OP_METADATA;
 	if (c->bad || (i = record_at(v, to)) < 0 || v->op[i] != want || record_end(v, (size_t)i, walked) - to != len)
-		return vfound(v, off, BAG_ECORRUPT, "%s index points at byte %llu, which is not such a record of %llu bytes",
+		return vfound(v, off, BAG_ECORRUPT, "%s index points at byte %llu, which is not such a record of %llu byte%s",
 		              op == OP_ATTACHMENT_INDEX ? "attachment" : "metadata", (unsigned long long)to,
-		              (unsigned long long)len);
+		              (unsigned long long)len, BAG_S(len));
 	return BAG_OK;
 }
 
@@ -1506,8 +1507,8 @@ static int verify_summary(struct verify *v, uint64_t footer, uint64_t walked)
 			if (op != OP_STATISTICS)
 				rc = verify_pointer(v, op, &c, v->off[i], walked);
 			else if (get64(&c) != v->messages)
-				rc = vfound(v, v->off[i], BAG_ECORRUPT, "statistics count %llu messages, the file holds %llu",
-				            (unsigned long long)bag_le64(buf), (unsigned long long)v->messages);
+				rc = vfound(v, v->off[i], BAG_ECORRUPT, "statistics count %llu message%s, the file holds %llu",
+				            (unsigned long long)bag_le64(buf), BAG_S(bag_le64(buf)), (unsigned long long)v->messages);
 		}
 		free(buf);
 	}

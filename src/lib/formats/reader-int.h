@@ -24,6 +24,8 @@
 
 #include <bagscope/bag.h>
 
+/* Every format a reader of bag_readers[] takes, for the messages that refuse a file. */
+#define READER_FORMATS "bag versions 2.0, 1.2, 1.1, 1.0 and 0, MCAP files and rosbag2 directories"
 #define READER_HEAD_BYTES (3 * 4097 + 16)  /* what detect() is shown: a version-0 bag's three lines */
 
 struct bag_reader {
@@ -67,6 +69,6 @@ extern const struct bag_reader bag_reader_v20;  /* format-v20.c */
 extern const struct bag_reader bag_reader_v12;  /* format-v12.c */
 extern const struct bag_reader bag_reader_v1x;  /* format-v1x.c: 1.1, 1.0 and 0 */
 extern const struct bag_reader bag_reader_mcap; /* mcap-read.c: MCAP, ros1 and ros2 profiles */
-extern const struct bag_reader bag_reader_db3;  /* rosbag2.c: rosbag2 sqlite3 storage, refused */
+extern const struct bag_reader bag_reader_db3;  /* db3-read.c: rosbag2 sqlite3 storage */
 
 #endif

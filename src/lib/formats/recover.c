@@ -234,8 +234,8 @@ static int read_new(bag_t *bag, uint64_t off, uint64_t len, uint8_t **out)
 
 	*out = malloc(len ? (size_t)len : 1);
 	if (*out == NULL)
-		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for %llu bytes",
-		                (unsigned long long)len);
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for %llu byte%s",
+		                (unsigned long long)len, BAG_S(len));
 	if ((rc = bag_read_at(bag, off, *out, (size_t)len)) != BAG_OK) {
 		free(*out);
 		*out = NULL;
@@ -293,8 +293,8 @@ static int end_plain(struct scan *s, struct chunk *ch, bool cut, bool stopped, s
 	/* records give way to a top-level record: the chunk ends there */
 	if (stopped || (cut && used < len))
 		*end = ch->data_pos + used;
-	if (stopped && !cut && (rc = bag_warn(bag, ch->pos, "chunk data_len says %u bytes but its records "
-	                                      "end after %zu; read to there", stated, used)) != BAG_OK)
+	if (stopped && !cut && (rc = bag_warn(bag, ch->pos, "chunk data_len says %u byte%s but its records "
+	                                      "end after %zu; read to there", stated, BAG_S(stated), used)) != BAG_OK)
 		return rc;
 	ch->size = ch->data_len = (uint32_t)used;
 	if (stopped || used == len)
@@ -324,8 +324,8 @@ static int end_compressed(struct scan *s, struct chunk *ch, bool cut, const stru
 		/* the stream's own end is where the chunk's data ends */
 		*end = ch->data_pos + inf->used;
 		if (!cut && inf->used != stated &&
-		    (rc = bag_warn(s->bag, ch->pos, "chunk data_len says %u bytes but its %s stream is %zu bytes; "
-		                   "read to its end", stated, name, inf->used)) != BAG_OK)
+		    (rc = bag_warn(s->bag, ch->pos, "chunk data_len says %u byte%s but its %s stream is %zu byte%s; "
+		                   "read to its end", stated, BAG_S(stated), name, inf->used, BAG_S(inf->used))) != BAG_OK)
 			return rc;
 		ch->data_len = (uint32_t)inf->used;
 	}
@@ -380,8 +380,8 @@ static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_on
 		goto fail;
 	rc = BAG_OK;
 	if (w.bad > 0 && !harvest_only &&
-	    (rc = bag_warn(bag, ch->pos, "%u records in the chunk's data (the first at offset %u) are not "
-	                   "readable messages or connections; skipped", w.bad, w.first_bad)) != BAG_OK)
+	    (rc = bag_warn(bag, ch->pos, "%u record%s in the chunk's data (the first at offset %u) are not "
+	                   "readable messages or connections; skipped", w.bad, BAG_S(w.bad), w.first_bad)) != BAG_OK)
 		goto fail;
 	if (harvest_only)
 		goto fail;
@@ -839,8 +839,8 @@ static int link_scan(struct scan *s)
 		uint64_t n = 0;
 		for (j = i; j < nundef && undef[j].conn == undef[i].conn; j++)
 			n += undef[j].count;
-		rc = bag_warn(bag, UINT64_MAX, "%llu messages on connection %u, which is defined nowhere, "
-		              "skipped (in %zu chunks)", (unsigned long long)n, undef[i].conn, j - i);
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on connection %u, which is defined nowhere, "
+		              "skipped (in %zu chunk%s)", (unsigned long long)n, BAG_S(n), undef[i].conn, j - i, BAG_S(j - i));
 		if (rc != BAG_OK)
 			goto fail;
 	}

@@ -91,28 +91,6 @@ static int from_listing(const char *dir, struct names *s)
 	return rc;
 }
 
-#define SQLITE_MAGIC "SQLite format 3"
-
-static bool db3_detect(const uint8_t *head, size_t len, uint64_t size)
-{
-	(void)size;
-	return len >= sizeof SQLITE_MAGIC && memcmp(head, SQLITE_MAGIC, sizeof SQLITE_MAGIC) == 0;
-}
-
-/* rosbag2's sqlite3 storage is recognised, and refused in one line: not read yet. */
-static int db3_open(bag_t *bag, const struct bag_open_opts *o)
-{
-	(void)o;
-	return bag_fail(bag, BAG_EUNSUPP, UINT64_MAX, "rosbag2 sqlite3 storage (.db3) is not read by this version; "
-	                "`ros2 bag convert` makes an MCAP of it");
-}
-
-const struct bag_reader bag_reader_db3 = {
-	.name = "db3",
-	.detect = db3_detect,
-	.open = db3_open,
-};
-
 BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, char *err, size_t errlen)
 {
 	struct names s = { 0 };

@@ -132,13 +132,13 @@ static int load_stat(bag_t *bag, size_t i)
 	ch->data_len = rec.data_len;
 	ch->data_pos = ch->pos + 8 + rec.header_len;
 	if (ch->data_pos + ch->data_len > bag->file_size) {
-		rc = bag_fail(bag, BAG_ETRUNCATED, ch->pos, "chunk data (%u bytes) runs past the end of the file",
-		              ch->data_len);
+		rc = bag_fail(bag, BAG_ETRUNCATED, ch->pos, "chunk data (%u byte%s) runs past the end of the file",
+		              ch->data_len, BAG_S(ch->data_len));
 		goto fail;
 	}
 	if (ch->data_pos + ch->data_len > ch->index_end) {
-		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk data (%u bytes) overlaps the next chunk",
-		              ch->data_len);
+		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk data (%u byte%s) overlaps the next chunk",
+		              ch->data_len, BAG_S(ch->data_len));
 		goto fail;
 	}
 	ch->stat_loaded = true;
@@ -223,16 +223,16 @@ static int decompress(bag_t *bag, const struct chunk *ch, const uint8_t *src, ui
 		return bag_fail(bag, rc, UINT64_MAX, "out of memory");
 	if (ch->partial)
 		return out.len >= ch->size ? BAG_OK :
-		       bag_fail(bag, BAG_ECOMPRESS, ch->pos, "cut-off %s chunk now decompresses to %zu bytes, "
-		                "%u during recovery", name, out.len, ch->size);
+		       bag_fail(bag, BAG_ECOMPRESS, ch->pos, "cut-off %s chunk now decompresses to %zu byte%s, "
+		                "%u during recovery", name, out.len, BAG_S(out.len), ch->size);
 	if (out.len > ch->size)
-		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to more than its stated %u bytes",
-		                name, ch->size);
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to more than its stated %u byte%s",
+		                name, ch->size, BAG_S(ch->size));
 	if (!out.ended)
 		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk cannot be decompressed: %s", name, out.err.message);
 	if (out.len != ch->size)
-		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to %zu bytes, header says %u",
-		                name, out.len, ch->size);
+		return bag_fail(bag, BAG_ECOMPRESS, ch->pos, "%s chunk decompresses to %zu byte%s, header says %u",
+		                name, out.len, BAG_S(out.len), ch->size);
 	return BAG_OK;
 }
 
@@ -340,7 +340,8 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		return rc;
 	if (ch->compression == BAG_COMPRESSION_NONE && ch->size != ch->data_len)
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
-		                "uncompressed chunk holds %u bytes but its header says %u", ch->data_len, ch->size);
+		                "uncompressed chunk holds %u byte%s but its header says %u", ch->data_len,
+		                BAG_S(ch->data_len), ch->size);
 	if (ch->size > bag_codec_size_cap(ch->compression, ch->data_len))
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
 		                "chunk claims %u uncompressed bytes from %u compressed: implausible",

@@ -97,12 +97,12 @@ static int read_region(bag_t *bag, size_t i, struct chunk_entries *c, uint64_t *
 	*pos = ch->data_pos + ch->data_len;
 	/* index_end can have moved since the stat (a chunk position repaired by recovery) */
 	if (*pos > ch->index_end)
-		return bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk data (%u bytes) overlaps the next chunk",
-		                ch->data_len);
+		return bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk data (%u byte%s) overlaps the next chunk",
+		                ch->data_len, BAG_S(ch->data_len));
 	region = ch->index_end - *pos;
 	if (ch->count > region / INDEX_ENTRY_BYTES)
-		return bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk info counts %llu messages, more than its "
-		                "index region can hold", (unsigned long long)ch->count);
+		return bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk info counts %llu message%s, more than its "
+		                "index region can hold", (unsigned long long)ch->count, BAG_S(ch->count));
 	if (region > c->scratch_cap) {
 		uint8_t *n = region <= SIZE_MAX ? realloc(c->scratch, (size_t)region) : NULL;
 		if (n == NULL)
@@ -165,16 +165,17 @@ int chunk_entries_read(bag_t *bag, size_t i, struct chunk_entries *c)
 		want = conn < 0 ? -1 : (long)bag_chunk_conn_messages(bag, i, (size_t)conn);
 		if (want != (long)count || (uint64_t)count * INDEX_ENTRY_BYTES != rec.data_len ||
 		    got + count > ch->count)
-			return bag_fail(bag, BAG_ECORRUPT, off, "index data for connection %u holds %u entries in %u "
-			                "bytes; the chunk info says %ld", conn_id, count, rec.data_len, want);
+			return bag_fail(bag, BAG_ECORRUPT, off, "index data for connection %u holds %u %s in %u "
+			                "bytes; the chunk info says %ld", conn_id, count,
+			                count == 1 ? "entry" : "entries", rec.data_len, want);
 		if ((rc = add_record(bag, i, c, rec.data, count, (uint32_t)conn, conn_id, off)) != BAG_OK)
 			return rc;
 		got += count;
 		at += rec.size;
 	}
 	if (got != ch->count)
-		return bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk info counts %llu messages, its index data %llu",
-		                (unsigned long long)ch->count, (unsigned long long)got);
+		return bag_fail(bag, BAG_ECORRUPT, ch->pos, "chunk info counts %llu message%s, its index data %llu",
+		                (unsigned long long)ch->count, BAG_S(ch->count), (unsigned long long)got);
 	return BAG_OK;
 }
 

@@ -380,7 +380,7 @@ int tl_group_load(bag_timeline_t *tl, size_t gi)
 		why[0] = '\0';
 	}
 	if (b.n > UINT32_MAX) {
-		rc = tl_fail(tl, BAG_EUNSUPP, "a group of overlapping chunks holds %zu messages, more than 2^32", b.n);
+		rc = tl_fail(tl, BAG_EUNSUPP, "a group of overlapping chunks holds %zu message%s, more than 2^32", b.n, BAG_S(b.n));
 		goto fail;
 	}
 	if (b.nruns > 1) {

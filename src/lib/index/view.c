@@ -364,9 +364,9 @@ static int check_chunk(bag_view_t *v, uint32_t tchunk, size_t k)
 		return 0;                 /* the read itself reports what is wrong */
 	if (n == tc->nents && sum == tc->sum)
 		return 0;
-	if (tl_warn(tl, "%s: at byte %llu: the chunk's index data do not match its %zu messages; the chunk "
+	if (tl_warn(tl, "%s: at byte %llu: the chunk's index data do not match its %zu message%s; the chunk "
 	            "is indexed from its data", bag->path, (unsigned long long)bag->chunks[tc->chunk].pos,
-	            (size_t)n) != BAG_OK)
+	            (size_t)n, BAG_S(n)) != BAG_OK)
 		return 0;
 	tc->walk = true;
 	tl->loaded_rows -= g->count;

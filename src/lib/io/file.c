@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <bagscope/common.h>
+#include "lib/common/util-int.h"
 #include "lib/io/source-int.h"
 
 struct file_source {
@@ -23,8 +24,7 @@ struct file_source {
 	ino_t ino;
 };
 
-static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t len,
-                        uint64_t *at, char *err, size_t errlen)
+static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t len, struct bag_error *err)
 {
 	struct file_source *f = (struct file_source *)s;
 	size_t done = 0;
@@ -33,15 +33,10 @@ static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t le
 		ssize_t n = pread(f->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
-		*at = off + done;
-		if (n < 0) {
-			snprintf(err, errlen, "read failed: %s", strerror(errno));
-			return BAG_EIO;
-		}
-		if (n == 0) {
-			snprintf(err, errlen, "unexpected end of file");
-			return BAG_ETRUNCATED;
-		}
+		if (n < 0)
+			return bag_error_set(err, BAG_EIO, NULL, off + done, "read failed: %s", strerror(errno));
+		if (n == 0)
+			return bag_error_set(err, BAG_ETRUNCATED, NULL, off + done, "unexpected end of file");
 		done += (size_t)n;
 	}
 	return BAG_OK;
@@ -60,22 +55,19 @@ static struct file_source *file_new(int fd)
 	return f;
 }
 
-static int file_dup(struct bag_source *s, struct bag_source **out, char *err, size_t errlen)
+static int file_dup(struct bag_source *s, struct bag_source **out, struct bag_error *err)
 {
 	struct file_source *f = (struct file_source *)s, *d;
 	int fd;
 
 	*out = NULL;
 	fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot duplicate the file descriptor: %s", strerror(errno));
-		return BAG_EIO;
-	}
+	if (fd < 0)
+		return bag_error_say(err, BAG_EIO, "cannot duplicate the file descriptor: %s", strerror(errno));
 	d = file_new(fd);
 	if (d == NULL) {
 		close(fd);
-		snprintf(err, errlen, "out of memory");
-		return BAG_ENOMEM;
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	}
 	d->base.size = s->size;
 	d->dev = f->dev;
@@ -108,7 +100,7 @@ static struct bag_source_ops file_ops = {
 	.close = file_close,
 };
 
-int bag_file_open(struct bag_source **out, const char *path, char *err, size_t errlen)
+int bag_file_open(struct bag_source **out, const char *path, struct bag_error *err)
 {
 	struct file_source *f;
 	struct stat st;
@@ -116,20 +108,16 @@ int bag_file_open(struct bag_source **out, const char *path, char *err, size_t e
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return BAG_EIO;
-	}
+	if (fd < 0)
+		return bag_error_say(err, BAG_EIO, "%s", strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		snprintf(err, errlen, "not a regular file");
-		return BAG_EIO;
+		return bag_error_say(err, BAG_EIO, "not a regular file");
 	}
 	f = file_new(fd);
 	if (f == NULL) {
 		close(fd);
-		snprintf(err, errlen, "out of memory");
-		return BAG_ENOMEM;
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	}
 	f->base.size = (uint64_t)st.st_size;
 	f->dev = st.st_dev;

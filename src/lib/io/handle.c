@@ -52,19 +52,18 @@ nomem:
 
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 {
-	char cause[BAG_ERROR_MESSAGE_MAX / 2];
-	uint64_t at = off;
+	struct bag_error e = { .offset = off };
 	int rc;
 
 	if (off > bag->file_size || len > bag->file_size - off)
 		return bag_fail(bag, BAG_ETRUNCATED, off,
-		                "%zu bytes needed but the file ends at byte %llu",
-		                len, (unsigned long long)bag->file_size);
+		                "%zu byte%s needed but the file ends at byte %llu",
+		                len, BAG_S(len), (unsigned long long)bag->file_size);
 	if (len == 0)
 		return BAG_OK;
-	rc = bag->src->ops->read_at(bag->src, off, buf, len, &at, cause, sizeof cause);
+	rc = bag->src->ops->read_at(bag->src, off, buf, len, &e);
 	if (rc != BAG_OK)
-		return bag_fail(bag, rc, at, "%s", cause);
+		return bag_fail(bag, rc, e.offset, "%s", e.message);
 	return BAG_OK;
 }
 

@@ -30,6 +30,7 @@
 #include <curl/curl.h>
 
 #include <bagscope/common.h>
+#include "lib/common/util-int.h"
 #include "lib/io/remote-int.h"
 
 #define TRIES 6
@@ -195,55 +196,50 @@ static bool transient(CURLcode rc)
 	       rc == CURLE_HTTP2 || rc == CURLE_HTTP2_STREAM || rc == CURLE_SSL_CONNECT_ERROR;
 }
 
-/* The failure of an answer that is not 206, or of the transfer; *code set. */
-static enum verdict judge_status(struct http_source *s, CURLcode rc, const struct xfer *x,
-                                 int *code, char *err, size_t errlen)
+/* The failure of an answer that is not 206, or of the transfer, in why (its code and cause). */
+static enum verdict judge_status(struct http_source *s, CURLcode rc, const struct xfer *x, struct bag_error *why)
 {
-	*code = BAG_EIO;
 	if (rc == CURLE_ABORTED_BY_CALLBACK && s->cancel != NULL && *s->cancel) {
-		*code = BAG_ECANCELED;
-		snprintf(err, errlen, "cancelled");
+		bag_error_say(why, BAG_ECANCELED, "cancelled");
 	} else if (x->full) {
-		*code = BAG_EUNSUPP;
-		snprintf(err, errlen, "the server ignores Range requests (it answered 200 with the whole "
-		         "object); not downloading it whole");
+		bag_error_say(why, BAG_EUNSUPP, "the server ignores Range requests (it answered 200 with the whole "
+		              "object); not downloading it whole");
 	} else if (x->status == 401) {
-		snprintf(err, errlen, "HTTP 401: not authorised (credentials missing or refused)");
+		bag_error_say(why, BAG_EIO, "HTTP 401: not authorised (credentials missing or refused)");
 	} else if (x->status == 403) {
-		snprintf(err, errlen, "HTTP 403: access denied (check the credentials and the object's permissions)");
+		bag_error_say(why, BAG_EIO, "HTTP 403: access denied (check the credentials and the object's permissions)");
 	} else if (x->status == 404) {
-		*code = BAG_ENOTFOUND;
-		snprintf(err, errlen, "HTTP 404: no such object");
+		bag_error_say(why, BAG_ENOTFOUND, "HTTP 404: no such object");
 	} else if (x->status == 429 || x->status >= 500) {
-		snprintf(err, errlen, "HTTP %ld", x->status);
+		bag_error_say(why, BAG_EIO, "HTTP %ld", x->status);
 		return RETRY;
 	} else if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
-		snprintf(err, errlen, "%s", s->curlerr[0] ? s->curlerr : curl_easy_strerror(rc));
+		bag_error_say(why, BAG_EIO, "%s", s->curlerr[0] ? s->curlerr : curl_easy_strerror(rc));
 		return transient(rc) ? RETRY : FAIL;
 	} else if (x->status == 416) {
-		snprintf(err, errlen, "HTTP 416: range not satisfiable (the object is shorter than when opened)");
+		bag_error_say(why, BAG_EIO, "HTTP 416: range not satisfiable (the object is shorter than when opened)");
 	} else if (x->status != 206) {
-		snprintf(err, errlen, "unexpected HTTP %ld to a range request", x->status);
+		bag_error_say(why, BAG_EIO, "unexpected HTTP %ld to a range request", x->status);
 	} else {
 		return GOOD;
 	}
 	return FAIL;
 }
 
-/* Whether a 206's validators and size match the first answer's; err if not. */
-static bool same_object(struct http_source *s, const struct xfer *x, char *err, size_t errlen)
+/* Whether a 206's validators and size match the first answer's; why set if not. */
+static bool same_object(struct http_source *s, const struct xfer *x, struct bag_error *why)
 {
 	if (!x->has_cr)
-		snprintf(err, errlen, "a 206 answer without Content-Range");
+		bag_error_say(why, BAG_EIO, "a 206 answer without Content-Range");
 	else if (s->etag[0] && strcmp(s->etag, x->etag) != 0)
-		snprintf(err, errlen, "the object changed while being read (ETag %.60s, now %.60s)", s->etag,
-		         x->etag[0] ? x->etag : "none");
+		bag_error_say(why, BAG_EIO, "the object changed while being read (ETag %.60s, now %.60s)", s->etag,
+		              x->etag[0] ? x->etag : "none");
 	else if (s->lastmod[0] && strcmp(s->lastmod, x->lastmod) != 0)
-		snprintf(err, errlen, "the object changed while being read (Last-Modified %.40s, now %.40s)",
-		         s->lastmod, x->lastmod[0] ? x->lastmod : "none");
+		bag_error_say(why, BAG_EIO, "the object changed while being read (Last-Modified %.40s, now %.40s)",
+		              s->lastmod, x->lastmod[0] ? x->lastmod : "none");
 	else if (x->cr_total != s->base.size)
-		snprintf(err, errlen, "the object changed while being read (%llu bytes, now %llu)",
-		         (unsigned long long)s->base.size, (unsigned long long)x->cr_total);
+		bag_error_say(why, BAG_EIO, "the object changed while being read (%llu bytes, now %llu)",
+		              (unsigned long long)s->base.size, (unsigned long long)x->cr_total);
 	else
 		return true;
 	return false;
@@ -261,14 +257,15 @@ static bool backoff(struct http_source *s, int tries)
 
 /*
  * Fetch bytes [off, off + len) into buf, retrying transient failures and
- * resuming after what came. 0, or BAG_E* with *at the first byte missing.
+ * resuming after what came. 0, or BAG_E* with err set (its offset the
+ * first byte missing).
  */
-static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t *buf,
-                       uint64_t *at, char *err, size_t errlen)
+static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t *buf, struct bag_error *err)
 {
-	char range[64], why[256];
+	struct bag_error why = { 0 };
+	char range[64];
 	size_t got = 0;
-	int tries = 0, code = BAG_OK;
+	int tries = 0, code;
 
 	while (got < len) {
 		struct xfer x = { .buf = buf + got, .cap = len - got };
@@ -278,18 +275,16 @@ static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t 
 		snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)(off + got),
 		         (unsigned long long)(off + len - 1));
 		rc = perform(s, range, &x);
-		v = judge_status(s, rc, &x, &code, why, sizeof why);
-		if (x.status == 206 && !same_object(s, &x, why, sizeof why)) {
+		v = judge_status(s, rc, &x, &why);
+		if (x.status == 206 && !same_object(s, &x, &why)) {
 			v = FAIL;
-			code = BAG_EIO;
 		} else if (x.status == 206 && x.cr_lo != off + got) {
-			snprintf(why, sizeof why, "the server answered bytes from %llu", (unsigned long long)x.cr_lo);
+			bag_error_say(&why, BAG_EIO, "the server answered bytes from %llu", (unsigned long long)x.cr_lo);
 			v = FAIL;
-			code = BAG_EIO;
 		} else if (x.status == 206) {
 			got += x.len;   /* what came is good, even when the transfer broke */
 			if (v == GOOD && got < len) {
-				snprintf(why, sizeof why, "the answer ended early");
+				bag_error_say(&why, BAG_EIO, "the answer ended early");
 				v = RETRY;
 			}
 		}
@@ -297,20 +292,18 @@ static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t 
 			continue;
 		if (v == RETRY && ++tries < TRIES && backoff(s, tries))
 			continue;
-		*at = off + got;
+		code = s->cancel != NULL && *s->cancel ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
 		if (v == RETRY)
-			snprintf(err, errlen, "bytes %llu-%llu: %s, after %d tries", (unsigned long long)(off + got),
-			         (unsigned long long)(off + len - 1), why, tries);
-		else
-			snprintf(err, errlen, "bytes %llu-%llu: %s", (unsigned long long)(off + got),
-			         (unsigned long long)(off + len - 1), why);
-		return s->cancel != NULL && *s->cancel ? BAG_ECANCELED : code != BAG_OK ? code : BAG_EIO;
+			return bag_error_set(err, code, NULL, off + got, "bytes %llu-%llu: %s, after %d tries",
+			                     (unsigned long long)(off + got), (unsigned long long)(off + len - 1),
+			                     why.message, tries);
+		return bag_error_set(err, code, NULL, off + got, "bytes %llu-%llu: %s", (unsigned long long)(off + got),
+		                     (unsigned long long)(off + len - 1), why.message);
 	}
 	return BAG_OK;
 }
 
-static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t len,
-                        uint64_t *at, char *err, size_t errlen)
+static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t len, struct bag_error *err)
 {
 	struct http_source *s = (struct http_source *)src;
 	uint8_t *out = buf;
@@ -323,10 +316,10 @@ static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t 
 
 		if (n == 0 && blockcache_claim(s->cache, off, len, s->base.size, &lo, &flen)) {
 			fetched = malloc(flen ? flen : 1);
-			rc = fetched != NULL ? fetch_range(s, lo, (size_t)flen, fetched, at, err, errlen) : BAG_ENOMEM;
+			rc = fetched != NULL ? fetch_range(s, lo, (size_t)flen, fetched, err)
+			                     : bag_error_set(err, BAG_ENOMEM, NULL, off, "out of memory for %llu bytes",
+			                                     (unsigned long long)flen);
 			if (rc != BAG_OK) {
-				if (rc == BAG_ENOMEM)
-					*at = off, snprintf(err, errlen, "out of memory for %llu bytes", (unsigned long long)flen);
 				free(fetched);
 				blockcache_landed(s->cache, lo);
 				return rc;
@@ -389,13 +382,12 @@ static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t 
 {
 	struct xfer x = { .grow = true, .cap = bytes + nranges * 256 + 4096 };
 	const char *b;
-	char why[256];
-	int code;
+	struct bag_error why;   /* a failure here is the reads' to report */
 	enum multi m = MULTI_DONE;
 
 	for (int tries = 0; tries < 2; tries++) {
 		CURLcode rc = perform(s, ranges, &x);
-		enum verdict v = judge_status(s, rc, &x, &code, why, sizeof why);
+		enum verdict v = judge_status(s, rc, &x, &why);
 		if (v == RETRY)
 			continue;
 		if (x.full)
@@ -498,12 +490,12 @@ static bool slot_start(struct http_source *s, CURLM *m, struct slot *k, const st
 /* Slot k's answer is in: kept when it is the whole range of the same object. */
 static void slot_done(struct http_source *s, CURLM *m, struct slot *k, CURLcode rc)
 {
-	char why[256];
+	struct bag_error why;
 
 	curl_easy_getinfo(k->h, CURLINFO_RESPONSE_CODE, &k->x.status);
 	curl_multi_remove_handle(m, k->h);
 	blockcache_count(s->cache, k->x.len, 1);
-	if (rc == CURLE_OK && k->x.status == 206 && same_object(s, &k->x, why, sizeof why) &&
+	if (rc == CURLE_OK && k->x.status == 206 && same_object(s, &k->x, &why) &&
 	    k->x.cr_lo == k->lo && k->x.len == k->x.cap)
 		blockcache_put(s->cache, k->lo, k->x.buf, k->x.len);
 	else
@@ -603,12 +595,12 @@ struct ahead {
 /* Fetch [off, off + len) into the cache, skipping what is cached or in flight. */
 static void ahead_fetch(struct http_source *s, uint64_t off, uint64_t len)
 {
-	char err[256];
-	uint64_t lo, n, at;
+	struct bag_error err;
+	uint64_t lo, n;
 
 	while (len > 0 && blockcache_claim_ahead(s->cache, off, len, &lo, &n)) {
 		uint8_t *buf = malloc(n + 1);   /* room for the NUL a taken chunk gets */
-		if (buf != NULL && fetch_range(s, lo, (size_t)n, buf, &at, err, sizeof err) == BAG_OK)
+		if (buf != NULL && fetch_range(s, lo, (size_t)n, buf, &err) == BAG_OK)
 			blockcache_put_once(s->cache, lo, buf, (size_t)n);
 		else
 			free(buf);   /* the read that needs it fetches and reports it */
@@ -823,14 +815,12 @@ static struct http_source *http_twin(struct http_source *s)
 	return d;
 }
 
-static int http_dup(struct bag_source *src, struct bag_source **out, char *err, size_t errlen)
+static int http_dup(struct bag_source *src, struct bag_source **out, struct bag_error *err)
 {
 	struct http_source *s = (struct http_source *)src, *d = http_twin(s);
 
-	if (d == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return BAG_ENOMEM;
-	}
+	if (d == NULL)
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	blockcache_ref(s->cache);
 	*out = &d->base;
 	return BAG_OK;
@@ -857,29 +847,30 @@ static struct bag_source_ops http_ops = {
  * The first request: the object's first MIN_FETCH bytes, which give its
  * size and validators (kept) and go into the cache.
  */
-static int first_fetch(struct http_source *s, char *err, size_t errlen)
+static int first_fetch(struct http_source *s, struct bag_error *err)
 {
-	char range[64], why[256];
+	struct bag_error why = { 0 };
+	char range[64];
 	struct xfer x = { .grow = true, .cap = MIN_FETCH };
-	int code = BAG_OK;
+	int code;
 	enum verdict v = RETRY;
 
 	snprintf(range, sizeof range, "0-%llu", (unsigned long long)(MIN_FETCH - 1));
 	for (int tries = 0; v == RETRY && tries < TRIES; tries++) {
 		if (tries > 0 && !backoff(s, tries))
 			break;
-		v = judge_status(s, perform(s, range, &x), &x, &code, why, sizeof why);
+		v = judge_status(s, perform(s, range, &x), &x, &why);
 	}
 	if (v == FAIL && (x.status == 416 || (x.status == 200 && !x.full))) {
 		v = GOOD;           /* an empty object (a 200 without a body byte) */
 	} else if (v == GOOD && (!x.has_cr || x.cr_lo != 0 || x.len != x.cr_hi + 1)) {
-		snprintf(why, sizeof why, "a 206 answer without a usable Content-Range");
+		bag_error_say(&why, BAG_EIO, "a 206 answer without a usable Content-Range");
 		v = FAIL;
 	}
 	if (v != GOOD) {
 		free(x.buf);
-		snprintf(err, errlen, "%s%s", why, v == RETRY ? ", after retries" : "");
-		return s->cancel != NULL && *s->cancel ? BAG_ECANCELED : code != BAG_OK ? code : BAG_EIO;
+		code = s->cancel != NULL && *s->cancel ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
+		return bag_error_say(err, code, "%s%s", why.message, v == RETRY ? ", after retries" : "");
 	}
 	s->base.size = x.status == 206 ? x.cr_total : 0;
 	memcpy(s->etag, x.etag, sizeof s->etag);
@@ -892,7 +883,7 @@ static int first_fetch(struct http_source *s, char *err, size_t errlen)
 }
 
 int bag_http_open(struct bag_source **out, struct remote_target *t, const struct bag_source_opts *o,
-                  char *err, size_t errlen)
+                  struct bag_error *err)
 {
 	struct blockcache *cache = blockcache_new(o->block_cache_bytes ? o->block_cache_bytes : REMOTE_CACHE_DEFAULT);
 	struct http_source *s = cache != NULL ? http_new(t, cache) : NULL;
@@ -902,13 +893,12 @@ int bag_http_open(struct bag_source **out, struct remote_target *t, const struct
 	remote_target_free(t);
 	if (s == NULL) {
 		blockcache_unref(cache);
-		snprintf(err, errlen, "out of memory");
-		return BAG_ENOMEM;
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	}
 	s->cancel = o->cancel;
 	s->progress = o->fetched;
 	s->no_multi = s->t.sigv4 != NULL || o->no_sign_request;   /* S3 takes one range per request */
-	rc = first_fetch(s, err, errlen);
+	rc = first_fetch(s, err);
 	if (rc != BAG_OK) {
 		http_close(&s->base);
 		return rc;
@@ -918,7 +908,7 @@ int bag_http_open(struct bag_source **out, struct remote_target *t, const struct
 }
 
 int remote_get_small(const struct remote_target *t, char **body, size_t *len, size_t max,
-                     char *err, size_t errlen)
+                     struct bag_error *err)
 {
 	struct curl_slist *hdrs = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -929,10 +919,8 @@ int remote_get_small(const struct remote_target *t, char **body, size_t *len, si
 	int code = BAG_EIO;
 
 	*body = NULL;
-	if (h == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return BAG_ENOMEM;
-	}
+	if (h == NULL)
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	x.h = h;
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
@@ -944,13 +932,13 @@ int remote_get_small(const struct remote_target *t, char **body, size_t *len, si
 			break;
 	}
 	if (rc != CURLE_OK)
-		snprintf(err, errlen, "%s", x.overflow ? "listing too large" : errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		bag_error_say(err, code, "%s", x.overflow ? "listing too large" : errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	else if (status == 403 || status == 401)
-		snprintf(err, errlen, "HTTP %ld: access denied (check the credentials)", status);
+		bag_error_say(err, code, "HTTP %ld: access denied (check the credentials)", status);
 	else if (status == 404)
-		snprintf(err, errlen, "HTTP 404: no such bucket");
+		bag_error_say(err, code, "HTTP 404: no such bucket");
 	else if (status != 200)
-		snprintf(err, errlen, "unexpected HTTP %ld", status);
+		bag_error_say(err, code, "unexpected HTTP %ld", status);
 	else
 		code = BAG_OK;
 	curl_easy_cleanup(h);

@@ -83,18 +83,18 @@ void remote_target_free(struct remote_target *t);
 
 /* Open an HTTP(S) source on t (taken over). */
 int bag_http_open(struct bag_source **out, struct remote_target *t, const struct bag_source_opts *o,
-                  char *err, size_t errlen);
+                  struct bag_error *err);
 
 /*
  * GET t's URL whole into *body (a small listing, at most max bytes), with
  * t's signing; 0 or BAG_E* with err set.
  */
 int remote_get_small(const struct remote_target *t, char **body, size_t *len, size_t max,
-                     char *err, size_t errlen);
+                     struct bag_error *err);
 
 /* ---- s3.c ---- */
 
 /* Build the target of s3://bucket/key from the standard AWS configuration. */
-int bag_s3_target(struct remote_target *t, const char *s3url, bool no_sign, char *err, size_t errlen);
+int bag_s3_target(struct remote_target *t, const char *s3url, bool no_sign, struct bag_error *err);
 
 #endif

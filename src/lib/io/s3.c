@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <bagscope/bag.h>
+#include "lib/common/util-int.h"
 #include "lib/io/remote-int.h"
 
 #define LIST_MAX ((size_t)16 << 20)
@@ -99,7 +100,7 @@ static void env_or(const char *var, char *dst, size_t cap)
 		snprintf(dst, cap, "%s", v);
 }
 
-static int aws_conf_read(struct aws_conf *c, bool no_sign, char *err, size_t errlen)
+static int aws_conf_read(struct aws_conf *c, bool no_sign, struct bag_error *err)
 {
 	const char *profile = getenv("AWS_PROFILE");
 
@@ -127,10 +128,9 @@ static int aws_conf_read(struct aws_conf *c, bool no_sign, char *err, size_t err
 	}
 	if (c->key_id[0] && c->secret[0])
 		return BAG_OK;
-	snprintf(err, errlen, "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
-	         "AWS_PROFILE with ~/.aws/credentials (profile \"%.100s\" has none), or use --no-sign-request",
-	         profile);
-	return BAG_EINVAL;
+	return bag_error_say(err, BAG_EINVAL, "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+	                     "or AWS_PROFILE with ~/.aws/credentials (profile \"%.100s\" has none), or use "
+	                     "--no-sign-request", profile);
 }
 
 /* Append s percent-encoded (RFC 3986 unreserved kept, and '/' when keep_slash). */
@@ -190,24 +190,24 @@ static int sign_with(struct remote_target *t, const struct aws_conf *c, bool no_
 	return t->sigv4 == NULL || t->userpwd == NULL || (c->token[0] && t->token == NULL) ? BAG_ENOMEM : BAG_OK;
 }
 
-int bag_s3_target(struct remote_target *t, const char *s3url, bool no_sign, char *err, size_t errlen)
+int bag_s3_target(struct remote_target *t, const char *s3url, bool no_sign, struct bag_error *err)
 {
 	struct aws_conf c;
 	char bucket[256], url[4096];
 	const char *key;
 	int rc;
 
-	if (!split_url(s3url, bucket, sizeof bucket, &key) || !*key) {
-		snprintf(err, errlen, "not an s3://bucket/key URL");
-		return BAG_EINVAL;
-	}
-	rc = aws_conf_read(&c, no_sign, err, errlen);
+	if (!split_url(s3url, bucket, sizeof bucket, &key) || !*key)
+		return bag_error_say(err, BAG_EINVAL, "not an s3://bucket/key URL");
+	rc = aws_conf_read(&c, no_sign, err);
 	if (rc == BAG_OK) {
 		bucket_url(&c, bucket, url, sizeof url);
 		encode(url, sizeof url, key, true);
 		t->url = strdup(url);
 		t->name = strdup(s3url);
 		rc = t->url == NULL || t->name == NULL ? BAG_ENOMEM : sign_with(t, &c, no_sign);
+		if (rc == BAG_ENOMEM)
+			bag_error_say(err, rc, "out of memory");
 	}
 	explicit_bzero(&c, sizeof c);
 	return rc;
@@ -303,7 +303,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* List the keys under prefix matching glob as s3:// URLs. */
 static int list_keys(const struct aws_conf *c, bool no_sign, const char *bucket, const char *glob,
-                     char ***urls, size_t *n, char *err, size_t errlen)
+                     char ***urls, size_t *n, struct bag_error *err)
 {
 	size_t plen = strcspn(glob, "*?[\\");
 	char *prefix = strndup(glob, plen), *token = NULL, url[8192];
@@ -314,7 +314,7 @@ static int list_keys(const struct aws_conf *c, bool no_sign, const char *bucket,
 		char *body, *next;
 		size_t len;
 		list_url(c, bucket, prefix, token, url, sizeof url);
-		rc = remote_get_small(&t, &body, &len, LIST_MAX, err, errlen);
+		rc = remote_get_small(&t, &body, &len, LIST_MAX, err);
 		if (rc != BAG_OK)
 			break;
 		body[len < LIST_MAX ? len : LIST_MAX - 1] = '\0';
@@ -336,6 +336,7 @@ BAG_API int bag_url_expand(const char *pattern, bool no_sign_request, char ***ur
                            char *err, size_t errlen)
 {
 	struct aws_conf c;
+	struct bag_error e = { 0 };   /* the cause, kept in the caller's err below (public API) */
 	char bucket[256];
 	const char *glob;
 	int rc;
@@ -346,17 +347,15 @@ BAG_API int bag_url_expand(const char *pattern, bool no_sign_request, char ***ur
 		snprintf(err, errlen, "%s: not an s3://bucket/key URL", pattern);
 		return BAG_EINVAL;
 	}
-	rc = aws_conf_read(&c, no_sign_request, err, errlen);
+	rc = aws_conf_read(&c, no_sign_request, &e);
 	if (rc == BAG_OK)
-		rc = list_keys(&c, no_sign_request, bucket, glob, urls, n, err, errlen);
+		rc = list_keys(&c, no_sign_request, bucket, glob, urls, n, &e);
 	explicit_bzero(&c, sizeof c);
 	if (rc == BAG_OK && *n == 0) {
 		snprintf(err, errlen, "%s: no object matches", pattern);
 		rc = BAG_ENOTFOUND;
 	} else if (rc != BAG_OK) {
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s: listing the bucket: %s", pattern, err);
-		snprintf(err, errlen, "%s", msg);
+		snprintf(err, errlen, "%s: listing the bucket: %s", pattern, e.message[0] ? e.message : bag_strerror(rc));
 	}
 	if (rc == BAG_OK) {
 		qsort(*urls, *n, sizeof **urls, cmp_str);

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include <bagscope/common.h>
+
 struct bag_source;
 
 /* One byte range, for prefetch hints. */
@@ -27,13 +29,13 @@ struct bag_span {
 struct bag_source_ops {
 	/*
 	 * Read exactly len bytes at off (off + len <= size, checked by the
-	 * caller). 0, or a negative BAG_E* code with *at set to the failing
-	 * offset and err to the cause ("read failed: ...", no name or offset).
+	 * caller). 0, or a negative BAG_E* code with err set (common.h): the
+	 * code, the failing offset and the cause ("read failed: ...", no name
+	 * and no offset in the message).
 	 */
-	int (*read_at)(struct bag_source *s, uint64_t off, void *buf, size_t len,
-	               uint64_t *at, char *err, size_t errlen);
-	/* A second, independent handle on the same bytes (bag_dup). */
-	int (*dup)(struct bag_source *s, struct bag_source **out, char *err, size_t errlen);
+	int (*read_at)(struct bag_source *s, uint64_t off, void *buf, size_t len, struct bag_error *err);
+	/* A second, independent handle on the same bytes (bag_dup); err set on failure. */
+	int (*dup)(struct bag_source *s, struct bag_source **out, struct bag_error *err);
 	/* Whether the bytes are the local file st describes (export's guard). */
 	bool (*same_file)(const struct bag_source *s, const struct stat *st);
 	/*
@@ -74,15 +76,15 @@ struct bag_source_opts {
 
 /*
  * Open the bytes named by path: a local file, or a URL for which a remote
- * source is built in. 0, or a BAG_E* code with err set to the cause.
+ * source is built in. 0, or a BAG_E* code with err set (the cause, no name).
  */
 int bag_source_open(struct bag_source **out, const char *path, const struct bag_source_opts *o,
-                    char *err, size_t errlen);
+                    struct bag_error *err);
 
 /* Whether path is a URL some remote source reads (http, https, s3). */
 bool bag_source_is_url(const char *path);
 
 /* ---- file.c: a local regular file, read with pread ---- */
-int bag_file_open(struct bag_source **out, const char *path, char *err, size_t errlen);
+int bag_file_open(struct bag_source **out, const char *path, struct bag_error *err);
 
 #endif

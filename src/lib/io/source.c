@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include <bagscope/bag.h>
+#include "lib/common/util-int.h"
 #include "lib/io/remote-int.h"
 
 bool bag_source_is_url(const char *path)
@@ -45,23 +46,23 @@ BAG_API char *bag_url_redact(const char *path)
 }
 
 int bag_source_open(struct bag_source **out, const char *path, const struct bag_source_opts *o,
-                    char *err, size_t errlen)
+                    struct bag_error *err)
 {
 	struct remote_target t = { 0 };
 	int rc;
 
 	*out = NULL;
 	if (!bag_source_is_url(path))
-		return bag_file_open(out, path, err, errlen);
+		return bag_file_open(out, path, err);
 	if (strncmp(path, "s3://", 5) == 0)
-		rc = bag_s3_target(&t, path, o->no_sign_request, err, errlen);
+		rc = bag_s3_target(&t, path, o->no_sign_request, err);
 	else if ((t.url = strdup(path)) == NULL || (t.name = bag_url_redact(path)) == NULL)
-		rc = BAG_ENOMEM;
+		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
 	else
 		rc = BAG_OK;
 	if (rc != BAG_OK) {
 		remote_target_free(&t);
 		return rc;
 	}
-	return bag_http_open(out, &t, o, err, errlen);
+	return bag_http_open(out, &t, o, err);
 }

@@ -119,8 +119,8 @@ static int check_geometry(const struct bag_cloud *c, struct bag_error *err)
 		return bag_error_say(err, BAG_EDECODE, "row_step %u is less than width %u x point_step %u", c->row_step,
 		                     c->width, c->point_step);
 	if ((uint64_t)c->height * c->row_step > c->data_len)
-		return bag_error_say(err, BAG_EDECODE, "data holds %llu bytes, height %u x row_step %u needs %llu",
-		                     (unsigned long long)c->data_len, c->height, c->row_step,
+		return bag_error_say(err, BAG_EDECODE, "data holds %llu byte%s, height %u x row_step %u needs %llu",
+		                     (unsigned long long)c->data_len, BAG_S(c->data_len), c->height, c->row_step,
 		                     (unsigned long long)c->height * c->row_step);
 	return BAG_OK;
 }
@@ -165,7 +165,7 @@ BAG_API int bag_cloud_decode(struct bag_cloud *c, const bag_msgdef_t *def, const
 	c->is_dense = layout_u8(&r) != 0;
 	c->points = (uint64_t)c->height * c->width;
 	if (r.bad) {
-		rc = bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", len);
+		rc = bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu byte%s)", len, BAG_S(len));
 		goto fail;
 	}
 	if ((rc = check_geometry(c, err)) != BAG_OK)

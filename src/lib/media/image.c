@@ -235,7 +235,7 @@ static int decode_raw(struct bag_image *img, struct layout_rd *r, struct bag_err
 	uint32_t step = layout_u32(r);
 	const uint8_t *data = layout_bytes(r, &data_len);
 	if (r->bad)
-		return bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", r->len);
+		return bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu byte%s)", r->len, BAG_S(r->len));
 	snprintf(img->encoding, sizeof img->encoding, "%.*s", (int)enc_len, (const char *)enc);
 	for (size_t i = 0; i < sizeof encodings / sizeof *encodings; i++)
 		if (strlen(encodings[i].name) == enc_len && memcmp(encodings[i].name, enc, enc_len) == 0)
@@ -243,10 +243,11 @@ static int decode_raw(struct bag_image *img, struct layout_rd *r, struct bag_err
 	if (e == NULL)
 		return bag_error_say(err, BAG_EUNSUPP, "unknown image encoding '%s'", img->encoding);
 	if ((uint64_t)img->width * e->bytes > step)
-		return bag_error_say(err, BAG_EDECODE, "step %u is less than width %u x %u bytes of %s", step,
-		            img->width, e->bytes, e->name);
+		return bag_error_say(err, BAG_EDECODE, "step %u is less than width %u x %u byte%s of %s", step,
+		            img->width, e->bytes, BAG_S(e->bytes), e->name);
 	if ((uint64_t)img->height * step > data_len)
-		return bag_error_say(err, BAG_EDECODE, "data holds %u bytes, height %u x step %u needs %llu", data_len,
+		return bag_error_say(err, BAG_EDECODE, "data holds %u byte%s, height %u x step %u needs %llu",
+		                     data_len, BAG_S(data_len),
 		            img->height, step, (unsigned long long)img->height * step);
 	if ((e->kind == K_UYVY || e->kind == K_YUYV) && img->width % 2 != 0)
 		return bag_error_say(err, BAG_EDECODE, "%s needs an even width, not %u", e->name, img->width);
@@ -339,7 +340,7 @@ static int decode_compressed(struct bag_image *img, struct layout_rd *r, struct 
 	const uint8_t *data = layout_bytes(r, &len);
 
 	if (r->bad)
-		return bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu bytes)", r->len);
+		return bag_error_say(err, BAG_EDECODE, "the message ends inside its fields (%zu byte%s)", r->len, BAG_S(r->len));
 	snprintf(img->encoding, sizeof img->encoding, "%.*s", (int)fmt_len, (const char *)fmt);
 	if (len >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
 		snprintf(img->encoding, sizeof img->encoding, "jpeg");

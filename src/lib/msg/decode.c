@@ -21,13 +21,28 @@
  * adds bytes, so the minimum-size checks hold for CDR too; only arrays of
  * primitives are skipped in one step (a message's padding depends on where
  * it starts).
+ *
+ * A CDR wstring (op->wide) is a uint32 count of UTF-16 code units, no
+ * terminator, then the units: 4 bytes each as Fast-CDR 1 writes them (ROS 2
+ * up to Humble: rosidl widens each char16_t to a wchar_t), 2 bytes each as
+ * Fast-CDR 2 does (Jazzy). The 4-byte reading is taken when the units fit
+ * and each is at most 0x10FFFF, else the 2-byte one. The units are handed to
+ * the visitor as UTF-8 (surrogate pairs joined, a lone or invalid unit as
+ * U+FFFD) in buffers on w->wide, freed when the message's walk ends.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bagscope/decode.h>
 #include "lib/common/util-int.h"
 #include "lib/msg/msgdef-int.h"
+
+/* One wstring's UTF-8 (the walk's list). */
+struct wide {
+	struct wide *next;
+	char s[];
+};
 
 struct frame {
 	const struct bag_msgdef_field *field;
@@ -49,6 +64,7 @@ struct walk {
 	bool cdr;                 /* CDR: aligned, NUL-terminated strings */
 	bool be;                  /* CDR big-endian */
 	size_t origin;            /* CDR: alignment is relative to this byte */
+	struct wide *wide;        /* the UTF-8 of the wstrings seen */
 	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
 	struct bag_error *err;    /* may be NULL */
@@ -109,7 +125,7 @@ static int align(struct walk *w, size_t size)
 		return BAG_OK;
 	pad = (size - (w->at - w->origin) % size) % size;
 	if (pad > w->len - w->at)
-		return walk_fail(w, "needs %zu bytes of padding, %zu remain", pad, w->len - w->at);
+		return walk_fail(w, "needs %zu byte%s of padding, %zu remain", pad, BAG_S(pad), w->len - w->at);
 	w->at += pad;
 	return BAG_OK;
 }
@@ -133,7 +149,8 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 	p = w->data + w->at;
 	left = w->len - w->at;
 	if (left < sizes[prim])
-		return walk_fail(w, "needs %u bytes for a %s, %zu remain", sizes[prim], bag_prim_name(prim), left);
+		return walk_fail(w, "needs %u byte%s for a %s, %zu remain", sizes[prim], BAG_S(sizes[prim]),
+		                 bag_prim_name(prim), left);
 	v->prim = prim;
 	switch (prim) {
 	case BAG_PRIM_BOOL: v->v.b = p[0] != 0; break;
@@ -160,7 +177,7 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 	case BAG_PRIM_STRING: {
 		uint32_t n = rd32(w, p);
 		if (n > left - 4)
-			return walk_fail(w, "string of %u bytes, %zu remain", n, left - 4);
+			return walk_fail(w, "string of %u byte%s, %zu remain", n, BAG_S(n), left - 4);
 		v->v.s.p = (const char *)p + 4;
 		v->v.s.len = n - (w->cdr && n > 0 && p[4 + n - 1] == '\0');
 		w->at += 4 + (size_t)n;
@@ -181,14 +198,94 @@ static int read_prim(struct walk *w, enum bag_prim prim, struct bag_value *v)
 	return BAG_OK;
 }
 
+/* c as UTF-8 at o (U+FFFD when it is not a scalar value); returns the bytes written. */
+static size_t utf8_put(char *o, uint32_t c)
+{
+	if ((c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
+		c = 0xfffd;
+	if (c < 0x80)
+		return (size_t)(o[0] = (char)c, 1);
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | c >> 6);
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | c >> 12);
+		o[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | c >> 18);
+	o[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	o[2] = (char)(0x80 | (c >> 6 & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* The n code units of width bytes at p as UTF-8 into out; returns its length. */
+static size_t wide_utf8(const struct walk *w, const uint8_t *p, uint32_t n, int width, char *out)
+{
+	size_t len = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = width == 4 ? rd32(w, p + 4 * (size_t)i) : rd16(w, p + 2 * (size_t)i);
+		if (c >= 0xd800 && c < 0xdc00 && i + 1 < n) {
+			uint32_t lo = width == 4 ? rd32(w, p + 4 * (size_t)(i + 1)) : rd16(w, p + 2 * (size_t)(i + 1));
+			if (lo >= 0xdc00 && lo < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+				i++;
+			}
+		}
+		len += utf8_put(out + len, c);
+	}
+	out[len] = '\0';
+	return len;
+}
+
+/* A CDR wstring at w->at into *v as UTF-8 (see the top comment). */
+static int read_wstring(struct walk *w, struct bag_value *v)
+{
+	size_t left;
+	uint32_t n;
+	int width = 0, rc;
+
+	if ((rc = align(w, 4)) != BAG_OK)
+		return rc;
+	left = w->len - w->at;
+	if (left < 4)
+		return walk_fail(w, "needs 4 bytes for a wstring, %zu remain", left);
+	n = rd32(w, w->data + w->at);
+	const uint8_t *p = w->data + w->at + 4;
+	if (n <= (left - 4) / 4) {
+		width = 4;
+		for (uint32_t i = 0; i < n && width == 4; i++)
+			width = rd32(w, p + 4 * (size_t)i) <= 0x10ffff ? 4 : 0;
+	}
+	if (width == 0 && n <= (left - 4) / 2)
+		width = 2;
+	if (width == 0)
+		return walk_fail(w, "wstring of %u code units, %zu bytes remain", n, left - 4);
+	struct wide *b = malloc(sizeof *b + 4 * (size_t)n + 1);
+	if (b == NULL)
+		return walk_fail(w, "out of memory for a wstring of %u code units", n);
+	b->next = w->wide;
+	w->wide = b;
+	v->prim = BAG_PRIM_STRING;
+	v->v.s.p = b->s;
+	v->v.s.len = wide_utf8(w, p, n, width, b->s);
+	w->at += 4 + (size_t)n * (size_t)width;
+	return BAG_OK;
+}
+
 static int walk_message(struct walk *w, uint32_t first, uint32_t n);
 
 /* Spend n elements (count of each) of the budget. */
 static int charge(struct walk *w, uint64_t count, uint64_t each)
 {
 	if (each != 0 && count > w->budget / each)
-		return walk_fail(w, "the message expands to more than %llu elements, the budget for %zu bytes",
-		                 (unsigned long long)w->budget0, w->len);
+		return walk_fail(w, "the message expands to more than %llu element%s, the budget for %zu byte%s",
+		                 (unsigned long long)w->budget0, BAG_S(w->budget0), w->len, BAG_S(w->len));
 	w->budget -= count * each;
 	return BAG_OK;
 }
@@ -211,7 +308,7 @@ static int walk_element(struct walk *w, const struct dec_op *op, int64_t index)
 			w->vis->end_message(w->ud, op->field, index);
 		return BAG_OK;
 	}
-	if ((rc = read_prim(w, (enum bag_prim)op->prim, &v)) != BAG_OK)
+	if ((rc = op->wide ? read_wstring(w, &v) : read_prim(w, (enum bag_prim)op->prim, &v)) != BAG_OK)
 		return rc;
 	if (w->vis->value)
 		w->vis->value(w->ud, op->field, index, &v);
@@ -230,7 +327,8 @@ static int walk_elements(struct walk *w, const struct dec_op *op, uint32_t count
 		if ((rc = align(w, op->elem_min)) != BAG_OK)
 			return rc;
 		if ((size_t)count * op->elem_min > w->len - w->at)
-			return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, w->len - w->at);
+			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+			                 BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
 		w->at += (size_t)count * op->elem_min;
 	}
 	else
@@ -251,7 +349,8 @@ static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
 	int rc;
 
 	if (op->array != BAG_ARRAY_NONE && op->elem_min > 0 && count > left / op->elem_min)
-		return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, left);
+		return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+		                 BAG_S(count), left, BAG_S(left));
 	if (pay && (rc = charge(w, count, op->nodes)) != BAG_OK)
 		return rc;
 	/* checking only: elements of a fixed size are skipped in one step (CDR: primitives only) */
@@ -260,7 +359,8 @@ static int walk_counted(struct walk *w, const struct dec_op *op, uint32_t count)
 		if ((rc = align(w, op->elem_min)) != BAG_OK)
 			return rc;
 		if ((size_t)count * op->elem_min > w->len - w->at)
-			return walk_fail(w, "array of %u elements cannot fit in the %zu bytes that remain", count, w->len - w->at);
+			return walk_fail(w, "array of %u element%s cannot fit in the %zu byte%s that remain", count,
+			                 BAG_S(count), w->len - w->at, BAG_S(w->len - w->at));
 		w->at += (size_t)count * op->elem_min;
 		return BAG_OK;
 	}
@@ -350,6 +450,11 @@ static int decode(struct walk *w, const bag_msgdef_t *def, size_t *used)
 out:
 	if (used != NULL)
 		*used = w->at;
+	while (w->wide != NULL) {
+		struct wide *next = w->wide->next;
+		free(w->wide);
+		w->wide = next;
+	}
 	return rc;
 }
 

@@ -18,6 +18,7 @@ struct dec_op {
 	uint32_t nsub;                         /* and its field count */
 	uint32_t elem_min;                     /* fewest bytes one element takes */
 	bool fixed;                            /* every element takes exactly elem_min bytes */
+	bool wide;                             /* a CDR wstring (prim is BAG_PRIM_STRING) */
 	uint64_t nodes;                        /* fixed: values and messages in one element
 	                                          (saturating); decode.c charges them to the budget */
 	const struct bag_msgdef_field *field;  /* names, for printers and errors */

@@ -86,6 +86,8 @@ static int prim_lookup(const bag_msgdef_t *def, const char *name, size_t len)
 		return ros2 ? BAG_PRIM_UINT8 : BAG_PRIM_INT8;
 	if (len == 4 && memcmp(name, "char", 4) == 0)
 		return BAG_PRIM_UINT8;
+	if (ros2 && len == 7 && memcmp(name, "wstring", 7) == 0)
+		return BAG_PRIM_STRING;  /* read as UTF-8 (decode.c) */
 	for (size_t i = 0; i < sizeof prim_names / sizeof *prim_names; i++)
 		if (strlen(prim_names[i]) == len && memcmp(prim_names[i], name, len) == 0)
 			return ros2 && (i == BAG_PRIM_TIME || i == BAG_PRIM_DURATION) ? -1 : (int)i;
@@ -378,8 +380,6 @@ static int parse_field(bag_msgdef_t *def, struct mline *m, size_t head, struct b
 	/* ROS 2 allows a default value after the name */
 	if (!next_token(&m->p, m->e, &nb, &ne) || (next_token(&m->p, m->e, &db, &de) && def->enc != BAG_ENCODING_CDR))
 		return def_fail(def, "line %u: expected 'TYPE NAME'", m->line);
-	if (def->enc == BAG_ENCODING_CDR && m->ee - m->eb == 7 && memcmp(m->eb, "wstring", 7) == 0)
-		return def_fail(def, "line %u: wstring fields are not supported", m->line);
 	if (!legal_name(nb, ne, false))
 		return def_fail(def, "line %u: '%.*s' is not a legal field name (a letter, then letters, digits, '_')",
 		                m->line, (int)(ne - nb), nb);
@@ -748,6 +748,7 @@ static int compile(bag_msgdef_t *def)
 			} else {
 				op->elem_min = prim_sizes[f->prim];
 				op->fixed = f->prim != BAG_PRIM_STRING;
+				op->wide = f->prim == BAG_PRIM_STRING && strcmp(f->type_name, "wstring") == 0;
 				op->nodes = 1;
 			}
 			/* no elements: nothing to read or charge */

@@ -24,7 +24,7 @@
 
 static const char *const builtins[] = {
 	"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-	"float32", "float64", "string", "time", "duration", "byte", "char",
+	"float32", "float64", "string", "time", "duration", "byte", "char", "wstring",
 };
 
 static bool builtin(const char *s, size_t n)
@@ -109,7 +109,7 @@ static int uses(const char *text, const char *pkg, size_t pkg_len, char ***seen,
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
 		t = p;
-		while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != '[' && *p != '=')
+		while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != '[' && *p != '=' && *p != '<')
 			p++;
 		n = (size_t)(p - t);
 		l = *end ? end + 1 : end;

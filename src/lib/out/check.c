@@ -587,8 +587,8 @@ static int decode_work(void *arg, const struct bag_message *m, const bag_msgdef_
 		return BAG_EDECODE;
 	}
 	if (used != m->size) {
-		bag_text_printf(out, "message at offset %u of the chunk (%s) has %zu bytes left over after its %s",
-		                m->offset, m->conn->topic, m->size - used, m->conn->type);
+		bag_text_printf(out, "message at offset %u of the chunk (%s) has %zu byte%s left over after its %s",
+		                m->offset, m->conn->topic, m->size - used, BAG_S(m->size - used), m->conn->type);
 		return BAG_EDECODE;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #define BAGSCOPE_CHUNKER_INT_H
 
 #include "lib/out/compress-int.h"
+#include "lib/out/outfile-int.h"
 
 /* Where one message of the open chunk is. */
 struct chunk_entry {
@@ -91,5 +92,48 @@ int chunker_cut(struct chunker *c);
  * writes after it.
  */
 int chunker_drain(struct chunker *c, bool all);
+
+/*
+ * What a writer over the chunker keeps besides its format's state: its
+ * target, the file being written, the chunker, a record being built, and
+ * its error (a sticky failure stops every call after it). Both writers embed
+ * one as their first member, c.
+ */
+struct wcore {
+	char *path;                 /* the target name */
+	struct outfile out;         /* the file being written */
+	bool no_replace;            /* refuse an existing path at the end */
+	struct chunker ck;          /* the open chunk, its jobs */
+	struct cbuf rec;            /* a record being assembled, reused */
+	int failed;                 /* 0, or the code of a sticky failure */
+	bool closed;                /* the close succeeded */
+	struct bag_error err;       /* the last failure (common.h) */
+};
+
+/* Record "PATH: message" as c's last error; returns code. */
+int wcore_error(struct wcore *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * The start every writer's open shares: path taken (a copy), opts read into
+ * o (osize bytes; oname names the struct in the message). 0 or a failure (said).
+ */
+int wcore_open(struct wcore *c, const char *path, void *o, size_t osize, const void *opts, const char *oname);
+
+/*
+ * The chunker for compression, cutting past threshold bytes, on threads:
+ * refuses lz4 in a build without it. 0 or a failure (said).
+ */
+int wcore_chunker(struct wcore *c, const struct chunker_ops *ops, void *w, enum bag_compression compression,
+                  uint32_t threshold, unsigned threads);
+
+/*
+ * Close: refused once failed or closed; cut and write the open chunk, then
+ * finish(w) (the format's end, and the file put in place); a failure is
+ * kept as sticky. Returns 0 or the failure.
+ */
+int wcore_close(struct wcore *c, int (*finish)(void *w), void *w);
+
+/* Free what c holds (the chunker, the file left unplaced, the record, the path). */
+void wcore_free(struct wcore *c);
 
 #endif

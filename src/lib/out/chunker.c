@@ -6,7 +6,14 @@
  * their times; after a cut buf, touched and every touched stream are
  * empty, and the job carries the chunk, its index records and its streams
  * in stream order. Jobs are written by ops->write in cut order.
+ *
+ * Below the chunker, struct wcore: what both writers keep and do the same
+ * way (their file, their error, open's start, close's steps, free). Its
+ * failed is sticky: once set, close and every write return it.
  */
+#include "config.h"
+
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,4 +150,61 @@ int chunker_drain(struct chunker *c, bool all)
 		cpool_recycle(c->pool, j);
 	}
 	return rc;
+}
+
+int wcore_error(struct wcore *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bag_error_vset(&c->err, code, c->path ? c->path : "bag", BAG_NO_OFFSET, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int wcore_open(struct wcore *c, const char *path, void *o, size_t osize, const void *opts, const char *oname)
+{
+	if (path == NULL || *path == '\0')
+		return wcore_error(c, BAG_EINVAL, "no path given");
+	if ((c->path = strdup(path)) == NULL)
+		return wcore_error(c, BAG_ENOMEM, "out of memory");
+	if (bag_opts_read(o, osize, opts) != BAG_OK)
+		return wcore_error(c, BAG_EINVAL, "%s.size is %zu: set it to sizeof(struct %s) (%zu), and leave "
+		                   "unknown fields zero", oname, *(const size_t *)opts, oname, osize);
+	return BAG_OK;
+}
+
+int wcore_chunker(struct wcore *c, const struct chunker_ops *ops, void *w, enum bag_compression compression,
+                  uint32_t threshold, unsigned threads)
+{
+	c->ck.compression = compression;
+	c->ck.threshold = threshold;
+#ifndef HAVE_LZ4
+	if (compression == BAG_COMPRESSION_LZ4)
+		return wcore_error(c, BAG_EUNSUPP, "lz4 is not supported by this build");
+#endif
+	return chunker_init(&c->ck, ops, w, &c->err, &c->failed, c->path, threads);
+}
+
+int wcore_close(struct wcore *c, int (*finish)(void *w), void *w)
+{
+	int rc;
+
+	if (c->failed || c->closed)
+		return c->failed ? c->failed : wcore_error(c, BAG_EINVAL, "writer is already closed");
+	if ((rc = chunker_cut(&c->ck)) == BAG_OK && (rc = chunker_drain(&c->ck, true)) == BAG_OK)
+		rc = finish(w);
+	if (rc != BAG_OK)
+		c->failed = rc;
+	else
+		c->closed = true;
+	return rc;
+}
+
+void wcore_free(struct wcore *c)
+{
+	chunker_free(&c->ck);
+	outfile_close(&c->out);
+	free(c->rec.p);
+	free(c->path);
 }

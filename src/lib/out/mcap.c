@@ -97,41 +97,23 @@ struct mi_offset {
 };
 
 struct bag_mcap_writer {
-	char *path;
-	struct outfile out;
+	struct wcore c;            /* path, file, chunker, record, error (chunker-int.h) */
 	enum bag_encoding encoding;       /* the profile: ros1 or ros2 (cdr) */
 	enum bag_compression compression;
-	bool no_replace;
 	struct schema *schemas;
 	size_t nschemas, schemas_cap;
 	struct channel *channels;
 	size_t nchannels, channels_cap;
-	struct chunker ck;        /* the open chunk (streams: channel handles), its jobs */
-	struct cbuf rec;          /* a record being built */
 	struct chunk_index *chunks;
 	size_t nchunks, chunks_cap;
 	struct mi_offset *mi;
 	size_t nmi, mi_cap;
 	uint64_t messages;
 	uint64_t start_ns, end_ns;  /* over the file (messages > 0) */
-	int failed;
-	bool closed;
-	struct bag_error err;      /* the last failure (common.h) */
 };
 
-static int m_error(bag_mcap_writer_t *w, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* Record "PATH: message" as the last error; returns code. */
-static int m_error(bag_mcap_writer_t *w, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	bag_error_vset(&w->err, code, w->path ? w->path : "mcap", BAG_NO_OFFSET, fmt, ap);
-	va_end(ap);
-	return code;
-}
+#define m_error(w, ...) wcore_error(&(w)->c, __VA_ARGS__)
 
 /* A String: uint32 length, bytes. */
 static void put_str(struct cbuf *b, const void *s, size_t n)
@@ -152,7 +134,7 @@ static int rec_start(struct cbuf *b, uint8_t op, size_t len)
 
 static int out_write(bag_mcap_writer_t *w, const void *p, size_t n)
 {
-	return outfile_write(&w->out, p, n, &w->err);
+	return outfile_write(&w->c.out, p, n, &w->c.err);
 }
 
 /* FNV-1a over n bytes, continuing h. */
@@ -200,24 +182,24 @@ static int write_job(void *arg, struct cjob *j)
 	bag_mcap_writer_t *w = arg;
 	const char *comp = j->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(j->compression);
 	size_t clen = strlen(comp);
-	uint64_t pos = w->out.pos, mi_pos;
+	uint64_t pos = w->c.out.pos, mi_pos;
 	struct chunk_index *ci;
 	int rc;
 
-	w->rec.len = 0;
+	w->c.rec.len = 0;
 	if (bag_grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
 	    bag_grow((void **)&w->mi, &w->mi_cap, w->nmi + j->nconns, sizeof *w->mi) != 0 ||
-	    rec_start(&w->rec, OP_CHUNK, 8 + 8 + 8 + 4 + 4 + clen + 8 + j->data_len) != 0)
+	    rec_start(&w->c.rec, OP_CHUNK, 8 + 8 + 8 + 4 + 4 + clen + 8 + j->data_len) != 0)
 		return m_error(w, BAG_ENOMEM, "out of memory for chunk %zu", w->nchunks);
-	cbuf_put64(&w->rec, (uint64_t)j->start_ns);
-	cbuf_put64(&w->rec, (uint64_t)j->end_ns);
-	cbuf_put64(&w->rec, j->in.len);
-	cbuf_put32(&w->rec, j->crc);
-	put_str(&w->rec, comp, clen);
-	cbuf_put64(&w->rec, j->data_len);
-	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK || (rc = out_write(w, j->data, j->data_len)) != BAG_OK)
+	cbuf_put64(&w->c.rec, (uint64_t)j->start_ns);
+	cbuf_put64(&w->c.rec, (uint64_t)j->end_ns);
+	cbuf_put64(&w->c.rec, j->in.len);
+	cbuf_put32(&w->c.rec, j->crc);
+	put_str(&w->c.rec, comp, clen);
+	cbuf_put64(&w->c.rec, j->data_len);
+	if ((rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK || (rc = out_write(w, j->data, j->data_len)) != BAG_OK)
 		return rc;
-	mi_pos = w->out.pos;
+	mi_pos = w->c.out.pos;
 	if ((rc = out_write(w, j->index.p, j->index.len)) != BAG_OK)
 		return rc;
 	ci = &w->chunks[w->nchunks++];
@@ -236,7 +218,7 @@ static int job_index(void *arg, struct cjob *j, uint32_t k, const struct chunk_s
 
 	if (rec_start(&j->index, OP_MESSAGE_INDEX, 2 + 4 + 16 * s->n) != 0 ||
 	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
-		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", s->n);
+		return m_error(w, BAG_ENOMEM, "out of memory for an index of %zu %s", s->n, s->n == 1 ? "entry" : "entries");
 	cbuf_put16(&j->index, (uint16_t)(k + 1));
 	cbuf_put32(&j->index, (uint32_t)(16 * s->n));
 	for (size_t i = 0; i < s->n; i++) {
@@ -267,55 +249,38 @@ BAG_API int bag_mcap_writer_open(bag_mcap_writer_t **out, const char *path, cons
 		rc = BAG_ENOMEM;
 		goto fail;
 	}
-	if (path == NULL || *path == '\0') {
-		rc = m_error(w, BAG_EINVAL, "no path given");
+	if ((rc = wcore_open(&w->c, path, &o, sizeof o, opts, "bag_mcap_opts")) != BAG_OK)
 		goto fail;
-	}
-	if ((w->path = strdup(path)) == NULL) {
-		rc = m_error(w, BAG_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (bag_opts_read(&o, sizeof o, opts) != BAG_OK) {
-		rc = m_error(w, BAG_EINVAL, "bag_mcap_opts.size is %zu: set it to sizeof(struct bag_mcap_opts) "
-		             "(%zu), and leave unknown fields zero", opts->size, sizeof o);
-		goto fail;
-	}
-	w->compression = w->ck.compression = o.compression;
+	w->compression = o.compression;
 	w->encoding = o.encoding;
-	w->ck.threshold = o.chunk_size ? o.chunk_size : DEFAULT_CHUNK;
-	w->ck.want_crc = true;
-	w->no_replace = o.no_replace;
+	w->c.ck.want_crc = true;
+	w->c.no_replace = o.no_replace;
 	if (w->compression != BAG_COMPRESSION_NONE && w->compression != BAG_COMPRESSION_LZ4 &&
 	    w->compression != BAG_COMPRESSION_ZSTD) {
 		rc = m_error(w, BAG_EINVAL, "MCAP chunks are zstd, lz4 or uncompressed, not %s",
 		             w->compression == BAG_COMPRESSION_BZ2 ? "bz2" : "an unknown compression");
 		goto fail;
 	}
-#ifndef HAVE_LZ4
-	if (w->compression == BAG_COMPRESSION_LZ4) {
-		rc = m_error(w, BAG_EUNSUPP, "lz4 is not supported by this build");
-		goto fail;
-	}
-#endif
 	/* the records' CRC is computed on the pool, so it runs with none too */
-	if ((rc = chunker_init(&w->ck, &mcap_chunker, w, &w->err, &w->failed, w->path, o.threads)) != BAG_OK)
+	if ((rc = wcore_chunker(&w->c, &mcap_chunker, w, w->compression, o.chunk_size ? o.chunk_size : DEFAULT_CHUNK,
+	                        o.threads)) != BAG_OK)
 		goto fail;
-	if ((rc = outfile_create(&w->out, w->path, &w->err)) != BAG_OK)
+	if ((rc = outfile_create(&w->c.out, w->c.path, &w->c.err)) != BAG_OK)
 		goto fail;
-	w->out.crc_on = true;
+	w->c.out.crc_on = true;
 	snprintf(library, sizeof library, "bagscope %s", bag_version_string());
-	w->rec.len = 0;
-	if (rec_start(&w->rec, OP_HEADER, 4 + 4 + 4 + strlen(library)) != 0) {
+	w->c.rec.len = 0;
+	if (rec_start(&w->c.rec, OP_HEADER, 4 + 4 + 4 + strlen(library)) != 0) {
 		rc = m_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
-	put_str(&w->rec, w->encoding == BAG_ENCODING_CDR ? "ros2" : "ros1", 4);
-	put_str(&w->rec, library, strlen(library));
-	if ((rc = out_write(w, MAGIC, MAGIC_LEN)) != BAG_OK || (rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
+	put_str(&w->c.rec, w->encoding == BAG_ENCODING_CDR ? "ros2" : "ros1", 4);
+	put_str(&w->c.rec, library, strlen(library));
+	if ((rc = out_write(w, MAGIC, MAGIC_LEN)) != BAG_OK || (rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 		goto fail;
 fail:
 	if (rc != BAG_OK && w != NULL)
-		w->failed = rc;
+		w->c.failed = rc;
 	return rc;
 }
 
@@ -342,7 +307,7 @@ static int find_schema(bag_mcap_writer_t *w, const char *name, const void *data,
 	    bag_grow((void **)&w->schemas, &w->schemas_cap, w->nschemas + 1, sizeof *w->schemas) != 0) {
 		free(s.name);
 		free(s.data);
-		return w->failed = m_error(w, BAG_ENOMEM, "out of memory");
+		return w->c.failed = m_error(w, BAG_ENOMEM, "out of memory");
 	}
 	memcpy(s.data, data, len);
 	*k = (uint32_t)w->nschemas;
@@ -363,7 +328,7 @@ static int meta_put(struct cbuf *b, const char *key, const void *value, size_t l
 }
 
 /*
- * The metadata map of a connection header into w->rec (length prefix
+ * The metadata map of a connection header into w->c.rec (length prefix
  * included), type and message_definition taken out; the first of
  * duplicate names wins, topic is left out. Returns 0, BAG_EINVAL (said) or
  * BAG_ENOMEM (not said).
@@ -371,10 +336,10 @@ static int meta_put(struct cbuf *b, const char *key, const void *value, size_t l
 static int channel_meta(bag_mcap_writer_t *w, const char *topic, const struct bag_kv *fields, size_t nfields,
                         const char **type, const char **def, size_t *def_len)
 {
-	w->rec.len = 0;
-	if (cbuf_reserve(&w->rec, 4) != 0)
+	w->c.rec.len = 0;
+	if (cbuf_reserve(&w->c.rec, 4) != 0)
 		return BAG_ENOMEM;
-	w->rec.len = 4;
+	w->c.rec.len = 4;
 	for (size_t i = 0; i < nfields; i++) {
 		const struct bag_kv *f = &fields[i];
 		bool dup = false;
@@ -391,33 +356,33 @@ static int channel_meta(bag_mcap_writer_t *w, const char *topic, const struct ba
 			*def_len = f->value_len;
 		} else if (strcmp(f->name, "latching") == 0 && (strcmp(f->value, "1") == 0 || strcmp(f->value, "0") == 0)) {
 			const char *b = f->value[0] == '1' ? "true" : "false";
-			if (meta_put(&w->rec, "latching", b, strlen(b)) != 0)
+			if (meta_put(&w->c.rec, "latching", b, strlen(b)) != 0)
 				return BAG_ENOMEM;
 		} else if (w->encoding == BAG_ENCODING_CDR && strcmp(f->name, "md5sum") == 0) {
 			continue;
-		} else if (meta_put(&w->rec, f->name, f->value, f->value_len) != 0) {
+		} else if (meta_put(&w->c.rec, f->name, f->value, f->value_len) != 0) {
 			return BAG_ENOMEM;
 		}
 	}
-	if (w->rec.len - 4 > UINT32_MAX / 2)
+	if (w->c.rec.len - 4 > UINT32_MAX / 2)
 		return m_error(w, BAG_EINVAL, "connection %s: header too large", topic);
-	w->rec.p[0] = (uint8_t)(w->rec.len - 4);
-	w->rec.p[1] = (uint8_t)((w->rec.len - 4) >> 8);
-	w->rec.p[2] = (uint8_t)((w->rec.len - 4) >> 16);
-	w->rec.p[3] = (uint8_t)((w->rec.len - 4) >> 24);
+	w->c.rec.p[0] = (uint8_t)(w->c.rec.len - 4);
+	w->c.rec.p[1] = (uint8_t)((w->c.rec.len - 4) >> 8);
+	w->c.rec.p[2] = (uint8_t)((w->c.rec.len - 4) >> 16);
+	w->c.rec.p[3] = (uint8_t)((w->c.rec.len - 4) >> 24);
 	return BAG_OK;
 }
 
-/* The channel of topic, schema and the metadata in w->rec: found, or added. BAG_ENOMEM not said. */
+/* The channel of topic, schema and the metadata in w->c.rec: found, or added. BAG_ENOMEM not said. */
 static int find_channel(bag_mcap_writer_t *w, const char *topic, uint32_t schema, uint32_t *conn)
 {
 	struct channel c = { 0 };
 
-	c.hash = fnv(fnv(fnv(2166136261u, topic, strlen(topic) + 1), &schema, sizeof schema), w->rec.p, w->rec.len);
+	c.hash = fnv(fnv(fnv(2166136261u, topic, strlen(topic) + 1), &schema, sizeof schema), w->c.rec.p, w->c.rec.len);
 	for (size_t i = 0; i < w->nchannels; i++) {
 		const struct channel *t = &w->channels[i];
-		if (t->hash == c.hash && t->schema == schema && t->meta_len == w->rec.len &&
-		    memcmp(t->meta, w->rec.p, w->rec.len) == 0 && strcmp(t->topic, topic) == 0) {
+		if (t->hash == c.hash && t->schema == schema && t->meta_len == w->c.rec.len &&
+		    memcmp(t->meta, w->c.rec.p, w->c.rec.len) == 0 && strcmp(t->topic, topic) == 0) {
 			*conn = (uint32_t)i;
 			return BAG_OK;
 		}
@@ -426,15 +391,15 @@ static int find_channel(bag_mcap_writer_t *w, const char *topic, uint32_t schema
 		return m_error(w, BAG_EINVAL, "more than %d channels", MAX_IDS);
 	c.topic = strdup(topic);
 	c.schema = schema;
-	c.meta = malloc(w->rec.len);
-	c.meta_len = w->rec.len;
+	c.meta = malloc(w->c.rec.len);
+	c.meta_len = w->c.rec.len;
 	if (c.topic == NULL || c.meta == NULL ||
 	    bag_grow((void **)&w->channels, &w->channels_cap, w->nchannels + 1, sizeof *w->channels) != 0) {
 		free(c.topic);
 		free(c.meta);
 		return BAG_ENOMEM;
 	}
-	memcpy(c.meta, w->rec.p, w->rec.len);
+	memcpy(c.meta, w->c.rec.p, w->c.rec.len);
 	*conn = (uint32_t)w->nchannels;
 	w->channels[w->nchannels++] = c;
 	return BAG_OK;
@@ -449,15 +414,15 @@ BAG_API int bag_mcap_writer_add_conn(bag_mcap_writer_t *w, const char *topic, co
 	int rc;
 
 	assert(w != NULL && conn != NULL);
-	if (w->failed || w->closed)
-		return w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is closed");
+	if (w->c.failed || w->c.closed)
+		return w->c.failed ? w->c.failed : m_error(w, BAG_EINVAL, "writer is closed");
 	if (topic == NULL || (fields == NULL && nfields > 0))
 		return m_error(w, BAG_EINVAL, "a connection needs a topic and its header fields");
 	if ((rc = channel_meta(w, topic, fields, nfields, &type, &def, &def_len)) == BAG_OK &&
 	    (rc = find_schema(w, type, def, def_len, &schema)) == BAG_OK)
 		rc = find_channel(w, topic, schema, conn);
 	if (rc == BAG_ENOMEM)
-		rc = w->failed = m_error(w, BAG_ENOMEM, "out of memory");
+		rc = w->c.failed = m_error(w, BAG_ENOMEM, "out of memory");
 	return rc;
 }
 
@@ -470,8 +435,8 @@ BAG_API int bag_mcap_writer_write(bag_mcap_writer_t *w, uint32_t conn, int64_t t
 	int rc = BAG_OK;
 
 	assert(w != NULL);
-	if (w->failed || w->closed) {
-		rc = w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is closed");
+	if (w->c.failed || w->c.closed) {
+		rc = w->c.failed ? w->c.failed : m_error(w, BAG_EINVAL, "writer is closed");
 		goto out;
 	}
 	if (conn >= w->nchannels || time_ns < 0 || (data == NULL && len > 0)) {
@@ -485,32 +450,32 @@ BAG_API int bag_mcap_writer_write(bag_mcap_writer_t *w, uint32_t conn, int64_t t
 		goto out;
 	}
 	need = MSG_OVERHEAD + len;
-	if (chunker_reserve(&w->ck, &c->st, 0) != BAG_OK ||
-	    (!s->written && put_schema(&w->ck.buf, s, c->schema, w->encoding == BAG_ENCODING_CDR) != 0) ||
-	    (!c->written && put_channel(&w->ck.buf, c, conn, w->encoding == BAG_ENCODING_CDR) != 0) ||
-	    cbuf_reserve(&w->ck.buf, need) != 0) {
+	if (chunker_reserve(&w->c.ck, &c->st, 0) != BAG_OK ||
+	    (!s->written && put_schema(&w->c.ck.buf, s, c->schema, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    (!c->written && put_channel(&w->c.ck.buf, c, conn, w->encoding == BAG_ENCODING_CDR) != 0) ||
+	    cbuf_reserve(&w->c.ck.buf, need) != 0) {
 		rc = m_error(w, BAG_ENOMEM, "out of memory for a %zu-byte message", len);
 		goto fail;
 	}
 	s->written = c->written = true;
-	chunker_note(&w->ck, conn, &c->st, time_ns);
-	cbuf_put8(&w->ck.buf, OP_MESSAGE);
-	cbuf_put64(&w->ck.buf, MSG_FIXED + len);
-	cbuf_put16(&w->ck.buf, (uint16_t)(conn + 1));
-	cbuf_put32(&w->ck.buf, c->seq++);
-	cbuf_put64(&w->ck.buf, (uint64_t)time_ns);
-	cbuf_put64(&w->ck.buf, (uint64_t)time_ns);
-	cbuf_put(&w->ck.buf, data, len);
+	chunker_note(&w->c.ck, conn, &c->st, time_ns);
+	cbuf_put8(&w->c.ck.buf, OP_MESSAGE);
+	cbuf_put64(&w->c.ck.buf, MSG_FIXED + len);
+	cbuf_put16(&w->c.ck.buf, (uint16_t)(conn + 1));
+	cbuf_put32(&w->c.ck.buf, c->seq++);
+	cbuf_put64(&w->c.ck.buf, (uint64_t)time_ns);
+	cbuf_put64(&w->c.ck.buf, (uint64_t)time_ns);
+	cbuf_put(&w->c.ck.buf, data, len);
 	c->count++;
 	if (w->messages++ == 0 || (uint64_t)time_ns < w->start_ns)
 		w->start_ns = (uint64_t)time_ns;
 	if ((uint64_t)time_ns > w->end_ns)
 		w->end_ns = (uint64_t)time_ns;
-	if (w->ck.buf.len > w->ck.threshold)
-		rc = chunker_cut(&w->ck);
+	if (w->c.ck.buf.len > w->c.ck.threshold)
+		rc = chunker_cut(&w->c.ck);
 fail:
 	if (rc != BAG_OK)
-		w->failed = rc;
+		w->c.failed = rc;
 out:
 	return rc;
 }
@@ -531,56 +496,56 @@ struct group {
 	uint64_t start, length;
 };
 
-/* The Statistics record into w->rec. */
+/* The Statistics record into w->c.rec. */
 static int put_statistics(bag_mcap_writer_t *w)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < w->nchannels; i++)
 		n += w->channels[i].count > 0;
-	w->rec.len = 0;
-	if (rec_start(&w->rec, OP_STATISTICS, 8 + 2 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 10 * n) != 0)
+	w->c.rec.len = 0;
+	if (rec_start(&w->c.rec, OP_STATISTICS, 8 + 2 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 10 * n) != 0)
 		return -1;
-	cbuf_put64(&w->rec, w->messages);
-	cbuf_put16(&w->rec, (uint16_t)w->nschemas);
-	cbuf_put32(&w->rec, (uint32_t)w->nchannels);
-	cbuf_put32(&w->rec, 0);   /* attachments */
-	cbuf_put32(&w->rec, 0);   /* metadata */
-	cbuf_put32(&w->rec, (uint32_t)w->nchunks);
-	cbuf_put64(&w->rec, w->messages ? w->start_ns : 0);
-	cbuf_put64(&w->rec, w->messages ? w->end_ns : 0);
-	cbuf_put32(&w->rec, (uint32_t)(10 * n));
+	cbuf_put64(&w->c.rec, w->messages);
+	cbuf_put16(&w->c.rec, (uint16_t)w->nschemas);
+	cbuf_put32(&w->c.rec, (uint32_t)w->nchannels);
+	cbuf_put32(&w->c.rec, 0);   /* attachments */
+	cbuf_put32(&w->c.rec, 0);   /* metadata */
+	cbuf_put32(&w->c.rec, (uint32_t)w->nchunks);
+	cbuf_put64(&w->c.rec, w->messages ? w->start_ns : 0);
+	cbuf_put64(&w->c.rec, w->messages ? w->end_ns : 0);
+	cbuf_put32(&w->c.rec, (uint32_t)(10 * n));
 	for (size_t i = 0; i < w->nchannels; i++)
 		if (w->channels[i].count > 0) {
-			cbuf_put16(&w->rec, (uint16_t)(i + 1));
-			cbuf_put64(&w->rec, w->channels[i].count);
+			cbuf_put16(&w->c.rec, (uint16_t)(i + 1));
+			cbuf_put64(&w->c.rec, w->channels[i].count);
 		}
 	return 0;
 }
 
-/* The Chunk Index record of chunk i into w->rec. */
+/* The Chunk Index record of chunk i into w->c.rec. */
 static int put_chunk_index(bag_mcap_writer_t *w, size_t i)
 {
 	const struct chunk_index *ci = &w->chunks[i];
 	const char *comp = ci->compression == BAG_COMPRESSION_NONE ? "" : bag_compression_name(ci->compression);
 	size_t clen = strlen(comp);
 
-	w->rec.len = 0;
-	if (rec_start(&w->rec, OP_CHUNK_INDEX, 8 * 4 + 4 + 10 * ci->nmi + 8 + 4 + clen + 8 + 8) != 0)
+	w->c.rec.len = 0;
+	if (rec_start(&w->c.rec, OP_CHUNK_INDEX, 8 * 4 + 4 + 10 * ci->nmi + 8 + 4 + clen + 8 + 8) != 0)
 		return -1;
-	cbuf_put64(&w->rec, ci->start_ns);
-	cbuf_put64(&w->rec, ci->end_ns);
-	cbuf_put64(&w->rec, ci->pos);
-	cbuf_put64(&w->rec, ci->length);
-	cbuf_put32(&w->rec, (uint32_t)(10 * ci->nmi));
+	cbuf_put64(&w->c.rec, ci->start_ns);
+	cbuf_put64(&w->c.rec, ci->end_ns);
+	cbuf_put64(&w->c.rec, ci->pos);
+	cbuf_put64(&w->c.rec, ci->length);
+	cbuf_put32(&w->c.rec, (uint32_t)(10 * ci->nmi));
 	for (size_t k = 0; k < ci->nmi; k++) {
-		cbuf_put16(&w->rec, w->mi[ci->first_mi + k].channel);
-		cbuf_put64(&w->rec, w->mi[ci->first_mi + k].pos);
+		cbuf_put16(&w->c.rec, w->mi[ci->first_mi + k].channel);
+		cbuf_put64(&w->c.rec, w->mi[ci->first_mi + k].pos);
 	}
-	cbuf_put64(&w->rec, ci->mi_length);
-	put_str(&w->rec, comp, clen);
-	cbuf_put64(&w->rec, ci->compressed);
-	cbuf_put64(&w->rec, ci->uncompressed);
+	cbuf_put64(&w->c.rec, ci->mi_length);
+	put_str(&w->c.rec, comp, clen);
+	cbuf_put64(&w->c.rec, ci->compressed);
+	cbuf_put64(&w->c.rec, ci->uncompressed);
 	return 0;
 }
 
@@ -592,20 +557,20 @@ static int out_summary(bag_mcap_writer_t *w, struct group *g, size_t *ng)
 	for (int pass = 0; pass < 4; pass++) {
 		static const uint8_t ops[] = { OP_SCHEMA, OP_CHANNEL, OP_STATISTICS, OP_CHUNK_INDEX };
 		size_t n = pass == 0 ? w->nschemas : pass == 1 ? w->nchannels : pass == 2 ? 1 : w->nchunks;
-		uint64_t start = w->out.pos;
+		uint64_t start = w->c.out.pos;
 		for (size_t i = 0; i < n; i++) {
-			w->rec.len = 0;
-			if ((pass == 0 && put_schema(&w->rec, &w->schemas[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
-			    (pass == 1 && put_channel(&w->rec, &w->channels[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
+			w->c.rec.len = 0;
+			if ((pass == 0 && put_schema(&w->c.rec, &w->schemas[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
+			    (pass == 1 && put_channel(&w->c.rec, &w->channels[i], i, w->encoding == BAG_ENCODING_CDR) != 0) ||
 			    (pass == 2 && put_statistics(w) != 0) || (pass == 3 && put_chunk_index(w, i) != 0)) {
 				rc = m_error(w, BAG_ENOMEM, "out of memory");
 				goto fail;
 			}
-			if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
+			if ((rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 				goto fail;
 		}
 		if (n > 0)
-			g[(*ng)++] = (struct group){ ops[pass], start, w->out.pos - start };
+			g[(*ng)++] = (struct group){ ops[pass], start, w->c.out.pos - start };
 	}
 fail:
 	return rc;
@@ -619,68 +584,61 @@ static int out_end(bag_mcap_writer_t *w)
 	uint64_t summary_start, offsets_start;
 	int rc;
 
-	w->rec.len = 0;
-	if (rec_start(&w->rec, OP_DATA_END, 4) != 0)
+	w->c.rec.len = 0;
+	if (rec_start(&w->c.rec, OP_DATA_END, 4) != 0)
 		return m_error(w, BAG_ENOMEM, "out of memory");
-	cbuf_put32(&w->rec, w->out.crc);
-	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
+	cbuf_put32(&w->c.rec, w->c.out.crc);
+	if ((rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 		return rc;
-	w->out.crc = 0;
-	summary_start = w->out.pos;
+	w->c.out.crc = 0;
+	summary_start = w->c.out.pos;
 	if ((rc = out_summary(w, g, &ng)) != BAG_OK)
 		return rc;
-	offsets_start = w->out.pos;
+	offsets_start = w->c.out.pos;
 	for (size_t i = 0; i < ng; i++) {
-		w->rec.len = 0;
-		if (rec_start(&w->rec, OP_SUMMARY_OFFSET, 17) != 0)
+		w->c.rec.len = 0;
+		if (rec_start(&w->c.rec, OP_SUMMARY_OFFSET, 17) != 0)
 			return m_error(w, BAG_ENOMEM, "out of memory");
-		cbuf_put8(&w->rec, g[i].op);
-		cbuf_put64(&w->rec, g[i].start);
-		cbuf_put64(&w->rec, g[i].length);
-		if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
+		cbuf_put8(&w->c.rec, g[i].op);
+		cbuf_put64(&w->c.rec, g[i].start);
+		cbuf_put64(&w->c.rec, g[i].length);
+		if ((rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 			return rc;
 	}
-	w->rec.len = 0;
-	if (rec_start(&w->rec, OP_FOOTER, 20) != 0)
+	w->c.rec.len = 0;
+	if (rec_start(&w->c.rec, OP_FOOTER, 20) != 0)
 		return m_error(w, BAG_ENOMEM, "out of memory");
-	cbuf_put64(&w->rec, summary_start);
-	cbuf_put64(&w->rec, offsets_start);
-	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
+	cbuf_put64(&w->c.rec, summary_start);
+	cbuf_put64(&w->c.rec, offsets_start);
+	if ((rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 		return rc;
-	w->rec.len = 0;
-	cbuf_put32(&w->rec, w->out.crc);
-	if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
+	w->c.rec.len = 0;
+	cbuf_put32(&w->c.rec, w->c.out.crc);
+	if ((rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 		return rc;
 	return out_write(w, MAGIC, MAGIC_LEN);
 }
 
+/* After the last chunk: the end of the file (out_end()), then the file placed. */
+static int finish(void *arg)
+{
+	bag_mcap_writer_t *w = arg;
+	int rc = out_end(w);
+
+	return rc != BAG_OK ? rc : outfile_place(&w->c.out, w->c.no_replace, &w->c.err);
+}
+
 BAG_API int bag_mcap_writer_close(bag_mcap_writer_t *w)
 {
-	int rc;
-
 	assert(w != NULL);
-	if (w->failed || w->closed) {
-		rc = w->failed ? w->failed : m_error(w, BAG_EINVAL, "writer is already closed");
-		goto out;
-	}
-	if ((rc = chunker_cut(&w->ck)) != BAG_OK || (rc = chunker_drain(&w->ck, true)) != BAG_OK || (rc = out_end(w)) != BAG_OK)
-		goto fail;
-	rc = outfile_place(&w->out, w->no_replace, &w->err);
-fail:
-	if (rc != BAG_OK)
-		w->failed = rc;
-	else
-		w->closed = true;
-out:
-	return rc;
+	return wcore_close(&w->c, finish, w);
 }
 
 BAG_API void bag_mcap_writer_free(bag_mcap_writer_t *w)
 {
 	if (w == NULL)
 		return;
-	chunker_free(&w->ck);
-	outfile_close(&w->out);
+	wcore_free(&w->c);
 	for (size_t i = 0; i < w->nschemas; i++) {
 		free(w->schemas[i].name);
 		free(w->schemas[i].data);
@@ -692,14 +650,12 @@ BAG_API void bag_mcap_writer_free(bag_mcap_writer_t *w)
 	}
 	free(w->schemas);
 	free(w->channels);
-	free(w->rec.p);
 	free(w->chunks);
 	free(w->mi);
-	free(w->path);
 	free(w);
 }
 
 BAG_API const struct bag_error *bag_mcap_writer_error(const bag_mcap_writer_t *w)
 {
-	return w != NULL ? &w->err : &bag_error_nomem;
+	return w != NULL ? &w->c.err : &bag_error_nomem;
 }

@@ -106,11 +106,9 @@ struct ptr_slot {
 };
 
 struct bag_writer {
-	char *path;                 /* the target name */
-	struct outfile out;         /* the file being written (in place: append) */
+	struct wcore c;            /* path, file, chunker, record, error (chunker-int.h) */
 	enum bag_compression compression;
 	bool append;                /* writing into path in place */
-	bool no_replace;
 	uint32_t header_size;       /* bytes of the bag header record */
 	uint32_t next_id;           /* file id of the next new connection */
 	struct conn *conns;         /* by handle */
@@ -120,30 +118,14 @@ struct bag_writer {
 	size_t table_size;          /* power of two, >= 2 * nconns (both tables) */
 	struct ptr_slot *ptrs;      /* bag_writer_copy()'s table */
 	size_t ptrs_size, nptrs;
-	struct chunker ck;          /* the open chunk (streams: handles), its jobs */
-	struct cbuf rec;            /* a record being assembled, reused */
 	struct chunk_info *chunks;  /* written, in file order */
 	size_t nchunks, chunks_cap;
 	struct conn_count *counts;  /* chunk_info.first indexes this */
 	size_t ncounts, counts_cap;
-	int failed;                 /* 0, or the code of a sticky failure */
-	bool closed;                /* bag_writer_close() succeeded */
-	struct bag_error err;      /* the last failure (common.h) */
 };
 
-static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* Record "PATH: message" as the last error; returns code. */
-static int w_error(bag_writer_t *w, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	bag_error_vset(&w->err, code, w->path ? w->path : "bag", BAG_NO_OFFSET, fmt, ap);
-	va_end(ap);
-	return code;
-}
+#define w_error(w, ...) wcore_error(&(w)->c, __VA_ARGS__)
 
 static void le32(uint8_t *out, uint32_t v)
 {
@@ -205,7 +187,7 @@ static void put_field_str(struct cbuf *b, const char *name, const char *s)
 /* Append n bytes to the file. */
 static int out_write(bag_writer_t *w, const void *p, size_t n)
 {
-	return outfile_write(&w->out, p, n, &w->err);
+	return outfile_write(&w->c.out, p, n, &w->c.err);
 }
 
 /* Append a record: the header fields in hdr, then data[0..len). */
@@ -270,9 +252,9 @@ static int bag_header_record(bag_writer_t *w, uint64_t index_pos, struct cbuf *b
 /* Write the bag header record at the file position (13 at close). */
 static int out_bag_header(bag_writer_t *w, uint64_t index_pos)
 {
-	int rc = bag_header_record(w, index_pos, &w->rec);
+	int rc = bag_header_record(w, index_pos, &w->c.rec);
 
-	return rc != BAG_OK ? rc : out_write(w, w->rec.p, w->rec.len);
+	return rc != BAG_OK ? rc : out_write(w, w->c.rec.p, w->c.rec.len);
 }
 
 /* Write a job that came back from the pool: the chunk, its index records (failures said). */
@@ -281,7 +263,7 @@ static int write_job(void *arg, struct cjob *j)
 	bag_writer_t *w = arg;
 	uint8_t hbuf[64];
 	struct cbuf h = { hbuf, 0, sizeof hbuf };
-	uint64_t pos = w->out.pos;
+	uint64_t pos = w->c.out.pos;
 	int rc;
 
 	if (bag_grow((void **)&w->chunks, &w->chunks_cap, w->nchunks + 1, sizeof *w->chunks) != 0 ||
@@ -314,7 +296,7 @@ static int job_index(void *arg, struct cjob *j, uint32_t k, const struct chunk_s
 	put_field_u32(&h, "ver", 1);
 	if (cbuf_reserve(&j->index, 8 + h.len + s->n * 12) != 0 ||
 	    bag_grow((void **)&j->conns, &j->conns_cap, j->nconns + 1, sizeof *j->conns) != 0)
-		return w_error(w, BAG_ENOMEM, "out of memory for an index of %zu entries", s->n);
+		return w_error(w, BAG_ENOMEM, "out of memory for an index of %zu %s", s->n, s->n == 1 ? "entry" : "entries");
 	cbuf_put32(&j->index, (uint32_t)h.len);
 	cbuf_put(&j->index, h.p, h.len);
 	cbuf_put32(&j->index, (uint32_t)(s->n * 12));
@@ -537,14 +519,14 @@ static int take_conn(bag_writer_t *w, const struct bag_connection *c)
 	bool spec;
 	int rc;
 
-	if (fields_header(c->fields, c->nfields, &w->rec) != 0 || spec_header(&s, &mine) != 0) {
+	if (fields_header(c->fields, c->nfields, &w->c.rec) != 0 || spec_header(&s, &mine) != 0) {
 		free(mine.p);
 		return w_error(w, BAG_ENOMEM, "out of memory");
 	}
-	spec = mine.len == w->rec.len && memcmp(mine.p, w->rec.p, mine.len) == 0 &&
+	spec = mine.len == w->c.rec.len && memcmp(mine.p, w->c.rec.p, mine.len) == 0 &&
 	       strcmp(kv_find(c, "topic") ? kv_find(c, "topic")->value : "", c->topic) == 0;
 	free(mine.p);
-	rc = conn_add(w, c->topic, w->rec.p, w->rec.len, c->id, spec ? &s : NULL, &handle);
+	rc = conn_add(w, c->topic, w->c.rec.p, w->c.rec.len, c->id, spec ? &s : NULL, &handle);
 	if (rc == BAG_OK)
 		w->conns[handle].written = true;
 	return rc;
@@ -553,16 +535,16 @@ static int take_conn(bag_writer_t *w, const struct bag_connection *c)
 /* Write the bag header at byte 13 of fd directly and sync it (append). */
 static int pwrite_header(bag_writer_t *w, int fd, uint64_t index_pos)
 {
-	int rc = bag_header_record(w, index_pos, &w->rec);
+	int rc = bag_header_record(w, index_pos, &w->c.rec);
 
-	if (rc == BAG_OK && (pwrite(fd, w->rec.p, w->rec.len, (off_t)strlen(VERSION_LINE)) != (ssize_t)w->rec.len ||
+	if (rc == BAG_OK && (pwrite(fd, w->c.rec.p, w->c.rec.len, (off_t)strlen(VERSION_LINE)) != (ssize_t)w->c.rec.len ||
 	                     fdatasync(fd) != 0))
 		rc = w_error(w, BAG_EIO, "cannot write: %s", strerror(errno));
 	return rc;
 }
 
 /*
- * Open w->path for append: read its index, rewrite its header unindexed,
+ * Open w->c.path for append: read its index, rewrite its header unindexed,
  * cut the index section off, and position at its end.
  */
 static int open_append(bag_writer_t *w)
@@ -572,18 +554,18 @@ static int open_append(bag_writer_t *w)
 	int fd = -1, major, minor, rc;
 
 	oo.no_recover = true;
-	w->out.path = w->path;
-	w->out.placed = true;   /* never removed */
-	w->out.tmp_path = strdup(w->path);
-	if (w->out.tmp_path == NULL) {
+	w->c.out.path = w->c.path;
+	w->c.out.placed = true;   /* never removed */
+	w->c.out.tmp_path = strdup(w->c.path);
+	if (w->c.out.tmp_path == NULL) {
 		rc = w_error(w, BAG_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = bag_open(&bag, w->path, &oo)) != BAG_OK) {
+	if ((rc = bag_open(&bag, w->c.path, &oo)) != BAG_OK) {
 		if (rc == BAG_ENOINDEX)
 			w_error(w, rc, "has no usable index: it cannot be appended to (an export writes a repaired copy)");
 		else
-			bag_error_copy(&w->err, bag_last_error(bag));
+			bag_error_copy(&w->c.err, bag_last_error(bag));
 		goto fail;
 	}
 	bag_version(bag, &major, &minor);
@@ -617,7 +599,7 @@ static int open_append(bag_writer_t *w)
 		}
 		w->chunks[w->nchunks++] = ci;
 	}
-	fd = open(w->path, O_RDWR | O_CLOEXEC);
+	fd = open(w->c.path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		rc = w_error(w, BAG_EIO, "cannot open for writing: %s", strerror(errno));
 		goto fail;
@@ -628,14 +610,14 @@ static int open_append(bag_writer_t *w)
 		rc = w_error(w, BAG_EIO, "cannot cut its index off: %s", strerror(errno));
 		goto fail;
 	}
-	w->out.f = fdopen(fd, "r+b");
-	if (w->out.f == NULL || fseeko(w->out.f, (off_t)bag->index_pos, SEEK_SET) != 0) {
+	w->c.out.f = fdopen(fd, "r+b");
+	if (w->c.out.f == NULL || fseeko(w->c.out.f, (off_t)bag->index_pos, SEEK_SET) != 0) {
 		rc = w_error(w, BAG_EIO, "cannot open for writing: %s", strerror(errno));
 		goto fail;
 	}
 	fd = -1;
-	setvbuf(w->out.f, NULL, _IOFBF, 1 << 20);
-	w->out.pos = bag->index_pos;
+	setvbuf(w->c.out.f, NULL, _IOFBF, 1 << 20);
+	w->c.out.pos = bag->index_pos;
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -656,56 +638,38 @@ BAG_API int bag_writer_open(bag_writer_t **out, const char *path, const struct b
 		goto fail;
 	}
 	w->header_size = BAG_HEADER_SIZE;
-	if (path == NULL || *path == '\0') {
-		rc = w_error(w, BAG_EINVAL, "no path given");
+	if ((rc = wcore_open(&w->c, path, &o, sizeof o, opts, "bag_writer_opts")) != BAG_OK)
 		goto fail;
-	}
-	w->path = strdup(path);
-	if (w->path == NULL) {
-		rc = w_error(w, BAG_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (bag_opts_read(&o, sizeof o, opts) != BAG_OK) {
-		rc = w_error(w, BAG_EINVAL, "bag_writer_opts.size is %zu: set it to sizeof(struct "
-		             "bag_writer_opts) (%zu), and leave unknown fields zero", opts->size, sizeof o);
-		goto fail;
-	}
-	w->compression = w->ck.compression = o.compression;
-	w->ck.threshold = o.chunk_threshold ? o.chunk_threshold : DEFAULT_THRESHOLD;
+	w->compression = o.compression;
 	w->append = o.append;
-	w->no_replace = o.no_replace;
+	w->c.no_replace = o.no_replace;
 	if ((unsigned)w->compression > BAG_COMPRESSION_LZ4) {
 		rc = w_error(w, BAG_EINVAL, "unknown compression %d", (int)w->compression);
 		goto fail;
 	}
-#ifndef HAVE_LZ4
-	if (w->compression == BAG_COMPRESSION_LZ4) {
-		rc = w_error(w, BAG_EUNSUPP, "lz4 is not supported by this build");
-		goto fail;
-	}
-#endif
-	if ((rc = chunker_init(&w->ck, &bag_chunker, w, &w->err, &w->failed, w->path,
-	                       w->compression == BAG_COMPRESSION_NONE ? 1 : o.threads)) != BAG_OK)
+	if ((rc = wcore_chunker(&w->c, &bag_chunker, w, w->compression,
+	                        o.chunk_threshold ? o.chunk_threshold : DEFAULT_THRESHOLD,
+	                        w->compression == BAG_COMPRESSION_NONE ? 1 : o.threads)) != BAG_OK)
 		goto fail;
 	if (w->append) {
 		rc = open_append(w);
 		goto fail;
 	}
-	if ((rc = outfile_create(&w->out, w->path, &w->err)) != BAG_OK)
+	if ((rc = outfile_create(&w->c.out, w->c.path, &w->c.err)) != BAG_OK)
 		goto fail;
 	if ((rc = out_write(w, VERSION_LINE, strlen(VERSION_LINE))) != BAG_OK ||
 	    (rc = out_bag_header(w, 0)) != BAG_OK)
 		goto fail;
 fail:
 	if (rc != BAG_OK && w != NULL)
-		w->failed = rc;
+		w->c.failed = rc;
 	return rc;
 }
 
 /* Append one message record to the open chunk (room reserved). */
 static void put_message(bag_writer_t *w, uint32_t id, int64_t time_ns, const void *data, size_t len)
 {
-	struct cbuf *b = &w->ck.buf;
+	struct cbuf *b = &w->c.ck.buf;
 
 	cbuf_put32(b, MSG_HEADER_LEN);
 	cbuf_put32(b, 9);
@@ -724,7 +688,7 @@ static void put_message(bag_writer_t *w, uint32_t id, int64_t time_ns, const voi
 static int check_message(bag_writer_t *w, int64_t time_ns, const void *data, size_t len)
 {
 	if (data == NULL && len > 0)
-		return w_error(w, BAG_EINVAL, "a message of %zu bytes needs its data", len);
+		return w_error(w, BAG_EINVAL, "a message of %zu byte%s needs its data", len, BAG_S(len));
 	if (time_ns < 0 || time_ns / BAG_NSEC_PER_SEC > UINT32_MAX)
 		return w_error(w, BAG_EINVAL, "time %lld ns is outside what a bag can store", (long long)time_ns);
 	if (len > UINT32_MAX - MSG_OVERHEAD)
@@ -735,9 +699,9 @@ static int check_message(bag_writer_t *w, int64_t time_ns, const void *data, siz
 /* A usable writer: 0, its sticky failure, or BAG_EINVAL once closed. */
 static int check_open(bag_writer_t *w)
 {
-	if (w->failed)
-		return w->failed;
-	return w->closed ? w_error(w, BAG_EINVAL, "writer is closed") : BAG_OK;
+	if (w->c.failed)
+		return w->c.failed;
+	return w->c.closed ? w_error(w, BAG_EINVAL, "writer is closed") : BAG_OK;
 }
 
 /* Append a checked message on connection handle k; cut the chunk when full. */
@@ -751,23 +715,23 @@ static int write_on(bag_writer_t *w, uint32_t k, int64_t time_ns, const void *da
 		rc = w_error(w, BAG_EINVAL, "connection %s is too large for a chunk", c->topic);
 		goto out;
 	}
-	if (w->ck.buf.len > UINT32_MAX - need && (rc = chunker_cut(&w->ck)) != BAG_OK)
+	if (w->c.ck.buf.len > UINT32_MAX - need && (rc = chunker_cut(&w->c.ck)) != BAG_OK)
 		goto fail;
-	if (chunker_reserve(&w->ck, &c->st, need) != BAG_OK) {
+	if (chunker_reserve(&w->c.ck, &c->st, need) != BAG_OK) {
 		rc = w_error(w, BAG_ENOMEM, "out of memory for a %zu-byte message", len);
 		goto fail;
 	}
 	if (!c->written) {
-		put_conn_record(&w->ck.buf, c);
+		put_conn_record(&w->c.ck.buf, c);
 		c->written = true;
 	}
-	chunker_note(&w->ck, k, &c->st, time_ns);
+	chunker_note(&w->c.ck, k, &c->st, time_ns);
 	put_message(w, c->id, time_ns, data, len);
-	if (w->ck.buf.len > w->ck.threshold)
-		rc = chunker_cut(&w->ck);
+	if (w->c.ck.buf.len > w->c.ck.threshold)
+		rc = chunker_cut(&w->c.ck);
 fail:
 	if (rc != BAG_OK)
-		w->failed = rc;
+		w->c.failed = rc;
 out:
 	return rc;
 }
@@ -790,7 +754,7 @@ BAG_API int bag_writer_write(bag_writer_t *w, const struct bag_conn_spec *spec,
 	if ((rc = check_message(w, time_ns, data, len)) != BAG_OK)
 		goto out;
 	if (w->table_size == 0 && table_grow(w) != 0) {
-		rc = w->failed = w_error(w, BAG_ENOMEM, "out of memory for the connection table");
+		rc = w->c.failed = w_error(w, BAG_ENOMEM, "out of memory for the connection table");
 		goto out;
 	}
 	h = spec_hash(spec);
@@ -798,16 +762,16 @@ BAG_API int bag_writer_write(bag_writer_t *w, const struct bag_conn_spec *spec,
 	if (w->table[slot] != 0) {
 		k = w->table[slot] - 1;
 	} else {
-		if (spec_header(spec, &w->rec) != 0) {
-			rc = w->failed = w_error(w, BAG_ENOMEM, "out of memory");
+		if (spec_header(spec, &w->c.rec) != 0) {
+			rc = w->c.failed = w_error(w, BAG_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (w->rec.len > UINT32_MAX / 2) {
+		if (w->c.rec.len > UINT32_MAX / 2) {
 			rc = w_error(w, BAG_EINVAL, "connection %s is too large for a chunk", spec->topic);
 			goto out;
 		}
-		if ((rc = conn_add(w, spec->topic, w->rec.p, w->rec.len, w->next_id, spec, &k)) != BAG_OK) {
-			w->failed = rc;
+		if ((rc = conn_add(w, spec->topic, w->c.rec.p, w->c.rec.len, w->next_id, spec, &k)) != BAG_OK) {
+			w->c.failed = rc;
 			goto out;
 		}
 	}
@@ -836,26 +800,26 @@ BAG_API int bag_writer_add_conn(bag_writer_t *w, const char *topic, const struct
 			             "or no value", topic, i);
 			goto out;
 		}
-	if (fields_header(fields, nfields, &w->rec) != 0) {
-		rc = w->failed = w_error(w, BAG_ENOMEM, "out of memory");
+	if (fields_header(fields, nfields, &w->c.rec) != 0) {
+		rc = w->c.failed = w_error(w, BAG_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (w->rec.len > UINT32_MAX / 2 || strlen(topic) > UINT32_MAX / 4) {
+	if (w->c.rec.len > UINT32_MAX / 2 || strlen(topic) > UINT32_MAX / 4) {
 		rc = w_error(w, BAG_EINVAL, "connection %s is too large for a chunk", topic);
 		goto out;
 	}
-	h = header_hash(topic, w->rec.p, w->rec.len);
+	h = header_hash(topic, w->c.rec.p, w->c.rec.len);
 	for (size_t i = h & (w->table_size - 1); w->table_size > 0 && w->htable[i] != 0; i = (i + 1) & (w->table_size - 1)) {
 		const struct conn *c = &w->conns[w->htable[i] - 1];
-		if (c->hhash == h && c->header_len == w->rec.len && memcmp(c->header, w->rec.p, c->header_len) == 0 &&
+		if (c->hhash == h && c->header_len == w->c.rec.len && memcmp(c->header, w->c.rec.p, c->header_len) == 0 &&
 		    strcmp(c->topic, topic) == 0) {
 			*conn = w->htable[i] - 1;
 			goto out;
 		}
 	}
-	rc = conn_add(w, topic, w->rec.p, w->rec.len, w->next_id, NULL, conn);
+	rc = conn_add(w, topic, w->c.rec.p, w->c.rec.len, w->next_id, NULL, conn);
 	if (rc != BAG_OK)
-		w->failed = rc;
+		w->c.failed = rc;
 out:
 	return rc;
 }
@@ -928,7 +892,7 @@ BAG_API int bag_writer_copy(bag_writer_t *w, const struct bag_message *m)
 		if ((rc = bag_writer_add_conn(w, m->conn->topic, m->conn->fields, m->conn->nfields, &k)) != BAG_OK)
 			goto out;
 		if ((w->nptrs + 1) * 2 > w->ptrs_size && ptrs_grow(w) != 0) {
-			rc = w->failed = w_error(w, BAG_ENOMEM, "out of memory");
+			rc = w->c.failed = w_error(w, BAG_ENOMEM, "out of memory");
 			goto out;
 		}
 		for (i = ptr_hash(m->conn) & (w->ptrs_size - 1); w->ptrs[i].key != NULL; i = (i + 1) & (w->ptrs_size - 1))
@@ -957,12 +921,12 @@ static int out_index_section(bag_writer_t *w)
 	int rc = BAG_OK;
 
 	for (size_t k = 0; k < w->nconns; k++) {
-		w->rec.len = 0;
-		if (put_conn_record(&w->rec, &w->conns[k]) != 0) {
+		w->c.rec.len = 0;
+		if (put_conn_record(&w->c.rec, &w->conns[k]) != 0) {
 			rc = w_error(w, BAG_ENOMEM, "out of memory");
 			goto fail;
 		}
-		if ((rc = out_write(w, w->rec.p, w->rec.len)) != BAG_OK)
+		if ((rc = out_write(w, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 			goto fail;
 	}
 	for (size_t i = 0; i < w->nchunks; i++) {
@@ -976,16 +940,16 @@ static int out_index_section(bag_writer_t *w)
 		put_field_u8(&h, "op", BAG_OP_CHUNK_INFO);
 		put_field_u64(&h, "start_time", ros_time(ci->start_ns));
 		put_field_u32(&h, "ver", 1);
-		w->rec.len = 0;
-		if (cbuf_reserve(&w->rec, (size_t)ci->n * 8) != 0) {
+		w->c.rec.len = 0;
+		if (cbuf_reserve(&w->c.rec, (size_t)ci->n * 8) != 0) {
 			rc = w_error(w, BAG_ENOMEM, "out of memory");
 			goto fail;
 		}
 		for (uint32_t k = 0; k < ci->n; k++) {
-			cbuf_put32(&w->rec, w->counts[ci->first + k].conn);
-			cbuf_put32(&w->rec, w->counts[ci->first + k].count);
+			cbuf_put32(&w->c.rec, w->counts[ci->first + k].conn);
+			cbuf_put32(&w->c.rec, w->counts[ci->first + k].count);
 		}
-		if ((rc = out_record(w, &h, w->rec.p, w->rec.len)) != BAG_OK)
+		if ((rc = out_record(w, &h, w->c.rec.p, w->c.rec.len)) != BAG_OK)
 			goto fail;
 	}
 fail:
@@ -995,7 +959,7 @@ fail:
 /* Finish an appended bag in place: the index on disk before the header points at it. */
 static int close_append(bag_writer_t *w, uint64_t index_pos)
 {
-	FILE *f = w->out.f;
+	FILE *f = w->c.out.f;
 	int rc = BAG_OK;
 
 	if (fflush(f) != 0 || fdatasync(fileno(f)) != 0 || fseeko(f, (off_t)strlen(VERSION_LINE), SEEK_SET) != 0) {
@@ -1008,68 +972,54 @@ static int close_append(bag_writer_t *w, uint64_t index_pos)
 		rc = w_error(w, BAG_EIO, "cannot write: %s", strerror(errno));
 		goto fail;
 	}
-	w->out.f = NULL;
+	w->c.out.f = NULL;
 	if (fclose(f) != 0)
 		rc = w_error(w, BAG_EIO, "cannot write: %s", strerror(errno));
 fail:
 	return rc;
 }
 
+/* After the last chunk: the index section, then the bag header (or the append's end); the file placed. */
+static int finish(void *arg)
+{
+	bag_writer_t *w = arg;
+	uint64_t index_pos = w->c.out.pos;
+	int rc;
+
+	if ((rc = out_index_section(w)) != BAG_OK)
+		return rc;
+	if (w->append)
+		return close_append(w, index_pos);
+	if (fseeko(w->c.out.f, (off_t)strlen(VERSION_LINE), SEEK_SET) != 0)
+		return w_error(w, BAG_EIO, "cannot seek in %s: %s", w->c.out.tmp_path, strerror(errno));
+	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
+		return rc;
+	return outfile_place(&w->c.out, w->c.no_replace, &w->c.err);
+}
+
 BAG_API int bag_writer_close(bag_writer_t *w)
 {
-	uint64_t index_pos;
-	int rc = BAG_OK;
-
 	assert(w != NULL);
-	if (w->failed || w->closed) {
-		rc = w->failed ? w->failed : w_error(w, BAG_EINVAL, "writer is already closed");
-		goto out;
-	}
-	if ((rc = chunker_cut(&w->ck)) != BAG_OK || (rc = chunker_drain(&w->ck, true)) != BAG_OK)
-		goto fail;
-	index_pos = w->out.pos;
-	if ((rc = out_index_section(w)) != BAG_OK)
-		goto fail;
-	if (w->append) {
-		rc = close_append(w, index_pos);
-		goto fail;
-	}
-	if (fseeko(w->out.f, (off_t)strlen(VERSION_LINE), SEEK_SET) != 0) {
-		rc = w_error(w, BAG_EIO, "cannot seek in %s: %s", w->out.tmp_path, strerror(errno));
-		goto fail;
-	}
-	if ((rc = out_bag_header(w, index_pos)) != BAG_OK)
-		goto fail;
-	rc = outfile_place(&w->out, w->no_replace, &w->err);
-fail:
-	if (rc != BAG_OK)
-		w->failed = rc;
-	else
-		w->closed = true;
-out:
-	return rc;
+	return wcore_close(&w->c, finish, w);
 }
 
 BAG_API void bag_writer_free(bag_writer_t *w)
 {
 	if (w == NULL)
 		return;
-	chunker_free(&w->ck);
-	outfile_close(&w->out);
+	wcore_free(&w->c);
 	for (size_t i = 0; i < w->nconns; i++)
 		conn_free(&w->conns[i]);
 	free(w->conns);
 	free(w->table);
 	free(w->htable);
 	free(w->ptrs);
-	free(w->rec.p);
 	free(w->chunks);
 	free(w->counts);
-	free(w->path);
 	free(w);
 }
 
 BAG_API const struct bag_error *bag_writer_error(const bag_writer_t *w)
 {
-	return w != NULL ? &w->err : &bag_error_nomem;
+	return w != NULL ? &w->c.err : &bag_error_nomem;
 }

@@ -579,7 +579,7 @@ BAG_API int bag_expr_check(bag_expr_t *e, bag_expr_prog_t *const *progs, size_t 
 		}
 		if (n > 1)
 			return bag_error_set(&e->err, BAG_EEXPR, NULL, c->fail_pos,
-			                     "%s (and it fits none of the other %zu connections)", c->why, n - 1);
+			                     "%s (and it fits none of the other %zu connection%s)", c->why, n - 1, BAG_S(n - 1));
 		return bag_error_set(&e->err, BAG_EEXPR, NULL, c->fail_pos, "%s", c->why);
 	}
 	return BAG_OK;

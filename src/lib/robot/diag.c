@@ -117,9 +117,9 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 	return out->failed ? BAG_ENOMEM : 0;
 bad:
 	out->len = start;
-	bag_text_printf(out, "%s at %lld.%09lld: the message does not parse as a %s (%u bytes)", m->conn->topic,
+	bag_text_printf(out, "%s at %lld.%09lld: the message does not parse as a %s (%u byte%s)", m->conn->topic,
 	                (long long)(m->time_ns / BAG_NSEC_PER_SEC), (long long)(m->time_ns % BAG_NSEC_PER_SEC),
-	                m->conn->type, (unsigned)m->size);
+	                m->conn->type, (unsigned)m->size, BAG_S(m->size));
 	return BAG_EDECODE;
 }
 

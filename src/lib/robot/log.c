@@ -116,9 +116,9 @@ static int work(void *arg, const struct bag_message *m, const bag_msgdef_t *def,
 	(void)def;
 	if (parse(m, &pk, out) != 0) {
 		out->len = start;
-		bag_text_printf(out, "%s at %lld.%09lld: the message does not parse as a rosgraph_msgs/Log (%u bytes)",
+		bag_text_printf(out, "%s at %lld.%09lld: the message does not parse as a rosgraph_msgs/Log (%u byte%s)",
 		                m->conn->topic, (long long)(m->time_ns / BAG_NSEC_PER_SEC),
-		                (long long)(m->time_ns % BAG_NSEC_PER_SEC), (unsigned)m->size);
+		                (long long)(m->time_ns % BAG_NSEC_PER_SEC), (unsigned)m->size, BAG_S(m->size));
 		return BAG_EDECODE;
 	}
 	if (out->failed)

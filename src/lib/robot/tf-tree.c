@@ -99,7 +99,7 @@ static int warn_parents(bag_tf_t *tf, struct bag_text *t)
 		if (f->nparents < 2)
 			continue;
 		t->len = 0;
-		bag_text_printf(t, "frame %s has %zu parents over time:", f->name, f->nparents);
+		bag_text_printf(t, "frame %s has %zu parent%s over time:", f->name, f->nparents, BAG_S(f->nparents));
 		for (size_t k = 0; k < f->nparents && k < 4; k++)
 			bag_text_printf(t, "%s %s", k ? "," : "", tf->f[f->parents[k]].name);
 		bag_text_printf(t, "%s (tf2 uses the parent of the stamps around a lookup)", f->nparents > 4 ? ", ..." : "");

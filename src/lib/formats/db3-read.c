@@ -1,0 +1,822 @@
+/*
+ * db3-read.c - rosbag2's sqlite3 storage (a `.db3` file, "SQLite format 3"),
+ * as one more reader of the format table (reader-int.h), read through
+ * libsqlite3.
+ *
+ * The database holds `topics` (id, name, type, serialization_format,
+ * offered_qos_profiles), `messages` (id INTEGER PRIMARY KEY, topic_id,
+ * timestamp, data BLOB; index timestamp_idx) and, from Iron on,
+ * `message_definitions` (topic_type, encoding, encoded_message_definition,
+ * type_description_hash). It is opened read-only and immutable
+ * (`file:PATH?mode=ro&immutable=1`): SQLite takes no lock and creates no
+ * -wal, -shm or journal file beside the input. Local files only: a .db3
+ * over http(s)/s3 is refused in one line (SQLite reads through the file
+ * system, not through the handle's byte source). The open uses one
+ * connection; read_span takes one from a small pool (opening another when
+ * all are busy), so that handles sharing the state read spans on several
+ * threads at once, each connection used by one thread at a time.
+ *
+ * Connections: one per topic, in topic id order (st->topics maps a topic id
+ * to its connection index, sorted by id for a binary search). A topic's
+ * definition is its type's ros2msg text from message_definitions; without
+ * one (before Iron), the type's .msg file found in --msg-path directories,
+ * PREFIX/share for each AMENT_PREFIX_PATH prefix, then the environment's
+ * directories (msgfile.c, which also resolves the nested types). A type with
+ * neither, or with only a ros2idl text, is warned about once and its
+ * messages are shown as bytes.
+ *
+ * Spans (the handle's chunks): runs of consecutive message ids, cut at
+ * SPAN_ROWS rows or SPAN_BYTES of data, like an older bag's spans of bytes.
+ * A span's pos is its first id and index_end its last id + 1; read_span
+ * reads `WHERE id BETWEEN first AND last` (a range of the table's own
+ * B-tree, sequential) and translates the rows into 2.0 message records
+ * (format-old.c's layout) in id order. Ids follow insertion, which rosbag2
+ * does in receive order, so spans rarely overlap in time; when they do the
+ * timeline merges them as it merges a bag's overlapping chunks.
+ *
+ * Open: the per-span, per-connection counts the timeline, the browser and
+ * check need are not in the file - timestamp_idx holds (timestamp, id)
+ * only, no index covers topic_id, and metadata.yaml counts each topic over
+ * the whole recording - so open makes one pass over the table's
+ * (id, topic_id, timestamp, length(data)) columns. That reads each row's
+ * header, never a blob's overflow pages; but a message smaller than a page
+ * lives in its leaf page, so for small messages the pass reads the file.
+ * Start and end come from that pass. It is the one full-table read (a miss
+ * of the "no full pass at open" aim: bench/rosbag2.sh measures it); the
+ * rows' data are read only when a span is needed. Rows with NULL data, a
+ * time outside what a ROS time holds (1970..2106), a negative id or an
+ * unknown topic are left out, with one warning each; a blob over MSG_MAX,
+ * or longer than the file (a damaged record header), fails the open naming
+ * its id: a span's buffer is never larger than what the file can hold.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "lib/formats/format-int.h"
+#include "lib/common/util-int.h"
+
+#define SQLITE_MAGIC "SQLite format 3"
+#define SPAN_ROWS 65536
+#define SPAN_BYTES ((uint64_t)4 << 20)
+#define MSG_MAX ((int64_t)1 << 30)       /* one message's bytes */
+#define TOPICS_MAX 16384
+#define REC_BYTES (OLD_MSG_BYTES + 8)    /* a translated record's bytes besides the data */
+#define POOL_MAX 16
+
+/* A topic: its id in the file and its connection index. */
+struct topic {
+	int64_t id;
+	uint32_t conn;
+};
+
+/* The reader's facts (bag->fmt_state). */
+struct db3_state {
+	sqlite3 *db;              /* the open's connection (no SQLite mutexes: one thread) */
+	char *uri;                /* how spans' connections open the file */
+	pthread_mutex_t lock;     /* guards pool: handles sharing this state read from several threads */
+	sqlite3 *pool[POOL_MAX];  /* idle connections for read_span, one per thread at a time */
+	size_t npool;
+	struct topic *topics;     /* sorted by id */
+	size_t ntopics;
+	uint64_t *span_bytes;     /* parallel to bag->chunks: translated bytes */
+	size_t span_cap;
+};
+
+static struct db3_state *st_of(const bag_t *bag)
+{
+	return bag->fmt_state;
+}
+
+static void db3_free(void *state)
+{
+	struct db3_state *st = state;
+
+	if (st == NULL)
+		return;
+	sqlite3_close(st->db);
+	for (size_t i = 0; i < st->npool; i++)
+		sqlite3_close(st->pool[i]);
+	free(st->uri);
+	pthread_mutex_destroy(&st->lock);
+	free(st->topics);
+	free(st->span_bytes);
+	free(st);
+}
+
+static bool db3_detect(const uint8_t *head, size_t len, uint64_t size)
+{
+	(void)size;
+	return len >= sizeof SQLITE_MAGIC && memcmp(head, SQLITE_MAGIC, sizeof SQLITE_MAGIC) == 0;
+}
+
+/* A failure of SQLite while doing what: the file damaged or cut, not rosbag2's schema, or the system. */
+static int db_fail_on(bag_t *bag, sqlite3 *db, const char *what)
+{
+	int code = sqlite3_errcode(db);
+
+	if (code == SQLITE_NOMEM)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory %s", what);
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage damaged or cut off, %s "
+		                "(sqlite: %s)", what, sqlite3_errmsg(db));
+	if (code == SQLITE_ERROR)
+		return bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "not rosbag2's sqlite3 schema, %s (sqlite: %s)", what,
+		                sqlite3_errmsg(db));
+	return bag_fail(bag, code == SQLITE_IOERR ? BAG_EIO : BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: "
+	                "%s (sqlite: %s)", what, sqlite3_errmsg(db));
+}
+
+static int db_fail(bag_t *bag, const char *what)
+{
+	return db_fail_on(bag, st_of(bag)->db, what);
+}
+
+static int cmp_topic(const void *a, const void *b)
+{
+	const struct topic *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Connection index + 1 of topic id, 0 when the file defines no such topic. */
+static uint32_t topic_conn(const struct db3_state *st, int64_t id)
+{
+	const struct topic key = { id, 0 }, *t = bsearch(&key, st->topics, st->ntopics, sizeof key, cmp_topic);
+
+	return t ? t->conn + 1 : 0;
+}
+
+/* ---- opening the database ------------------------------------------------- */
+
+/* "file:PATH?mode=ro&immutable=1" with PATH's '%', '?' and '#' escaped. */
+static char *db_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *u = malloc(3 * n + 32), *at = u;
+
+	if (u == NULL)
+		return NULL;
+	at += sprintf(at, "file:");
+	for (const char *p = path; *p; p++)
+		at += *p == '%' || *p == '?' || *p == '#' ? sprintf(at, "%%%02X", (unsigned char)*p) : (*at = *p, 1);
+	strcpy(at, "?mode=ro&immutable=1");
+	return u;
+}
+
+/* A connection to the file, read-only, immutable, without SQLite's mutexes (NULL: no memory). */
+static int db_connect(const char *uri, sqlite3 **db)
+{
+	int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+
+	if (*db != NULL)
+		sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, (int)MSG_MAX);
+	return rc;
+}
+
+/* Open the handle's local file read-only; a remote source is refused. */
+static int db_open(bag_t *bag, struct db3_state *st)
+{
+	struct stat sb;
+
+	if (stat(bag->path, &sb) != 0 || !bag_is_file(bag, &sb))
+		return bag_fail(bag, BAG_EUNSUPP, UINT64_MAX, "rosbag2 sqlite3 storage (.db3) is read from local files "
+		                "only; copy it here, or `ros2 bag convert` makes an MCAP of it");
+	if ((st->uri = db_uri(bag->path)) == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	if (db_connect(st->uri, &st->db) != SQLITE_OK)
+		return st->db ? db_fail(bag, "opening it") :
+		       bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory opening the database");
+	return BAG_OK;
+}
+
+/* Prepare sql on db, or fail naming what it is for. */
+static int prepare_on(bag_t *bag, sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *what)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(*s);
+		*s = NULL;
+		return db_fail_on(bag, db, what);
+	}
+	return BAG_OK;
+}
+
+static int prepare(bag_t *bag, const char *sql, sqlite3_stmt **s, const char *what)
+{
+	return prepare_on(bag, st_of(bag)->db, sql, s, what);
+}
+
+/* Column i as text ("" when NULL). */
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? (const char *)t : "";
+}
+
+/* ---- definitions ---------------------------------------------------------- */
+
+/* What a type's definition lookup found. */
+struct def {
+	char *text;               /* ros2msg text, or NULL: bytes */
+	char note[256];           /* why not, when text is NULL */
+};
+
+/* The type's ros2msg text from message_definitions, if the table has one (*found). */
+static int def_from_table(bag_t *bag, const char *type, struct def *d, bool *found)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	*found = false;
+	if ((rc = prepare(bag, "SELECT encoding, encoded_message_definition FROM message_definitions "
+	                  "WHERE topic_type = ?1", &s, "reading message_definitions")) != BAG_OK)
+		return rc;
+	sqlite3_bind_text(s, 1, type, -1, SQLITE_STATIC);
+	while (!*found && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *enc = col_text(s, 0), *text = col_text(s, 1);
+		if (strcmp(enc, "ros2msg") == 0 && text[0] != '\0') {
+			*found = true;
+			if ((d->text = strdup(text)) == NULL)
+				rc = BAG_ENOMEM;
+		} else if (text[0] != '\0') {
+			snprintf(d->note, sizeof d->note, "its definition is %.32s, which is not read", enc);
+			*found = true;
+		}
+	}
+	if (!*found && step != SQLITE_DONE)
+		rc = db_fail(bag, "reading message_definitions");
+	sqlite3_finalize(s);
+	return rc == BAG_ENOMEM ? bag_fail(bag, rc, UINT64_MAX, "out of memory") : rc;
+}
+
+/* The type's text built from .msg files in dirs ("pkg/msg/Name" looked up as pkg/Name). */
+static int def_from_files(const char *const *dirs, size_t ndirs, const char *type, struct def *d)
+{
+	struct bag_error err;
+	char name[512], *file = NULL;
+	const char *m = strstr(type, "/msg/");
+	int rc;
+
+	if (m != NULL)
+		snprintf(name, sizeof name, "%.*s/%s", (int)(m - type), type, m + 5);
+	else
+		snprintf(name, sizeof name, "%s", type);
+	rc = bag_msgfile_text(dirs, ndirs, name, &d->text, &file, &err);
+	free(file);
+	if (rc == BAG_ENOMEM)
+		return rc;
+	if (rc != BAG_OK)
+		snprintf(d->note, sizeof d->note, "no definition in the file, and %.100s in --msg-path or "
+		         "AMENT_PREFIX_PATH's share/", err.message);
+	return BAG_OK;
+}
+
+/* The lookup's directories: --msg-path, PREFIX/share of AMENT_PREFIX_PATH, the environment's. */
+struct dirs {
+	struct bag_msgpath mp;
+	const char **v;
+	size_t n;
+	char *ament;
+};
+
+/* Append "DIR/share" (DIR being dir[0..n)) to d's list, its text at *at. */
+static void add_share(struct dirs *d, char **at, const char *dir, size_t n)
+{
+	d->v[d->n++] = *at;
+	*at += sprintf(*at, "%.*s/share", (int)n, dir) + 1;
+}
+
+/*
+ * Each --msg-path DIR as DIR (DIR/PKG/msg) and DIR/share (a prefix), then
+ * PREFIX/share of AMENT_PREFIX_PATH, then the environment's directories.
+ */
+static int dirs_init(struct dirs *d, const struct bag_open_opts *o)
+{
+	const char *env = o->msg_path_only ? NULL : getenv("AMENT_PREFIX_PATH");
+	size_t len = env ? strlen(env) * 8 + 8 : 8;
+
+	memset(d, 0, sizeof *d);
+	if (bag_msgpath_init(&d->mp, o->msg_path, o->msg_path_n, !o->msg_path_only) != BAG_OK)
+		return BAG_ENOMEM;
+	for (size_t i = 0; i < o->msg_path_n; i++)
+		len += strlen(o->msg_path[i]) + 7;
+	d->v = malloc((d->mp.n + o->msg_path_n + len / 2 + 2) * sizeof *d->v);
+	d->ament = malloc(len);
+	if (d->v == NULL || d->ament == NULL)
+		return BAG_ENOMEM;
+	char *at = d->ament;
+	for (size_t i = 0; i < o->msg_path_n; i++) {
+		d->v[d->n++] = o->msg_path[i];
+		add_share(d, &at, o->msg_path[i], strlen(o->msg_path[i]));
+	}
+	for (const char *p = env; p && *p;) {
+		size_t n = strcspn(p, ":");
+		if (n > 0)
+			add_share(d, &at, p, n);
+		p += n + (p[n] == ':');
+	}
+	for (size_t i = o->msg_path_n; i < d->mp.n; i++)
+		d->v[d->n++] = d->mp.dirs[i];
+	return BAG_OK;
+}
+
+static void dirs_free(struct dirs *d)
+{
+	bag_msgpath_free(&d->mp);
+	free(d->v);
+	free(d->ament);
+}
+
+/* ---- connections ---------------------------------------------------------- */
+
+/* One topic row while connections are built. */
+struct trow {
+	int64_t id;
+	char *name, *type, *format;
+	struct def def;
+};
+
+static void trows_free(struct trow *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(t[i].name);
+		free(t[i].type);
+		free(t[i].format);
+		free(t[i].def.text);
+	}
+	free(t);
+}
+
+/* The topics table's rows, by id. */
+static int read_topics(bag_t *bag, struct trow **out, size_t *n)
+{
+	sqlite3_stmt *s = NULL;
+	size_t cap = 0;
+	int rc, step;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = prepare(bag, "SELECT id, name, type, serialization_format FROM topics ORDER BY id", &s,
+	                  "reading the topics table")) != BAG_OK)
+		return rc;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW && rc == BAG_OK) {
+		struct trow *t;
+		if (*n == TOPICS_MAX) {
+			rc = bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: more than %d topics", TOPICS_MAX);
+			break;
+		}
+		if (bag_grow((void **)out, &cap, *n + 1, sizeof **out) != BAG_OK) {
+			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+			break;
+		}
+		t = &(*out)[(*n)++];
+		memset(t, 0, sizeof *t);
+		t->id = sqlite3_column_int64(s, 0);
+		t->name = strdup(col_text(s, 1));
+		t->type = strdup(col_text(s, 2));
+		t->format = strdup(col_text(s, 3));
+		if (t->name == NULL || t->type == NULL || t->format == NULL)
+			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
+	if (rc == BAG_OK && step != SQLITE_DONE)
+		rc = db_fail(bag, "reading the topics table");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static bool has_table(bag_t *bag, const char *name)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes;
+
+	if (prepare(bag, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", &s, "") != BAG_OK)
+		return false;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+static int cmp_trow_type(const void *a, const void *b)
+{
+	const struct trow *const *x = a, *const *y = b;
+	int c = strcmp((*x)->type, (*y)->type);
+	return c ? c : ((*x)->id > (*y)->id) - ((*x)->id < (*y)->id);
+}
+
+/* Resolve one type (the first of its topics): from the table, else from .msg files; warn when neither. */
+static int resolve_type(bag_t *bag, bool table, const struct dirs *dirs, struct trow *t)
+{
+	bool found = false;
+	int rc = BAG_OK;
+
+	if (table && (rc = def_from_table(bag, t->type, &t->def, &found)) != BAG_OK)
+		return rc;
+	if (!found && def_from_files(dirs->v, dirs->n, t->type, &t->def) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	if (t->def.text == NULL)
+		rc = bag_warn(bag, UINT64_MAX, "type %s: %s; its messages are shown as bytes", t->type, t->def.note);
+	return rc;
+}
+
+/* Each distinct type's definition once, given to all its topics. */
+static int resolve_types(bag_t *bag, const struct bag_open_opts *o, struct trow *t, size_t n)
+{
+	struct trow **by = malloc((n ? n : 1) * sizeof *by);
+	bool table = has_table(bag, "message_definitions");
+	struct dirs dirs;
+	int rc = BAG_OK;
+
+	if (by == NULL || dirs_init(&dirs, o) != BAG_OK) {
+		free(by);
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		by[i] = &t[i];
+	bag_sort(by, n, sizeof *by, cmp_trow_type);
+	for (size_t i = 0; i < n && rc == BAG_OK; i++) {
+		if (i == 0 || strcmp(by[i]->type, by[i - 1]->type) != 0) {
+			rc = resolve_type(bag, table, &dirs, by[i]);
+			continue;
+		}
+		struct trow *first = by[i - 1];
+		by[i]->def.note[0] = '\0';
+		if (first->def.text != NULL && (by[i]->def.text = strdup(first->def.text)) == NULL)
+			rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
+	dirs_free(&dirs);
+	free(by);
+	return rc;
+}
+
+/* Topic t as connection index conn: topic, type, message_definition (when known), md5sum "*". */
+static int add_conn(bag_t *bag, const struct trow *t, uint32_t conn)
+{
+	bool cdr = strcmp(t->format, "cdr") == 0;
+	struct bag_kv kv[4];
+	size_t n = 0;
+
+	kv[n++] = (struct bag_kv){ "topic", t->name, strlen(t->name) };
+	kv[n++] = (struct bag_kv){ "type", t->type, strlen(t->type) };
+	if (cdr && t->def.text != NULL)
+		kv[n++] = (struct bag_kv){ "message_definition", t->def.text, strlen(t->def.text) };
+	kv[n++] = (struct bag_kv){ "md5sum", "*", 1 };
+	if (bag_conn_build(&bag->conns[conn], conn, t->name, kv, n) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	bag->conns[conn].index = conn;
+	bag->conns[conn].encoding = BAG_ENCODING_CDR;
+	bag->nconns = conn + 1;
+	if (!cdr)
+		return bag_warn(bag, UINT64_MAX, "topic %s: %.32s serialization is not read; its messages are shown "
+		                "as bytes", t->name, t->format);
+	return BAG_OK;
+}
+
+/* Connections (topic id order) and st->topics. */
+static int build_conns(bag_t *bag, const struct bag_open_opts *o)
+{
+	struct db3_state *st = st_of(bag);
+	struct trow *t;
+	size_t n;
+	int rc;
+
+	if ((rc = read_topics(bag, &t, &n)) != BAG_OK || (rc = resolve_types(bag, o, t, n)) != BAG_OK)
+		goto done;
+	bag->conns = calloc(n ? n : 1, sizeof *bag->conns);
+	st->topics = malloc((n ? n : 1) * sizeof *st->topics);
+	if (bag->conns == NULL || st->topics == NULL) {
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n && rc == BAG_OK; i++) {
+		st->topics[i] = (struct topic){ t[i].id, (uint32_t)i };
+		rc = add_conn(bag, &t[i], (uint32_t)i);
+	}
+	st->ntopics = n;
+	bag_sort(st->topics, n, sizeof *st->topics, cmp_topic);
+	for (size_t i = 1; i < n && rc == BAG_OK; i++)
+		if (st->topics[i].id == st->topics[i - 1].id)
+			rc = bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: two topics have id %lld",
+			              (long long)st->topics[i].id);
+done:
+	trows_free(t, n);
+	return rc;
+}
+
+/* ---- spans ---------------------------------------------------------------- */
+
+/* The span being gathered by the open's pass. */
+struct pass {
+	bag_t *bag;
+	uint64_t *counts;         /* [nconns] */
+	uint32_t *seen;           /* connections counted, first-seen order */
+	size_t nseen;
+	struct chunk_conn *cc;
+	int64_t lo, hi, t0, t1;
+	uint64_t rows, bytes;
+	size_t chunk_cap, cc_cap;
+	uint64_t skipped, orphans;
+	int64_t max_id;           /* for progress: ids walked of the largest */
+	uint64_t walked, last;
+};
+
+static int cmp_cc(const void *a, const void *b)
+{
+	const struct chunk_conn *x = a, *y = b;
+	return (x->conn > y->conn) - (x->conn < y->conn);
+}
+
+/* End the span being gathered: a chunk with its counts. */
+static int span_cut(struct pass *p)
+{
+	bag_t *bag = p->bag;
+	struct db3_state *st = st_of(bag);
+	int rc;
+
+	if (p->rows == 0)
+		return BAG_OK;
+	for (size_t k = 0; k < p->nseen; k++) {
+		p->cc[k] = (struct chunk_conn){ p->seen[k], (uint32_t)p->counts[p->seen[k]] };
+		p->counts[p->seen[k]] = 0;
+	}
+	bag_sort(p->cc, p->nseen, sizeof *p->cc, cmp_cc);
+	if (bag_grow((void **)&st->span_bytes, &st->span_cap, bag->nchunks + 1, sizeof *st->span_bytes) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	if ((rc = old_chunk_add(bag, &p->chunk_cap, &p->cc_cap, (uint64_t)p->lo, (uint64_t)p->hi + 1, p->t0, p->t1,
+	                        p->cc, p->nseen)) != BAG_OK)
+		return rc;
+	struct chunk *ch = &bag->chunks[bag->nchunks - 1];
+	ch->data_len = (uint32_t)p->bytes;
+	ch->span_size = p->bytes;
+	st->span_bytes[bag->nchunks - 1] = p->bytes;
+	p->nseen = 0;
+	p->rows = p->bytes = 0;
+	return BAG_OK;
+}
+
+/* Whether a row is one the reader keeps: data, a ROS time, a known topic. */
+static bool row_usable(int data_type, int64_t t)
+{
+	return data_type != SQLITE_NULL && t >= 0 && t / BAG_NSEC_PER_SEC <= UINT32_MAX;
+}
+
+/* Count one row (id, topic, time, data length) into the span; cut it when full. */
+static int pass_row(struct pass *p, int64_t id, int64_t topic, int64_t t, int data_type, int64_t len)
+{
+	uint32_t conn = topic_conn(st_of(p->bag), topic);
+
+	if (!row_usable(data_type, t) || id < 0) {
+		p->skipped++;
+		return BAG_OK;
+	}
+	if (conn == 0) {
+		p->orphans++;
+		return BAG_OK;
+	}
+	if (len < 0 || len > MSG_MAX || (uint64_t)len > p->bag->file_size)
+		return bag_fail(p->bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: message id %lld holds "
+		                "%lld bytes (at most %lld are read, and the file has %llu)", (long long)id, (long long)len,
+		                (long long)MSG_MAX, (unsigned long long)p->bag->file_size);
+	if (p->rows > 0 && (p->rows >= SPAN_ROWS || p->bytes + REC_BYTES + (uint64_t)len > SPAN_BYTES)) {
+		int rc = span_cut(p);
+		if (rc != BAG_OK)
+			return rc;
+	}
+	if (p->rows == 0) {
+		p->lo = id;
+		p->t0 = p->t1 = t;
+	}
+	p->hi = id;
+	p->t0 = t < p->t0 ? t : p->t0;
+	p->t1 = t > p->t1 ? t : p->t1;
+	if (p->counts[conn - 1]++ == 0)
+		p->seen[p->nseen++] = conn - 1;
+	p->rows++;
+	p->bytes += REC_BYTES + (uint64_t)len;
+	return BAG_OK;
+}
+
+/* The open's one pass over the rows' headers, cutting spans; progress by ids (of the largest). */
+static int pass_rows(struct pass *p)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = prepare(p->bag, "SELECT max(id) FROM messages", &s, "reading the messages table")) != BAG_OK)
+		return rc;
+	p->max_id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	if ((rc = prepare(p->bag, "SELECT id, topic_id, timestamp, data IS NULL, length(data) FROM messages "
+	                  "ORDER BY id", &s, "reading the messages table")) != BAG_OK)
+		return rc;
+	while (rc == BAG_OK && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		int type = sqlite3_column_int(s, 3) ? SQLITE_NULL : SQLITE_BLOB;
+		int64_t id = sqlite3_column_int64(s, 0);
+		rc = pass_row(p, id, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), type, sqlite3_column_int64(s, 4));
+		if (rc == BAG_OK && ++p->walked % 4096 == 0 && p->max_id > 0 && id > 0)
+			rc = old_progress(p->bag, (uint64_t)((double)p->bag->file_size * ((double)id / (double)p->max_id)),
+			                  &p->last);
+	}
+	if (rc == BAG_OK && step != SQLITE_DONE)
+		rc = db_fail(p->bag, "reading the messages table");
+	sqlite3_finalize(s);
+	return rc == BAG_OK ? span_cut(p) : rc;
+}
+
+static int build_spans(bag_t *bag)
+{
+	struct pass p = { .bag = bag };
+	int rc;
+
+	p.counts = calloc(bag->nconns + 1, sizeof *p.counts);
+	p.seen = malloc((bag->nconns + 1) * sizeof *p.seen);
+	p.cc = malloc((bag->nconns + 1) * sizeof *p.cc);
+	if (p.counts == NULL || p.seen == NULL || p.cc == NULL)
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	else
+		rc = pass_rows(&p);
+	if (rc == BAG_OK && p.skipped > 0)
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s with no data, a negative id or a time before 1970 or "
+		              "after 2106 left out", (unsigned long long)p.skipped, BAG_S(p.skipped));
+	if (rc == BAG_OK && p.orphans > 0)
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on topic ids the topics table does not define left out",
+		              (unsigned long long)p.orphans, BAG_S(p.orphans));
+	free(p.counts);
+	free(p.seen);
+	free(p.cc);
+	return rc;
+}
+
+static int db3_open(bag_t *bag, const struct bag_open_opts *o)
+{
+	struct db3_state *st = calloc(1, sizeof *st);
+	int rc;
+
+	if (st == NULL || pthread_mutex_init(&st->lock, NULL) != 0) {
+		free(st);
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
+	bag->fmt_state = st;
+	snprintf(bag->format_name, sizeof bag->format_name, "rosbag2 sqlite3");
+	if ((rc = db_open(bag, st)) != BAG_OK || (rc = build_conns(bag, o)) != BAG_OK)
+		return rc;
+	return build_spans(bag);
+}
+
+/* ---- reading a span ------------------------------------------------------- */
+
+/* Translate the rows of s (from id first) into out[0..cap) as 2.0 message records; *used is the bytes written. */
+static int span_rows(bag_t *bag, sqlite3_stmt *s, uint64_t first, uint8_t *out, uint64_t cap, uint64_t *used)
+{
+	uint8_t *at = out;
+	int step;
+
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(s, 1);
+		uint32_t conn = topic_conn(st_of(bag), sqlite3_column_int64(s, 0));
+		if (!row_usable(sqlite3_column_type(s, 2), t) || conn == 0)
+			continue;
+		const void *data = sqlite3_column_blob(s, 2);
+		int64_t len = sqlite3_column_bytes(s, 2);
+		if (data == NULL && len > 0)
+			return db_fail_on(bag, sqlite3_db_handle(s), "reading a message");
+		if ((uint64_t)(at - out) + REC_BYTES + (uint64_t)len > cap)
+			return bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: the messages from id %llu "
+			                "are larger than when the file was opened", (unsigned long long)first);
+		old_put_msg(&at, conn - 1, t, data, (uint32_t)len);
+	}
+	*used = (uint64_t)(at - out);
+	return step == SQLITE_DONE ? BAG_OK : db_fail_on(bag, sqlite3_db_handle(s), "reading the messages table");
+}
+
+/* An idle connection of the pool, or a new one (*db NULL: no memory). */
+static int pool_take(bag_t *bag, sqlite3 **db)
+{
+	struct db3_state *st = st_of(bag);
+
+	pthread_mutex_lock(&st->lock);
+	*db = st->npool > 0 ? st->pool[--st->npool] : NULL;
+	pthread_mutex_unlock(&st->lock);
+	if (*db != NULL)
+		return BAG_OK;
+	if (db_connect(st->uri, db) == SQLITE_OK)
+		return BAG_OK;
+	int rc = *db ? db_fail_on(bag, *db, "opening it again") : bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	sqlite3_close(*db);
+	*db = NULL;
+	return rc;
+}
+
+static void pool_give(struct db3_state *st, sqlite3 *db)
+{
+	pthread_mutex_lock(&st->lock);
+	if (st->npool < POOL_MAX)
+		st->pool[st->npool++] = db, db = NULL;
+	pthread_mutex_unlock(&st->lock);
+	sqlite3_close(db);
+}
+
+static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
+{
+	struct db3_state *st = st_of(bag);
+	struct chunk *ch = &bag->chunks[i];
+	sqlite3_stmt *s = NULL;
+	sqlite3 *db;
+	uint64_t used = 0;
+	uint8_t *buf;
+	int rc;
+
+	*out = NULL;
+	if ((rc = pool_take(bag, &db)) != BAG_OK)
+		return rc;
+	if ((buf = malloc((size_t)st->span_bytes[i] + 1)) == NULL)
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	else if ((rc = prepare_on(bag, db, "SELECT topic_id, timestamp, data FROM messages WHERE id BETWEEN ?1 AND ?2 "
+	                          "ORDER BY id", &s, "reading the messages table")) == BAG_OK) {
+		sqlite3_bind_int64(s, 1, (int64_t)ch->pos);
+		sqlite3_bind_int64(s, 2, (int64_t)ch->index_end - 1);
+		rc = span_rows(bag, s, ch->pos, buf, st->span_bytes[i], &used);
+	}
+	sqlite3_finalize(s);
+	pool_give(st, db);
+	if (rc != BAG_OK) {
+		free(buf);
+		return rc;
+	}
+	ch->size = (uint32_t)used;
+	*out = buf;
+	return BAG_OK;
+}
+
+/* ---- check ---------------------------------------------------------------- */
+
+/* One row of quick_check's result: each of its lines a finding, but "ok" and the database's name. */
+static int quick_check_row(const char *row, int (*found)(void *ctx, uint64_t off, int code, const char *text),
+                           void *ctx)
+{
+	char text[512];
+	int rc = BAG_OK;
+
+	for (const char *l = row; *l && rc == BAG_OK;) {
+		size_t n = strcspn(l, "\n");
+		if (!(n == 2 && memcmp(l, "ok", 2) == 0) && strncmp(l, "*** in database", 15) != 0 && n > 0) {
+			snprintf(text, sizeof text, "SQLite's quick_check: %.*s", (int)(n < 400 ? n : 400), l);
+			rc = found(ctx, UINT64_MAX, BAG_ECORRUPT, text);
+		}
+		l += n + (l[n] == '\n');
+	}
+	return rc;
+}
+
+/*
+ * check: SQLite's own walk of the file's B-trees (PRAGMA quick_check: pages,
+ * cells, free list; at most 100 faults, one line each), and the rows of the
+ * messages table as the records walked.
+ */
+static int db3_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
+                      uint64_t *records)
+{
+	sqlite3_stmt *s = NULL;
+	sqlite3 *db;
+	char text[512];
+	int rc, step;
+
+	if ((rc = pool_take(bag, &db)) != BAG_OK)
+		return rc;
+	if ((rc = prepare_on(bag, db, "PRAGMA quick_check(100)", &s, "checking the database")) == BAG_OK) {
+		while (rc == BAG_OK && (step = sqlite3_step(s)) == SQLITE_ROW)
+			rc = quick_check_row(col_text(s, 0), found, ctx);
+		if (rc == BAG_OK && step != SQLITE_DONE) {
+			snprintf(text, sizeof text, "SQLite's quick_check stopped: %s", sqlite3_errmsg(db));
+			rc = found(ctx, UINT64_MAX, BAG_ECORRUPT, text);
+		}
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc == BAG_OK && prepare_on(bag, db, "SELECT count(*) FROM messages NOT INDEXED", &s, "") == BAG_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		*records = (uint64_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	pool_give(st_of(bag), db);
+	return rc;
+}
+
+static void db3_describe(const bag_t *bag, struct bag_file_info *out)
+{
+	(void)bag;
+	*out = (struct bag_file_info){ "rosbag2", "ros2", "sqlite3", NULL, 0 };
+}
+
+const struct bag_reader bag_reader_db3 = {
+	.name = "db3",
+	.detect = db3_detect,
+	.open = db3_open,
+	.read_span = db3_read_span,
+	.free = db3_free,
+	.verify = db3_verify,
+	.describe = db3_describe,
+};
