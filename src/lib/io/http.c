@@ -37,6 +37,7 @@
 #define RANGE_HDR_MAX 60000      /* a first try; halved while the server finds it too long */
 #define RANGE_HDR_MIN 3000
 #define SPAN_GAP 4096            /* spans closer than this are fetched as one */
+#define TAIL ((uint64_t)384 << 10)  /* the end fetched with the first request (a bag's index) */
 #define AHEAD_THREADS 3          /* connections of the background fetcher */
 #define PARALLEL 16              /* concurrent requests of a one-range-per-request prefetch */
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -843,12 +844,67 @@ static struct bag_source_ops http_ops = {
 	.close = http_close,
 };
 
+/* The object's last TAIL bytes, asked for on another connection while the first request runs. */
+struct tail {
+	pthread_t thread;
+	CURL *h;
+	struct xfer x;
+	CURLcode rc;
+	bool started;
+};
+
+static void *tail_run(void *arg)
+{
+	struct tail *t = arg;
+
+	t->rc = curl_easy_perform(t->h);
+	curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &t->x.status);
+	return NULL;
+}
+
+static void tail_start(struct http_source *s, struct tail *t)
+{
+	char range[32];
+
+	if ((t->h = curl_easy_duphandle(s->h)) == NULL)
+		return;
+	t->x = (struct xfer){ .h = t->h, .grow = true, .cap = TAIL, .progress = s->progress };
+	snprintf(range, sizeof range, "-%llu", (unsigned long long)TAIL);
+	curl_easy_setopt(t->h, CURLOPT_RANGE, range);
+	curl_easy_setopt(t->h, CURLOPT_WRITEDATA, &t->x);
+	curl_easy_setopt(t->h, CURLOPT_HEADERDATA, &t->x);
+	curl_easy_setopt(t->h, CURLOPT_ERRORBUFFER, NULL);
+	t->started = pthread_create(&t->thread, NULL, tail_run, t) == 0;
+}
+
+/* The tail's answer into the cache when it is the end of the object the first answer described. */
+static void tail_finish(struct http_source *s, struct tail *t, bool keep)
+{
+	struct bag_error why;
+
+	if (t->started) {
+		pthread_join(t->thread, NULL);
+		blockcache_count(s->cache, t->x.len, 1);
+		keep = keep && t->rc == CURLE_OK && t->x.status == 206 && same_object(s, &t->x, &why) &&
+		       t->x.cr_hi + 1 == s->base.size && t->x.len == t->x.cr_hi - t->x.cr_lo + 1;
+		if (keep && t->x.len > 0)
+			blockcache_put(s->cache, t->x.cr_lo, t->x.buf, t->x.len);
+		else
+			free(t->x.buf);
+	}
+	if (t->h != NULL)
+		curl_easy_cleanup(t->h);
+}
+
 /*
  * The first request: the object's first MIN_FETCH bytes, which give its
- * size and validators (kept) and go into the cache.
+ * size and validators (kept) and go into the cache; its last TAIL bytes
+ * (a bag's index, an MCAP summary) are asked for at the same time, on
+ * another connection, so that opening takes one round trip less.
  */
 static int first_fetch(struct http_source *s, struct bag_error *err)
 {
+	struct tail tail = { 0 };
 	struct bag_error why = { 0 };
 	char range[64];
 	struct xfer x = { .grow = true, .cap = MIN_FETCH };
@@ -856,6 +912,7 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 	enum verdict v = RETRY;
 
 	snprintf(range, sizeof range, "0-%llu", (unsigned long long)(MIN_FETCH - 1));
+	tail_start(s, &tail);
 	for (int tries = 0; v == RETRY && tries < TRIES; tries++) {
 		if (tries > 0 && !backoff(s, tries))
 			break;
@@ -869,6 +926,7 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 	}
 	if (v != GOOD) {
 		free(x.buf);
+		tail_finish(s, &tail, false);
 		code = s->cancel != NULL && *s->cancel ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
 		return bag_error_say(err, code, "%s%s", why.message, v == RETRY ? ", after retries" : "");
 	}
@@ -879,6 +937,7 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 		blockcache_put(s->cache, 0, x.buf, x.len);
 	else
 		free(x.buf);
+	tail_finish(s, &tail, s->base.size > MIN_FETCH);
 	return BAG_OK;
 }
 
