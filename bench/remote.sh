@@ -3,13 +3,15 @@
 # (4M messages, 1.39 GB uncompressed; none, lz4, bz2), against the local
 # files where a ratio is asked:
 #   info              bytes fetched (% of the file) and requests
-#   first screen      requests until the browser's first full screen (nginx's
+#   first screen      requests until the browser's first full screen, every
+#                     row of the list in (BAGSCOPE_TIMING's first-screen; nginx's
 #                     $msec against the browser's own first-screen time; the
 #                     topic rates' pass reads index data after it), and
 #                     its time through tests/tools/faultproxy.py at 50 ms
 #                     per request
 #   cat --count       throughput over the whole bag, remote / local
-#                     (elapsed, paired: local, remote, local, remote; best)
+#                     (elapsed, paired: local, remote, local, remote; best),
+#                     and the CPU time of the first pair (nginx's not counted)
 #   export 10 %       bytes transferred for a 10 % time window
 #   peak memory       of cat --count, remote and local (block cache 256 MiB)
 # Bags: $BENCHBAGS (default /work/benchbags), made with bench/mkbag if absent,
@@ -36,7 +38,7 @@ U=http://127.0.0.1:$NGINX_PORT
 # requests and bytes logged for NAME since the last reset
 reqs() { sleep 0.3; grep -c "/$1" "$NGINX_LOG" || true; }
 bytes() { awk -v n="/$1" 'index($2, n) {s += $4} END {print s + 0}' "$NGINX_LOG"; }
-secs() { /usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -1; }
+secs() { /usr/bin/time -f '%e %M %U %S' "$@" 2>&1 >/dev/null | tail -1; }
 # first screen of the browser on URL: prints its time in ms
 first_screen() {
 	rm -f "$W/timing"
@@ -80,9 +82,10 @@ for c in none lz4 bz2; do
 	l1=$(secs "$bin" cat --count "$BB/$f"); r1=$(secs "$bin" cat --count "$U/$f")
 	l2=$(secs "$bin" cat --count "$BB/$f"); : >"$NGINX_LOG"; r2=$(secs "$bin" cat --count "$U/$f")
 	echo "$l1 $r1 $l2 $r2" | awk -v c=$c -v s="$size" '{
-		l = $1 < $5 ? $1 : $5; r = $3 < $7 ? $3 : $7
+		l = $1 < $9 ? $1 : $9; r = $5 < $13 ? $5 : $13
 		printf "%-5s %-28s local %.2f s (%.0f MB/s), remote %.2f s (%.0f MB/s): %.2f x\n", c, "cat --count", l, s / l / 1e6, r, s / r / 1e6, l / r
-		printf "%-5s %-28s local %d KB, remote %d KB\n", c, "peak memory (cat --count)", $6, $8 }'
+		printf "%-5s %-28s local %.2f + %.2f s, remote %.2f + %.2f s (user + sys, first pair)\n", c, "cat --count CPU", $3, $4, $7, $8
+		printf "%-5s %-28s local %d KB, remote %d KB\n", c, "peak memory (cat --count)", $10, $14 }'
 	printf '%-5s %-28s %d bytes fetched of %d (%.2f %%)\n' $c "cat --count transfer" "$(bytes $f)" "$size" \
 		"$(echo "$(bytes $f) $size" | awk '{print 100 * $1 / $2}')"
 	: >"$NGINX_LOG"

@@ -167,7 +167,7 @@ BAG_API void bag_close(bag_t *bag);
  */
 BAG_API const struct bag_error *bag_last_error(const bag_t *bag);
 
-/* The path given to bag_open(), borrowed. */
+/* The path given to bag_open(), borrowed; a URL's password redacted (bag_url_redact). */
 BAG_API const char *bag_path(const bag_t *bag);
 
 /* File size in bytes. */
@@ -189,6 +189,12 @@ BAG_API bool bag_is_url(const char *path);
  * cache asked for (a URL's block cache may fetch more, see bag_fetched).
  */
 BAG_API void bag_read_totals(const bag_t *bag, uint64_t *bytes, uint64_t *reads);
+
+/*
+ * path with a URL's password (user:PASSWORD@, or a bare token@) replaced by
+ * "***", for showing; a copy of any other path. malloc'd; NULL without memory.
+ */
+BAG_API char *bag_url_redact(const char *path);
 
 /*
  * Bytes and requests a URL's bag has fetched so far, its dups included

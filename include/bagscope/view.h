@@ -181,6 +181,23 @@ BAG_API bool bag_view_selects(const bag_view_t *v, size_t conn_index);
 BAG_API int bag_view_entry(bag_view_t *v, uint64_t row, struct bag_message *m);
 
 /*
+ * Whether bag_view_entry(v, row) finds the row's index already loaded
+ * (true), or would read it from the bag (false); *group is the row's
+ * timeline group for bag_timeline_warm(). A row past the end: true.
+ */
+BAG_API bool bag_view_row_loaded(bag_view_t *v, uint64_t row, size_t *group);
+
+/*
+ * Read, through bags (a bag_dup() of each of tl's bags, in tl's order, used
+ * by the calling thread only), what loading timeline group `group` reads:
+ * its chunks' headers and index regions. Changes nothing in tl, so another
+ * thread may call it while tl is in use; for a URL's bag the bytes are then
+ * in the block cache its dups share, and the load reads no network. 0 or
+ * the first read failure (on bags[...]).
+ */
+BAG_API int bag_timeline_warm(const bag_timeline_t *tl, size_t group, bag_t *const *bags);
+
+/*
  * Row's facts and bytes: fetches and decompresses its chunk if needed and
  * checks that the record there is a message (op 2) of the expected
  * connection and time. Returns 0, BAG_EINVAL, BAG_ECORRUPT, BAG_ECOMPRESS,

@@ -89,7 +89,8 @@ int cmd_check(int argc, char **argv)
 		struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 		struct bag_check_stats st;
 		struct term_scratch sc = { 0 };
-		const char *path = term_str(&sc, argv[i]);
+		char *shown = bag_url_redact(argv[i]);
+		const char *path = term_str(&sc, shown != NULL ? shown : "(out of memory)");
 		bag_t *bag;
 		int rc;
 
@@ -100,6 +101,7 @@ int cmd_check(int argc, char **argv)
 			printf("%s\n", term_str(&sc, bag_last_error(bag)->message));
 			printf("%s: cannot be checked: %s\n", path, bag_strerror(rc));
 			term_scratch_free(&sc);
+			free(shown);
 			status = EXIT_BAD_INPUT;
 			bag_close(bag);
 			continue;
@@ -114,6 +116,7 @@ int cmd_check(int argc, char **argv)
 			status = EXIT_BAD_INPUT;
 		bag_close(bag);
 		term_scratch_free(&sc);
+		free(shown);
 	}
 	fflush(stdout);
 	return status;

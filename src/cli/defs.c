@@ -92,7 +92,7 @@ int cmd_defs(int argc, char **argv)
 	}
 	nbags = argc - optind;
 	/* a last argument that is no file is the topic */
-	if (nbags > 1 && stat(argv[argc - 1], &st) != 0) {
+	if (nbags > 1 && stat(argv[argc - 1], &st) != 0 && !bag_is_url(argv[argc - 1])) {
 		topic = argv[argc - 1];
 		nbags--;
 	}
@@ -119,7 +119,7 @@ int cmd_defs(int argc, char **argv)
 			first = false;
 			if (nbags > 1) {
 				struct term_scratch sc = { 0 };
-				printf("bag:      %s\n", term_str(&sc, argv[b]));
+				printf("bag:      %s\n", term_str(&sc, bag_path(bag)));
 				term_scratch_free(&sc);
 			}
 			if (!print_conn(c, tree, &t))

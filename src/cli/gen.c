@@ -134,14 +134,14 @@ int cmd_gen(int argc, char **argv)
 		if (!bag_view_selects(view, i))
 			continue;
 		if (bag_conn_msgdef_parse(&defs[i], c) != BAG_OK) {
-			cli_error("%s: connection %u (%s): bad message definition, left out: %s", argv[optind], c->id,
+			cli_error("%s: connection %u (%s): bad message definition, left out: %s", bag_path(bs.bags[0]), c->id,
 			          c->topic, bag_msgdef_error(defs[i])->message);
 			left_out = true;
 			continue;
 		}
 		if (gen_message_bytes(defs[i]) > GEN_MAX_MESSAGE_BYTES) {
 			cli_error("%s: connection %u (%s): a %s would take %llu byte%s in memory (fixed arrays), more "
-			          "than gen's %llu: left out", argv[optind], c->id, c->topic, c->type,
+			          "than gen's %llu: left out", bag_path(bs.bags[0]), c->id, c->topic, c->type,
 			          (unsigned long long)gen_message_bytes(defs[i]), BAG_S(gen_message_bytes(defs[i])),
 			          (unsigned long long)GEN_MAX_MESSAGE_BYTES);
 			left_out = true;
@@ -150,7 +150,7 @@ int cmd_gen(int argc, char **argv)
 		conns[nconns++] = (struct gen_conn){ c->topic, c->type, c->md5sum, defs[i] };
 	}
 	if (nconns == 0 && (o.sel.ntopics > 0 || o.sel.ntypes > 0) && !left_out) {
-		cli_error("gen: %s: no connection has the topics and types asked for", argv[optind]);
+		cli_error("gen: %s: no connection has the topics and types asked for", bag_path(bs.bags[0]));
 		goto done;
 	}
 	source = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];

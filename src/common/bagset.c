@@ -275,7 +275,8 @@ int bagset_open_one(bag_t **bag, const char *path)
 	struct term_scratch sc = { 0 };
 	struct ticker tk;
 	struct bag_recovery r;
-	const char *escaped = term_str(&sc, path);
+	char *shown = bag_url_redact(path);   /* never a URL's password */
+	const char *escaped = term_str(&sc, shown != NULL ? shown : "(out of memory)");
 	int rc;
 
 	bagset_open_opts(&opts);
@@ -294,19 +295,20 @@ int bagset_open_one(bag_t **bag, const char *path)
 	if (r.recovered) {
 		term_error("%s", r.reason);
 		term_error("%s: read without its index: %llu message%s recovered from %zu chunk%s by a scan",
-		           path, (unsigned long long)r.messages, BAG_S(r.messages), r.chunks, BAG_S(r.chunks));
+		           shown, (unsigned long long)r.messages, BAG_S(r.messages), r.chunks, BAG_S(r.chunks));
 		for (size_t i = 0; i < r.nlosses; i++) {
 			const struct bag_loss *l = bag_recovery_loss(*bag, i);
-			term_error("%s: bytes %llu-%llu lost: %s", path, (unsigned long long)l->start,
+			term_error("%s: bytes %llu-%llu lost: %s", shown, (unsigned long long)l->start,
 			           (unsigned long long)l->end, l->what);
 		}
 	}
 	for (size_t i = 0; i < bag_warning_count(*bag) && bag_warning(*bag, i) != NULL; i++)
 		term_error("warning: %s", bag_warning(*bag, i));
 	if (bag_warning_count(*bag) > BAG_WARNINGS_MAX)
-		term_error("warning: %s: %zu more warnings", path, bag_warning_count(*bag) - BAG_WARNINGS_MAX);
+		term_error("warning: %s: %zu more warnings", shown, bag_warning_count(*bag) - BAG_WARNINGS_MAX);
 done:
 	term_scratch_free(&sc);
+	free(shown);
 	return rc;
 }
 

@@ -118,7 +118,10 @@ static bool app_act(struct app *app, enum action a)
 			app->m.focus = PANE_DETAIL;
 		return true;
 	case ACTION_CANCEL:
-		if (app_export_cancel(app))
+		if (worker_warming(app->worker) > 0) {
+			worker_warm_cancel(app->worker);   /* what is left of the fetch is not waited for */
+			snprintf(app->m.note, sizeof app->m.note, "stopped fetching the index");
+		} else if (app_export_cancel(app))
 			snprintf(app->m.note, sizeof app->m.note, "cancelling the write");
 		else if (app->find.js.running) {
 			job_cancel(app->find.job);
@@ -221,6 +224,14 @@ static void first_note(struct app *app)
 		skipped_note(app);
 }
 
+/* model.ready for URL bags: the worker fetches the group's index (it wakes the loop when in). */
+static bool index_ready(void *arg, size_t group)
+{
+	struct app *app = arg;
+
+	return worker_warm(app->worker, app->cb.tl, group);
+}
+
 /* Open the bags; with several, one that does not open is skipped and said so. */
 static int open_all(struct app *app)
 {
@@ -245,6 +256,10 @@ static int open_all(struct app *app)
 	    job_open(&app->find.job, app->cb.bags, app->cb.nbags) != BAG_OK) {
 		term_error("cannot start the decoding threads");
 		return -1;
+	}
+	if (app_any_url(app)) {   /* the index of a URL's bag is fetched by the worker, keys never wait */
+		app->m.ready = index_ready;
+		app->m.ready_arg = app;
 	}
 	app_marks_load(app);
 	if (!app_any_url(app))
@@ -333,6 +348,11 @@ static void turn(struct app *app, int64_t *first_full)
 	app_check_take(app);
 	request_visible(app);
 	draw_all(app);
+	if (app->first_due && app->pending_rows == 0) {
+		app->first_due = false;
+		fprintf(app->timing, "first-screen %.3f\n", (double)(app_now_ns() - app->t0) / 1e6);
+		fflush(app->timing);
+	}
 	if (app->timing != NULL && *first_full == 0 && app->sel.bytes != NULL) {
 		*first_full = app_now_ns();
 		fprintf(app->timing, "first-decoded %.3f\n", (double)(*first_full - app->t0) / 1e6);
@@ -371,8 +391,7 @@ int tui_run(char *const *paths, size_t n)
 	screen_start(&app);
 	if (tpath != NULL && (app.timing = fopen(tpath, "w")) != NULL) {
 		draw_all(&app);
-		fprintf(app.timing, "first-screen %.3f\n", (double)(app_now_ns() - app.t0) / 1e6);
-		fflush(app.timing);
+		app.first_due = true;   /* written at the first screen with every row in (turn) */
 	}
 	if (app_any_url(&app)) {
 		draw_all(&app);

@@ -126,6 +126,8 @@ struct app {
 	uint64_t count;               /* digits typed before a key */
 	FILE *timing;                 /* BAGSCOPE_TIMING's file, or NULL */
 	int64_t t0;                   /* start (monotonic ns) */
+	size_t pending_rows;          /* rows the last draw showed as being fetched (URL bags) */
+	bool first_due;               /* BAGSCOPE_TIMING: the first full screen is still to come */
 };
 
 /* core.c: monotonic ns; the CPU time of every thread of the process (ns). */

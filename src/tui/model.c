@@ -168,9 +168,15 @@ uint64_t model_view_row(const struct model *m, uint64_t i)
 
 int model_entry(struct model *m, uint64_t i, struct bag_message *msg)
 {
+	uint64_t row;
+	size_t g;
+
 	if (m->view == NULL || i >= model_count(m))
 		return BAG_EINVAL;
-	return bag_view_entry(m->view, model_view_row(m, i), msg);
+	row = model_view_row(m, i);
+	if (m->ready != NULL && !bag_view_row_loaded(m->view, row, &g) && !m->ready(m->ready_arg, g))
+		return MODEL_PENDING;   /* keys never wait for the network: drawn when it is in */
+	return bag_view_entry(m->view, row, msg);
 }
 
 /* The first filtered row whose view row is >= vrow (nfrows if none). */

@@ -53,7 +53,13 @@ struct model {
 	uint64_t *frows;
 	size_t nfrows, capfrows;
 	char note[1024];           /* last error or message, for the status line */
+	/* URL bags: whether a group's index may be loaded now (else it is being fetched) */
+	bool (*ready)(void *arg, size_t group);
+	void *ready_arg;
 };
+
+/* model_entry(): the row's index is being fetched (model.ready said not yet). */
+#define MODEL_PENDING 1
 
 /* The topics' median rates (Hz, by topic index), once known. */
 void model_set_rates(struct model *m, const double *hz);

@@ -69,8 +69,8 @@ static void status_extra(struct app *app, int64_t t, char *extra, size_t cap)
 	}
 }
 
-/* URL bags: the bytes fetched so far (all handles), after the state in sizes. */
-static void status_fetched(const struct app *app, char *sizes, size_t cap)
+/* URL bags: the bytes fetched so far (all handles), and whether the index is being fetched. */
+static void status_fetched(struct app *app, char *sizes, size_t cap)
 {
 	uint64_t total = 0, requests = 0;
 	size_t n = strlen(sizes);
@@ -82,8 +82,8 @@ static void status_fetched(const struct app *app, char *sizes, size_t cap)
 		requests += reqs;
 	}
 	if (requests > 0 && n < cap)
-		snprintf(sizes + n, cap - n, ", %.1f MB fetched in %llu requests", (double)total / 1e6,
-		         (unsigned long long)requests);
+		snprintf(sizes + n, cap - n, ", %.1f MB fetched in %llu requests%s", (double)total / 1e6,
+		         (unsigned long long)requests, worker_warming(app->worker) > 0 ? ", fetching (Esc: stop)" : "");
 }
 
 /* The status line's text (it may hold '\n's: a filter's expression and its caret); whether it is an alarm. */
@@ -284,6 +284,7 @@ static void flush_all(struct app *app)
 
 void draw_all(struct app *app)
 {
+	app->pending_rows = 0;
 	layout_compute(app);
 	if (app->too_small) {
 		erase();

@@ -246,7 +246,15 @@ static void draw(struct app *app, struct pane *p)
 			                                         : " (no messages shown)") : "");
 			continue;
 		}
-		if (model_entry(m, i, &msg) != BAG_OK) {
+		int erc = model_entry(m, i, &msg);
+		if (erc == MODEL_PENDING) {
+			char wait[64];
+			snprintf(wait, sizeof wait, "%*llu \xE2\x80\xA6 fetching the index", lw.num, (unsigned long long)i + 1);
+			draw_put(y, r.x, r.w, wait);
+			app->pending_rows++;
+			continue;
+		}
+		if (erc != BAG_OK) {
 			index_error_row(app, lw.num, i, y, &r);
 			continue;
 		}

@@ -6,6 +6,10 @@
  * from the worker's own bag handles and chunk caches; definitions are parsed
  * once per connection. After each batch of results one byte is written to a
  * pipe, which the main loop polls with the keyboard.
+ *
+ * Index groups to warm (worker_warm) come first: warm[0..nwarm) is a stack,
+ * the newest on top, at most MAX_WARM (the oldest dropped); warm_state[g]
+ * is 0 (not asked), 1 (queued or being fetched) or 2 (fetched).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +23,7 @@
 
 #define MAX_PENDING 4096
 #define MAX_RESULTS 4096
+#define MAX_WARM 64
 
 struct worker {
 	bag_t **bags;
@@ -35,6 +40,12 @@ struct worker {
 	struct bgjob job;            /* the thread, and the pipe that wakes the loop */
 	work_extra_fn extra;
 	void *extra_arg;
+	const bag_timeline_t *tl;    /* of the groups warmed */
+	size_t warm[MAX_WARM];
+	size_t nwarm;
+	bool warming;                /* one is being fetched */
+	uint8_t *warm_state;
+	size_t warm_cap;
 };
 
 /* Read and summarise one message into *r. */
@@ -95,6 +106,17 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
+		if (w->nwarm > 0) {
+			size_t g = w->warm[--w->nwarm];
+			w->warming = true;
+			pthread_mutex_unlock(&w->lock);
+			bag_timeline_warm(w->tl, g, w->bags);   /* a failure: the load reports it */
+			pthread_mutex_lock(&w->lock);
+			w->warm_state[g] = 2;
+			w->warming = false;
+			bgjob_wake(&w->job);
+			continue;
+		}
 		if (w->npending == 0 || w->nresults == MAX_RESULTS) {
 			pthread_cond_wait(&w->wake, &w->lock);
 			continue;
@@ -165,6 +187,7 @@ void worker_stop(struct worker *w)
 	}
 	free(w->defs);
 	free(w->bags);
+	free(w->warm_state);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->wake);
 	free(w);
@@ -212,5 +235,55 @@ void worker_stats(struct worker *w, uint64_t *done, size_t *pending)
 	pthread_mutex_lock(&w->lock);
 	*done = w->done;
 	*pending = w->npending;
+	pthread_mutex_unlock(&w->lock);
+}
+
+bool worker_warm(struct worker *w, const bag_timeline_t *tl, size_t group)
+{
+	bool done;
+
+	pthread_mutex_lock(&w->lock);
+	if (group >= w->warm_cap) {
+		size_t cap = (group + 1) * 2;
+		uint8_t *st = realloc(w->warm_state, cap);
+		if (st == NULL) {
+			pthread_mutex_unlock(&w->lock);
+			return true;   /* no room to track it: load it as before */
+		}
+		memset(st + w->warm_cap, 0, cap - w->warm_cap);
+		w->warm_state = st;
+		w->warm_cap = cap;
+	}
+	w->tl = tl;
+	done = w->warm_state[group] == 2;
+	if (w->warm_state[group] == 0) {
+		if (w->nwarm == MAX_WARM) {
+			w->warm_state[w->warm[0]] = 0;
+			memmove(w->warm, w->warm + 1, --w->nwarm * sizeof *w->warm);
+		}
+		w->warm[w->nwarm++] = group;
+		w->warm_state[group] = 1;
+		pthread_cond_signal(&w->wake);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return done;
+}
+
+size_t worker_warming(struct worker *w)
+{
+	size_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->nwarm + w->warming;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
+void worker_warm_cancel(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < w->nwarm; i++)
+		w->warm_state[w->warm[i]] = 0;
+	w->nwarm = 0;
 	pthread_mutex_unlock(&w->lock);
 }

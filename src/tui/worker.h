@@ -73,4 +73,19 @@ size_t worker_take(struct worker *w, struct work_result *out, size_t max);
 /* Messages decoded so far and whether requests are pending (status line). */
 void worker_stats(struct worker *w, uint64_t *done, size_t *pending);
 
+/*
+ * Whether timeline group `group` of tl (the worker's bags' timeline) has had
+ * its index fetched (bag_timeline_warm on the worker's handles, whose block
+ * cache the browser's handles share): true, and loading it reads no network.
+ * If not, it is queued (the newest first, before any message) and false is
+ * returned; the pipe wakes the loop when it is done.
+ */
+bool worker_warm(struct worker *w, const bag_timeline_t *tl, size_t group);
+
+/* Index groups queued or being fetched (the status line's transfer note). */
+size_t worker_warming(struct worker *w);
+
+/* Esc: forget the queued groups (the one being fetched finishes). */
+void worker_warm_cancel(struct worker *w);
+
 #endif

@@ -22,15 +22,28 @@ fi
 NODE_PATH=$(cd "$NODEDIR" && pwd)/node_modules
 export NODE_PATH
 T=$(mktemp -d) || exit 1
-SRV=
-trap '[ -n "$SRV" ] && kill "$SRV" 2>/dev/null; rm -rf "$T"' EXIT
+SRV= PROXY=
+trap '[ -n "$SRV" ] && kill "$SRV" 2>/dev/null; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; rm -rf "$T"' EXIT
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/why" 2>/dev/null | head -8; }
 F=$SRCDIR/tests/data/fixtures/bags
 KEY1="session 1/run é ü.bag"
+# a bag of 200 chunks, 30 KB apart, written by Debian's python3-rosbag (when installed)
+MANY=
+if /usr/bin/python3 -c 'import rosbag' 2>/dev/null; then
+	MANY=$T/many.bag
+	/usr/bin/python3 - "$MANY" <<'PY' || exit 1
+import sys, rosbag, genpy
+from std_msgs.msg import String
+with rosbag.Bag(sys.argv[1], 'w', chunk_threshold=30000) as b:
+    for i in range(600):
+        b.write('/s', String('%05d' % i + 'x' * 10000), genpy.Time(1500000000 + i // 10, (i % 10) * 100000000))
+PY
+fi
 node "$SRCDIR/tests/tools/s3server.cjs" "$T/data" "$T/port" "$KEY1=$F/basic_none.bag" \
-	"session 1/tf.bag=$F/tf_lz4.bag" "session 1/notes.txt=$F/basic_none.bag" "other/nested.bag=$F/nested_bz2.bag" 2>"$T/srv.err" &
+	"session 1/tf.bag=$F/tf_lz4.bag" "session 1/notes.txt=$F/basic_none.bag" "other/nested.bag=$F/nested_bz2.bag" \
+	${MANY:+"other/many.bag=$MANY"} 2>"$T/srv.err" &
 SRV=$!
 for _ in $(seq 200); do [ -f "$T/port" ] && break; kill -0 "$SRV" 2>/dev/null || break; sleep 0.05; done
 [ -f "$T/port" ] || { cat "$T/srv.err"; echo "FAIL  s3rver did not start"; exit 1; }
@@ -92,6 +105,30 @@ fails "missing object" "HTTP 404" "s3://bk/session 1/missing.bag"
 fails "no match" "no object matches" "s3://bk/session 1/*.mcap"
 ENVS="AWS_PROFILE=nosuch"
 fails "no credentials" "no AWS credentials" "s3://bk/$KEY1"
+
+# S3 takes one range per request: info's 200 chunk headers go out as concurrent
+# requests, through tests/tools/faultproxy.py at 100 ms each (signatures passed on)
+if [ -n "$MANY" ]; then
+	python3 "$SRCDIR/tests/tools/faultproxy.py" "$AWS_ENDPOINT_URL" "$T/pport" --delay 100 --pass-headers 2>"$T/proxy.log" &
+	PROXY=$!
+	for _ in $(seq 200); do [ -f "$T/pport" ] && break; sleep 0.05; done
+	"$B" info "$MANY" >"$T/l.out" 2>&1
+	t0=$(date +%s%N)
+	AWS_ENDPOINT_URL=http://127.0.0.1:$(cat "$T/pport") AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=$SECRET \
+		"$B" info s3://bk/other/many.bag >"$T/r.out" 2>&1; rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	sed -i "s|$MANY|s3://bk/other/many.bag|" "$T/l.out"
+	n=$(grep -c inflight "$T/proxy.log")
+	most=$(sed -n 's/.*inflight=//p' "$T/proxy.log" | sort -n | tail -1)
+	if [ $rc -eq 0 ] && cmp -s "$T/l.out" "$T/r.out" && [ "${most:-0}" -ge 8 ] && [ "$ms" -lt 10000 ]; then
+		ok "info on 200 chunks from S3: $n requests, up to $most at once, $ms ms (one by one: 20 s)"
+	else
+		{ echo "exit $rc, $n requests, at most ${most:-0} at once, $ms ms"; diff "$T/l.out" "$T/r.out"; tail -3 "$T/proxy.log"; } >"$T/why"
+		bad "info on 200 chunks from S3: concurrent requests"
+	fi
+else
+	echo "skip  concurrent requests: python3-rosbag not installed"
+fi
 
 if grep -q -e "not-the-$SECRET-$$" -e "$TOKEN" "$T/all.out"; then
 	grep -e "not-the-" -e "$TOKEN" "$T/all.out" >"$T/why"; bad "a secret or token was printed"

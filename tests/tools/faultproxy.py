@@ -3,7 +3,7 @@
 
     faultproxy.py UPSTREAM PORTFILE [--delay MS] [--bandwidth BYTES_PER_S]
                   [--reset-every N] [--fail-every N] [--ignore-range]
-                  [--replace-after N --replacement PATH]
+                  [--replace-after N --replacement PATH] [--pass-headers]
 
 Every GET goes to UPSTREAM (http://127.0.0.1:PORT) with its Range header,
 and the answer comes back with these faults:
@@ -15,8 +15,11 @@ and the answer comes back with these faults:
   --ignore-range      the Range header is dropped: the whole object, 200
   --replace-after N   after N answers, the object is PATH on the upstream
                       instead (another ETag, size, bytes): replaced mid-read
+  --pass-headers      Host, Authorization and x-amz-* go upstream as sent (an
+                      S3 server then checks the client's SigV4 signature)
 The port it listens on is written to PORTFILE. It logs one line per request
-on stderr: number, Range, status, body bytes sent."""
+on stderr: number, Range, status, body bytes sent, and "inflight=N": the
+requests being answered at once when this one came (N counts it)."""
 import argparse
 import http.client
 import http.server
@@ -28,6 +31,7 @@ import time
 
 args = None
 count = 0
+inflight = 0
 lock = threading.Lock()
 
 
@@ -41,6 +45,17 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self):
+        global inflight
+        with lock:
+            inflight += 1
+            self.inflight = inflight
+        try:
+            self.get()
+        finally:
+            with lock:
+                inflight -= 1
+
+    def get(self):
         global count
         with lock:
             count += 1
@@ -51,6 +66,10 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         headers = {}
         if self.headers.get('Range') and not args.ignore_range:
             headers['Range'] = self.headers['Range']
+        if args.pass_headers:
+            for k, v in self.headers.items():
+                if k.lower() in ('host', 'authorization') or k.lower().startswith('x-amz-'):
+                    headers[k] = v
         if args.delay:
             time.sleep(args.delay / 1000)
         if args.fail_every and n % args.fail_every == 0:
@@ -84,7 +103,8 @@ class Proxy(http.server.BaseHTTPRequestHandler):
             if args.bandwidth:
                 time.sleep(len(piece) / args.bandwidth)
         self.wfile.flush()
-        print('%d %s %d %d%s' % (n, self.headers.get('Range', '-')[:40], status, sent, ' reset' if reset else ''),
+        print('%d %s %d %d%s inflight=%d' % (n, self.headers.get('Range', '-')[:40], status, sent,
+                                             ' reset' if reset else '', self.inflight),
               file=sys.stderr, flush=True)
         if reset:
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
@@ -104,6 +124,7 @@ def main():
     p.add_argument('--ignore-range', action='store_true')
     p.add_argument('--replace-after', type=int, default=0)
     p.add_argument('--replacement', default='')
+    p.add_argument('--pass-headers', action='store_true')
     args = p.parse_args()
     host, port = args.upstream.split('//', 1)[1].rstrip('/').split(':')
     args.upstream_host, args.upstream_port = host, int(port)

@@ -76,7 +76,9 @@ struct bag {
 	size_t spare_cap;
 	uint8_t *raw;             /* compressed bytes being read (scratch) */
 	size_t raw_cap;
-	size_t stat_ahead;        /* chunks below this had their headers prefetched */
+	size_t stat_ahead_lo;     /* chunks in [stat_ahead_lo, stat_ahead) had their headers prefetched */
+	size_t stat_ahead;
+	size_t region_batch;      /* regions the last prefetch asked for */
 	size_t region_next;       /* the chunk whose index region a walk reads next */
 	size_t region_ahead;      /* chunks below this had their index regions prefetched */
 	uint64_t cache_loads;
@@ -132,6 +134,10 @@ int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
 
 /* Hint that these spans are read next (a remote source merges them). */
 void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n);
+/* These bytes will be read soon (a remote source fetches them in the background). */
+void bag_read_ahead(bag_t *bag, uint64_t off, uint64_t len);
+/* Those bytes handed over in a malloc'd buffer of len + 1 bytes, when fetched ahead; or NULL. */
+uint8_t *bag_take_at(bag_t *bag, uint64_t off, size_t len);
 
 /* Whether the bag's bytes are the local file st describes. */
 bool bag_is_file(const bag_t *bag, const struct stat *st);

@@ -66,7 +66,7 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 	*out = bag;
 	bag_error_clear(&bag->err);
 	bag->lru_head = bag->lru_tail = NO_CHUNK;
-	bag->path = strdup(path);
+	bag->path = bag_url_redact(path);
 	if (bag->path == NULL) {
 		rc = BAG_ENOMEM;
 		goto fail;

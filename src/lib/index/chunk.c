@@ -39,8 +39,9 @@ static void stat_ahead(bag_t *bag, size_t i)
 	struct bag_span *spans;
 	size_t n = 0, end = i + STAT_AHEAD < bag->nchunks ? i + STAT_AHEAD : bag->nchunks;
 
-	if (bag->src->ops->prefetch == NULL || i < bag->stat_ahead)
+	if (bag->src->ops->prefetch == NULL || (i >= bag->stat_ahead_lo && i < bag->stat_ahead))
 		return;
+	bag->stat_ahead_lo = i;
 	bag->stat_ahead = end;
 	spans = malloc((end - i) * sizeof *spans);
 	if (spans == NULL)
@@ -315,7 +316,7 @@ void chunk_cache_clear(bag_t *bag)
 BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *len)
 {
 	struct chunk *ch;
-	uint8_t *raw = NULL, *out = NULL;
+	uint8_t *raw = NULL, *out = NULL, *taken;
 	size_t cap = 0;               /* stays 0 for an old span: its buffer is never reused */
 	int rc;
 
@@ -345,9 +346,12 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		return bag_fail(bag, BAG_ECORRUPT, ch->pos,
 		                "chunk claims %u uncompressed bytes from %u compressed: implausible",
 		                ch->size, ch->data_len);
+	taken = bag_take_at(bag, ch->data_pos, ch->data_len);   /* fetched ahead: no copy */
 	cache_make_room(bag, ch->size);
 	cap = (size_t)ch->size + 1;
-	if (bag->spare != NULL && bag->spare_cap >= cap && bag->spare_cap <= 2 * cap) {
+	if (taken != NULL && ch->compression == BAG_COMPRESSION_NONE) {
+		out = taken;
+	} else if (bag->spare != NULL && bag->spare_cap >= cap && bag->spare_cap <= 2 * cap) {
 		out = bag->spare;
 		cap = bag->spare_cap;
 		bag->spare = NULL;
@@ -356,7 +360,11 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for a %u-byte chunk", ch->size);
 		goto fail;
 	}
-	if (ch->compression == BAG_COMPRESSION_NONE) {
+	if (taken != NULL) {
+		rc = ch->compression == BAG_COMPRESSION_NONE ? BAG_OK : decompress(bag, ch, taken, out);
+		if (out != taken)
+			free(taken);
+	} else if (ch->compression == BAG_COMPRESSION_NONE) {
 		rc = bag_read_at(bag, ch->data_pos, out, ch->data_len);
 	} else {
 		if (bag_grow((void **)&bag->raw, &bag->raw_cap, (size_t)ch->data_len + 1, 1) != BAG_OK) {

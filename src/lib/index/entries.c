@@ -27,7 +27,8 @@
 #include "lib/formats/reader-int.h"
 #include "lib/common/util-int.h"
 
-#define REGION_AHEAD 1024         /* index regions prefetched at once (remote) */
+#define REGION_AHEAD 1024         /* index regions prefetched at once (remote), at most */
+#define REGION_FIRST 8            /* ... at a walk's start, doubling as it goes on */
 
 /* An order-free fingerprint term for one message: where, which, when. */
 static uint64_t entry_mix(uint32_t offset, uint32_t conn_id, int64_t time_ns)
@@ -51,23 +52,30 @@ static int entries_room(bag_t *bag, struct chunk_entries *c, size_t n)
 
 /*
  * A walk over the chunks in order (a timeline, a scan) reads each index
- * region after the last: a remote source then fetches the next
- * REGION_AHEAD regions in multi-range requests. A local file has no
- * prefetch; a read out of order prefetches nothing.
+ * region after the last: a remote source then fetches the next regions in
+ * multi-range requests, REGION_FIRST at first and twice as many each time
+ * the walk goes on, up to REGION_AHEAD (a walk over a time window, or the
+ * browser's first screen, does not fetch the regions of the whole bag). A
+ * local file has no prefetch; a read out of order prefetches nothing.
  */
 static void region_ahead(bag_t *bag, size_t i)
 {
-	size_t end = i + 1 + REGION_AHEAD < bag->nchunks ? i + 1 + REGION_AHEAD : bag->nchunks, n = 0;
 	bool walking = i == bag->region_next;
+	size_t batch, end, n = 0;
 	struct bag_span *spans;
 
 	bag->region_next = i + 1;
-	if (bag->src->ops->prefetch == NULL || !walking || i + 1 < bag->region_ahead || i + 1 >= end)
+	if (bag->src->ops->prefetch == NULL || !walking || i + 1 < bag->region_ahead)
+		return;
+	batch = bag->region_batch = bag->region_batch == 0 || i + 1 > bag->region_ahead ? REGION_FIRST
+	                            : bag->region_batch * 2 < REGION_AHEAD ? bag->region_batch * 2 : REGION_AHEAD;
+	end = i + 1 + batch < bag->nchunks ? i + 1 + batch : bag->nchunks;
+	if (i + 1 >= end)
 		return;
 	bag->region_ahead = end;
-	if ((spans = malloc((end - i) * sizeof *spans)) == NULL)
+	if ((spans = malloc((end - i + 1) * sizeof *spans)) == NULL)
 		return;
-	for (size_t k = i + 1; k < end; k++) {
+	for (size_t k = i; k < end; k++) {   /* i's own region too: one request, not two */
 		const struct chunk *ch = &bag->chunks[k];
 		uint64_t pos;
 		if (chunk_load_stat(bag, k) != BAG_OK)

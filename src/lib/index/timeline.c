@@ -307,6 +307,25 @@ static int add_entries(bag_timeline_t *tl, uint32_t tchunk, const struct chunk_e
 	return BAG_OK;
 }
 
+BAG_API int bag_timeline_warm(const bag_timeline_t *tl, size_t group, bag_t *const *bags)
+{
+	struct chunk_entries ents = { 0 };
+	const struct tl_group *g;
+	int rc = BAG_OK;
+
+	if (group >= tl->ngroups)
+		return BAG_EINVAL;
+	g = &tl->groups[group];
+	for (uint32_t i = 0; i < g->tchunk_n && rc != BAG_ECANCELED; i++) {
+		const struct tl_chunk *tc = &tl->chunks[g->tchunk_first + i];
+		int r = chunk_entries_read(bags[tc->bag], tc->chunk, &ents);
+		if (r != BAG_OK && rc == BAG_OK)
+			rc = r;   /* the load reports it; the other chunks are still fetched */
+	}
+	chunk_entries_free(&ents);
+	return rc;
+}
+
 /*
  * Chunk tchunk's entries into b: from its index data, or walked from its
  * data when it has none or they are unusable (*why then says why).

@@ -322,6 +322,18 @@ static int view_entry(bag_view_t *v, uint64_t row, struct bag_message *m, uint32
 	return BAG_OK;
 }
 
+BAG_API bool bag_view_row_loaded(bag_view_t *v, uint64_t row, size_t *group)
+{
+	size_t k;
+
+	*group = 0;
+	if (row >= v->count)
+		return true;
+	k = view_group_of(v, row);
+	*group = v->g0 + k;
+	return v->tl->groups[v->g0 + k].entries != NULL;
+}
+
 BAG_API int bag_view_entry(bag_view_t *v, uint64_t row, struct bag_message *m)
 {
 	uint32_t tchunk;

@@ -8,7 +8,10 @@
  * another (a put drops those inside it, and is dropped when inside one),
  * so ends are sorted too and the entry holding off, if any, is the last
  * one starting at or before it.
- * bytes <= limit after every put: the least recently used entries go.
+ * bytes <= limit after every put: the least recently used entries go,
+ * and before them those fetched in the background (once) and read to
+ * their end: a scan reads a chunk once, while chunk headers and index
+ * regions fetched early are read again later.
  *
  * Fetches are planned here, under the same lock, so that the handles of a
  * scan's workers act as one reader: a range being fetched is registered
@@ -16,7 +19,9 @@
  * fetching them again, and read-ahead follows the misses of all handles
  * together: a miss within SEQ_GAP after the last fetch's end doubles the
  * window (up to MAX_WINDOW, and a quarter of the limit); any other miss
- * fetches what it needs, at least MIN_FETCH.
+ * fetches what it needs, at least MIN_FETCH. Once a reader has said which
+ * bytes it will read (the background fetcher, `ahead`, attached here), the
+ * window no longer grows: those hints, not guesses, run ahead.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -28,7 +33,8 @@ struct entry {
 	uint64_t off;
 	size_t len;
 	uint8_t *data;
-	uint64_t used;            /* clock value of the last use */
+	uint64_t used;            /* clock value of the last use; 0 once read through */
+	bool once;                /* read once (a background fetch): goes first when read through */
 };
 
 #define FLIGHTS 64
@@ -46,6 +52,8 @@ struct blockcache {
 	size_t bytes, limit;
 	uint64_t clock;
 	uint64_t fetched, requests;
+	void *ahead;              /* the background fetcher, or NULL */
+	void (*ahead_stop)(void *);
 };
 
 struct blockcache *blockcache_new(size_t limit)
@@ -80,6 +88,8 @@ void blockcache_unref(struct blockcache *c)
 	pthread_mutex_unlock(&c->lock);
 	if (left > 0)
 		return;
+	if (c->ahead != NULL)
+		c->ahead_stop(c->ahead);
 	for (size_t i = 0; i < c->n; i++)
 		free(c->e[i].data);
 	free(c->e);
@@ -132,7 +142,7 @@ size_t blockcache_get(struct blockcache *c, uint64_t off, void *buf, size_t len)
 		if (n > len)
 			n = len;
 		memcpy(buf, e->data + (off - e->off), n);
-		e->used = ++c->clock;
+		e->used = e->once && off + n == e->off + e->len ? 0 : ++c->clock;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return n;
@@ -161,7 +171,19 @@ static void evict_one(struct blockcache *c)
 	drop(c, lru);
 }
 
+static void put(struct blockcache *c, uint64_t off, uint8_t *data, size_t len, bool once);
+
 void blockcache_put(struct blockcache *c, uint64_t off, uint8_t *data, size_t len)
+{
+	put(c, off, data, len, false);
+}
+
+void blockcache_put_once(struct blockcache *c, uint64_t off, uint8_t *data, size_t len)
+{
+	put(c, off, data, len, true);
+}
+
+static void put(struct blockcache *c, uint64_t off, uint8_t *data, size_t len, bool once)
 {
 	size_t i;
 
@@ -192,7 +214,7 @@ void blockcache_put(struct blockcache *c, uint64_t off, uint8_t *data, size_t le
 	}
 	i = upper(c, off);
 	memmove(&c->e[i + 1], &c->e[i], (c->n - i) * sizeof *c->e);
-	c->e[i] = (struct entry){ off, len, data, ++c->clock };
+	c->e[i] = (struct entry){ off, len, data, ++c->clock, once };
 	c->n++;
 	c->bytes += len;
 done:
@@ -253,7 +275,7 @@ static void plan(struct blockcache *c, uint64_t off, size_t len, uint64_t size, 
 
 	*lo = off;
 	*end = off + (len > MIN_FETCH ? len : MIN_FETCH);
-	if (c->seq_end > 0 && off >= c->seq_end && off <= c->seq_end + SEQ_GAP) {
+	if (c->ahead == NULL && c->seq_end > 0 && off >= c->seq_end && off <= c->seq_end + SEQ_GAP) {
 		c->window = c->window * 2 < MAX_WINDOW ? c->window * 2 : MAX_WINDOW;
 		c->window = c->window < cap ? c->window : cap;
 		if (*lo + c->window > *end)
@@ -312,4 +334,61 @@ void blockcache_landed(struct blockcache *c, uint64_t lo)
 		}
 	pthread_cond_broadcast(&c->landed);
 	pthread_mutex_unlock(&c->lock);
+}
+
+void *blockcache_ahead(struct blockcache *c, void *(*make)(void *), void *arg, void (*stop)(void *))
+{
+	void *a;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->ahead == NULL && (c->ahead = make(arg)) != NULL)
+		c->ahead_stop = stop;
+	a = c->ahead;
+	pthread_mutex_unlock(&c->lock);
+	return a;
+}
+
+int blockcache_claim_ahead(struct blockcache *c, uint64_t off, uint64_t len, uint64_t *lo, uint64_t *n)
+{
+	uint64_t end = off + len, stop;
+	long f;
+
+	pthread_mutex_lock(&c->lock);
+	if (has_locked(c, off, len))
+		off = end;
+	while (off < end && (f = in_flight(c, off)) >= 0)
+		off = c->flight[f].end;
+	stop = end;
+	for (size_t k = 0; k < c->nflight; k++)
+		if (c->flight[k].lo > off && c->flight[k].lo < stop)
+			stop = c->flight[k].lo;
+	if (off < end && c->nflight < FLIGHTS) {
+		c->flight[c->nflight].lo = off;
+		c->flight[c->nflight].end = stop;
+		c->nflight++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	*lo = off;
+	*n = off < end ? stop - off : 0;
+	return off < end;
+}
+
+static long in_flight(const struct blockcache *c, uint64_t off);
+
+uint8_t *blockcache_take(struct blockcache *c, uint64_t off, size_t len)
+{
+	uint8_t *data = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&c->lock);
+	while (in_flight(c, off) >= 0)
+		pthread_cond_wait(&c->landed, &c->lock);
+	i = upper(c, off);
+	if (i > 0 && c->e[i - 1].off == off && c->e[i - 1].len == len && c->e[i - 1].once) {
+		data = c->e[i - 1].data;
+		c->e[i - 1].data = NULL;
+		drop(c, i - 1);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return data;
 }

@@ -75,6 +75,19 @@ void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n)
 		bag->src->ops->prefetch(bag->src, spans, n);
 }
 
+void bag_read_ahead(bag_t *bag, uint64_t off, uint64_t len)
+{
+	if (bag->src->ops->ahead != NULL && len > 0 && off <= bag->file_size && len <= bag->file_size - off)
+		bag->src->ops->ahead(bag->src, off, len);
+}
+
+uint8_t *bag_take_at(bag_t *bag, uint64_t off, size_t len)
+{
+	if (bag->src->ops->take == NULL || off > bag->file_size || len > bag->file_size - off || len == 0)
+		return NULL;
+	return bag->src->ops->take(bag->src, off, len);
+}
+
 bool bag_is_file(const bag_t *bag, const struct stat *st)
 {
 	return bag->src != NULL && bag->src->ops->same_file(bag->src, st);

@@ -6,7 +6,10 @@
  * handle and its dups (blockcache.c), which plans each miss's fetch: what
  * it needs (at least MIN_FETCH), or on a sequential pass a window doubling
  * up to MAX_WINDOW: the read-ahead. prefetch() asks for many small spans (chunk headers) in
- * multi-range requests, each Range header kept under RANGE_HDR_MAX.
+ * multi-range requests, each Range header kept under RANGE_HDR_MAX; a
+ * server that takes one range per request (S3, or one that answers a
+ * multi-range request with 200) gets them as PARALLEL concurrent
+ * single-range requests on a curl multi handle instead.
  *
  * Invariants: base.size and the validators (ETag, Last-Modified) are those
  * of the first answer; every later answer must carry the same ones, or the
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -33,6 +37,9 @@
 #define RANGE_HDR_MAX 60000      /* a first try; halved while the server finds it too long */
 #define RANGE_HDR_MIN 3000
 #define SPAN_GAP 4096            /* spans closer than this are fetched as one */
+#define TAIL ((uint64_t)384 << 10)  /* the end fetched with the first request (a bag's index) */
+#define AHEAD_THREADS 3          /* connections of the background fetcher */
+#define PARALLEL 16              /* concurrent requests of a one-range-per-request prefetch */
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 struct http_source {
@@ -407,30 +414,131 @@ static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t 
 }
 
 /*
- * The next Range header from spans[*i]: spans not cached, neighbours merged,
- * at most s->range_max characters. Its ranges and bytes counted.
+ * The next range to fetch from spans[*i]: spans already cached skipped,
+ * neighbours (closer than SPAN_GAP) merged; false when none is left.
+ */
+static bool next_span(struct http_source *s, const struct bag_span *spans, size_t n, size_t *i,
+                      uint64_t *lo, uint64_t *hi)
+{
+	while (*i < n) {
+		*lo = spans[*i].off;
+		*hi = *lo + spans[*i].len;
+		if (spans[*i].len == 0 || *hi > s->base.size || blockcache_has(s->cache, *lo, spans[*i].len)) {
+			(*i)++;
+			continue;
+		}
+		for ((*i)++; *i < n && spans[*i].off >= *lo && spans[*i].off <= *hi + SPAN_GAP; (*i)++)
+			if (spans[*i].off + spans[*i].len > *hi && spans[*i].off + spans[*i].len <= s->base.size)
+				*hi = spans[*i].off + spans[*i].len;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The next Range header from spans[*i]: next_span's ranges, at most
+ * s->range_max characters. Its ranges and bytes counted.
  */
 static void next_ranges(struct http_source *s, const struct bag_span *spans, size_t n, size_t *i,
                         char *ranges, size_t *nr, uint64_t *bytes)
 {
 	size_t used = 0;
+	uint64_t lo, hi;
 
 	*nr = 0;
 	*bytes = 0;
-	while (*i < n && used < s->range_max - 48) {
-		uint64_t lo = spans[*i].off, hi = lo + spans[*i].len;
-		if (spans[*i].len == 0 || hi > s->base.size || blockcache_has(s->cache, lo, spans[*i].len)) {
-			(*i)++;
-			continue;
-		}
-		for ((*i)++; *i < n && spans[*i].off >= lo && spans[*i].off <= hi + SPAN_GAP; (*i)++)
-			if (spans[*i].off + spans[*i].len > hi && spans[*i].off + spans[*i].len <= s->base.size)
-				hi = spans[*i].off + spans[*i].len;
+	while (used < s->range_max - 48 && next_span(s, spans, n, i, &lo, &hi)) {
 		used += (size_t)snprintf(ranges + used, s->range_max + 64 - used, "%s%llu-%llu", used ? "," : "",
 		                         (unsigned long long)lo, (unsigned long long)(hi - 1));
 		(*nr)++;
 		*bytes += hi - lo;
 	}
+}
+
+/* One of the concurrent single-range requests of prefetch_parallel. */
+struct slot {
+	CURL *h;
+	struct xfer x;
+	uint64_t lo;
+	bool busy;
+};
+
+/* Start spans' next range on slot k of m; false when none is left. */
+static bool slot_start(struct http_source *s, CURLM *m, struct slot *k, const struct bag_span *spans,
+                       size_t n, size_t *i)
+{
+	char range[64];
+	uint64_t lo, hi;
+
+	if (!next_span(s, spans, n, i, &lo, &hi))
+		return false;
+	if (k->h == NULL && (k->h = curl_easy_duphandle(s->h)) == NULL)
+		return false;
+	k->x = (struct xfer){ .h = k->h, .cap = (size_t)(hi - lo), .progress = s->progress };
+	if ((k->x.buf = malloc(k->x.cap)) == NULL)
+		return false;
+	k->lo = lo;
+	snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)lo, (unsigned long long)(hi - 1));
+	curl_easy_setopt(k->h, CURLOPT_RANGE, range);
+	curl_easy_setopt(k->h, CURLOPT_WRITEDATA, &k->x);
+	curl_easy_setopt(k->h, CURLOPT_HEADERDATA, &k->x);
+	curl_easy_setopt(k->h, CURLOPT_ERRORBUFFER, NULL);
+	curl_multi_add_handle(m, k->h);
+	k->busy = true;
+	return true;
+}
+
+/* Slot k's answer is in: kept when it is the whole range of the same object. */
+static void slot_done(struct http_source *s, CURLM *m, struct slot *k, CURLcode rc)
+{
+	struct bag_error why;
+
+	curl_easy_getinfo(k->h, CURLINFO_RESPONSE_CODE, &k->x.status);
+	curl_multi_remove_handle(m, k->h);
+	blockcache_count(s->cache, k->x.len, 1);
+	if (rc == CURLE_OK && k->x.status == 206 && same_object(s, &k->x, &why) &&
+	    k->x.cr_lo == k->lo && k->x.len == k->x.cap)
+		blockcache_put(s->cache, k->lo, k->x.buf, k->x.len);
+	else
+		free(k->x.buf);   /* the read that needs it fetches and reports it */
+	k->x.buf = NULL;
+	k->busy = false;
+}
+
+/*
+ * Prefetch for a server that takes one range per request (S3): the spans'
+ * ranges as PARALLEL concurrent requests, never one after another.
+ */
+static void prefetch_parallel(struct http_source *s, const struct bag_span *spans, size_t n)
+{
+	struct slot k[PARALLEL] = { 0 };
+	CURLM *m = curl_multi_init();
+	size_t i = 0;
+	int running = 0;
+	bool more = true;
+
+	while (m != NULL && (more || running > 0) && (s->cancel == NULL || !*s->cancel)) {
+		CURLMsg *msg;
+		int left;
+		for (int j = 0; j < PARALLEL && more; j++)
+			if (!k[j].busy)
+				more = slot_start(s, m, &k[j], spans, n, &i);
+		curl_multi_perform(m, &running);
+		while ((msg = curl_multi_info_read(m, &left)) != NULL)
+			for (int j = 0; j < PARALLEL; j++)
+				if (msg->msg == CURLMSG_DONE && k[j].busy && k[j].h == msg->easy_handle)
+					slot_done(s, m, &k[j], msg->data.result);
+		if (more || running > 0)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+	for (int j = 0; j < PARALLEL; j++) {
+		if (k[j].busy)
+			curl_multi_remove_handle(m, k[j].h);
+		free(k[j].x.buf);
+		if (k[j].h != NULL)
+			curl_easy_cleanup(k[j].h);
+	}
+	curl_multi_cleanup(m);
 }
 
 static void http_prefetch(struct bag_source *src, const struct bag_span *spans, size_t n)
@@ -460,6 +568,144 @@ static void http_prefetch(struct bag_source *src, const struct bag_span *spans, 
 		}
 	}
 	free(ranges);
+	if (s->no_multi)
+		prefetch_parallel(s, spans, n);
+}
+
+/*
+ * The background fetcher of a cache (blockcache_ahead): AHEAD_THREADS
+ * threads, each with its own connection, that take the hinted spans in
+ * order, neighbours merged up to MAX_WINDOW, and fetch each exactly (what a
+ * scan's next tasks read). Their sources do not hold the cache: the cache
+ * stops them when it goes.
+ */
+static void http_close(struct bag_source *src);
+
+struct ahead {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct bag_span *q;       /* the spans hinted, q[head..n) still to fetch */
+	size_t head, n, cap;
+	bool stop;
+	unsigned nthreads;
+	pthread_t thread[AHEAD_THREADS];
+	struct http_source *s[AHEAD_THREADS];
+	unsigned next;            /* the thread that starts next takes s[next] */
+};
+
+/* Fetch [off, off + len) into the cache, skipping what is cached or in flight. */
+static void ahead_fetch(struct http_source *s, uint64_t off, uint64_t len)
+{
+	struct bag_error err;
+	uint64_t lo, n;
+
+	while (len > 0 && blockcache_claim_ahead(s->cache, off, len, &lo, &n)) {
+		uint8_t *buf = malloc(n + 1);   /* room for the NUL a taken chunk gets */
+		if (buf != NULL && fetch_range(s, lo, (size_t)n, buf, &err) == BAG_OK)
+			blockcache_put_once(s->cache, lo, buf, (size_t)n);
+		else
+			free(buf);   /* the read that needs it fetches and reports it */
+		blockcache_landed(s->cache, lo);
+		len -= lo + n - off;
+		off = lo + n;
+	}
+}
+
+static void *ahead_main(void *arg)
+{
+	struct ahead *a = arg;
+	struct http_source *s;
+
+	pthread_mutex_lock(&a->lock);
+	s = a->s[a->next++];
+	for (;;) {
+		uint64_t lo, end;
+		while (!a->stop && a->head == a->n)
+			pthread_cond_wait(&a->cv, &a->lock);
+		if (a->stop)
+			break;
+		lo = a->q[a->head].off;
+		end = lo + a->q[a->head++].len;
+		for (; a->head < a->n && a->q[a->head].off >= lo && a->q[a->head].off <= end + SPAN_GAP &&
+		       a->q[a->head].off + a->q[a->head].len - lo <= MAX_WINDOW; a->head++)
+			if (a->q[a->head].off + a->q[a->head].len > end)
+				end = a->q[a->head].off + a->q[a->head].len;
+		if (a->head == a->n)
+			a->head = a->n = 0;
+		pthread_mutex_unlock(&a->lock);
+		ahead_fetch(s, lo, end - lo);
+		pthread_mutex_lock(&a->lock);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+static void ahead_stop(void *arg)
+{
+	struct ahead *a = arg;
+
+	pthread_mutex_lock(&a->lock);
+	a->stop = true;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->lock);
+	for (unsigned i = 0; i < a->nthreads; i++)
+		pthread_join(a->thread[i], NULL);
+	for (unsigned i = 0; i < AHEAD_THREADS; i++)
+		if (a->s[i] != NULL)
+			a->s[i]->cache = NULL, http_close(&a->s[i]->base);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->cv);
+	free(a->q);
+	free(a);
+}
+
+static struct http_source *http_twin(struct http_source *s);
+
+/* A fetcher for s's cache (called under the cache's lock); NULL if it cannot start. */
+static void *ahead_make(void *arg)
+{
+	struct ahead *a = calloc(1, sizeof *a);
+
+	if (a == NULL)
+		return NULL;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	for (unsigned i = 0; i < AHEAD_THREADS; i++)
+		if ((a->s[i] = http_twin(arg)) == NULL)
+			break;
+	for (unsigned i = 0; i < AHEAD_THREADS && a->s[i] != NULL; i++, a->nthreads++)
+		if (pthread_create(&a->thread[i], NULL, ahead_main, a) != 0)
+			break;
+	if (a->nthreads > 0)
+		return a;
+	ahead_stop(a);
+	return NULL;
+}
+
+static void http_ahead(struct bag_source *src, uint64_t off, uint64_t len)
+{
+	struct http_source *s = (struct http_source *)src;
+	struct ahead *a = blockcache_ahead(s->cache, ahead_make, s, ahead_stop);
+
+	if (a == NULL || blockcache_has(s->cache, off, len))
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		struct bag_span *q = realloc(a->q, cap * sizeof *q);
+		if (q != NULL)
+			a->q = q, a->cap = cap;
+	}
+	if (a->n < a->cap) {
+		a->q[a->n++] = (struct bag_span){ off, len };
+		pthread_cond_signal(&a->cv);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+static uint8_t *http_take(struct bag_source *src, uint64_t off, size_t len)
+{
+	return blockcache_take(((struct http_source *)src)->cache, off, len);
 }
 
 static uint64_t http_fetched(const struct bag_source *src, uint64_t *requests)
@@ -502,6 +748,7 @@ static CURL *easy_for(const struct remote_target *t, struct curl_slist **hdrs, c
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 30L);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L << 10);
 	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "bagscope");
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -542,6 +789,7 @@ static struct http_source *http_new(const struct remote_target *t, struct blockc
 	s->range_max = RANGE_HDR_MAX;
 	s->h = easy_for(&s->t, &s->hdrs, s->curlerr);
 	if (s->h == NULL || s->t.url == NULL) {
+		s->cache = NULL;   /* not the caller's reference */
 		http_close(&s->base);
 		return NULL;
 	}
@@ -551,16 +799,13 @@ static struct http_source *http_new(const struct remote_target *t, struct blockc
 	return s;
 }
 
-static int http_dup(struct bag_source *src, struct bag_source **out, struct bag_error *err)
+/* A second source like s on the same cache (not referenced), or NULL. */
+static struct http_source *http_twin(struct http_source *s)
 {
-	struct http_source *s = (struct http_source *)src, *d;
+	struct http_source *d = http_new(&s->t, s->cache);
 
-	blockcache_ref(s->cache);
-	d = http_new(&s->t, s->cache);
-	if (d == NULL) {
-		blockcache_unref(s->cache);
-		return bag_error_say(err, BAG_ENOMEM, "out of memory");
-	}
+	if (d == NULL)
+		return NULL;
 	d->base.size = s->base.size;
 	memcpy(d->etag, s->etag, sizeof d->etag);
 	memcpy(d->lastmod, s->lastmod, sizeof d->lastmod);
@@ -568,6 +813,16 @@ static int http_dup(struct bag_source *src, struct bag_source **out, struct bag_
 	d->range_max = s->range_max;
 	d->cancel = s->cancel;
 	d->progress = s->progress;
+	return d;
+}
+
+static int http_dup(struct bag_source *src, struct bag_source **out, struct bag_error *err)
+{
+	struct http_source *s = (struct http_source *)src, *d = http_twin(s);
+
+	if (d == NULL)
+		return bag_error_say(err, BAG_ENOMEM, "out of memory");
+	blockcache_ref(s->cache);
 	*out = &d->base;
 	return BAG_OK;
 }
@@ -583,16 +838,73 @@ static struct bag_source_ops http_ops = {
 	.dup = http_dup,
 	.same_file = http_same,
 	.prefetch = http_prefetch,
+	.ahead = http_ahead,
+	.take = http_take,
 	.fetched = http_fetched,
 	.close = http_close,
 };
 
+/* The object's last TAIL bytes, asked for on another connection while the first request runs. */
+struct tail {
+	pthread_t thread;
+	CURL *h;
+	struct xfer x;
+	CURLcode rc;
+	bool started;
+};
+
+static void *tail_run(void *arg)
+{
+	struct tail *t = arg;
+
+	t->rc = curl_easy_perform(t->h);
+	curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &t->x.status);
+	return NULL;
+}
+
+static void tail_start(struct http_source *s, struct tail *t)
+{
+	char range[32];
+
+	if ((t->h = curl_easy_duphandle(s->h)) == NULL)
+		return;
+	t->x = (struct xfer){ .h = t->h, .grow = true, .cap = TAIL, .progress = s->progress };
+	snprintf(range, sizeof range, "-%llu", (unsigned long long)TAIL);
+	curl_easy_setopt(t->h, CURLOPT_RANGE, range);
+	curl_easy_setopt(t->h, CURLOPT_WRITEDATA, &t->x);
+	curl_easy_setopt(t->h, CURLOPT_HEADERDATA, &t->x);
+	curl_easy_setopt(t->h, CURLOPT_ERRORBUFFER, NULL);
+	t->started = pthread_create(&t->thread, NULL, tail_run, t) == 0;
+}
+
+/* The tail's answer into the cache when it is the end of the object the first answer described. */
+static void tail_finish(struct http_source *s, struct tail *t, bool keep)
+{
+	struct bag_error why;
+
+	if (t->started) {
+		pthread_join(t->thread, NULL);
+		blockcache_count(s->cache, t->x.len, 1);
+		keep = keep && t->rc == CURLE_OK && t->x.status == 206 && same_object(s, &t->x, &why) &&
+		       t->x.cr_hi + 1 == s->base.size && t->x.len == t->x.cr_hi - t->x.cr_lo + 1;
+		if (keep && t->x.len > 0)
+			blockcache_put(s->cache, t->x.cr_lo, t->x.buf, t->x.len);
+		else
+			free(t->x.buf);
+	}
+	if (t->h != NULL)
+		curl_easy_cleanup(t->h);
+}
+
 /*
  * The first request: the object's first MIN_FETCH bytes, which give its
- * size and validators (kept) and go into the cache.
+ * size and validators (kept) and go into the cache; its last TAIL bytes
+ * (a bag's index, an MCAP summary) are asked for at the same time, on
+ * another connection, so that opening takes one round trip less.
  */
 static int first_fetch(struct http_source *s, struct bag_error *err)
 {
+	struct tail tail = { 0 };
 	struct bag_error why = { 0 };
 	char range[64];
 	struct xfer x = { .grow = true, .cap = MIN_FETCH };
@@ -600,6 +912,7 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 	enum verdict v = RETRY;
 
 	snprintf(range, sizeof range, "0-%llu", (unsigned long long)(MIN_FETCH - 1));
+	tail_start(s, &tail);
 	for (int tries = 0; v == RETRY && tries < TRIES; tries++) {
 		if (tries > 0 && !backoff(s, tries))
 			break;
@@ -613,6 +926,7 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 	}
 	if (v != GOOD) {
 		free(x.buf);
+		tail_finish(s, &tail, false);
 		code = s->cancel != NULL && *s->cancel ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
 		return bag_error_say(err, code, "%s%s", why.message, v == RETRY ? ", after retries" : "");
 	}
@@ -623,6 +937,7 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 		blockcache_put(s->cache, 0, x.buf, x.len);
 	else
 		free(x.buf);
+	tail_finish(s, &tail, s->base.size > MIN_FETCH);
 	return BAG_OK;
 }
 

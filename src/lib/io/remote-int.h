@@ -34,6 +34,13 @@ bool blockcache_has(struct blockcache *c, uint64_t off, uint64_t len);
 /* Keep data (taken over, malloc'd) as the bytes at off; evicts LRU beyond the limit. */
 void blockcache_put(struct blockcache *c, uint64_t off, uint8_t *data, size_t len);
 /*
+ * The same for bytes to be read once (data has room for len + 1 bytes):
+ * evicted first when read to their end, or taken whole.
+ */
+void blockcache_put_once(struct blockcache *c, uint64_t off, uint8_t *data, size_t len);
+/* The data of a put_once entry of exactly [off, off + len), out of the cache; NULL if none. */
+uint8_t *blockcache_take(struct blockcache *c, uint64_t off, size_t len);
+/*
  * A miss at off (len bytes wanted, the object size bytes): 1 with the range
  * [*lo, *lo + *n) to fetch now (registered in flight: call
  * blockcache_landed(lo) after putting it), or 0 when off is cached or has
@@ -45,6 +52,21 @@ void blockcache_landed(struct blockcache *c, uint64_t lo);
 void blockcache_count(struct blockcache *c, uint64_t bytes, uint64_t requests);
 void blockcache_totals(struct blockcache *c, uint64_t *bytes, uint64_t *requests);
 size_t blockcache_limit(const struct blockcache *c);
+/*
+ * The background fetcher attached to the cache: made by make(arg) at the
+ * first call (under the cache's lock; NULL if it failed), stopped by
+ * stop() when the last handle lets the cache go. While one is attached,
+ * sequential misses no longer grow the read-ahead window.
+ */
+void *blockcache_ahead(struct blockcache *c, void *(*make)(void *), void *arg, void (*stop)(void *));
+/*
+ * For a background fetch of [off, off + len): 1 with [*lo, *lo + *n), its
+ * first stretch not in flight, registered in flight (call
+ * blockcache_landed(*lo) after putting it); 0 when it is all cached or in
+ * flight. Bytes cached in part are fetched again: the fetch is exactly
+ * the span, so that its reader can take it whole (blockcache_take).
+ */
+int blockcache_claim_ahead(struct blockcache *c, uint64_t off, uint64_t len, uint64_t *lo, uint64_t *n);
 
 /* ---- http.c ---- */
 

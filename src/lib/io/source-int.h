@@ -44,6 +44,18 @@ struct bag_source_ops {
 	 * can. A failure here is not reported: the reads that follow report it.
 	 */
 	void (*prefetch)(struct bag_source *s, const struct bag_span *spans, size_t n);
+	/*
+	 * Optional: these bytes will be read soon, after those hinted before; a
+	 * remote source fetches them in the background, in order, exactly (no
+	 * read-ahead beyond them). Returns at once.
+	 */
+	void (*ahead)(struct bag_source *s, uint64_t off, uint64_t len);
+	/*
+	 * Optional: the bytes [off, off + len) in a malloc'd buffer of len + 1
+	 * bytes handed over without a copy (a background fetch of exactly
+	 * them), or NULL: read them.
+	 */
+	uint8_t *(*take)(struct bag_source *s, uint64_t off, size_t len);
 	/* Bytes fetched so far, requests in *requests (a remote source's totals); optional. */
 	uint64_t (*fetched)(const struct bag_source *s, uint64_t *requests);
 	void (*close)(struct bag_source *s);

@@ -605,8 +605,31 @@ static void unsee(struct scan *s, struct flight *f, uint32_t from)
 }
 
 /* Queue t for the workers and at the end of f. */
+/*
+ * The chunks the task's workers will read, hinted in row order to their
+ * bags (a remote bag fetches them in the background, exactly): on the
+ * coordinator's handles, whose chunk headers the index walk has read.
+ */
+static void hint_chunks(struct scan *s, const struct task *t)
+{
+	uint64_t last = UINT64_MAX;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct row *r = &t->rows[i];
+		uint64_t key = (uint64_t)r->bag << 32 | r->chunk;
+		bag_t *bag;
+		if (r->state != ROW_READ || key == last)
+			continue;
+		last = key;
+		bag = bag_timeline_bag(s->tl, r->bag);
+		if (r->chunk < bag->nchunks && bag->chunks[r->chunk].stat_loaded)
+			bag_read_ahead(bag, bag->chunks[r->chunk].data_pos, bag->chunks[r->chunk].data_len);
+	}
+}
+
 static void submit(struct scan *s, struct flight *f, struct task *t)
 {
+	hint_chunks(s, t);
 	pthread_mutex_lock(&s->lock);
 	if (s->qtail != NULL)
 		s->qtail->qnext = t;
