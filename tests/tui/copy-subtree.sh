@@ -35,7 +35,7 @@ wait_for "its detail" "- header: std_msgs/Header"
 keys Tab y
 wait_for "y on header: the subtree" "copied the subtree as YAML \\($(wc -c < "$tmp/header") bytes"
 copied "header's YAML is genpy's" "$tmp/header"
-keys Tab Tab t "#$(cat "$tmp/tfrow")" Enter
+keys BTab t "#$(cat "$tmp/tfrow")" Enter
 wait_for "a /tf message" "- transforms: geometry_msgs/TransformStamped\\[1\\]"
 keys Tab y
 wait_for "y on an array" "copied the subtree as YAML \\($(wc -c < "$tmp/transforms") bytes"

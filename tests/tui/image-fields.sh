@@ -23,7 +23,7 @@ PYEOF
 }
 # show_only N: solo the N-th topic (0-based, name order) and focus the list
 show_only() {
-	keys g Tab Tab g
+	keys g BTab g
 	i=0; while [ $i -lt "$1" ]; do keys j; i=$((i + 1)); done
 	keys o Tab
 }
