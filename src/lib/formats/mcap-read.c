@@ -148,7 +148,8 @@ struct mspan {
 
 /* The reader's facts (bag->fmt_state). */
 struct mcap_state {
-	uint32_t *chan_conn;      /* [NCHAN]: channel id -> connection index + 1, 0 if none */
+	uint32_t *chan_conn;      /* [nchan]: channel id -> connection index + 1, 0 if none (see conn_of) */
+	size_t nchan;
 	struct mspan *spans;      /* parallel to bag->chunks */
 	size_t nspans, spans_cap;
 	char *profile, *library;
@@ -168,9 +169,10 @@ struct gather {
 	uint8_t **keep;           /* copies of the schema and channel records they point into */
 	size_t nkeep, keep_cap;
 	/* per span being built: counts by channel id, times */
-	uint64_t *counts;         /* [NCHAN] */
+	uint64_t *counts;         /* [ncounts], by channel id, grown as ids come */
+	size_t ncounts;
 	uint16_t *seen;           /* channel ids with a count, in first-seen order */
-	size_t nseen;
+	size_t nseen, seen_cap;
 	int64_t t0, t1;
 	struct span_rec {         /* spans found, counts in cc[] by channel id */
 		struct mspan m;
@@ -292,9 +294,37 @@ static int add_channel(struct gather *g, struct cur *c, uint64_t off)
 	return BAG_OK;
 }
 
-/* Count n messages on channel chan between times t0 and t1 into the span being built. */
-static void count_msgs(struct gather *g, uint16_t chan, uint64_t n, int64_t t0, int64_t t1)
+/*
+ * Entries [*n, need) of the zeroed table *p of elem-byte entries, grown to
+ * at least need (which is at most NCHAN): channel ids are 16 bits, but a
+ * file names only a few, so the tables grow with the ids seen.
+ */
+static int grow_zeroed(void **p, size_t *n, size_t need, size_t elem)
 {
+	size_t cap = *n;
+
+	if (need <= *n)
+		return BAG_OK;
+	need = need < 64 ? 64 : need < NCHAN / 2 ? 2 * need : NCHAN;
+	if (bag_grow(p, &cap, need, elem) != BAG_OK)
+		return BAG_ENOMEM;
+	memset((uint8_t *)*p + *n * elem, 0, (cap - *n) * elem);
+	*n = cap;
+	return BAG_OK;
+}
+
+/* The connection index + 1 of channel chan, 0 if it has none. */
+static uint32_t conn_of(const struct mcap_state *st, uint32_t chan)
+{
+	return chan < st->nchan ? st->chan_conn[chan] : 0;
+}
+
+/* Count n messages on channel chan between times t0 and t1 into the span being built. */
+static int count_msgs(struct gather *g, uint16_t chan, uint64_t n, int64_t t0, int64_t t1)
+{
+	if (grow_zeroed((void **)&g->counts, &g->ncounts, (size_t)chan + 1, sizeof *g->counts) != BAG_OK ||
+	    bag_grow((void **)&g->seen, &g->seen_cap, g->nseen + 1, sizeof *g->seen) != BAG_OK)
+		return oom(g->bag);
 	if (g->counts[chan] == 0)
 		g->seen[g->nseen++] = chan;
 	g->counts[chan] += n;
@@ -302,6 +332,7 @@ static void count_msgs(struct gather *g, uint16_t chan, uint64_t n, int64_t t0, 
 		g->t0 = t0;
 	if (t1 > g->t1)
 		g->t1 = t1;
+	return BAG_OK;
 }
 
 /* End the span being built as m over file bytes [pos, end) (dropped if it holds nothing). */
@@ -423,7 +454,8 @@ static int walk_records(struct gather *g, uint8_t *recs, uint64_t len, uint64_t 
 			return rc;
 		if (op == OP_MESSAGE && n >= 22) {
 			int64_t t = mtime(bag_le64(recs + at + 9 + 6));
-			count_msgs(g, (uint16_t)(recs[at + 9] | recs[at + 10] << 8), 1, t, t);
+			if ((rc = count_msgs(g, (uint16_t)(recs[at + 9] | recs[at + 10] << 8), 1, t, t)) != BAG_OK)
+				return rc;
 		}
 		at += 9 + n;
 	}
@@ -483,8 +515,8 @@ static int peek(bag_t *bag, struct window *w, uint64_t off, uint64_t n, const ui
 		*p = w->buf + (off - w->pos);
 		return BAG_OK;
 	}
-	if (w->cap == 0)
-		w->cap = WINDOW;
+	if (w->cap == 0)   /* a small file gets a window of its size */
+		w->cap = bag->file_size < WINDOW ? (size_t)bag->file_size : WINDOW;
 	if (n > w->cap) {
 		free(*big);
 		if ((*big = malloc((size_t)n)) == NULL)
@@ -565,8 +597,7 @@ static int scan_record(struct gather *g, uint8_t op, struct cur *c, uint64_t len
 			g->loose_pos = off;
 		g->loose_end = off + 9 + len;
 		g->loose_bytes += 9 + len;
-		count_msgs(g, chan, 1, t, t);
-		return BAG_OK;
+		return count_msgs(g, chan, 1, t, t);
 	}
 	default:
 		return BAG_OK;
@@ -750,8 +781,8 @@ static int counts_from_offsets(struct gather *g, const struct chunk_index *ci, b
 	}
 	for (size_t k = 0; *ok && k < n; k++) {
 		uint64_t size = (k + 1 < n ? v[k + 1].at : end) - v[k].at;
-		if (size > 15)
-			count_msgs(g, v[k].chan, (size - 15) / 16, ci->t0, ci->t1);
+		if (size > 15 && count_msgs(g, v[k].chan, (size - 15) / 16, ci->t0, ci->t1) != BAG_OK)
+			return BAG_ENOMEM;
 	}
 	if (*ok && ci->mi_total <= SUMMARY_MAX) {
 		m->mi_pos = v[0].at;
@@ -791,8 +822,8 @@ static int index_counts(struct gather *g, const struct chunk_index *ci, bool *ok
 			*ok = false;
 			break;
 		}
-		if (bytes > 0)
-			count_msgs(g, chan, bytes / 16, ci->t0, ci->t1);
+		if (bytes > 0 && count_msgs(g, chan, bytes / 16, ci->t0, ci->t1) != BAG_OK)
+			return BAG_ENOMEM;
 		lo = at < lo ? at : lo;
 		hi = n > g->bag->file_size - at - 9 ? UINT64_MAX : at + 9 + n > hi ? at + 9 + n : hi;
 	}
@@ -1072,6 +1103,8 @@ static int add_conn(struct gather *g, const struct channel *ch)
 	c->index = c->id;
 	c->encoding = cdr ? BAG_ENCODING_CDR : BAG_ENCODING_ROS1;
 	g->bag->nconns++;
+	if (grow_zeroed((void **)&g->st->chan_conn, &g->st->nchan, (size_t)ch->id + 1, sizeof *g->st->chan_conn) != BAG_OK)
+		return oom(g->bag);
 	g->st->chan_conn[ch->id] = (uint32_t)g->bag->nconns;
 	if (!usable && (rc = bag_warn(g->bag, UINT64_MAX, "topic %s: %s%.*s schema with %.*s messages is not read; "
 	                              "they are shown as bytes", topic, s ? "" : "no",
@@ -1100,7 +1133,7 @@ static int add_chunks(struct gather *g)
 			break;
 		}
 		for (size_t k = 0; k < s->cc_n; k++) {
-			uint32_t conn = g->st->chan_conn[g->cc[s->cc_first + k].chan];
+			uint32_t conn = conn_of(g->st, g->cc[s->cc_first + k].chan);
 			if (conn > 0)
 				cc[n++] = (struct chunk_conn){ conn - 1, (uint32_t)g->cc[s->cc_first + k].count };
 			else
@@ -1146,7 +1179,7 @@ static void put_kept(const struct mcap_state *st, const uint8_t *p, uint64_t n, 
 	if (at == NULL)
 		*size += OLD_MSG_BYTES + 8 + (n - 22) + pad;
 	else
-		old_put_msg_pad(at, st->chan_conn[p[0] | p[1] << 8] - 1, mtime(bag_le64(p + 6)), p + 22,
+		old_put_msg_pad(at, conn_of(st, p[0] | p[1] << 8) - 1, mtime(bag_le64(p + 6)), p + 22,
 		                (uint32_t)(n - 22), (uint32_t)pad);
 }
 
@@ -1161,7 +1194,7 @@ static void translate(const struct mcap_state *st, const uint8_t *recs, uint64_t
 		const uint8_t *p = recs + off + 9;
 		if (n > len - off - 9)
 			break;
-		if (recs[off] == OP_MESSAGE && n >= 22 && n - 22 < UINT32_MAX && st->chan_conn[p[0] | p[1] << 8] > 0) {
+		if (recs[off] == OP_MESSAGE && n >= 22 && n - 22 < UINT32_MAX && conn_of(st, p[0] | p[1] << 8) > 0) {
 			if (kept != NULL)
 				put_kept(st, kept, kept_n, off - kept_end, size, at);
 			kept = p;
@@ -1282,7 +1315,7 @@ static int mi_lists(bag_t *bag, size_t i, uint8_t *buf, uint64_t len, struct mi_
 	for (uint64_t at = 0; at < len;) {
 		uint64_t n = len - at >= 15 ? bag_le64(buf + at + 1) : 0;
 		uint32_t bytes = len - at >= 15 ? bag_le32(buf + at + 11) : 1;
-		uint32_t conn = len - at >= 15 ? st->chan_conn[buf[at + 9] | buf[at + 10] << 8] : 0;
+		uint32_t conn = len - at >= 15 ? conn_of(st, buf[at + 9] | buf[at + 10] << 8) : 0;
 		if (len - at < 15 || n > len - at - 9 || buf[at] != OP_MESSAGE_INDEX || n < 6 || bytes > n - 6 || bytes % 16)
 			return bag_fail(bag, BAG_ECORRUPT, st->spans[i].mi_pos + at, "unreadable message index after the chunk at "
 			                "byte %llu", (unsigned long long)bag->chunks[i].pos);
@@ -1483,13 +1516,6 @@ static int mcap_open(bag_t *bag, const struct bag_open_opts *o)
 	if (st == NULL)
 		return oom(bag);
 	bag->fmt_state = st;
-	st->chan_conn = calloc(NCHAN, sizeof *st->chan_conn);
-	g.counts = calloc(NCHAN, sizeof *g.counts);
-	g.seen = malloc(NCHAN * sizeof *g.seen);
-	if (st->chan_conn == NULL || g.counts == NULL || g.seen == NULL) {
-		rc = oom(bag);
-		goto done;
-	}
 	if ((rc = read_header(bag, st)) != BAG_OK || (rc = open_summary(&g, &use, why, sizeof why)) != BAG_OK)
 		goto done;
 	st->summary = use;
@@ -1692,7 +1718,8 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 /* The CRC-32 of file bytes [0, n). */
 static int file_crc(bag_t *bag, uint64_t n, uint32_t *crc)
 {
-	uint8_t *buf = malloc(WINDOW);
+	size_t cap = n < WINDOW ? (size_t)n : WINDOW;
+	uint8_t *buf = malloc(cap ? cap : 1);
 	int rc = BAG_OK;
 
 	*crc = 0;
