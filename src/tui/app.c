@@ -217,8 +217,9 @@ static void first_note(struct app *app)
 		struct bag_recovery rec;
 		bag_recovery_report(app->cb.bags[i], &rec);
 		if (rec.recovered)
-			snprintf(app->m.note, sizeof app->m.note, "no usable index: %llu messages recovered by a scan, "
-			         "%zu stretches lost (L: the log)", (unsigned long long)rec.messages, rec.nlosses);
+			snprintf(app->m.note, sizeof app->m.note, "no usable index: %llu message%s recovered by a scan, "
+			         "%zu stretch%s lost (L: the log)", (unsigned long long)rec.messages, BAG_S(rec.messages),
+			         rec.nlosses, rec.nlosses == 1 ? "" : "es");
 	}
 	if (app->bad.skipped.len > 0)
 		skipped_note(app);

@@ -239,8 +239,9 @@ void app_export_poll(struct app *app)
 	}
 	bgjob_join(&e->job);
 	if (e->rc == BAG_OK)
-		snprintf(app->m.note, sizeof app->m.note, "wrote %.300s: %llu messages on %zu connections, %.1f MB%s",
-		         e->out, (unsigned long long)e->res.messages, e->res.connections,
+		snprintf(app->m.note, sizeof app->m.note, "wrote %.300s: %llu message%s on %zu connection%s, %.1f MB%s",
+		         e->out, (unsigned long long)e->res.messages, BAG_S(e->res.messages), e->res.connections,
+		         BAG_S(e->res.connections),
 		         (double)e->res.bytes / 1e6, e->res.lost ? " (some could not be read: see L)" : "");
 	else if (e->rc == BAG_ECANCELED)
 		snprintf(app->m.note, sizeof app->m.note, "writing %.300s cancelled: nothing written", e->out);

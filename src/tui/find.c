@@ -244,7 +244,8 @@ static void filter_done(struct app *app)
 
 	if (f->js.rc == BAG_ECANCELED) {
 		f->stopped = f->js.total ? (int)(f->js.done * 100 / f->js.total) : 0;
-		snprintf(m->note, sizeof m->note, "filter stopped at %d%%: %zu matches so far", f->stopped, m->nfrows);
+		snprintf(m->note, sizeof m->note, "filter stopped at %d%%: %zu match%s so far", f->stopped, m->nfrows,
+		         m->nfrows == 1 ? "" : "es");
 	}
 	else if (f->js.rc != BAG_OK) {
 		snprintf(m->note, sizeof m->note, "filter: %s", f->js.err);

@@ -54,7 +54,8 @@ static void status_extra(struct app *app, int64_t t, char *extra, size_t cap)
 			snprintf(extra, cap, "searching '%.60s'%s: %d%%%s  (Esc cancels)", f->search,
 			         f->js.wrapped ? " from the start" : "", pct, eta);
 		else
-			snprintf(extra, cap, "filtering: %zu matches, %d%%%s  (Esc stops)", app->m.nfrows, pct, eta);
+			snprintf(extra, cap, "filtering: %zu match%s, %d%%%s  (Esc stops)", app->m.nfrows,
+			         app->m.nfrows == 1 ? "" : "es", pct, eta);
 	}
 	if (app->count > 0)
 		snprintf(extra, cap, "count %llu", (unsigned long long)app->count);
@@ -249,8 +250,8 @@ static void draw_title(struct app *app)
 	if (bag_timeline_count(app->cb.tl) == 0)
 		snprintf(title + n, sizeof title - n, "  no messages%s", names);
 	else
-		snprintf(title + n, sizeof title - n, "  %llu messages  %.1f s%s",
-		         (unsigned long long)bag_timeline_count(app->cb.tl),
+		snprintf(title + n, sizeof title - n, "  %llu message%s  %.1f s%s",
+		         (unsigned long long)bag_timeline_count(app->cb.tl), BAG_S(bag_timeline_count(app->cb.tl)),
 		         (double)(app->m.end_ns - app->m.start_ns) / 1e9, names);
 	draw_colour_on(app, C_TITLE, A_BOLD);
 	draw_put(0, 0, COLS, title);

@@ -166,8 +166,8 @@ static void topic_conns(struct app *app, struct detail *d, size_t t)
 		for (size_t f = 0; f < c->nfields; f++)
 			if (strcmp(c->fields[f].name, "callerid") == 0)
 				cid = c->fields[f].value;
-		snprintf(line, sizeof line, "connection %u: %s%s%s, %llu messages (%s)", c->id, c->type, cid[0] ? " from " : "",
-		         cid, (unsigned long long)c->message_count, app_base_name(bag_path(bag_timeline_bag(app->cb.tl, bi))));
+		snprintf(line, sizeof line, "connection %u: %s%s%s, %llu message%s (%s)", c->id, c->type,
+		         cid[0] ? " from " : "", cid, (unsigned long long)c->message_count, BAG_S(c->message_count), app_base_name(bag_path(bag_timeline_bag(app->cb.tl, bi))));
 		detail_node(d, 0, line);
 		for (size_t f = 0; f < c->nfields; f++)
 			if (strcmp(c->fields[f].name, "message_definition") != 0) {
