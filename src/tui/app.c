@@ -308,7 +308,7 @@ static void screen_start(struct app *app)
 	curs_set(0);
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	draw_init_colours(app);
-	layout_compute(app);
+	layout_compute(app, status_rows(app, COLS));
 	model_goto(&app->m, 0);
 }
 
@@ -318,7 +318,7 @@ static void on_key(struct app *app, int key)
 	uint64_t before = app_selected_key(app);
 
 	if (key == KEY_RESIZE) {
-		layout_compute(app);
+		layout_compute(app, status_rows(app, COLS));
 		model_move(&app->m, 0);
 	} else if (app->prompt.kind) {
 		prompt_key(app, key);

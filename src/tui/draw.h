@@ -52,8 +52,9 @@ void draw_init_colours(struct app *app);
 /* screen.c: the whole screen (the layout first). */
 void draw_all(struct app *app);
 
-/* layout.c: pane rectangles from the terminal size; the pane at (y, x) or PANE_COUNT. */
-void layout_compute(struct app *app);
+/* layout.c: pane rectangles from the terminal size and the status line's rows
+ * (status_h: status_rows); the pane at (y, x) or PANE_COUNT. */
+void layout_compute(struct app *app, int status_h);
 int layout_pane_at(const struct app *app, int y, int x);
 
 /* panes.c: the table, and what is done to every pane. */

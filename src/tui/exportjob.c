@@ -127,13 +127,6 @@ static void export_start(struct app *app, const char *out, bool force);
 
 void app_export_start(struct app *app, const char *out)
 {
-	if (out[0] != '\0' && access(out, F_OK) == 0) {
-		/* ask first: the replace prompt's y writes over it (the name is W's last history entry) */
-		app->prompt.kind = 'O';
-		prompt_set(&app->prompt, "");
-		snprintf(app->prompt.hint, sizeof app->prompt.hint, "(%.200s exists)", out);
-		return;
-	}
 	export_start(app, out, false);
 }
 

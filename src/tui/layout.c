@@ -68,7 +68,7 @@ static void place_body(struct app *app, int y, int h)
 	}
 }
 
-void layout_compute(struct app *app)
+void layout_compute(struct app *app, int status_h)
 {
 	int lines = LINES, cols = COLS;
 	struct pane *top, *modal, *side;
@@ -76,7 +76,7 @@ void layout_compute(struct app *app)
 	for (int i = 0; i < PANE_COUNT; i++)
 		app->panes[i].r = (struct rect){ 0, 0, 0, 0 };
 	app->too_small = lines < MIN_LINES || cols < MIN_COLS;
-	int srows = app->too_small ? 1 : status_rows(app, cols);
+	int srows = app->too_small || status_h < 1 ? 1 : status_h;
 	app->status = (struct rect){ lines - srows, 0, srows, cols };
 	lines -= srows - 1;          /* below: lines - 1 is the row above the status line */
 	if ((modal = in_slot(app, SLOT_SCREEN, lines - 1)) != NULL) {

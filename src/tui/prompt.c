@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tui/app.h"
 #include "tui/plot.h"
@@ -36,6 +37,7 @@ static bool filter_text(struct app *app, char *buf, size_t cap)
 }
 
 static void export_replace(struct app *app, const char *text);
+static void write_submit(struct app *app, const char *out);
 
 static const struct prompt_kind kinds[] = {
 	{ .key = '/', .action = ACTION_SEARCH, .label = "search:", .submit = find_search },
@@ -46,7 +48,7 @@ static const struct prompt_kind kinds[] = {
 	{ .key = 'C', .action = ACTION_COLUMN, .label = "column (/topic.path, a field of this topic, tf(A,B).translation.x; -N removes N, - all):",
 	  .submit = app_column_set },
 	{ .key = 'W', .action = ACTION_WRITE, .label = "write the marked range of the shown topics to (Esc: no):",
-	  .prefill = app_export_prefill, .submit = app_export_start },
+	  .prefill = app_export_prefill, .submit = write_submit },
 	/* opened by W's Enter on an existing file, never by a key (W's row comes first) */
 	{ .key = 'O', .action = ACTION_WRITE, .label = "replace it? (y: yes; n, Esc: no):", .submit = export_replace },
 	{ .key = 'p', .action = ACTION_PLOT, .label = "plot (up to 4 paths, ',' between; Tab completes):",
@@ -54,6 +56,18 @@ static const struct prompt_kind kinds[] = {
 };
 
 _Static_assert(sizeof kinds / sizeof *kinds <= PROMPT_KINDS, "a history per prompt kind");
+
+/* W's Enter: a file that exists is asked about first (the replace prompt's y writes over it). */
+static void write_submit(struct app *app, const char *out)
+{
+	if (out[0] != '\0' && access(out, F_OK) == 0) {
+		app->prompt.kind = 'O';
+		prompt_set(&app->prompt, "");
+		snprintf(app->prompt.hint, sizeof app->prompt.hint, "(%.200s exists)", out);
+		return;
+	}
+	app_export_start(app, out);
+}
 
 /* The answer about W's file (its name: W's newest history entry). */
 static void export_replace(struct app *app, const char *text)

@@ -286,7 +286,7 @@ static void flush_all(struct app *app)
 void draw_all(struct app *app)
 {
 	app->pending_rows = 0;
-	layout_compute(app);
+	layout_compute(app, status_rows(app, COLS));
 	if (app->too_small) {
 		erase();
 		mvprintw(0, 0, "terminal too small: %dx%d, bagscope needs %dx%d", COLS, LINES, MIN_COLS, MIN_LINES);
