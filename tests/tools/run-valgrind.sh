@@ -44,7 +44,7 @@ real() {
 }
 
 list=$(mktemp)
-trap 'rm -f "$list" "$list.out"' EXIT
+trap 'rm -f "$list" "$list.out" "$list.fx"' EXIT
 for t in "$BUILDDIR"/tests/unit/test-* "$BUILDDIR"/tests/unit/cxx-link "$BUILDDIR"/tests/fuzz/replay-*; do
 	case "$t" in *.o|*.c|*.cpp|*.h|*.log|*.trs) continue ;; esac
 	[ -x "$t" ] && real "$t" >> "$list"
@@ -55,11 +55,12 @@ real "$BUILDDIR/src/bagscope" > "$list.b" && B=$(cat "$list.b") && rm -f "$list.
 # a fixture's work: info, defs and check take each file on its own; the
 # commands that merge their bags into one timeline (cat, tf, log, diag) take
 # together the files that open, and each file that does not open alone.
+BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list > "$list.fx"
 bad=
-for f in $(BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list | awk '{ print $NF }' | sort -u); do
+for f in $(awk '{ print $NF }' "$list.fx" | sort -u); do
 	"$B" info "$f" >/dev/null 2>&1 || bad="$bad $f"
 done
-BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list | awk -v b="$B" -v bad="$bad" '
+awk -v b="$B" -v bad="$bad" '
 	BEGIN { n = split(bad, f, " "); for (i = 1; i <= n; i++) broken[f[i]] = 1 }
 	$1 == "cat" && $3 == "csv" { if (csv[$NF]++) next }
 	{
@@ -68,7 +69,8 @@ BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list | awk -v b="$B" -v ba
 		if (!(cmd in files)) order[++k] = cmd
 		files[cmd] = files[cmd] " " file
 	}
-	END { for (i = 1; i <= k; i++) print b " " order[i] files[order[i]] }' >> "$list"
+	END { for (i = 1; i <= k; i++) print b " " order[i] files[order[i]] }' "$list.fx" >> "$list"
+rm -f "$list.fx"
 # test-float's comparison with Python's repr takes 20,000 random doubles here
 # (2,000,000 as built and under ASan): the same code, a hundredth of the
 # samples, where each costs fifty times as much

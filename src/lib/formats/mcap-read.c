@@ -295,9 +295,10 @@ static int add_channel(struct gather *g, struct cur *c, uint64_t off)
 }
 
 /*
- * Entries [*n, need) of the zeroed table *p of elem-byte entries, grown to
- * at least need (which is at most NCHAN): channel ids are 16 bits, but a
- * file names only a few, so the tables grow with the ids seen.
+ * The zeroed table *p of *n elem-byte entries, grown (by bag_grow's
+ * doubling, new entries zeroed) to at least need, which is at most NCHAN:
+ * channel ids are 16 bits, but a file names only a few, so the tables grow
+ * with the ids seen.
  */
 static int grow_zeroed(void **p, size_t *n, size_t need, size_t elem)
 {
@@ -305,7 +306,6 @@ static int grow_zeroed(void **p, size_t *n, size_t need, size_t elem)
 
 	if (need <= *n)
 		return BAG_OK;
-	need = need < 64 ? 64 : need < NCHAN / 2 ? 2 * need : NCHAN;
 	if (bag_grow(p, &cap, need, elem) != BAG_OK)
 		return BAG_ENOMEM;
 	memset((uint8_t *)*p + *n * elem, 0, (cap - *n) * elem);
