@@ -72,7 +72,7 @@ awk -v b="$B" -v bad="$bad" '
 	END { for (i = 1; i <= k; i++) print b " " order[i] files[order[i]] }' "$list.fx" >> "$list"
 rm -f "$list.fx"
 # test-float's comparison with Python's repr takes 20,000 random doubles here
-# (2,000,000 as built and under ASan): the same code, a hundredth of the
+# (300,000 as built and under ASan): the same code, a fifteenth of the
 # samples, where each costs fifty times as much
 FLOAT_RANDOM=20000 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
 cat "$list.out"
