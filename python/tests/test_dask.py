@@ -47,10 +47,16 @@ def serial(bags, paths):
     return pd.concat(frames)
 
 
+SANITIZED = 'libasan' in os.environ.get('LD_PRELOAD', '')
+
+
 @pytest.fixture(scope='module')
 def client():
-    """One cluster of two worker processes for the module's tests (each start costs seconds)."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    """One cluster of two worker processes for the module's tests (each start costs seconds).
+    Against the ASan build, two worker threads in this process: worker processes with ASan's
+    runtime preloaded took half a minute to import numpy and pandas, and the library's code is
+    the same on a thread."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=not SANITIZED,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as c:
         yield c
 
