@@ -35,6 +35,9 @@ struct chunk {
 	                             come from walking its data (recover.c) */
 	bool partial;             /* recovered from a cut-off stream: size is the
 	                             decodable prefix, the rest is ignored */
+	bool estimated;           /* its counts are the reader's estimate (rosbag2
+	                             sqlite3 spans): the timeline takes the rows it
+	                             finds, check does not hold the data to them */
 	bool stat_loaded;         /* the fields below are valid */
 	enum bag_compression compression;
 	uint32_t size;            /* uncompressed bytes */
