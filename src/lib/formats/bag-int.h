@@ -56,6 +56,8 @@ struct bag_reader;
 
 struct bag {
 	char *path;
+	char *temp_path;          /* a zstd-compressed file's decompressed copy that src reads
+	                             (bag.c), removed at the last close; NULL for most */
 	struct bag_source *src;   /* where the bytes come from (io/source-int.h) */
 	uint64_t file_size;
 	int major, minor;

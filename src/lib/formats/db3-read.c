@@ -193,10 +193,10 @@ static int db_open(bag_t *bag, struct db3_state *st)
 {
 	struct stat sb;
 
-	if (stat(bag->path, &sb) != 0 || !bag_is_file(bag, &sb))
+	if (stat(bag->temp_path ? bag->temp_path : bag->path, &sb) != 0 || !bag_is_file(bag, &sb))
 		return bag_fail(bag, BAG_EUNSUPP, UINT64_MAX, "rosbag2 sqlite3 storage (.db3) is read from local files "
 		                "only; copy it here, or `ros2 bag convert` makes an MCAP of it");
-	if ((st->uri = db_uri(bag->path)) == NULL)
+	if ((st->uri = db_uri(bag->temp_path ? bag->temp_path : bag->path)) == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	if (db_connect(st->uri, &st->db) != SQLITE_OK)
 		return st->db ? db_fail(bag, "opening it") :
