@@ -25,29 +25,40 @@
  * neither, or with only a ros2idl text, is warned about once and its
  * messages are shown as bytes.
  *
- * Spans (the handle's chunks): runs of consecutive message ids, cut at
- * SPAN_ROWS rows or SPAN_BYTES of data, like an older bag's spans of bytes.
- * A span's pos is its first id and index_end its last id + 1; read_span
- * reads `WHERE id BETWEEN first AND last` (a range of the table's own
- * B-tree, sequential) and translates the rows into 2.0 message records
- * (format-old.c's layout) in id order. Ids follow insertion, which rosbag2
- * does in receive order, so spans rarely overlap in time; when they do the
- * timeline merges them as it merges a bag's overlapping chunks.
+ * Spans (the handle's chunks) are time ranges [start, next start) of the
+ * messages table, cut from its indexes without reading a row: the first and
+ * last ids (rowid seeks), the first and last time a ROS time holds
+ * (1970..2106, timestamp_idx seeks), then the times of the rows at k ids
+ * evenly spread between them (k from the file's bytes per message: about
+ * SPAN_BYTES of the file or SPAN_ROWS rows a span), sorted and made
+ * distinct; a span's end is the last time before the next start (a seek).
+ * Spans never overlap. A span's pos is its number; read_span reads its
+ * range of timestamp_idx (`WHERE timestamp BETWEEN start AND end`, in
+ * (time, id) order, the index's own) and translates the rows into 2.0
+ * message records (format-old.c's layout), leaving out rows with no data or
+ * on unknown topics.
  *
- * Open: the per-span, per-connection counts the timeline, the browser and
- * check need are not in the file - timestamp_idx holds (timestamp, id)
- * only, no index covers topic_id, and metadata.yaml counts each topic over
- * the whole recording - so open makes one pass over the table's
- * (id, topic_id, timestamp, length(data)) columns. That reads each row's
- * header, never a blob's overflow pages; but a message smaller than a page
- * lives in its leaf page, so for small messages the pass reads the file.
- * Start and end come from that pass. It is the one full-table read (a miss
- * of the "no full pass at open" aim: bench/rosbag2.sh measures it); the
- * rows' data are read only when a span is needed. Rows with NULL data, a
- * time outside what a ROS time holds (1970..2106), a negative id or an
- * unknown topic are left out, with one warning each; a blob over MSG_MAX,
- * or longer than the file (a damaged record header), fails the open naming
- * its id: a span's buffer is never larger than what the file can hold.
+ * Counts: the connections' come from metadata.yaml beside the file
+ * (rosbag2-int.h) when it names the file as the recording's only one and
+ * its topics' counts sum to the file's message count - taken from the
+ * table's ids when metadata.yaml's count equals their range, else from
+ * count(*) over timestamp_idx. Otherwise (a lone .db3, a file of a split
+ * recording, a metadata.yaml the table contradicts) one pass over the
+ * topic_id column counts them: the one full-table read, which also warns
+ * about unusable rows. metadata.yaml's count of the file that differs from
+ * the table's is one warning; the table wins. A span's counts by topic are
+ * estimates (chunk.estimated): its share of the file's ids, each topic's
+ * count in proportion (so each topic's spans sum to its count); the
+ * timeline takes the rows it finds when it loads the span, and check
+ * compares metadata.yaml's counts with a pass over the table instead.
+ *
+ * compression_mode MESSAGE (metadata.yaml, compression_format zstd): each
+ * message's data is one zstd frame, decompressed as its span is read
+ * (bounded by the size the frame declares and MSG_MAX); without
+ * metadata.yaml, data starting with zstd's magic is taken as a frame (CDR
+ * starts with a zero byte). A bad frame fails the span naming the message.
+ * compression_mode FILE is bag.c's: the handle reads a decompressed copy
+ * (bag->temp_path), which SQLite opens by name.
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
