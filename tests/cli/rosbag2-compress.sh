@@ -176,5 +176,26 @@ if [ "$(grep -c "metadata.yaml counts 1200 messages in this file, its database h
    grep -q "^messages: *1000" "$T/info" && grep -q "/t0 *250 msgs" "$T/info"; then ok "a wrong total: one line, the database's counts"
 else cat "$T/info" >>"$T/err"; bad "a wrong total"; fi
 
+# a hostile metadata.yaml: 10^12 messages over ids 1..10^12 that hold 2 rows: counted, no hang
+mkdir "$T/H"
+python3 -c '
+import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])
+d.executescript("""CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, serialization_format TEXT,
+  offered_qos_profiles TEXT);
+CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB);
+CREATE INDEX timestamp_idx ON messages (timestamp ASC);
+INSERT INTO topics VALUES (1, "/t0", "std_msgs/msg/Int32", "cdr", "");
+INSERT INTO messages VALUES (1, 1, 5, x'"'"'0001000007000000'"'"');
+INSERT INTO messages VALUES (1000000000000, 1, 6, x'"'"'0001000008000000'"'"');""")
+d.commit()' "$T/H/h.db3"
+$P --metadata "$T/H" "$T/H/h.db3"
+sed -i 's/^  message_count: 2$/  message_count: 1000000000000/; s/^      message_count: 2$/      message_count: 1000000000000/' "$T/H/metadata.yaml"
+timeout 60 "$B" cat --format json "$T/H" >"$T/got.jsonl" 2>"$T/out"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '"data":' "$T/got.jsonl")" -eq 2 ] &&
+   grep -q "metadata.yaml counts 1000000000000 messages in this file, its database holds 2" "$T/out"; then ok "metadata.yaml claiming 10^12 messages: one line, the 2 read"
+else cat "$T/out" >"$T/err"; echo "status $rc" >>"$T/err"; bad "metadata.yaml claiming 10^12 messages"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -87,6 +87,7 @@
 #define TOPICS_MAX 16384
 #define REC_BYTES (OLD_MSG_BYTES + 8)    /* a translated record's bytes besides the data */
 #define POOL_MAX 16
+#define ROW_MIN 16                       /* a row's bytes on disk, at least (cell and index entry) */
 #define TIME_MAX ((int64_t)UINT32_MAX * BAG_NSEC_PER_SEC + 999999999)  /* the last ROS time */
 #define ZSTD_MAGIC "\x28\xb5\x2f\xfd"
 
@@ -565,6 +566,11 @@ static uint64_t share(uint64_t n, uint64_t part, uint64_t whole)
 	return (uint64_t)((unsigned __int128)n * part / whole);
 }
 
+static uint32_t count32(uint64_t n)
+{
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 /* The table's extent: ids (rowid seeks) and times a ROS time holds (timestamp_idx seeks). */
 struct extent {
 	int64_t first_id, last_id;
@@ -658,7 +664,8 @@ static int warn_count(bag_t *bag, const struct r2_meta *m, uint64_t total)
 /*
  * The file's message count and counts by connection: metadata.yaml's when
  * it counts this file's topics and its count agrees with the table's ids
- * (no read) or with count(*) over timestamp_idx; else one pass. A
+ * and the file's size (no read) or with count(*) over timestamp_idx; else
+ * one pass. A
  * disagreement is one warning; the database wins.
  */
 static int extent_counts(bag_t *bag, const struct r2_meta *m, struct extent *e)
@@ -670,7 +677,7 @@ static int extent_counts(bag_t *bag, const struct r2_meta *m, struct extent *e)
 
 	if (m->whole) {
 		e->total = m->count;
-		if (m->count != (uint64_t)(e->last_id - e->first_id) + 1) {
+		if (m->count != (uint64_t)(e->last_id - e->first_id) + 1 || m->count > bag->file_size / ROW_MIN) {
 			if (!query_i64(bag, "SELECT count(*) FROM messages", 0, 0, 0, &n, &has))
 				return bag->err.code;
 			e->total = (uint64_t)n;
@@ -747,8 +754,8 @@ static int span_add(bag_t *bag, const struct extent *e, const int64_t *cuts, siz
 	     share(e->total, j + 1, n);
 	for (size_t c = 0; c < bag->nconns; c++)
 		if (e->per[c] > 0)
-			cc[nc++] = (struct chunk_conn){ (uint32_t)c, (uint32_t)(share(e->per[c], to, e->total) -
-			                                                        share(e->per[c], from, e->total)) };
+			cc[nc++] = (struct chunk_conn){ (uint32_t)c, count32(share(e->per[c], to, e->total) -
+			                                                     share(e->per[c], from, e->total)) };
 	if ((rc = old_chunk_add(bag, &caps[0], &caps[1], j, j + 1, cuts[2 * j], has ? end : cuts[2 * j], cc, nc)) != BAG_OK)
 		return rc;
 	struct chunk *ch = &bag->chunks[bag->nchunks - 1];
