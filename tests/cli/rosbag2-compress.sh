@@ -176,6 +176,88 @@ if [ "$(grep -c "metadata.yaml counts 1200 messages in this file, its database h
    grep -q "^messages: *1000" "$T/info" && grep -q "/t0 *250 msgs" "$T/info"; then ok "a wrong total: one line, the database's counts"
 else cat "$T/info" >>"$T/err"; bad "a wrong total"; fi
 
+# metadata.yaml as Jazzy writes it (QoS profiles as a block list, a files: section, custom_data),
+# its topic counts off by one (as above) so that info shows whether they were used
+mkdir "$T/J"
+$P --many "$T/J/j_0.db3" 1000 || exit 1
+cat >"$T/J/metadata.yaml" <<'YAML'
+rosbag2_bagfile_information:
+  version: 9
+  storage_identifier: sqlite3
+  duration:
+    nanoseconds: 999000000
+  starting_time:
+    nanoseconds_since_epoch: 1700000000000000000
+  message_count: 1000
+  topics_with_message_count:
+    - topic_metadata:
+        name: "/t0"
+        type: std_msgs/msg/Int32
+        serialization_format: cdr
+        offered_qos_profiles:
+          - history: keep_last
+            depth: 10
+            reliability: reliable
+            durability: volatile
+            message_count: 7
+        type_description_hash: RIHS01_b6a2
+      message_count: 251
+    - topic_metadata:
+        name: /t1
+        type: std_msgs/msg/Int32
+        serialization_format: cdr
+        offered_qos_profiles:
+          - history: keep_last
+            depth: 10
+        type_description_hash: RIHS01_b6a2
+      message_count: 249
+    - topic_metadata:
+        name: /t2
+        type: std_msgs/msg/Int32
+        serialization_format: cdr
+        offered_qos_profiles: []
+        type_description_hash: RIHS01_b6a2
+      message_count: 250
+    - topic_metadata:
+        name: /t3
+        type: std_msgs/msg/Int32
+        serialization_format: cdr
+        offered_qos_profiles: []
+        type_description_hash: RIHS01_b6a2
+      message_count: 250
+  compression_format: ""
+  compression_mode: ""
+  relative_file_paths:
+    - j_0.db3
+  files:
+    - path: j_0.db3
+      starting_time:
+        nanoseconds_since_epoch: 1700000000000000000
+      duration:
+        nanoseconds: 999000000
+      message_count: 1000
+  custom_data:
+    name: value
+  ros_distro: jazzy
+YAML
+"$B" info "$T/J" >"$T/info" 2>"$T/err"
+if grep -q "/t0 *251 msgs" "$T/info" && grep -q "/t1 *249 msgs" "$T/info" && grep -q "^messages: *1000" "$T/info" &&
+   [ ! -s "$T/err" ]; then ok "Jazzy's metadata.yaml layout: its counts used"
+else cat "$T/info" >>"$T/err"; bad "Jazzy's metadata.yaml layout"; fi
+# a split recording: files: gives each file's count, the topics are counted in each file
+$P --many "$T/J/j_1.db3" 600 || exit 1
+python3 -c '
+import sys
+p = sys.argv[1]; s = open(p).read()
+s = s.replace("    - j_0.db3\n", "    - j_0.db3\n    - j_1.db3\n")
+s = s.replace("  custom_data:", "    - path: j_1.db3\n      starting_time:\n        nanoseconds_since_epoch: 1700000000000000000\n"
+              "      duration:\n        nanoseconds: 599000000\n      message_count: 600\n  custom_data:")
+open(p, "w").write(s)' "$T/J/metadata.yaml"
+"$B" info "$T/J" >"$T/info" 2>"$T/err"
+if [ ! -s "$T/err" ] && grep -q "/t0 *250 msgs" "$T/info" && grep -q "/t0 *150 msgs" "$T/info" && "$B" cat --count "$T/J" 2>>"$T/err" | grep -qx 1600 &&
+   [ "$("$B" cat --count --topic /t0 "$T/J" 2>>"$T/err")" = 400 ]; then ok "split recording with files: 1600 messages, /t0 250 + 150"
+else cat "$T/info" >>"$T/err"; bad "split recording with files:"; fi
+
 # a hostile metadata.yaml: 10^12 messages over ids 1..10^12 that hold 2 rows: counted, no hang
 mkdir "$T/H"
 python3 -c '
