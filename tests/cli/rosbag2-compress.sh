@@ -161,7 +161,7 @@ db.execute("UPDATE messages SET data = ? WHERE id = 301", (bytes(d),))
 db.commit()' "$T/D/z.db3" $how
 	"$B" cat --format json "$T/D" >/dev/null 2>"$T/out"
 	one_line "MESSAGE mode: a $how frame, one line" $? "$T/out" \
-		"D/z.db3: .*message id 301 on /b0 at 1700000000300000000 ns: its data ([0-9]* bytes) "
+		"D/z.db3: .*message id 301 on /b0 at 1700000000300000000 ns: its data ([0-9]* bytes): .*zstd"
 done
 
 # ---- metadata.yaml's counts

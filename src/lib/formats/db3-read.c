@@ -871,9 +871,9 @@ static int unframe(bag_t *bag, sqlite3_stmt *s, uint32_t conn, int64_t t, const 
 #ifdef HAVE_ZSTD
 	unsigned long long declared = ZSTD_getFrameContentSize(data, len);
 	if (declared == ZSTD_CONTENTSIZE_ERROR)
-		why = "is not a zstd frame";
+		why = "not a zstd frame";
 	else if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared > MSG_MAX)
-		why = "declares more than 1 GiB";
+		why = "its zstd frame declares more than 1 GiB";
 	else if (declared != ZSTD_CONTENTSIZE_UNKNOWN)
 		max = declared;
 #endif
@@ -885,15 +885,15 @@ static int unframe(bag_t *bag, sqlite3_stmt *s, uint32_t conn, int64_t t, const 
 			                "MESSAGE) are not supported by this build");
 		if (rc != BAG_OK)
 			return bag_fail(bag, rc, UINT64_MAX, "out of memory");
-		why = z->full || z->len > max ? "inflates past its declared size" : !z->ended ? z->err.message :
-		      z->used != len ? "has bytes after its end" : NULL;
+		why = z->full || z->len > max ? "its zstd frame inflates past its declared size" : !z->ended ? z->err.message :
+		      z->used != len ? "bytes after its zstd frame" : NULL;
 	}
 	if (why == NULL)
 		return BAG_OK;
 	free(z->buf);
 	z->buf = NULL;
 	return bag_fail(bag, BAG_ECOMPRESS, UINT64_MAX, "rosbag2 sqlite3 storage: message id %lld on %s at %lld ns: "
-	                "its data (%zu bytes) %s", (long long)sqlite3_column_int64(s, 3), bag->conns[conn].topic,
+	                "its data (%zu bytes): %s", (long long)sqlite3_column_int64(s, 3), bag->conns[conn].topic,
 	                (long long)t, len, why);
 }
 
