@@ -88,14 +88,15 @@ int bagset_rosbag2_args(int *argc, char ***argv)
 		return -1;
 	}
 	for (int i = 0; i < *argc; i++) {
-		char **files = NULL, err[512];
+		char **files = NULL;
+		struct bag_error err = BAG_ERROR_INIT;
 		size_t nf = 0;
 		rest |= strcmp((*argv)[i], "--") == 0;
 		int rc = i > 0 && !rest && (*argv)[i][0] != '-' ?
-		         bag_rosbag2_files((*argv)[i], &files, &nf, err, sizeof err) : BAG_OK;
+		         bag_rosbag2_files((*argv)[i], &files, &nf, &err) : BAG_OK;
 		/* a directory that holds no recording is some other argument (frames -o DIR) */
 		if (rc != BAG_OK && rc != BAG_ENOTFOUND) {
-			term_error("%s", err);
+			term_error("%s", err.message);
 			return -1;
 		}
 		char **grown = nf > 1 ? realloc(out, (cap += nf - 1) * sizeof *out) : out;
@@ -201,12 +202,13 @@ static size_t parse_cache_size(const char *s)
 /* Append path to *out (n, cap), or the URLs an s3:// glob lists; -2 printed on failure. */
 static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 {
-	char **urls = NULL, err[512];
+	char **urls = NULL;
+	struct bag_error err = BAG_ERROR_INIT;
 	size_t nurls = 1;
 	bool glob = strncmp(path, "s3://", 5) == 0 && strpbrk(path, "*?[") != NULL;
 
-	if (glob && bag_url_expand(path, no_sign_request, &urls, &nurls, err, sizeof err) != BAG_OK) {
-		term_error("%s", err);
+	if (glob && bag_url_expand(path, no_sign_request, &urls, &nurls, &err) != BAG_OK) {
+		term_error("%s", err.message);
 		return -2;
 	}
 	if (*n + nurls + 1 > *cap) {

@@ -287,7 +287,7 @@ void r2_meta_free(struct r2_meta *m)
 	m->ntopics = 0;
 }
 
-BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, char *err, size_t errlen)
+BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, struct bag_error *err)
 {
 	struct names s = { 0 };
 	struct stat st;
@@ -324,8 +324,8 @@ BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, c
 	if (rc == BAG_OK && s.n == 0)
 		rc = from_listing(dir, &s);
 	if (rc == BAG_OK && s.n == 0) {
-		snprintf(err, errlen, "%s: a directory without metadata.yaml naming its files, or any .mcap or .db3 file", path);
-		rc = BAG_ENOTFOUND;
+		rc = bag_error_say(err, BAG_ENOTFOUND, "%s: a directory without metadata.yaml naming its files, "
+		                   "or any .mcap or .db3 file", path);
 	}
 done:
 	if (rc != BAG_OK) {
@@ -333,9 +333,9 @@ done:
 			free(s.v[i]);
 		free(s.v);
 		if (rc == BAG_ENOMEM)
-			snprintf(err, errlen, "out of memory");
+			bag_error_say(err, rc, "out of memory");
 		else if (rc == BAG_EIO)
-			snprintf(err, errlen, "%s: cannot list the directory", path);
+			bag_error_say(err, rc, "%s: cannot list the directory", path);
 	} else {
 		*files = s.v;
 		*nfiles = s.n;
