@@ -51,6 +51,8 @@ struct http_source {
 	char etag[128], lastmod[64];  /* validators of the first answer */
 	bool no_multi;                /* the server takes one range per request */
 	size_t range_max;             /* longest Range header the server took or is tried */
+	uint8_t *multi;               /* the last multi-range answer's buffer, reused */
+	size_t multi_cap;
 	volatile int *cancel;
 	uint64_t *progress;           /* the caller's running total of bytes, or NULL */
 	char curlerr[CURL_ERROR_SIZE];
@@ -304,6 +306,14 @@ static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t 
 	return BAG_OK;
 }
 
+static void ahead_forget(struct http_source *s, uint64_t off, uint64_t len);
+
+/*
+ * A read: from the cache, or fetched. A big miss with none of its bytes
+ * cached or in flight (a chunk a scan reads before the background fetcher
+ * got to it) is received straight into buf, not cached, and the fetcher
+ * forgets it; any other miss fetches its planned range into the cache.
+ */
 static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t len, struct bag_error *err)
 {
 	struct http_source *s = (struct http_source *)src;
@@ -315,7 +325,14 @@ static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t 
 		uint8_t *fetched;
 		int rc;
 
-		if (n == 0 && blockcache_claim(s->cache, off, len, s->base.size, &lo, &flen)) {
+		if (n == 0 && len >= DIRECT_MIN && blockcache_claim_direct(s->cache, off, len)) {
+			ahead_forget(s, off, len);
+			rc = fetch_range(s, off, len, out, err);
+			blockcache_landed(s->cache, off);
+			if (rc != BAG_OK)
+				return rc;
+			n = len;
+		} else if (n == 0 && blockcache_claim(s->cache, off, len, s->base.size, &lo, &flen)) {
 			fetched = malloc(flen ? flen : 1);
 			rc = fetched != NULL ? fetch_range(s, lo, (size_t)flen, fetched, err)
 			                     : bag_error_set(err, BAG_ENOMEM, NULL, off, "out of memory for %llu bytes",
@@ -381,7 +398,7 @@ enum multi { MULTI_DONE, MULTI_NONE, MULTI_TOO_LONG };
 /* One multi-range request: done (kept what came), none (no multi-range), or too long a header. */
 static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t nranges, uint64_t bytes)
 {
-	struct xfer x = { .grow = true, .cap = bytes + nranges * 256 + 4096 };
+	struct xfer x = { .grow = true, .cap = bytes + nranges * 256 + 4096, .buf = s->multi, .alloc = s->multi_cap };
 	const char *b;
 	struct bag_error why;   /* a failure here is the reads' to report */
 	enum multi m = MULTI_DONE;
@@ -409,7 +426,8 @@ static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t 
 		}
 		break;
 	}
-	free(x.buf);
+	s->multi = x.buf;   /* kept for the next: its pages are not faulted in again */
+	s->multi_cap = x.alloc;
 	return m;
 }
 
@@ -600,7 +618,7 @@ static void ahead_fetch(struct http_source *s, uint64_t off, uint64_t len)
 	uint64_t lo, n;
 
 	while (len > 0 && blockcache_claim_ahead(s->cache, off, len, &lo, &n)) {
-		uint8_t *buf = malloc(n + 1);   /* room for the NUL a taken chunk gets */
+		uint8_t *buf = blockcache_buffer(s->cache, n + 1);   /* room for the NUL a taken chunk gets */
 		if (buf != NULL && fetch_range(s, lo, (size_t)n, buf, &err) == BAG_OK)
 			blockcache_put_once(s->cache, lo, buf, (size_t)n);
 		else
@@ -625,19 +643,35 @@ static void *ahead_main(void *arg)
 		if (a->stop)
 			break;
 		lo = a->q[a->head].off;
-		end = lo + a->q[a->head++].len;
+		end = lo + a->q[a->head++].len;   /* 0 bytes: forgotten (ahead_forget) */
 		for (; a->head < a->n && a->q[a->head].off >= lo && a->q[a->head].off <= end + SPAN_GAP &&
 		       a->q[a->head].off + a->q[a->head].len - lo <= MAX_WINDOW; a->head++)
 			if (a->q[a->head].off + a->q[a->head].len > end)
 				end = a->q[a->head].off + a->q[a->head].len;
 		if (a->head == a->n)
 			a->head = a->n = 0;
+		if (end == lo)
+			continue;
 		pthread_mutex_unlock(&a->lock);
 		ahead_fetch(s, lo, end - lo);
 		pthread_mutex_lock(&a->lock);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
+}
+
+/* Queued spans within [off, off + len) are not fetched: their reader has them. */
+static void ahead_forget(struct http_source *s, uint64_t off, uint64_t len)
+{
+	struct ahead *a = blockcache_ahead(s->cache, NULL, NULL, NULL);
+
+	if (a == NULL)
+		return;
+	pthread_mutex_lock(&a->lock);
+	for (size_t i = a->head; i < a->n; i++)
+		if (a->q[i].off >= off && a->q[i].off + a->q[i].len <= off + len)
+			a->q[i].len = 0;
+	pthread_mutex_unlock(&a->lock);
 }
 
 static void ahead_stop(void *arg)
@@ -708,6 +742,11 @@ static uint8_t *http_take(struct bag_source *src, uint64_t off, size_t len)
 	return blockcache_take(((struct http_source *)src)->cache, off, len);
 }
 
+static void http_give(struct bag_source *src, uint8_t *buf, size_t cap)
+{
+	blockcache_give(((struct http_source *)src)->cache, buf, cap);
+}
+
 static uint64_t http_fetched(const struct bag_source *src, uint64_t *requests)
 {
 	const struct http_source *s = (const struct http_source *)src;
@@ -726,6 +765,7 @@ static void http_close(struct bag_source *src)
 	if (s->h != NULL)
 		curl_easy_cleanup(s->h);
 	curl_slist_free_all(s->hdrs);
+	free(s->multi);
 	blockcache_unref(s->cache);
 	remote_target_free(&s->t);
 	free(s);
@@ -840,6 +880,7 @@ static struct bag_source_ops http_ops = {
 	.prefetch = http_prefetch,
 	.ahead = http_ahead,
 	.take = http_take,
+	.give = http_give,
 	.fetched = http_fetched,
 	.close = http_close,
 };

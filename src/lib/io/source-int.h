@@ -56,6 +56,12 @@ struct bag_source_ops {
 	 * them), or NULL: read them.
 	 */
 	uint8_t *(*take)(struct bag_source *s, uint64_t off, size_t len);
+	/*
+	 * Optional (NULL: the caller frees it): a malloc'd buffer of cap bytes
+	 * its reader is done with (a taken one, or any other), kept for the
+	 * source's next fetches so that they fault in no new pages.
+	 */
+	void (*give)(struct bag_source *s, uint8_t *buf, size_t cap);
 	/* Bytes fetched so far, requests in *requests (a remote source's totals); optional. */
 	uint64_t (*fetched)(const struct bag_source *s, uint64_t *requests);
 	void (*close)(struct bag_source *s);
