@@ -119,7 +119,7 @@ int bagset_rosbag2_args(int *argc, char ***argv)
 /* --cache-size and --no-sign-request, for URL bags */
 static size_t remote_cache;
 static bool no_sign_request;
-volatile int bagset_cancel;
+static volatile int cancel_epoch;   /* bag_open_opts.cancel: changed to stop the reads in flight */
 static uint64_t fetched;          /* by every URL bag, added atomically */
 
 /* A URL bag's progress line on a terminal's stderr while it opens slowly. */
@@ -166,13 +166,18 @@ static void ticker_stop(struct ticker *t)
 	pthread_join(t->thread, NULL);
 }
 
+void bagset_stop_reads(void)
+{
+	__atomic_add_fetch(&cancel_epoch, 1, __ATOMIC_RELAXED);
+}
+
 void bagset_open_opts(struct bag_open_opts *o)
 {
 	o->msg_path = msg_dirs;
 	o->msg_path_n = msg_ndirs;
 	o->remote_cache_bytes = remote_cache;
 	o->no_sign_request = no_sign_request;
-	o->cancel = &bagset_cancel;
+	o->cancel = &cancel_epoch;
 	o->fetched = &fetched;
 }
 

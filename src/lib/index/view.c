@@ -360,8 +360,10 @@ static int check_chunk(bag_view_t *v, uint32_t tchunk, size_t k)
 	if (tc->checked || tc->walk || bag->chunks[tc->chunk].no_index)
 		return 0;
 	tc->checked = true;
-	if (chunk_entries_sum(bag, tc->chunk, &n, &sum) != BAG_OK)
+	if (chunk_entries_sum(bag, tc->chunk, &n, &sum) != BAG_OK) {
+		tc->checked = bag->err.code != BAG_ECANCELED;   /* cancelled: checked at the next read */
 		return 0;                 /* the read itself reports what is wrong */
+	}
 	if (n == tc->nents && sum == tc->sum)
 		return 0;
 	if (tl_warn(tl, "%s: at byte %llu: the chunk's index data do not match its %zu message%s; the chunk "
