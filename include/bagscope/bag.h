@@ -82,7 +82,9 @@ struct bag_open_opts {
 	 * it), the remote reads then in flight, of the handle and its dups,
 	 * stop with BAG_ECANCELED within 50 ms, even on a stalled connection;
 	 * nothing of them is kept, and reads begun after the change run (and
-	 * fetch again). Borrowed for the handle's life, its dups' too; may be NULL.
+	 * fetch again). While it is negative, every remote read stops at once
+	 * (a program quitting). Borrowed for the handle's life, its dups' too;
+	 * may be NULL.
 	 */
 	volatile int *cancel;
 	bool msg_path_only;        /* true: msg_path alone, not the environment's directories */

@@ -1,6 +1,7 @@
 /* bagset.c - opening bags with progress and notes (see bagset.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -168,7 +169,15 @@ static void ticker_stop(struct ticker *t)
 
 void bagset_stop_reads(void)
 {
-	__atomic_add_fetch(&cancel_epoch, 1, __ATOMIC_RELAXED);
+	int e = __atomic_load_n(&cancel_epoch, __ATOMIC_RELAXED);
+
+	if (e >= 0)
+		__atomic_store_n(&cancel_epoch, e == INT_MAX ? 0 : e + 1, __ATOMIC_RELAXED);
+}
+
+void bagset_quit_reads(void)
+{
+	__atomic_store_n(&cancel_epoch, -1, __ATOMIC_RELAXED);
 }
 
 void bagset_open_opts(struct bag_open_opts *o)

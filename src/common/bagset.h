@@ -72,6 +72,8 @@ extern char **bagset_kept_argv;
 
 /* Stop the remote reads in flight of every bag opened here (the browser's Esc); later reads run. */
 void bagset_stop_reads(void);
+/* Stop them and every later one at once (a program quitting, its threads to be joined). */
+void bagset_quit_reads(void);
 
 /* Set o's .msg directories (those above) for a caller that opens bags itself. */
 void bagset_open_opts(struct bag_open_opts *o);

@@ -295,6 +295,7 @@ static int open_all(struct app *app)
 
 static void close_all(struct app *app)
 {
+	bagset_quit_reads();   /* no thread joined below waits on the network */
 	app_export_stop(app);
 	app_check_stop(app);
 	panes_free(app);

@@ -171,10 +171,12 @@ static void begin(struct http_source *s)
 		s->epoch = __atomic_load_n(s->cancel, __ATOMIC_RELAXED);
 }
 
-/* Whether the read running was cancelled (*cancel changed since it began). */
+/* Whether the read running was cancelled (*cancel changed since it began, or is negative). */
 static bool cancelled(const struct http_source *s)
 {
-	return s->cancel != NULL && __atomic_load_n(s->cancel, __ATOMIC_RELAXED) != s->epoch;
+	int now = s->cancel != NULL ? __atomic_load_n(s->cancel, __ATOMIC_RELAXED) : 0;
+
+	return now < 0 || now != s->epoch;
 }
 
 static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)

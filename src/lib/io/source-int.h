@@ -76,7 +76,7 @@ struct bag_source {
 struct bag_source_opts {
 	size_t block_cache_bytes; /* a remote source's block cache bound */
 	bool no_sign_request;     /* s3://: anonymous */
-	volatile int *cancel;     /* when it changes, the remote reads running stop with BAG_ECANCELED */
+	volatile int *cancel;     /* a change stops the remote reads running, a negative value all (BAG_ECANCELED) */
 	uint64_t *fetched;        /* bytes fetched are added here (atomically), or NULL */
 };
 
