@@ -173,6 +173,7 @@ static void act(struct app *app, enum action a)
 		return;
 	if (a != ACTION_CANCEL)
 		app->fetch_stopped = false;
+	model_seek_drop(&app->m);   /* the key decides where the cursor goes now */
 	if (app->m.note[0])
 		memcpy(app->last_note, app->m.note, sizeof app->last_note);
 	app->m.note[0] = '\0';
@@ -198,6 +199,7 @@ static void mouse(struct app *app)
 
 	if (getmouse(&ev) != OK || (p = layout_pane_at(app, ev.y, ev.x)) == PANE_COUNT)
 		return;
+	model_seek_drop(&app->m);
 	struct pane *pane = &app->panes[p];
 	if (pane->ops->key != NULL)
 		app->m.focus = (enum pane_id)p;
@@ -368,6 +370,7 @@ static void turn(struct app *app, int64_t *first_full)
 	int key;
 
 	find_take(app);
+	model_settle(&app->m);   /* a jump whose index has come in: on its exact row */
 	selection_changed(app, before);
 	take_results(app);
 	app_check_take(app);

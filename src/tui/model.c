@@ -278,12 +278,51 @@ void model_move(struct model *m, int64_t delta)
 	keep_in_sight(m);
 }
 
+/*
+ * The first row at or after t: exact when its group's index is in; for a
+ * URL bag whose group is still being fetched, that group's first row, the
+ * seek left pending (1; model_settle).
+ */
+static int seek_row(struct model *m, int64_t t, uint64_t *row)
+{
+	size_t group;
+	int rc;
+
+	m->seek_pending = false;
+	if (m->ready == NULL)
+		return bag_view_seek(m->view, t, row);
+	rc = bag_view_seek_loaded(m->view, t, row, &group);
+	if (rc != 1)
+		return rc;
+	if (m->ready(m->ready_arg, group))
+		return bag_view_seek(m->view, t, row);   /* fetched: loaded from memory */
+	m->seek_pending = true;
+	m->seek_t = t;
+	m->seek_group = group;
+	return 1;
+}
+
+bool model_settle(struct model *m)
+{
+	uint64_t before = m->row;
+
+	if (!m->seek_pending || !m->ready(m->ready_arg, m->seek_group))
+		return false;
+	model_seek(m, m->seek_t);
+	return m->row != before;
+}
+
+void model_seek_drop(struct model *m)
+{
+	m->seek_pending = false;
+}
+
 int model_seek(struct model *m, int64_t t)
 {
 	uint64_t row;
-	int rc = bag_view_seek(m->view, t, &row);
+	int rc = seek_row(m, t, &row);
 
-	if (rc != BAG_OK) {
+	if (rc < 0) {
 		snprintf(m->note, sizeof m->note, "%s", bag_view_error(m->view)->message);
 		keep_in_sight(m);
 		return rc;

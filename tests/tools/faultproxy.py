@@ -8,9 +8,10 @@
 Every GET goes to UPSTREAM (http://127.0.0.1:PORT) with its Range header,
 and the answer comes back with these faults:
   --delay MS          each answer waits MS milliseconds
-  --delay-file PATH   each answer waits the milliseconds PATH holds when the
-                      request comes (read for each; absent or empty: none),
-                      so that a test changes the delay while it runs
+  --delay-file PATH   each answer waits until the milliseconds PATH holds
+                      have passed since its request came (read every 50 ms;
+                      absent or empty: none): a test changes the delay while
+                      it runs, and held answers go when it lowers it
   --bandwidth B       bodies flow at B bytes per second
   --reset-every N     every Nth answer stops halfway through its body and the
                       connection is reset (RST)
@@ -36,6 +37,15 @@ args = None
 count = 0
 inflight = 0
 lock = threading.Lock()
+
+
+def file_delay():
+    """--delay-file's delay in seconds (0 if absent, empty or not a number)."""
+    try:
+        with open(args.delay_file) as f:
+            return float(f.read().strip() or 0) / 1000
+    except (OSError, ValueError):
+        return 0
 
 
 class Proxy(http.server.BaseHTTPRequestHandler):
@@ -75,12 +85,9 @@ class Proxy(http.server.BaseHTTPRequestHandler):
                     headers[k] = v
         if args.delay:
             time.sleep(args.delay / 1000)
-        if args.delay_file:
-            try:
-                with open(args.delay_file) as f:
-                    time.sleep(float(f.read().strip() or 0) / 1000)
-            except OSError:
-                pass
+        t0 = time.time()
+        while args.delay_file and time.time() - t0 < file_delay():
+            time.sleep(0.05)
         if args.fail_every and n % args.fail_every == 0:
             self.answer(n, 503, {'Content-Type': 'text/plain'}, b'busy\n')
             return

@@ -402,12 +402,10 @@ BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m)
 	return BAG_OK;
 }
 
-BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row)
+/* The view's first group ending at or after t (v->ng if none). */
+static size_t group_at_time(const bag_view_t *v, int64_t t)
 {
-	const struct tl_group *g;
-	size_t lo = 0, hi = v->ng, k;
-	uint32_t a, b;
-	int rc;
+	size_t lo = 0, hi = v->ng;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -416,7 +414,27 @@ BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row)
 		else
 			hi = mid;
 	}
-	k = lo;
+	return lo;
+}
+
+BAG_API int bag_view_seek_loaded(bag_view_t *v, int64_t t, uint64_t *row, size_t *group)
+{
+	size_t k = group_at_time(v, t);
+
+	*group = v->g0 + k;
+	if (k == v->ng || v->tl->groups[v->g0 + k].entries != NULL)
+		return bag_view_seek(v, t, row);
+	*row = v->base[k];
+	return 1;
+}
+
+BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row)
+{
+	const struct tl_group *g;
+	size_t k = group_at_time(v, t);
+	uint32_t a, b;
+	int rc;
+
 	if (k == v->ng) {
 		*row = v->count;
 		return BAG_OK;
