@@ -279,6 +279,35 @@ void model_move(struct model *m, int64_t delta)
 }
 
 /*
+ * bag_view_seek() on view v (of m's timeline) that never waits on the
+ * network: 1 when the group at t is a URL bag's whose index is still being
+ * fetched (asked for; *row its first row, *group the group), else
+ * bag_view_seek()'s answer.
+ */
+static int seek_ready(struct model *m, bag_view_t *v, int64_t t, uint64_t *row, size_t *group)
+{
+	int rc;
+
+	if (m->ready == NULL)
+		return bag_view_seek(v, t, row);
+	rc = bag_view_seek_loaded(v, t, row, group);
+	if (rc == 1 && m->ready(m->ready_arg, *group))
+		rc = bag_view_seek(v, t, row);   /* fetched: loaded from memory */
+	return rc;
+}
+
+/* Whether view v's row may be read now; if not (its index being fetched), a note says so. */
+static bool row_ready(struct model *m, bag_view_t *v, uint64_t row)
+{
+	size_t g;
+
+	if (m->ready == NULL || bag_view_row_loaded(v, row, &g) || m->ready(m->ready_arg, g))
+		return true;
+	snprintf(m->note, sizeof m->note, "the index there is being fetched: press again when it is in");
+	return false;
+}
+
+/*
  * The first row at or after t: exact when its group's index is in; for a
  * URL bag whose group is still being fetched, that group's first row, the
  * seek left pending (1; model_settle).
@@ -289,13 +318,8 @@ static int seek_row(struct model *m, int64_t t, uint64_t *row)
 	int rc;
 
 	m->seek_pending = false;
-	if (m->ready == NULL)
-		return bag_view_seek(m->view, t, row);
-	rc = bag_view_seek_loaded(m->view, t, row, &group);
-	if (rc != 1)
+	if ((rc = seek_ready(m, m->view, t, row, &group)) != 1)
 		return rc;
-	if (m->ready(m->ready_arg, group))
-		return bag_view_seek(m->view, t, row);   /* fetched: loaded from memory */
 	m->seek_pending = true;
 	m->seek_t = t;
 	m->seek_group = group;
@@ -414,11 +438,14 @@ int model_goto_message(struct model *m, const struct bag_message *msg)
 	uint64_t row;
 	int rc;
 
-	/* the first row at its time, then forward */
-	if ((rc = bag_view_seek(m->view, msg->time_ns, &row)) != BAG_OK)
+	/* the first row at its time, then forward; its index being fetched: its time, exact when in */
+	size_t g;
+	if ((rc = seek_ready(m, m->view, msg->time_ns, &row, &g)) == 1)
+		return model_seek(m, msg->time_ns);
+	if (rc != BAG_OK)
 		return rc;
 	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
-		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
+		if (!row_ready(m, m->view, r) || bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
 			break;
 		if (cur.chunk == msg->chunk && cur.offset == msg->offset && cur.bag_index == msg->bag_index) {
 			model_goto_view_row(m, r);
@@ -446,20 +473,30 @@ int model_step_same_topic(struct model *m, int dir)
 	if ((rc = bag_view_open(&one, m->tl, &q)) != BAG_OK)
 		goto done;
 	/* this message's place among its topic's, then the neighbour's time */
-	if ((rc = bag_view_seek(one, cur.time_ns, &row)) != BAG_OK)
+	size_t g;
+	if ((rc = seek_ready(m, one, cur.time_ns, &row, &g)) == 1)
+		row_ready(m, one, row);   /* the note */
+	if (rc != BAG_OK)
 		goto done;
-	while (row < bag_view_count(one) && bag_view_entry(one, row, &msg) == BAG_OK &&
-	       msg.time_ns == cur.time_ns && !(msg.chunk == cur.chunk && msg.offset == cur.offset &&
-	                                        msg.bag_index == cur.bag_index))
-		row++;
+	for (; row < bag_view_count(one); row++) {
+		if (!row_ready(m, one, row)) {
+			rc = -1;
+			goto done;
+		}
+		if (bag_view_entry(one, row, &msg) != BAG_OK || msg.time_ns != cur.time_ns ||
+		    (msg.chunk == cur.chunk && msg.offset == cur.offset && msg.bag_index == cur.bag_index))
+			break;
+	}
 	if ((dir > 0 && row + 1 >= bag_view_count(one)) || (dir < 0 && row == 0)) {
 		snprintf(m->note, sizeof m->note, "no %s message on %s", dir > 0 ? "later" : "earlier", topic);
 		rc = -1;
 		goto done;
 	}
 	row = dir > 0 ? row + 1 : row - 1;
-	if ((rc = bag_view_entry(one, row, &msg)) != BAG_OK)
+	if (!row_ready(m, one, row) || (rc = bag_view_entry(one, row, &msg)) != BAG_OK) {
+		rc = rc != BAG_OK ? rc : -1;
 		goto done;
+	}
 	rc = model_goto_message(m, &msg);
 done:
 	bag_view_free(one);
