@@ -17,7 +17,7 @@
 #   export 10 %       bytes transferred for a 10 % time window
 #   peak memory       of cat --count, remote and local (block cache 256 MiB)
 # Bags: $BENCHBAGS (default /work/benchbags), made with bench/mkbag if absent,
-# never deleted. Run from the build tree: bench/remote.sh
+# never deleted; BAGS="none lz4" measures those only (default: none lz4 bz2). Run from the build tree: bench/remote.sh
 set -e
 BB=${BENCHBAGS:-/work/benchbags}
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,7 +66,7 @@ until_screen() {
 }
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %-28s %s\n' bag measure figure
-for c in none lz4 bz2; do
+for c in ${BAGS:-none lz4 bz2}; do
 	f=bench-$c.bag
 	size=$(wc -c <"$BB/$f")
 	: >"$NGINX_LOG"
