@@ -13,6 +13,8 @@
 #include "tui/scroll.h"
 #include "common/timeparse.h"
 
+#define DENSITY_EXACT_ROWS 262144   /* rows an exact density may load before the first screen */
+
 
 static int cmp_order(const void *a, const void *b, void *arg)
 {
@@ -659,6 +661,18 @@ static size_t chunk_total(const struct model *m)
 	return chunks;
 }
 
+/*
+ * Whether exact densities (reading every row's index entry) are cheap: the
+ * chunks are fewer than the bins and their rows few (DENSITY_EXACT_ROWS:
+ * the entries are loaded before the first screen), or the timeline holds
+ * them all already.
+ */
+static bool exact_cheap(const struct model *m, int nbins)
+{
+	return chunk_total(m) < (size_t)nbins && (bag_timeline_count(m->tl) <= DENSITY_EXACT_ROWS ||
+	                                          bag_timeline_loaded_rows(m->tl) >= bag_timeline_count(m->tl));
+}
+
 /* The timeline connections of one topic (only), or of every shown topic (only NULL). */
 static bool *topic_mask(const struct model *m, const struct topic_row *only)
 {
@@ -676,8 +690,8 @@ static bool *topic_mask(const struct model *m, const struct topic_row *only)
 
 /*
  * Density of the connections in mask: exact through view v (or a view made
- * from the mask) when the chunks are fewer than the bins, else from the
- * chunk infos.
+ * from the mask) when that is cheap (exact_cheap), else from the chunk
+ * infos.
  */
 static void density(const struct model *m, const bool *mask, bag_view_t *v, double *bins, int nbins)
 {
@@ -686,7 +700,7 @@ static void density(const struct model *m, const bool *mask, bag_view_t *v, doub
 	bool done = false;
 
 	memset(bins, 0, (size_t)nbins * sizeof *bins);
-	if (chunk_total(m) < (size_t)nbins) {
+	if (exact_cheap(m, nbins)) {
 		if (v == NULL) {
 			bag_query_init(&q);
 			q.conn_mask = mask;
@@ -728,8 +742,7 @@ static int bin_of(const struct model *m, int64_t t, int nbins)
 
 /*
  * Every topic's exact density in one pass over the rows of the whole
- * timeline (used when the chunks are fewer than the bins, so the rows are
- * few): a view per topic would cost every topic a pass over every
+ * timeline (used when exact_cheap): a view per topic would cost every topic a pass over every
  * connection.
  */
 static bool density_topics_exact(const struct model *m, const size_t *topic_of, double *bins, int nbins)
@@ -761,7 +774,7 @@ void model_density_topics(const struct model *m, double *bins, int nbins)
 	for (size_t t = 0; t < m->ntopics; t++)
 		for (size_t k = 0; k < m->topics[t].nconns; k++)
 			topic_of[m->topics[t].conns[k]] = t;
-	if (chunk_total(m) < (size_t)nbins) {
+	if (exact_cheap(m, nbins)) {
 		if (density_topics_exact(m, topic_of, bins, nbins))
 			goto done;
 		memset(bins, 0, m->ntopics * (size_t)nbins * sizeof *bins);

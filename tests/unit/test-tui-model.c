@@ -1,7 +1,8 @@
 /*
  * test-tui-model.c - the browser's curses-free half: the jump-to-time
  * language, and the view model's cursor, scrolling, filters and steps on a
- * real bag.
+ * real bag; densities of a big recording in few chunks (a .db3 SQLite
+ * itself writes) drawn from the chunk infos, without loading its rows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include <bagscope/bagscope.h>
 
@@ -207,6 +209,74 @@ static void test_density(void **state)
 		total += bins[i];
 	assert_int_equal((int)total, 8647);
 	assert_true(bins[0] > 0 && bins[39] > 0);
+}
+
+/* A rosbag2 .db3 written by SQLite itself: n 8-byte messages on /a and /b, 1 ms apart. */
+static void write_db3(const char *path, int n)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	const unsigned char data[8] = { 0, 1, 0, 0, 7, 0, 0, 0 };
+
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, "
+	                              "serialization_format TEXT, offered_qos_profiles TEXT);"
+	                              "CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, "
+	                              "data BLOB); CREATE INDEX timestamp_idx ON messages (timestamp ASC);"
+	                              "INSERT INTO topics VALUES (1, '/a', 'std_msgs/msg/Int32', 'cdr', '');"
+	                              "INSERT INTO topics VALUES (2, '/b', 'std_msgs/msg/Int32', 'cdr', '');"
+	                              "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO messages (topic_id, timestamp, data) VALUES (?1, ?2, ?3)",
+	                                    -1, &s, NULL), SQLITE_OK);
+	for (int i = 0; i < n; i++) {
+		sqlite3_bind_int(s, 1, i % 2 + 1);
+		sqlite3_bind_int64(s, 2, start + (int64_t)i * 1000000);
+		sqlite3_bind_blob(s, 3, data, sizeof data, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/*
+ * 300,000 messages in 5 spans, fewer than the bins: the densities come from
+ * the spans' counts (summing to every message) and load no more rows than
+ * the model's first, as the browser's first screen needs; exact ones would
+ * read the whole file.
+ */
+static void test_density_big(void **state)
+{
+	char path[] = "/tmp/bagscope-density-XXXXXX";
+	int fd = mkstemp(path);
+	struct fx fx = { 0 };
+	double bins[40], rows[2 * 40], total = 0, total2 = 0;
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_db3(path, 300000);
+	assert_int_equal(bag_open(&fx.bag, path, NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&fx.tl, &fx.bag, 1), BAG_OK);
+	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
+	assert_true(bag_chunk_count(fx.bag) < 40);
+	uint64_t loaded = bag_timeline_loaded_rows(fx.tl);   /* the model's first rows */
+	assert_true(loaded < 300000 / 2);
+	model_density(&fx.m, bins, 40);
+	model_density_topics(&fx.m, rows, 40);
+	for (int i = 0; i < 40; i++)
+		total += bins[i];
+	for (int i = 0; i < 2 * 40; i++)
+		total2 += rows[i];
+	assert_int_equal((int)(total + 0.5), 300000);
+	assert_int_equal((int)(total2 + 0.5), 300000);
+	assert_int_equal(bag_timeline_loaded_rows(fx.tl), loaded);
+	model_free(&fx.m);
+	bag_timeline_free(fx.tl);
+	bag_close(fx.bag);
+	unlink(path);
 }
 
 /* Per-topic strips: each topic's bins add up to its count; together to the bag's. */
@@ -526,6 +596,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_steps, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density_per_topic, fx_open, fx_close),
+		cmocka_unit_test(test_density_big),
 		cmocka_unit_test(test_jump_zone),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test_setup_teardown(test_filter_rows, fx_open, fx_close),

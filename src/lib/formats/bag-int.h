@@ -35,6 +35,9 @@ struct chunk {
 	                             come from walking its data (recover.c) */
 	bool partial;             /* recovered from a cut-off stream: size is the
 	                             decodable prefix, the rest is ignored */
+	bool estimated;           /* its counts are the reader's estimate (rosbag2
+	                             sqlite3 spans): the timeline takes the rows it
+	                             finds, check does not hold the data to them */
 	bool stat_loaded;         /* the fields below are valid */
 	enum bag_compression compression;
 	uint32_t size;            /* uncompressed bytes */
@@ -53,6 +56,8 @@ struct bag_reader;
 
 struct bag {
 	char *path;
+	char *temp_path;          /* a zstd-compressed file's decompressed copy that src reads
+	                             (bag.c), removed at the last close; NULL for most */
 	struct bag_source *src;   /* where the bytes come from (io/source-int.h) */
 	uint64_t file_size;
 	int major, minor;
