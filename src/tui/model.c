@@ -280,13 +280,7 @@ void model_move(struct model *m, int64_t delta)
 	keep_in_sight(m);
 }
 
-/*
- * bag_view_seek() on view v (of m's timeline) that never waits on the
- * network: 1 when the group at t is a URL bag's whose index is still being
- * fetched (asked for; *row its first row, *group the group), else
- * bag_view_seek()'s answer.
- */
-static int seek_ready(struct model *m, bag_view_t *v, int64_t t, uint64_t *row, size_t *group)
+int model_seek_ready(struct model *m, bag_view_t *v, int64_t t, uint64_t *row, size_t *group)
 {
 	int rc;
 
@@ -298,8 +292,7 @@ static int seek_ready(struct model *m, bag_view_t *v, int64_t t, uint64_t *row, 
 	return rc;
 }
 
-/* Whether view v's row may be read now; if not (its index being fetched), a note says so. */
-static bool row_ready(struct model *m, bag_view_t *v, uint64_t row)
+bool model_row_ready(struct model *m, bag_view_t *v, uint64_t row)
 {
 	size_t g;
 
@@ -320,7 +313,7 @@ static int seek_row(struct model *m, int64_t t, uint64_t *row)
 	int rc;
 
 	m->seek_pending = false;
-	if ((rc = seek_ready(m, m->view, t, row, &group)) != 1)
+	if ((rc = model_seek_ready(m, m->view, t, row, &group)) != 1)
 		return rc;
 	m->seek_pending = true;
 	m->seek_t = t;
@@ -442,12 +435,12 @@ int model_goto_message(struct model *m, const struct bag_message *msg)
 
 	/* the first row at its time, then forward; its index being fetched: its time, exact when in */
 	size_t g;
-	if ((rc = seek_ready(m, m->view, msg->time_ns, &row, &g)) == 1)
+	if ((rc = model_seek_ready(m, m->view, msg->time_ns, &row, &g)) == 1)
 		return model_seek(m, msg->time_ns);
 	if (rc != BAG_OK)
 		return rc;
 	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
-		if (!row_ready(m, m->view, r) || bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
+		if (!model_row_ready(m, m->view, r) || bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
 			break;
 		if (cur.chunk == msg->chunk && cur.offset == msg->offset && cur.bag_index == msg->bag_index) {
 			model_goto_view_row(m, r);
@@ -476,12 +469,12 @@ int model_step_same_topic(struct model *m, int dir)
 		goto done;
 	/* this message's place among its topic's, then the neighbour's time */
 	size_t g;
-	if ((rc = seek_ready(m, one, cur.time_ns, &row, &g)) == 1)
-		row_ready(m, one, row);   /* the note */
+	if ((rc = model_seek_ready(m, one, cur.time_ns, &row, &g)) == 1)
+		model_row_ready(m, one, row);   /* the note */
 	if (rc != BAG_OK)
 		goto done;
 	for (; row < bag_view_count(one); row++) {
-		if (!row_ready(m, one, row)) {
+		if (!model_row_ready(m, one, row)) {
 			rc = -1;
 			goto done;
 		}
@@ -495,7 +488,7 @@ int model_step_same_topic(struct model *m, int dir)
 		goto done;
 	}
 	row = dir > 0 ? row + 1 : row - 1;
-	if (!row_ready(m, one, row) || (rc = bag_view_entry(one, row, &msg)) != BAG_OK) {
+	if (!model_row_ready(m, one, row) || (rc = bag_view_entry(one, row, &msg)) != BAG_OK) {
 		rc = rc != BAG_OK ? rc : -1;
 		goto done;
 	}

@@ -81,6 +81,15 @@ void model_free(struct model *m);
  * true when the cursor moved.
  */
 bool model_settle(struct model *m);
+/*
+ * bag_view_seek() on view v (of m's timeline) that never waits on the
+ * network: 1 when the group at t is a URL bag's whose index is still being
+ * fetched (asked for; *row its first row, *group the group), else
+ * bag_view_seek()'s answer.
+ */
+int model_seek_ready(struct model *m, bag_view_t *v, int64_t t, uint64_t *row, size_t *group);
+/* Whether view v's row may be read now; if not (its index being fetched), m's note says so. */
+bool model_row_ready(struct model *m, bag_view_t *v, uint64_t row);
 /* A key moves the cursor: a pending seek no longer applies. */
 void model_seek_drop(struct model *m);
 
