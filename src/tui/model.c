@@ -440,7 +440,8 @@ int model_goto_message(struct model *m, const struct bag_message *msg)
 	if (rc != BAG_OK)
 		return rc;
 	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
-		if (!model_row_ready(m, m->view, r) || bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
+		if (!model_row_ready(m, m->view, r) || bag_view_entry(m->view, r, &cur) != BAG_OK ||
+		    cur.time_ns != msg->time_ns)
 			break;
 		if (cur.chunk == msg->chunk && cur.offset == msg->offset && cur.bag_index == msg->bag_index) {
 			model_goto_view_row(m, r);

@@ -22,6 +22,11 @@
  * fetches what it needs, at least MIN_FETCH. Once a reader has said which
  * bytes it will read (the background fetcher, `ahead`, attached here), the
  * window no longer grows: those hints, not guesses, run ahead.
+ * A big read received straight into its reader's buffer (claim_direct) is
+ * a flight too, and the last DIRECTS of them are remembered (direct[]), so
+ * that the background fetcher never fetches those bytes again. Buffers the
+ * readers are done with wait in pool[] (at most POOL, an eighth of the
+ * limit) for the next fetches, whose pages are then not faulted in anew.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -41,7 +46,7 @@ struct entry {
 #define FLIGHTS 64
 #define DIRECTS 16
 #define POOL 8
-#define POOL_ROUND ((size_t)64 << 10)   /* new buffers are rounded up to this: chunks of a bag fit each other's */
+#define POOL_ROUND ((size_t)64 << 10)   /* new buffers rounded up to this: a bag's chunks fit each other's */
 
 struct blockcache {
 	pthread_mutex_t lock;
