@@ -201,7 +201,8 @@ void worker_request(struct worker *w, const struct work_item *items, size_t n)
 {
 	pthread_mutex_lock(&w->lock);
 	w->npending = n < MAX_PENDING ? n : MAX_PENDING;
-	memcpy(w->pending, items, w->npending * sizeof *items);
+	if (w->npending > 0)   /* items may be NULL with n 0: nothing asked */
+		memcpy(w->pending, items, w->npending * sizeof *items);
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 }
