@@ -78,9 +78,13 @@ struct bag_open_opts {
 	size_t remote_cache_bytes;
 	bool no_sign_request;      /* s3://: anonymous, no credentials (public buckets) */
 	/*
-	 * When *cancel becomes non-zero (another thread, a signal handler), a
-	 * remote read in flight stops with BAG_ECANCELED. Borrowed for the
-	 * handle's life, its dups' too; may be NULL.
+	 * When *cancel changes (another thread adds one, a signal handler sets
+	 * it), the remote reads then in flight, of the handle and its dups,
+	 * stop with BAG_ECANCELED within 50 ms, even on a stalled connection;
+	 * nothing of them is kept, and reads begun after the change run (and
+	 * fetch again). While it is negative, every remote read stops at once
+	 * (a program quitting). Borrowed for the handle's life, its dups' too;
+	 * may be NULL.
 	 */
 	volatile int *cancel;
 	bool msg_path_only;        /* true: msg_path alone, not the environment's directories */

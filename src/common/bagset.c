@@ -1,6 +1,7 @@
 /* bagset.c - opening bags with progress and notes (see bagset.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -120,7 +121,7 @@ int bagset_rosbag2_args(int *argc, char ***argv)
 /* --cache-size and --no-sign-request, for URL bags */
 static size_t remote_cache;
 static bool no_sign_request;
-volatile int bagset_cancel;
+static volatile int cancel_epoch;   /* bag_open_opts.cancel: changed to stop the reads in flight */
 static uint64_t fetched;          /* by every URL bag, added atomically */
 
 /* A URL bag's progress line on a terminal's stderr while it opens slowly. */
@@ -167,13 +168,26 @@ static void ticker_stop(struct ticker *t)
 	pthread_join(t->thread, NULL);
 }
 
+void bagset_stop_reads(void)
+{
+	int e = __atomic_load_n(&cancel_epoch, __ATOMIC_RELAXED);
+
+	if (e >= 0)
+		__atomic_store_n(&cancel_epoch, e == INT_MAX ? 0 : e + 1, __ATOMIC_RELAXED);
+}
+
+void bagset_quit_reads(void)
+{
+	__atomic_store_n(&cancel_epoch, -1, __ATOMIC_RELAXED);
+}
+
 void bagset_open_opts(struct bag_open_opts *o)
 {
 	o->msg_path = msg_dirs;
 	o->msg_path_n = msg_ndirs;
 	o->remote_cache_bytes = remote_cache;
 	o->no_sign_request = no_sign_request;
-	o->cancel = &bagset_cancel;
+	o->cancel = &cancel_epoch;
 	o->fetched = &fetched;
 }
 

@@ -527,6 +527,63 @@ static void test_step_back_gap(void **state)
 	assert_non_null(strstr(m->note, "first message"));
 }
 
+/* model.ready of a URL bag, faked: whether the index "has come in". */
+static bool fetched;
+
+static bool fake_ready(void *arg, size_t group)
+{
+	(void)arg, (void)group;
+	return fetched;
+}
+
+/* A seek into a group being fetched: at once on its first row, exact when in, unless a key moved first. */
+static void test_seek_pending(void **state)
+{
+	bag_t *bag;
+	bag_timeline_t *tl;
+	struct model m;
+	const int64_t t = 1500000103000000000LL;
+	uint64_t exact, reads0, reads1, bytes, moved;
+	bag_view_t *v;
+
+	(void)state;
+	assert_int_equal(bag_open(&bag, FIX "bags/nested_bz2.bag", NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+	assert_int_equal(model_init(&m, tl), BAG_OK);
+	m.list_height = 5;
+	m.ready = fake_ready;
+	fetched = false;
+	bag_read_totals(bag, &bytes, &reads0);
+	assert_int_equal(model_seek(&m, t), BAG_OK);
+	bag_read_totals(bag, &bytes, &reads1);
+	assert_int_equal(reads1, reads0);       /* answered without a read */
+	assert_true(m.seek_pending);
+	assert_false(model_settle(&m));        /* still being fetched */
+	/* a key before the index comes in decides */
+	moved = m.row + 1;
+	model_seek_drop(&m);
+	model_goto(&m, moved);
+	fetched = true;
+	assert_false(model_settle(&m));
+	assert_int_equal(m.row, moved);
+	/* else the exact row once it is in */
+	fetched = false;
+	model_goto(&m, 0);
+	assert_int_equal(model_seek(&m, t), BAG_OK);
+	assert_true(m.seek_pending);
+	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
+	assert_int_equal(bag_view_seek(v, t, &exact), BAG_OK);
+	bag_view_free(v);
+	assert_true(m.row < exact);
+	fetched = true;
+	assert_true(model_settle(&m));
+	assert_int_equal(m.row, exact);
+	assert_false(m.seek_pending);
+	model_free(&m);
+	bag_timeline_free(tl);
+	bag_close(bag);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -545,6 +602,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_rows, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_focused_topic, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_step_back_gap, fx_open, fx_close),
+		cmocka_unit_test(test_seek_pending),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

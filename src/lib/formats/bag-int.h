@@ -143,6 +143,8 @@ void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n);
 void bag_read_ahead(bag_t *bag, uint64_t off, uint64_t len);
 /* Those bytes handed over in a malloc'd buffer of len + 1 bytes, when fetched ahead; or NULL. */
 uint8_t *bag_take_at(bag_t *bag, uint64_t off, size_t len);
+/* A malloc'd buffer of cap bytes (0: unknown) no longer needed: freed, or kept for reuse by a remote source. */
+void bag_give_back(bag_t *bag, uint8_t *buf, size_t cap);
 
 /* Whether the bag's bytes are the local file st describes. */
 bool bag_is_file(const bag_t *bag, const struct stat *st);

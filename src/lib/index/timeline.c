@@ -339,8 +339,8 @@ static int load_chunk(bag_timeline_t *tl, uint32_t tchunk, struct builder *b, ch
 
 	if (!tc->walk && !ch->no_index) {
 		rc = chunk_entries_read(bag, tc->chunk, &tl->ents);
-		if (rc == BAG_ENOMEM || rc == BAG_EIO)
-			return tl_bag_fail(tl, bag, rc);
+		if (rc == BAG_ENOMEM || rc == BAG_EIO || rc == BAG_ECANCELED)
+			return tl_bag_fail(tl, bag, rc);   /* not the index data's fault: read again later */
 		if (rc == BAG_OK) {
 			tc->sum = tl->ents.sum;
 			tc->nents = (uint32_t)tl->ents.n;
