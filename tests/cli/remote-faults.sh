@@ -60,12 +60,12 @@ check() {
 }
 # mode ID NAME OPTIONS...: every command through a proxy with these faults, all must pass
 mode() {
-	id=$1 name=$2
+	id=$1 faults=$2
 	shift 2
 	proxy "$id" "$@"
 	for cmd in info "cat --format json" check stats; do
 		# shellcheck disable=SC2086
-		check "$name" pass $cmd
+		check "$faults" pass $cmd
 	done
 	stop "$id"
 }

@@ -21,6 +21,10 @@ and the answer comes back with these faults:
                       instead (another ETag, size, bytes): replaced mid-read
   --pass-headers      Host, Authorization and x-amz-* go upstream as sent (an
                       S3 server then checks the client's SigV4 signature)
+The faults are transient: one read (a path and the end of its Range; a
+resumed read keeps its end) is faulted at most 3 times, so a client that
+retries more than that must succeed, however the answers of other
+connections interleave with its own.
 The port it listens on is written to PORTFILE. It logs one line per request
 on stderr: number, Range, status, body bytes sent, and "inflight=N": the
 requests being answered at once when this one came (N counts it)."""
@@ -37,6 +41,18 @@ args = None
 count = 0
 inflight = 0
 lock = threading.Lock()
+faulted = {}   # (path, end of Range) -> faults so far
+MAX_FAULTS = 3
+
+
+def may_fault(path, rng):
+    """Count a fault on this read, unless it had MAX_FAULTS already."""
+    key = (path, (rng or '').rpartition('-')[2])
+    with lock:
+        if faulted.get(key, 0) >= MAX_FAULTS:
+            return False
+        faulted[key] = faulted.get(key, 0) + 1
+        return True
 
 
 def file_delay():
@@ -88,7 +104,7 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         t0 = time.time()
         while args.delay_file and time.time() - t0 < file_delay():
             time.sleep(0.05)
-        if args.fail_every and n % args.fail_every == 0:
+        if args.fail_every and n % args.fail_every == 0 and may_fault(path, self.headers.get('Range')):
             self.answer(n, 503, {'Content-Type': 'text/plain'}, b'busy\n')
             return
         up = http.client.HTTPConnection(args.upstream_host, args.upstream_port, timeout=30)
@@ -98,7 +114,8 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         up.close()
         keep = {k: v for k, v in r.getheaders()
                 if k.lower() in ('content-type', 'content-range', 'etag', 'last-modified', 'accept-ranges')}
-        reset = args.reset_every and n % args.reset_every == 0 and len(body) > 1
+        reset = (args.reset_every and n % args.reset_every == 0 and len(body) > 1 and
+                 may_fault(path, self.headers.get('Range')))
         self.answer(n, r.status, keep, body, reset)
 
     def answer(self, n, status, headers, body, reset=False):
