@@ -30,6 +30,7 @@
  * the visitor as UTF-8 (surrogate pairs joined, a lone or invalid unit as
  * U+FFFD) in buffers on w->wide, freed when the message's walk ends.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +66,9 @@ struct walk {
 	bool be;                  /* CDR big-endian */
 	size_t origin;            /* CDR: alignment is relative to this byte */
 	struct wide *wide;        /* the UTF-8 of the wstrings seen */
-	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
 	struct bag_error *err;    /* may be NULL */
+	struct frame stack[BAG_MSGDEF_MAX_DEPTH];  /* last: walk_init() leaves it unset (1 KiB a message) */
 };
 
 /* "a.b[3].c" for the current stack, then the message. */
@@ -458,13 +459,26 @@ out:
 	return rc;
 }
 
+/* A walk over data[0..len) with everything before its stack zeroed (frames are set as they are entered). */
+static void walk_init(struct walk *w, const uint8_t *data, size_t len, const struct bag_visitor *vis,
+                      bag_elements_fn elements, void *ud, struct bag_error *err)
+{
+	memset(w, 0, offsetof(struct walk, stack));
+	w->data = data;
+	w->len = len;
+	w->vis = vis ? vis : &no_visitor;
+	w->elements = elements;
+	w->ud = ud;
+	w->err = err;
+}
+
 BAG_API int bag_decode_some(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                             const struct bag_visitor *vis, bag_elements_fn elements, void *ud,
                             struct bag_error *err)
 {
-	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .elements = elements, .ud = ud,
-	                  .err = err };
+	struct walk w;
 
+	walk_init(&w, data, len, vis, elements, ud, err);
 	return decode(&w, def, NULL);
 }
 
@@ -472,7 +486,8 @@ BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
                        struct bag_error *err)
 {
-	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .ud = ud, .err = err };
+	struct walk w;
 
+	walk_init(&w, data, len, vis, NULL, ud, err);
 	return decode(&w, def, used);
 }

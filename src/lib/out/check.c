@@ -630,9 +630,10 @@ static int entry_emit(void *arg, const struct bag_scan_item *it)
 {
 	struct entries *e = arg;
 	struct checker *c = e->c;
-	char err[BAG_ERROR_MESSAGE_MAX] = "";
+	char err[BAG_ERROR_MESSAGE_MAX];   /* not zeroed: 512 bytes a message */
 	uint64_t off = UINT64_MAX;
 
+	err[0] = '\0';
 	c->st.messages++;
 	if (it->rc == BAG_EDECODE) {
 		off = it->m->conn ? bag_chunk_pos(c->bag, it->m->chunk) : UINT64_MAX;
