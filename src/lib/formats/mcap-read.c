@@ -1400,28 +1400,30 @@ static int span_records(bag_t *bag, size_t i, uint8_t **recs, uint64_t *len)
 {
 	const struct chunk *ch = &bag->chunks[i];
 	uint64_t n = ch->index_end - ch->pos;
-	uint8_t *raw;
+	struct bag_bytes raw;
 	int rc;
 
 	*recs = NULL;
-	if (n > CHUNK_MAX + 64 || (raw = malloc(n ? (size_t)n : 1)) == NULL)
+	if (n > CHUNK_MAX + 64)
 		return oom(bag);
-	if ((rc = bag_read_at(bag, ch->pos, raw, (size_t)n)) != BAG_OK) {
-		free(raw);
+	if ((rc = bag_bytes_at(bag, ch->pos, (size_t)n, &raw)) != BAG_OK)
 		return rc;
-	}
 	if (!st_of(bag)->spans[i].chunk) {
-		*recs = raw;
+		if (raw.own == NULL && (raw.own = malloc(n + 1)) != NULL)
+			memcpy(raw.own, raw.p, (size_t)n);   /* loose records: kept, so copied out of a mapping */
+		*recs = raw.own;
 		*len = n;
-		return BAG_OK;
+		raw.own = NULL;
+		bag_bytes_free(bag, &raw);
+		return *recs != NULL ? BAG_OK : oom(bag);
 	}
-	struct cur c = { raw + 9, n - 9, 0, false };
+	struct cur c = { raw.p + 9, n - 9, 0, false };
 	struct mspan m = { .chunk = true };
-	if (n < 9 || raw[0] != OP_CHUNK)
-		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "not a chunk record (opcode 0x%02x)", raw[0]);
+	if (n < 9 || raw.p[0] != OP_CHUNK)
+		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "not a chunk record (opcode 0x%02x)", n ? raw.p[0] : 0);
 	else
 		rc = chunk_records(bag, &c, ch->pos, &m, recs, len, bag->verify_sums);
-	free(raw);
+	bag_bytes_free(bag, &raw);
 	return rc;
 }
 
@@ -1715,22 +1717,19 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 	return rc;
 }
 
-/* The CRC-32 of file bytes [0, n). */
+/* The CRC-32 of file bytes [0, n), a window at a time. */
 static int file_crc(bag_t *bag, uint64_t n, uint32_t *crc)
 {
-	size_t cap = n < WINDOW ? (size_t)n : WINDOW;
-	uint8_t *buf = malloc(cap ? cap : 1);
 	int rc = BAG_OK;
 
 	*crc = 0;
-	if (buf == NULL)
-		return oom(bag);
 	for (uint64_t at = 0; at < n && rc == BAG_OK; at += WINDOW) {
 		size_t k = n - at < WINDOW ? (size_t)(n - at) : WINDOW;
-		if ((rc = bag_read_at(bag, at, buf, k)) == BAG_OK)
-			*crc = bag_crc32(*crc, buf, k);
+		struct bag_bytes b;
+		if ((rc = bag_bytes_at(bag, at, k, &b)) == BAG_OK)
+			*crc = bag_crc32(*crc, b.p, k);
+		bag_bytes_free(bag, &b);
 	}
-	free(buf);
 	return rc;
 }
 
