@@ -281,13 +281,15 @@ static int read_wstring(struct walk *w, struct bag_value *v)
 
 static int walk_message(struct walk *w, uint32_t first, uint32_t n);
 
-/* Spend n elements (count of each) of the budget. */
+/* Spend n elements (count of each) of the budget (a product, not a division: this runs once a field). */
 static int charge(struct walk *w, uint64_t count, uint64_t each)
 {
-	if (each != 0 && count > w->budget / each)
+	uint64_t cost;
+
+	if (__builtin_mul_overflow(count, each, &cost) || cost > w->budget)
 		return walk_fail(w, "the message expands to more than %llu element%s, the budget for %zu byte%s",
 		                 (unsigned long long)w->budget0, BAG_S(w->budget0), w->len, BAG_S(w->len));
-	w->budget -= count * each;
+	w->budget -= cost;
 	return BAG_OK;
 }
 
