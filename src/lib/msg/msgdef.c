@@ -759,6 +759,16 @@ static int compile(bag_msgdef_t *def)
 			if (f->array == BAG_ARRAY_FIXED && f->fixed_len == 0)
 				op->fixed = true;
 		}
+		for (size_t k = t->nfields; k-- > 0;) {
+			struct dec_op *op = &def->ops[def->state[i].base + k];
+			const struct dec_op *next = k + 1 < t->nfields ? op + 1 : NULL;
+			uint64_t count = op->array == BAG_ARRAY_FIXED ? op->fixed_len : 1;
+			if (!op->fixed || op->array == BAG_ARRAY_VARIABLE)
+				continue;
+			op->run = 1 + (next ? next->run : 0);
+			op->run_bytes = sat_add(sat_mul(op->elem_min, count), next ? next->run_bytes : 0);
+			op->run_nodes = sat_add(sat_mul(op->nodes, count), next ? next->run_nodes : 0);
+		}
 	}
 	return BAG_OK;
 }
