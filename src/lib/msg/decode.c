@@ -124,7 +124,8 @@ static int align(struct walk *w, size_t size)
 
 	if (!w->cdr || size < 2)
 		return BAG_OK;
-	pad = (size - (w->at - w->origin) % size) % size;
+	/* sizes are 2, 4 or 8: a mask, not two divisions a field */
+	pad = (size & (size - 1)) == 0 ? (0 - (w->at - w->origin)) & (size - 1) : (size - (w->at - w->origin) % size) % size;
 	if (pad > w->len - w->at)
 		return walk_fail(w, "needs %zu byte%s of padding, %zu remain", pad, BAG_S(pad), w->len - w->at);
 	w->at += pad;
