@@ -408,11 +408,12 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 	w->depth++;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct dec_op *op = &w->ops[first + k];
-		/* checking ROS 1: a run of fixed fields that fits is skipped at once (else each says why not) */
-		if (op->run > 0 && w->quiet && !w->cdr && op->run_bytes <= w->len - w->at &&
-		    (w->prepaid || op->run_nodes <= w->budget)) {
+		/* checking: a run of fixed fields that fits is skipped at once (else each says why not) */
+		uint64_t run = op->run == 0 || !w->quiet ? UINT64_MAX : !w->cdr ? op->run_bytes :
+		               op->cdr_ok ? op->cdr_run[(w->at - w->origin) % 8] : UINT64_MAX;
+		if (run <= w->len - w->at && (w->prepaid || op->run_nodes <= w->budget)) {
 			w->budget -= w->prepaid ? 0 : op->run_nodes;
-			w->at += op->run_bytes;
+			w->at += run;
 			k += op->run - 1;
 			continue;
 		}
