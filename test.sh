@@ -6,8 +6,8 @@
 #
 # The phases overlap where they can: the ASan build is made while the
 # as-built suite runs (its screen and CLI tests leave the cores idle at
-# times), and valgrind (on the as-built programs) runs beside the ASan
-# suite. The ASan copy takes the generated configure and Makefile.in along
+# times), and valgrind (on the as-built programs) starts when that suite
+# ends, beside the rest of the ASan build and the ASan suite. The ASan copy takes the generated configure and Makefile.in along
 # instead of running autoreconf again.
 # BAGSCOPE_NO_ASAN=1 / BAGSCOPE_NO_VALGRIND=1 leave those phases out.
 cd "$(dirname "$0")" || exit 1
@@ -52,10 +52,11 @@ asan_on=; [ "${BAGSCOPE_NO_ASAN:-}" = "" ] && asan_on=1
 vg_on=; [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2>&1 && vg_on=1
 [ -z "$asan_on" ] || { phase asan-build & build=$!; }
 phase check || status=1
+# valgrind needs only the as-built tree: it starts at once, beside the ASan build's end
+[ -z "$vg_on" ] || { phase valgrind & vg=$!; }
 if [ -n "$asan_on" ]; then
 	wait "$build" || { echo "the ASan build failed"; status=1; }
 fi
-[ -z "$vg_on" ] || { phase valgrind & vg=$!; }
 [ -z "$asan_on" ] || phase asan-check || status=1
 # memory errors and leaks under valgrind (the as-built tree)
 vg_passed=0 vg_failed=0

@@ -9,13 +9,15 @@
 #                     topic rates' pass reads index data after it), and
 #                     its time through tests/tools/faultproxy.py at 50 ms
 #                     per request
-#   cat --count       throughput over the whole bag, remote / local
-#                     (elapsed, paired: local, remote, local, remote; best),
-#                     and the CPU time of the first pair (nginx's not counted)
+#   cat --count       throughput over the whole bag, remote / local, in
+#                     PAIRS (default 5) paired runs (local, remote, local,
+#                     remote, ...): each pair's ratio of elapsed times, the
+#                     best, median and worst printed with the load; the CPU
+#                     time of the first pair, nginx's worker's too
 #   export 10 %       bytes transferred for a 10 % time window
 #   peak memory       of cat --count, remote and local (block cache 256 MiB)
 # Bags: $BENCHBAGS (default /work/benchbags), made with bench/mkbag if absent,
-# never deleted. Run from the build tree: bench/remote.sh
+# never deleted; BAGS="none lz4" measures those only (default: none lz4 bz2). Run from the build tree: bench/remote.sh
 set -e
 BB=${BENCHBAGS:-/work/benchbags}
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +35,11 @@ for c in none lz4 bz2; do
 		bench/mkbag -c $c -d "$SRCDIR/bench/defs" "$BB/bench-$c.bag.tmp$$" && mv "$BB/bench-$c.bag.tmp$$" "$BB/bench-$c.bag"
 	fi
 done
-nginx_start "$BB" "$W/nginx"
+# sendfile on, as Debian's stock nginx.conf has it (tests/tools/nginx.sh leaves it off)
+nginx_start "$BB" "$W/nginx" "sendfile on;"
+PAIRS=${PAIRS:-5}
+# CPU ticks (1/100 s) nginx's worker has used
+nginx_ticks() { awk '{print $14 + $15}' /proc/"$(pgrep -P "$NGINX_PID" nginx | head -1)"/stat; }
 U=http://127.0.0.1:$NGINX_PORT
 # requests and bytes logged for NAME since the last reset
 reqs() { sleep 0.3; grep -c "/$1" "$NGINX_LOG" || true; }
@@ -60,7 +66,7 @@ until_screen() {
 }
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %-28s %s\n' bag measure figure
-for c in none lz4 bz2; do
+for c in ${BAGS:-none lz4 bz2}; do
 	f=bench-$c.bag
 	size=$(wc -c <"$BB/$f")
 	: >"$NGINX_LOG"
@@ -79,13 +85,28 @@ for c in none lz4 bz2; do
 	ms=$(first_screen "http://127.0.0.1:$(cat "$W/port")/$f")
 	kill "$PROXY"; PROXY=
 	printf '%-5s %-28s %s ms\n' $c "first screen, 50 ms/request" "$ms"
-	l1=$(secs "$bin" cat --count "$BB/$f"); r1=$(secs "$bin" cat --count "$U/$f")
-	l2=$(secs "$bin" cat --count "$BB/$f"); : >"$NGINX_LOG"; r2=$(secs "$bin" cat --count "$U/$f")
-	echo "$l1 $r1 $l2 $r2" | awk -v c=$c -v s="$size" '{
-		l = $1 < $9 ? $1 : $9; r = $5 < $13 ? $5 : $13
-		printf "%-5s %-28s local %.2f s (%.0f MB/s), remote %.2f s (%.0f MB/s): %.2f x\n", c, "cat --count", l, s / l / 1e6, r, s / r / 1e6, l / r
-		printf "%-5s %-28s local %.2f + %.2f s, remote %.2f + %.2f s (user + sys, first pair)\n", c, "cat --count CPU", $3, $4, $7, $8
-		printf "%-5s %-28s local %d KB, remote %d KB\n", c, "peak memory (cat --count)", $10, $14 }'
+	: >"$W/pairs"
+	for i in $(seq "$PAIRS"); do
+		n0=$(nginx_ticks)
+		l=$(secs "$bin" cat --count "$BB/$f"); : >"$NGINX_LOG"; r=$(secs "$bin" cat --count "$U/$f")
+		echo "$l $r $(($(nginx_ticks) - n0)) $(cut -d' ' -f1 /proc/loadavg)" >>"$W/pairs"
+	done
+	awk -v c=$c -v s="$size" '{ratio[NR] = $1 / $5; line[NR] = $0} NR == 1 {first = $0}
+		END {
+			n = NR
+			for (i = 1; i <= n; i++) sorted[i] = ratio[i]
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) {
+				t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
+			split(first, f, " ")
+			for (i = 1; i <= NR; i++) loads = loads (i > 1 ? " " : "") line_load(line[i])
+			printf "%-5s %-28s %d pairs at load %s: best %.2f x, median %.2f x, worst %.2f x\n", c, "cat --count remote/local",
+			       n, loads, sorted[n], sorted[int((n + 1) / 2)], sorted[1]
+			printf "%-5s %-28s local %.2f s (%.0f MB/s), remote %.2f s (%.0f MB/s) (first pair)\n", c, "cat --count", f[1],
+			       s / f[1] / 1e6, f[5], s / f[5] / 1e6
+			printf "%-5s %-28s local %.2f + %.2f s, remote %.2f + %.2f s and nginx %.2f s (user + sys, first pair)\n", c,
+			       "cat --count CPU", f[3], f[4], f[7], f[8], f[9] / 100
+			printf "%-5s %-28s local %d KB, remote %d KB\n", c, "peak memory (cat --count)", f[2], f[6] }
+		function line_load(l,  a) { split(l, a, " "); return a[10] }' "$W/pairs"
 	printf '%-5s %-28s %d bytes fetched of %d (%.2f %%)\n' $c "cat --count transfer" "$(bytes $f)" "$size" \
 		"$(echo "$(bytes $f) $size" | awk '{print 100 * $1 / $2}')"
 	: >"$NGINX_LOG"

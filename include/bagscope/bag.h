@@ -78,9 +78,13 @@ struct bag_open_opts {
 	size_t remote_cache_bytes;
 	bool no_sign_request;      /* s3://: anonymous, no credentials (public buckets) */
 	/*
-	 * When *cancel becomes non-zero (another thread, a signal handler), a
-	 * remote read in flight stops with BAG_ECANCELED. Borrowed for the
-	 * handle's life, its dups' too; may be NULL.
+	 * When *cancel changes (another thread adds one, a signal handler sets
+	 * it), the remote reads then in flight, of the handle and its dups,
+	 * stop with BAG_ECANCELED within 50 ms, even on a stalled connection;
+	 * nothing of them is kept, and reads begun after the change run (and
+	 * fetch again). While it is negative, every remote read stops at once
+	 * (a program quitting). Borrowed for the handle's life, its dups' too;
+	 * may be NULL.
 	 */
 	volatile int *cancel;
 	bool msg_path_only;        /* true: msg_path alone, not the environment's directories */
@@ -205,11 +209,11 @@ BAG_API void bag_fetched(const bag_t *bag, uint64_t *bytes, uint64_t *requests);
 /*
  * Expand s3://bucket/prefix/GLOB (GLOB as fnmatch(3), '*' not crossing
  * '/') through ListObjectsV2 into the sorted s3:// URLs of the matching
- * objects; free them with bag_url_list_free(). 0, or BAG_E* with err set to
- * one line (BAG_ENOTFOUND when nothing matches).
+ * objects; free them with bag_url_list_free(). 0, or BAG_E* with *err
+ * filled (BAG_ENOTFOUND when nothing matches); err may be NULL.
  */
 BAG_API int bag_url_expand(const char *pattern, bool no_sign_request, char ***urls, size_t *n,
-                           char *err, size_t errlen);
+                           struct bag_error *err);
 BAG_API void bag_url_list_free(char **urls, size_t n);
 
 /* Format version, e.g. 2 and 0 (1 and 2 for 1.2; 0 and 0 for version 0). */
@@ -228,10 +232,10 @@ BAG_API const char *bag_format(const bag_t *bag);
  * files by name. Open them together (one timeline) to read the recording.
  * *files (malloc'd, each string too) is NULL with *nfiles 0 when path is
  * neither (an ordinary file: open it as it is). Returns 0, BAG_ENOTFOUND
- * (a directory naming no storage file), BAG_EIO or BAG_ENOMEM, with a
- * one-line message in err.
+ * (a directory naming no storage file), BAG_EIO or BAG_ENOMEM, with *err
+ * filled (err may be NULL).
  */
-BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, char *err, size_t errlen);
+BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, struct bag_error *err);
 
 /* An attachment (media_type set) or a metadata record (media_type NULL) of an MCAP file. */
 struct bag_file_item {

@@ -212,6 +212,15 @@ BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m);
 BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row);
 
 /*
+ * bag_view_seek() that never reads: 0 with the exact row as it does when
+ * the index group holding time t is loaded (or t is past the end); 1 when
+ * it is not, with *row that group's first row (where the exact one is, or
+ * in a group after it) and *group its timeline group for
+ * bag_timeline_warm(); or a negative error code.
+ */
+BAG_API int bag_view_seek_loaded(bag_view_t *v, int64_t t, uint64_t *row, size_t *group);
+
+/*
  * Read a message by its place, for callers that hold their own bag handle
  * (e.g. a worker thread): the record at offset in chunk must be an op 2 of
  * connection conn_id at time_ns. On success the chunk is pinned: call

@@ -1,6 +1,7 @@
 /* bagset.c - opening bags with progress and notes (see bagset.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -88,14 +89,15 @@ int bagset_rosbag2_args(int *argc, char ***argv)
 		return -1;
 	}
 	for (int i = 0; i < *argc; i++) {
-		char **files = NULL, err[512];
+		char **files = NULL;
+		struct bag_error err = BAG_ERROR_INIT;
 		size_t nf = 0;
 		rest |= strcmp((*argv)[i], "--") == 0;
 		int rc = i > 0 && !rest && (*argv)[i][0] != '-' ?
-		         bag_rosbag2_files((*argv)[i], &files, &nf, err, sizeof err) : BAG_OK;
+		         bag_rosbag2_files((*argv)[i], &files, &nf, &err) : BAG_OK;
 		/* a directory that holds no recording is some other argument (frames -o DIR) */
 		if (rc != BAG_OK && rc != BAG_ENOTFOUND) {
-			term_error("%s", err);
+			term_error("%s", err.message);
 			return -1;
 		}
 		char **grown = nf > 1 ? realloc(out, (cap += nf - 1) * sizeof *out) : out;
@@ -119,7 +121,7 @@ int bagset_rosbag2_args(int *argc, char ***argv)
 /* --cache-size and --no-sign-request, for URL bags */
 static size_t remote_cache;
 static bool no_sign_request;
-volatile int bagset_cancel;
+static volatile int cancel_epoch;   /* bag_open_opts.cancel: changed to stop the reads in flight */
 static uint64_t fetched;          /* by every URL bag, added atomically */
 
 /* A URL bag's progress line on a terminal's stderr while it opens slowly. */
@@ -166,13 +168,26 @@ static void ticker_stop(struct ticker *t)
 	pthread_join(t->thread, NULL);
 }
 
+void bagset_stop_reads(void)
+{
+	int e = __atomic_load_n(&cancel_epoch, __ATOMIC_RELAXED);
+
+	if (e >= 0)
+		__atomic_store_n(&cancel_epoch, e == INT_MAX ? 0 : e + 1, __ATOMIC_RELAXED);
+}
+
+void bagset_quit_reads(void)
+{
+	__atomic_store_n(&cancel_epoch, -1, __ATOMIC_RELAXED);
+}
+
 void bagset_open_opts(struct bag_open_opts *o)
 {
 	o->msg_path = msg_dirs;
 	o->msg_path_n = msg_ndirs;
 	o->remote_cache_bytes = remote_cache;
 	o->no_sign_request = no_sign_request;
-	o->cancel = &bagset_cancel;
+	o->cancel = &cancel_epoch;
 	o->fetched = &fetched;
 }
 
@@ -201,12 +216,13 @@ static size_t parse_cache_size(const char *s)
 /* Append path to *out (n, cap), or the URLs an s3:// glob lists; -2 printed on failure. */
 static int add_input(char ***out, size_t *n, size_t *cap, char *path)
 {
-	char **urls = NULL, err[512];
+	char **urls = NULL;
+	struct bag_error err = BAG_ERROR_INIT;
 	size_t nurls = 1;
 	bool glob = strncmp(path, "s3://", 5) == 0 && strpbrk(path, "*?[") != NULL;
 
-	if (glob && bag_url_expand(path, no_sign_request, &urls, &nurls, err, sizeof err) != BAG_OK) {
-		term_error("%s", err);
+	if (glob && bag_url_expand(path, no_sign_request, &urls, &nurls, &err) != BAG_OK) {
+		term_error("%s", err.message);
 		return -2;
 	}
 	if (*n + nurls + 1 > *cap) {

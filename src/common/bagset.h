@@ -70,8 +70,10 @@ int bagset_remote_args(int *argc, char ***argv);
 /* The array bagset_remote_args made, kept reachable to the program's end. */
 extern char **bagset_kept_argv;
 
-/* Set non-zero to cancel remote reads in flight (the browser's Esc); reset it after. */
-extern volatile int bagset_cancel;
+/* Stop the remote reads in flight of every bag opened here (the browser's Esc); later reads run. */
+void bagset_stop_reads(void);
+/* Stop them and every later one at once (a program quitting, its threads to be joined). */
+void bagset_quit_reads(void);
 
 /* Set o's .msg directories (those above) for a caller that opens bags itself. */
 void bagset_open_opts(struct bag_open_opts *o);

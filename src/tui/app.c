@@ -32,7 +32,7 @@ static void request_visible(struct app *app)
 	size_t n = 0;
 	struct bag_message msg;
 
-	if (count == 0)
+	if (count == 0 || app->fetch_stopped)
 		return;
 	if (model_entry(m, m->row, &msg) == BAG_OK) {
 		uint64_t key = work_key(msg.bag_index, msg.chunk, msg.offset);
@@ -66,6 +66,10 @@ static void take_results(struct app *app)
 
 	while ((n = worker_take(app->worker, res, 256)) > 0)
 		for (size_t i = 0; i < n; i++) {
+			if (res[i].rc == BAG_ECANCELED) {
+				free(res[i].bytes);   /* Esc stopped its read: asked again, never damage */
+				continue;
+			}
 			if (res[i].rc != BAG_OK)
 				app_note_bad_chunk(app, res[i].key, res[i].rc);
 			app_cache_put(app, &res[i]);
@@ -99,6 +103,23 @@ static void quit(struct app *app)
 	app->quit = true;
 }
 
+/*
+ * Esc while the worker fetches for a URL bag: what is queued is dropped and
+ * the reads in flight stop (nothing of them kept); nothing more is asked
+ * until the next key.
+ */
+static void stop_fetching(struct app *app)
+{
+	bool index = worker_warming(app->worker) > 0;
+
+	worker_warm_cancel(app->worker);
+	worker_request(app->worker, NULL, 0);
+	bagset_stop_reads();
+	app->fetch_stopped = true;
+	snprintf(app->m.note, sizeof app->m.note, "stopped fetching %s (a key fetches again)",
+	         index ? "the index" : "the rows");
+}
+
 /* The actions that are the app's own, whatever the focus; false for the others. */
 static bool app_act(struct app *app, enum action a)
 {
@@ -118,14 +139,13 @@ static bool app_act(struct app *app, enum action a)
 			app->m.focus = PANE_DETAIL;
 		return true;
 	case ACTION_CANCEL:
-		if (worker_warming(app->worker) > 0) {
-			worker_warm_cancel(app->worker);   /* what is left of the fetch is not waited for */
-			snprintf(app->m.note, sizeof app->m.note, "stopped fetching the index");
-		} else if (app_export_cancel(app))
+		if (app_any_url(app) && worker_busy(app->worker))
+			stop_fetching(app);
+		else if (app_export_cancel(app))
 			snprintf(app->m.note, sizeof app->m.note, "cancelling the write");
 		else if (app->find.js.running) {
 			job_cancel(app->find.job);
-			bagset_cancel = 1;   /* remote reads in flight stop too (job_start resets it) */
+			bagset_stop_reads();   /* its remote reads in flight stop too */
 		}
 		else if (app->zoom)
 			app->zoom = false;
@@ -151,6 +171,9 @@ static void act(struct app *app, enum action a)
 	}
 	if (a == ACTION_NONE)
 		return;
+	if (a != ACTION_CANCEL)
+		app->fetch_stopped = false;
+	model_seek_drop(&app->m);   /* the key decides where the cursor goes now */
 	if (app->m.note[0])
 		memcpy(app->last_note, app->m.note, sizeof app->last_note);
 	app->m.note[0] = '\0';
@@ -176,6 +199,7 @@ static void mouse(struct app *app)
 
 	if (getmouse(&ev) != OK || (p = layout_pane_at(app, ev.y, ev.x)) == PANE_COUNT)
 		return;
+	model_seek_drop(&app->m);
 	struct pane *pane = &app->panes[p];
 	if (pane->ops->key != NULL)
 		app->m.focus = (enum pane_id)p;
@@ -230,7 +254,8 @@ static bool index_ready(void *arg, size_t group)
 {
 	struct app *app = arg;
 
-	return worker_warm(app->worker, app->cb.tl, group);
+	return !app->fetch_stopped ? worker_warm(app->worker, app->cb.tl, group)
+	                           : worker_warm_done(app->worker, group);
 }
 
 /* Open the bags; with several, one that does not open is skipped and said so. */
@@ -272,6 +297,7 @@ static int open_all(struct app *app)
 
 static void close_all(struct app *app)
 {
+	bagset_quit_reads();   /* no thread joined below waits on the network */
 	app_export_stop(app);
 	app_check_stop(app);
 	panes_free(app);
@@ -344,6 +370,7 @@ static void turn(struct app *app, int64_t *first_full)
 	int key;
 
 	find_take(app);
+	model_settle(&app->m);   /* a jump whose index has come in: on its exact row */
 	selection_changed(app, before);
 	take_results(app);
 	app_check_take(app);

@@ -127,6 +127,7 @@ struct app {
 	FILE *timing;                 /* BAGSCOPE_TIMING's file, or NULL */
 	int64_t t0;                   /* start (monotonic ns) */
 	size_t pending_rows;          /* rows the last draw showed as being fetched (URL bags) */
+	bool fetch_stopped;           /* Esc stopped the fetching (URL bags): nothing is asked until a key */
 	bool first_due;               /* BAGSCOPE_TIMING: the first full screen is still to come */
 };
 

@@ -13,6 +13,8 @@
 #include "tui/scroll.h"
 #include "common/timeparse.h"
 
+#define DENSITY_EXACT_ROWS 262144   /* rows an exact density may load before the first screen */
+
 
 static int cmp_order(const void *a, const void *b, void *arg)
 {
@@ -278,12 +280,68 @@ void model_move(struct model *m, int64_t delta)
 	keep_in_sight(m);
 }
 
+int model_seek_ready(struct model *m, bag_view_t *v, int64_t t, uint64_t *row, size_t *group)
+{
+	int rc;
+
+	if (m->ready == NULL)
+		return bag_view_seek(v, t, row);
+	rc = bag_view_seek_loaded(v, t, row, group);
+	if (rc == 1 && m->ready(m->ready_arg, *group))
+		rc = bag_view_seek(v, t, row);   /* fetched: loaded from memory */
+	return rc;
+}
+
+bool model_row_ready(struct model *m, bag_view_t *v, uint64_t row)
+{
+	size_t g;
+
+	if (m->ready == NULL || bag_view_row_loaded(v, row, &g) || m->ready(m->ready_arg, g))
+		return true;
+	snprintf(m->note, sizeof m->note, "the index there is being fetched: press again when it is in");
+	return false;
+}
+
+/*
+ * The first row at or after t: exact when its group's index is in; for a
+ * URL bag whose group is still being fetched, that group's first row, the
+ * seek left pending (1; model_settle).
+ */
+static int seek_row(struct model *m, int64_t t, uint64_t *row)
+{
+	size_t group;
+	int rc;
+
+	m->seek_pending = false;
+	if ((rc = model_seek_ready(m, m->view, t, row, &group)) != 1)
+		return rc;
+	m->seek_pending = true;
+	m->seek_t = t;
+	m->seek_group = group;
+	return 1;
+}
+
+bool model_settle(struct model *m)
+{
+	uint64_t before = m->row;
+
+	if (!m->seek_pending || !m->ready(m->ready_arg, m->seek_group))
+		return false;
+	model_seek(m, m->seek_t);
+	return m->row != before;
+}
+
+void model_seek_drop(struct model *m)
+{
+	m->seek_pending = false;
+}
+
 int model_seek(struct model *m, int64_t t)
 {
 	uint64_t row;
-	int rc = bag_view_seek(m->view, t, &row);
+	int rc = seek_row(m, t, &row);
 
-	if (rc != BAG_OK) {
+	if (rc < 0) {
 		snprintf(m->note, sizeof m->note, "%s", bag_view_error(m->view)->message);
 		keep_in_sight(m);
 		return rc;
@@ -375,11 +433,15 @@ int model_goto_message(struct model *m, const struct bag_message *msg)
 	uint64_t row;
 	int rc;
 
-	/* the first row at its time, then forward */
-	if ((rc = bag_view_seek(m->view, msg->time_ns, &row)) != BAG_OK)
+	/* the first row at its time, then forward; its index being fetched: its time, exact when in */
+	size_t g;
+	if ((rc = model_seek_ready(m, m->view, msg->time_ns, &row, &g)) == 1)
+		return model_seek(m, msg->time_ns);
+	if (rc != BAG_OK)
 		return rc;
 	for (uint64_t r = row; r < bag_view_count(m->view); r++) {
-		if (bag_view_entry(m->view, r, &cur) != BAG_OK || cur.time_ns != msg->time_ns)
+		if (!model_row_ready(m, m->view, r) || bag_view_entry(m->view, r, &cur) != BAG_OK ||
+		    cur.time_ns != msg->time_ns)
 			break;
 		if (cur.chunk == msg->chunk && cur.offset == msg->offset && cur.bag_index == msg->bag_index) {
 			model_goto_view_row(m, r);
@@ -407,20 +469,30 @@ int model_step_same_topic(struct model *m, int dir)
 	if ((rc = bag_view_open(&one, m->tl, &q)) != BAG_OK)
 		goto done;
 	/* this message's place among its topic's, then the neighbour's time */
-	if ((rc = bag_view_seek(one, cur.time_ns, &row)) != BAG_OK)
+	size_t g;
+	if ((rc = model_seek_ready(m, one, cur.time_ns, &row, &g)) == 1)
+		model_row_ready(m, one, row);   /* the note */
+	if (rc != BAG_OK)
 		goto done;
-	while (row < bag_view_count(one) && bag_view_entry(one, row, &msg) == BAG_OK &&
-	       msg.time_ns == cur.time_ns && !(msg.chunk == cur.chunk && msg.offset == cur.offset &&
-	                                        msg.bag_index == cur.bag_index))
-		row++;
+	for (; row < bag_view_count(one); row++) {
+		if (!model_row_ready(m, one, row)) {
+			rc = -1;
+			goto done;
+		}
+		if (bag_view_entry(one, row, &msg) != BAG_OK || msg.time_ns != cur.time_ns ||
+		    (msg.chunk == cur.chunk && msg.offset == cur.offset && msg.bag_index == cur.bag_index))
+			break;
+	}
 	if ((dir > 0 && row + 1 >= bag_view_count(one)) || (dir < 0 && row == 0)) {
 		snprintf(m->note, sizeof m->note, "no %s message on %s", dir > 0 ? "later" : "earlier", topic);
 		rc = -1;
 		goto done;
 	}
 	row = dir > 0 ? row + 1 : row - 1;
-	if ((rc = bag_view_entry(one, row, &msg)) != BAG_OK)
+	if (!model_row_ready(m, one, row) || (rc = bag_view_entry(one, row, &msg)) != BAG_OK) {
+		rc = rc != BAG_OK ? rc : -1;
 		goto done;
+	}
 	rc = model_goto_message(m, &msg);
 done:
 	bag_view_free(one);
@@ -583,6 +655,18 @@ static size_t chunk_total(const struct model *m)
 	return chunks;
 }
 
+/*
+ * Whether exact densities (reading every row's index entry) are cheap: the
+ * chunks are fewer than the bins and their rows few (DENSITY_EXACT_ROWS:
+ * the entries are loaded before the first screen), or the timeline holds
+ * them all already.
+ */
+static bool exact_cheap(const struct model *m, int nbins)
+{
+	return chunk_total(m) < (size_t)nbins && (bag_timeline_count(m->tl) <= DENSITY_EXACT_ROWS ||
+	                                          bag_timeline_loaded_rows(m->tl) >= bag_timeline_count(m->tl));
+}
+
 /* The timeline connections of one topic (only), or of every shown topic (only NULL). */
 static bool *topic_mask(const struct model *m, const struct topic_row *only)
 {
@@ -600,8 +684,8 @@ static bool *topic_mask(const struct model *m, const struct topic_row *only)
 
 /*
  * Density of the connections in mask: exact through view v (or a view made
- * from the mask) when the chunks are fewer than the bins, else from the
- * chunk infos.
+ * from the mask) when that is cheap (exact_cheap), else from the chunk
+ * infos.
  */
 static void density(const struct model *m, const bool *mask, bag_view_t *v, double *bins, int nbins)
 {
@@ -610,7 +694,7 @@ static void density(const struct model *m, const bool *mask, bag_view_t *v, doub
 	bool done = false;
 
 	memset(bins, 0, (size_t)nbins * sizeof *bins);
-	if (chunk_total(m) < (size_t)nbins) {
+	if (exact_cheap(m, nbins)) {
 		if (v == NULL) {
 			bag_query_init(&q);
 			q.conn_mask = mask;
@@ -652,8 +736,7 @@ static int bin_of(const struct model *m, int64_t t, int nbins)
 
 /*
  * Every topic's exact density in one pass over the rows of the whole
- * timeline (used when the chunks are fewer than the bins, so the rows are
- * few): a view per topic would cost every topic a pass over every
+ * timeline (used when exact_cheap): a view per topic would cost every topic a pass over every
  * connection.
  */
 static bool density_topics_exact(const struct model *m, const size_t *topic_of, double *bins, int nbins)
@@ -685,7 +768,7 @@ void model_density_topics(const struct model *m, double *bins, int nbins)
 	for (size_t t = 0; t < m->ntopics; t++)
 		for (size_t k = 0; k < m->topics[t].nconns; k++)
 			topic_of[m->topics[t].conns[k]] = t;
-	if (chunk_total(m) < (size_t)nbins) {
+	if (exact_cheap(m, nbins)) {
 		if (density_topics_exact(m, topic_of, bins, nbins))
 			goto done;
 		memset(bins, 0, m->ntopics * (size_t)nbins * sizeof *bins);

@@ -56,6 +56,14 @@ struct model {
 	/* URL bags: whether a group's index may be loaded now (else it is being fetched) */
 	bool (*ready)(void *arg, size_t group);
 	void *ready_arg;
+	/*
+	 * A seek into a group whose index is being fetched: the cursor is on
+	 * the group's first row until model_settle() makes it exact; any key
+	 * drops it (model_seek_drop).
+	 */
+	bool seek_pending;
+	int64_t seek_t;
+	size_t seek_group;
 };
 
 /* model_entry(): the row's index is being fetched (model.ready said not yet). */
@@ -67,6 +75,23 @@ void model_set_rates(struct model *m, const double *hz);
 /* Build the model over tl with every topic shown. 0 or a BAG_E code. */
 int model_init(struct model *m, bag_timeline_t *tl);
 void model_free(struct model *m);
+
+/*
+ * A pending seek made exact once its group's index is in (called each turn);
+ * true when the cursor moved.
+ */
+bool model_settle(struct model *m);
+/*
+ * bag_view_seek() on view v (of m's timeline) that never waits on the
+ * network: 1 when the group at t is a URL bag's whose index is still being
+ * fetched (asked for; *row its first row, *group the group), else
+ * bag_view_seek()'s answer.
+ */
+int model_seek_ready(struct model *m, bag_view_t *v, int64_t t, uint64_t *row, size_t *group);
+/* Whether view v's row may be read now; if not (its index being fetched), m's note says so. */
+bool model_row_ready(struct model *m, bag_view_t *v, uint64_t row);
+/* A key moves the cursor: a pending seek no longer applies. */
+void model_seek_drop(struct model *m);
 
 /* Rebuild the view from the topics' shown flags, keeping the selected time. */
 int model_refilter(struct model *m);

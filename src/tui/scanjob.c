@@ -609,7 +609,6 @@ void job_wait(struct scanjob *j)
 int job_start(struct scanjob *j, const struct job_req *req)
 {
 	job_wait(j);
-	bagset_cancel = 0;   /* set by Esc to stop the remote reads of the job before */
 	pthread_mutex_lock(&j->lock);
 	j->req = *req;
 	j->req.conn_mask = NULL;

@@ -249,7 +249,8 @@ static void draw(struct app *app, struct pane *p)
 		int erc = model_entry(m, i, &msg);
 		if (erc == MODEL_PENDING) {
 			char wait[64];
-			snprintf(wait, sizeof wait, "%*llu \xE2\x80\xA6 fetching the index", lw.num, (unsigned long long)i + 1);
+			snprintf(wait, sizeof wait, "%*llu \xE2\x80\xA6 %s", lw.num, (unsigned long long)i + 1,
+			         app->fetch_stopped ? "not fetched (Esc stopped it)" : "fetching the index");
 			draw_put(y, r.x, r.w, wait);
 			app->pending_rows++;
 			continue;

@@ -217,7 +217,15 @@ static void filter_bins(struct app *app, struct timeline_pane *s, int w)
 	for (int c = 1; c < w; c++) {
 		sum += s->density[c - 1];
 		edges[c] = (uint64_t)(sum + 0.5);
-		if (chunks < (size_t)w && bag_view_seek(m->view, m->start_ns + (int64_t)(span * c / w), &edges[c]) != BAG_OK)
+		int64_t t = m->start_ns + (int64_t)(span * c / w);
+		uint64_t exact;
+		size_t g;
+		/* exact from the index; a URL bag's is not fetched for it (the estimate stays) */
+		int rc = chunks >= (size_t)w ? 1 : m->ready != NULL ? bag_view_seek_loaded(m->view, t, &exact, &g)
+		                                                   : bag_view_seek(m->view, t, &exact);
+		if (rc == BAG_OK)
+			edges[c] = exact;
+		else if (rc < 0 || edges[c] < edges[c - 1])
 			edges[c] = edges[c - 1];
 	}
 	edges[w] = UINT64_MAX;
@@ -528,8 +536,13 @@ static void jump_topic(struct app *app, size_t t)
 	bag_query_init(&q);
 	q.topics = &topic;
 	q.ntopics = 1;
-	if (bag_view_open(&one, m->tl, &q) == BAG_OK && bag_view_count(one) > 0 &&
-	    bag_view_seek(one, now, &row) == BAG_OK) {
+	size_t g;
+	int rc = bag_view_open(&one, m->tl, &q) == BAG_OK && bag_view_count(one) > 0 ?
+	         model_seek_ready(m, one, now, &row, &g) : -1;
+	if (rc == 1)
+		model_row_ready(m, one, row);   /* its index is being fetched: the note says so */
+	if (rc == BAG_OK && (row == 0 || model_row_ready(m, one, row - 1)) &&
+	    (row == bag_view_count(one) || model_row_ready(m, one, row))) {
 		bool after = row < bag_view_count(one) && bag_view_entry(one, row, &a) == BAG_OK;
 		bool before = row > 0 && bag_view_entry(one, row - 1, &b) == BAG_OK;
 		if (after && before && now - b.time_ns < a.time_ns - now)

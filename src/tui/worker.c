@@ -44,6 +44,7 @@ struct worker {
 	size_t warm[MAX_WARM];
 	size_t nwarm;
 	bool warming;                /* one is being fetched */
+	bool serving;                /* a request is being read */
 	uint8_t *warm_state;
 	size_t warm_cap;
 };
@@ -110,9 +111,10 @@ static void *run(void *arg)
 			size_t g = w->warm[--w->nwarm];
 			w->warming = true;
 			pthread_mutex_unlock(&w->lock);
-			bag_timeline_warm(w->tl, g, w->bags);   /* a failure: the load reports it */
+			/* a failure: the load reports it; a cancel: asked again later */
+			int rc = bag_timeline_warm(w->tl, g, w->bags);
 			pthread_mutex_lock(&w->lock);
-			w->warm_state[g] = 2;
+			w->warm_state[g] = rc == BAG_ECANCELED ? 0 : 2;
 			w->warming = false;
 			bgjob_wake(&w->job);
 			continue;
@@ -123,9 +125,11 @@ static void *run(void *arg)
 		}
 		it = w->pending[0];
 		memmove(w->pending, w->pending + 1, --w->npending * sizeof *w->pending);
+		w->serving = true;
 		pthread_mutex_unlock(&w->lock);
 		serve(w, &it, &r, &t);
 		pthread_mutex_lock(&w->lock);
+		w->serving = false;
 		w->results[w->nresults++] = r;
 		w->done++;
 		if (w->npending == 0 || w->nresults % 16 == 1)
@@ -197,7 +201,8 @@ void worker_request(struct worker *w, const struct work_item *items, size_t n)
 {
 	pthread_mutex_lock(&w->lock);
 	w->npending = n < MAX_PENDING ? n : MAX_PENDING;
-	memcpy(w->pending, items, w->npending * sizeof *items);
+	if (w->npending > 0)   /* items may be NULL with n 0: nothing asked */
+		memcpy(w->pending, items, w->npending * sizeof *items);
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 }
@@ -269,6 +274,16 @@ bool worker_warm(struct worker *w, const bag_timeline_t *tl, size_t group)
 	return done;
 }
 
+bool worker_warm_done(struct worker *w, size_t group)
+{
+	bool done;
+
+	pthread_mutex_lock(&w->lock);
+	done = group < w->warm_cap && w->warm_state[group] == 2;
+	pthread_mutex_unlock(&w->lock);
+	return done;
+}
+
 size_t worker_warming(struct worker *w)
 {
 	size_t n;
@@ -286,4 +301,14 @@ void worker_warm_cancel(struct worker *w)
 		w->warm_state[w->warm[i]] = 0;
 	w->nwarm = 0;
 	pthread_mutex_unlock(&w->lock);
+}
+
+bool worker_busy(struct worker *w)
+{
+	bool busy;
+
+	pthread_mutex_lock(&w->lock);
+	busy = w->nwarm > 0 || w->warming || w->npending > 0 || w->serving;
+	pthread_mutex_unlock(&w->lock);
+	return busy;
 }

@@ -81,11 +81,15 @@ void worker_stats(struct worker *w, uint64_t *done, size_t *pending);
  * returned; the pipe wakes the loop when it is done.
  */
 bool worker_warm(struct worker *w, const bag_timeline_t *tl, size_t group);
+/* The same, but nothing is queued. */
+bool worker_warm_done(struct worker *w, size_t group);
 
 /* Index groups queued or being fetched (the status line's transfer note). */
 size_t worker_warming(struct worker *w);
 
 /* Esc: forget the queued groups (the one being fetched finishes). */
 void worker_warm_cancel(struct worker *w);
+/* Whether anything is asked of the worker or being read: a group, rows, the selection. */
+bool worker_busy(struct worker *w);
 
 #endif

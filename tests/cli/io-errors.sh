@@ -1,15 +1,14 @@
 #!/bin/sh
 # make check entry: the byte sources (src/lib/io) report errors through the one
 # error object (struct bag_error: code, offset, message) and not through a
-# caller's char buffer, except the public bag_url_expand() whose signature is
-# API; and what they report still reaches the user: the cause of a file that
-# does not open, and a read past the end named with the file and its byte.
+# caller's char buffer (the public bag_url_expand() included); and what they
+# report still reaches the user: the cause of a file that does not open, and a
+# read past the end named with the file and its byte.
 B=${BAGSCOPE:-src/bagscope}
 S=$(dirname "$0")/../../src/lib/io
 fail=0
-# the one allowed: bag_url_expand's own parameter line
 n=$(grep -c 'size_t errlen' "$S"/*.c "$S"/*.h | awk -F: '{s += $2} END {print s}')
-[ "$n" -le 1 ] || { echo "FAIL: $n caller-buffer error parameters in src/lib/io:"; grep -n 'size_t errlen' "$S"/*.c "$S"/*.h; fail=1; }
+[ "$n" -eq 0 ] || { echo "FAIL: $n caller-buffer error parameters in src/lib/io:"; grep -n 'size_t errlen' "$S"/*.c "$S"/*.h; fail=1; }
 grep -q 'struct bag_error \*err);' "$S/source-int.h" || { echo "FAIL: source-int.h ops without struct bag_error"; fail=1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

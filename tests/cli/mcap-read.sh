@@ -21,38 +21,74 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/err" | head -8; }
 
-# read NAME WRITER-ARGS...: write with @mcap/core, cat with bagscope, compare
-read_case() {
+# case NAME WRITER-ARGS...: a file for @mcap/core to write (all in one node
+# process), for bagscope to cat, and for one more node process to compare
+n=0
+: >"$T/cases"
+: >"$T/compare"
+: >"$T/names"
+case_() {
+	n=$((n + 1))
 	name=$1
 	shift
-	if ! node "$W" "$T/in.mcap" "$@" >"$T/want.jsonl" 2>"$T/err"; then bad "$name: write"; return; fi
-	if ! "$B" cat --format json "$T/in.mcap" >"$T/got.jsonl" 2>"$T/err"; then bad "$name: cat"; return; fi
-	if node "$W" --compare "$T/want.jsonl" "$T/got.jsonl" >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+	echo "$T/want$n.jsonl $T/in$n.mcap $*" >>"$T/cases"
+	echo "c$n $T/want$n.jsonl $T/got$n.jsonl" >>"$T/compare"
+	printf 'c%s\t%s\n' "$n" "$name" >>"$T/names"
 }
-
 for prof in ros1 ros2; do
 	for comp in none lz4 zstd; do
-		read_case "$prof $comp" --profile $prof --compression $comp --messages 300
-		read_case "$prof $comp no summary" --profile $prof --compression $comp --no-summary
-		read_case "$prof $comp no message index" --profile $prof --compression $comp --no-message-index
-		read_case "$prof $comp no summary, no message index" --profile $prof --compression $comp --no-summary --no-message-index
-		read_case "$prof $comp no chunk index" --profile $prof --compression $comp --no-chunk-index
+		case_ "$prof $comp" --profile $prof --compression $comp --messages 300
+		case_ "$prof $comp no summary" --profile $prof --compression $comp --no-summary
+		case_ "$prof $comp no message index" --profile $prof --compression $comp --no-message-index
+		case_ "$prof $comp no summary, no message index" --profile $prof --compression $comp --no-summary --no-message-index
+		case_ "$prof $comp no chunk index" --profile $prof --compression $comp --no-chunk-index
 	done
-	read_case "$prof no chunks" --profile $prof --no-chunks --messages 300
-	read_case "$prof no chunks, no summary" --profile $prof --no-chunks --no-summary
+	case_ "$prof no chunks" --profile $prof --no-chunks --messages 300
+	case_ "$prof no chunks, no summary" --profile $prof --no-chunks --no-summary
 done
-read_case "ros2 big-endian CDR" --profile ros2 --big-endian --compression lz4
 # chunks and runs of loose messages over 256 KiB: read mapped from the page cache, not copied
+big=""
 for comp in none lz4 zstd; do
-	read_case "ros1 $comp, 1 MB chunks" --profile ros1 --compression $comp --messages 8000 --chunk-size 1000000
-	if [ "$(stat -c %s "$T/in.mcap")" -gt 600000 ] && "$B" check "$T/in.mcap" >"$T/err" 2>&1; then
-		ok "ros1 $comp, 1 MB chunks: check"
+	case_ "ros1 $comp, 1 MB chunks" --profile ros1 --compression $comp --messages 8000 --chunk-size 1000000
+	big="$big $n:$comp"
+done
+case_ "ros1 no chunks, 8000 messages" --profile ros1 --no-chunks --messages 8000
+if node "$W" --batch "$T/cases" 2>"$T/err"; then
+	# big-endian CDR patches the writer for its whole process: one process each
+	for be in "--compression lz4" "--no-chunks"; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		node "$W" "$T/in$n.mcap" --profile ros2 --big-endian $be >"$T/want$n.jsonl" 2>>"$T/err"
+		echo "c$n $T/want$n.jsonl $T/got$n.jsonl" >>"$T/compare"
+		printf 'c%s\tros2 big-endian CDR %s\n' "$n" "$be" >>"$T/names"
+	done
+	i=0
+	while [ $i -lt $n ]; do
+		i=$((i + 1))
+		"$B" cat --format json "$T/in$i.mcap" >"$T/got$i.jsonl" 2>"$T/cat$i.err" ||
+			echo "cat exits $?: $(head -n 1 "$T/cat$i.err")" >>"$T/got$i.jsonl"
+	done
+	node "$W" --compare-batch "$T/compare" >"$T/compared" 2>&1
+	while IFS='	' read -r id name; do
+		if grep -q "^ok $id\$" "$T/compared"; then
+			ok "$name"
+		else
+			awk -v id="$id" '$0 == "FAIL " id { on = 1; next } on && /^  / { print; next } { on = 0 }' \
+				"$T/compared" >"$T/err"
+			bad "$name"
+		fi
+	done <"$T/names"
+else
+	bad "@mcap/core could not write the files"
+fi
+for b in $big; do
+	i=${b%%:*}
+	if [ "$(stat -c %s "$T/in$i.mcap" 2>/dev/null || echo 0)" -gt 600000 ] && "$B" check "$T/in$i.mcap" >"$T/err" 2>&1; then
+		ok "ros1 ${b#*:}, 1 MB chunks: check"
 	else
-		bad "ros1 $comp, 1 MB chunks: check (or the file is too small to map)"
+		bad "ros1 ${b#*:}, 1 MB chunks: check (or the file is too small to map)"
 	fi
 done
-read_case "ros1 no chunks, 8000 messages" --profile ros1 --no-chunks --messages 8000
-read_case "ros2 big-endian CDR, no chunks" --profile ros2 --big-endian --no-chunks
 
 # info: format, profile, library, attachments and metadata, from the summary
 node "$W" "$T/in.mcap" --profile ros2 --compression zstd >/dev/null 2>"$T/err"

@@ -16,25 +16,30 @@ trap 'rm -rf "$tmp"' EXIT
 "$PY" "$SRC/tests/tools/mk-tf-bags.py" "$tmp" && "$PY" "$SRC/tests/tools/mk-robot-bags.py" "$tmp" || exit 1
 fail=0 runs=0 reported=0
 
-# mutant SEED IN OUT: a copy with 1-12 runs of random bytes in the chunk data, or cut short
-mutant() {
-	"$PY" - "$@" <<'PYEOF'
+# mutants: for each bag, 20 copies (seeds counted from 1 across the bags) with
+# 1-12 runs of random bytes in the chunk data, or cut short; made by one Python
+# process (a start per mutant cost more than the runs on it)
+"$PY" - "$tmp" tf_basic tf_reparent tf_cycle tf_mixed log diag <<'PYEOF' || exit 1
 import random, sys
-rng = random.Random(int(sys.argv[1]))
-data = bytearray(open(sys.argv[2], 'rb').read())
-start = 4096 if len(data) > 8192 else 13
-if rng.random() < 0.15:
-    data = data[:rng.randint(start, len(data) - 1)]
-else:
-    for _ in range(rng.randint(1, 12)):
-        at = rng.randint(start, len(data) - 8)
-        run = rng.choice([1, 2, 4, 8])
-        fill = rng.choice([b'\xff', b'\x00', b'\x7f', None])
-        for k in range(run):
-            data[at + k] = rng.randint(0, 255) if fill is None else fill[0]
-open(sys.argv[3], 'wb').write(data)
+seed = 0
+for bag in sys.argv[2:]:
+    src = open('%s/%s.bag' % (sys.argv[1], bag), 'rb').read()
+    for _ in range(20):
+        seed += 1
+        rng = random.Random(seed)
+        data = bytearray(src)
+        start = 4096 if len(data) > 8192 else 13
+        if rng.random() < 0.15:
+            data = data[:rng.randint(start, len(data) - 1)]
+        else:
+            for _ in range(rng.randint(1, 12)):
+                at = rng.randint(start, len(data) - 8)
+                run = rng.choice([1, 2, 4, 8])
+                fill = rng.choice([b'\xff', b'\x00', b'\x7f', None])
+                for k in range(run):
+                    data[at + k] = rng.randint(0, 255) if fill is None else fill[0]
+        open('%s/m%d.bag' % (sys.argv[1], seed), 'wb').write(data)
 PYEOF
-}
 
 # run NAME CMD...: ends in 20 s with 0 or 1
 run() {
@@ -56,8 +61,7 @@ seed=0
 for bag in tf_basic tf_reparent tf_cycle tf_mixed log diag; do
 	for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 		seed=$((seed + 1))
-		m=$tmp/m.bag
-		mutant $seed "$tmp/$bag.bag" "$m"
+		m=$tmp/m$seed.bag
 		case $bag in
 		tf_*)
 			run "tf $seed" "$B" tf "$m"

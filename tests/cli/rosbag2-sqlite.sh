@@ -146,7 +146,7 @@ if cmp -s "$T/wantinfo" "$T/gotinfo"; then ok "info --json: rosbag2, sqlite3, co
 if "$B" info "$T/in/iron.db3" >"$T/info" 2>"$T/err" && grep -q "^version: *rosbag2 sqlite3" "$T/info" &&
    grep -q "^messages: *$(cut -d' ' -f1 "$T/wantinfo")" "$T/info"; then ok "info"; else cp "$T/info" "$T/err"; bad "info"; fi
 
-# check: SQLite's own quick_check of the file (a damaged index page the reads never touch)
+# a damaged timestamp_idx page: the open reads that index (its seeks cut the spans), so it fails in one line
 python3 -c '
 import shutil, sqlite3, sys
 shutil.copy(sys.argv[1], sys.argv[2])
@@ -159,8 +159,8 @@ b[(root - 1) * size + 8:(root - 1) * size + 10] = b"\xff\xf0"   # its first cell
 open(sys.argv[2], "wb").write(b)' "$T/in/iron.db3" "$T/dmg.db3"
 "$B" check "$T/dmg.db3" >"$T/out" 2>&1
 rc=$?
-if [ $rc -eq 1 ] && grep -q "dmg.db3: SQLite's quick_check: On tree page [0-9]* cell 0" "$T/out" &&
-   grep -q "400 records walked, 1 chunk decompressed, 400 messages read and decoded: [1-9][0-9]* problem" "$T/out"; then ok "check: a damaged index page found by quick_check"
+if [ $rc -eq 1 ] && grep -q "dmg.db3: rosbag2 sqlite3 storage damaged or cut off, reading the messages table" "$T/out" &&
+   [ "$(grep -c . "$T/out")" -le 2 ]; then ok "check: a damaged timestamp index, one line"
 else cp "$T/out" "$T/err"; bad "check: damaged index page (status $rc)"; fi
 
 # check, stats
@@ -245,7 +245,7 @@ INSERT INTO messages VALUES (5, 1, 8, x'"'"'000100000a000000'"'"');""")
 d.commit()' "$T/holes.db3"
 "$B" cat --format json "$T/holes.db3" >"$T/got.jsonl" 2>"$T/err"
 if [ "$(grep -c '"msg":{"data":' "$T/got.jsonl")" -eq 2 ] && grep -q '"data":7' "$T/got.jsonl" &&
-   grep -q '"data":10' "$T/got.jsonl" && grep -q "2 messages with no data, a negative id or a time" "$T/err" &&
+   grep -q '"data":10' "$T/got.jsonl" && grep -q "2 messages with no data or a time" "$T/err" &&
    grep -q "1 message on topic ids" "$T/err"; then ok "NULL data, bad time, unknown topic: warned, left out"; else bad "NULL data"; fi
 
 # a .db3 at a URL (Debian's nginx on 127.0.0.1): refused in one line

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """A fault-injecting HTTP proxy for the remote tests, on 127.0.0.1.
 
-    faultproxy.py UPSTREAM PORTFILE [--delay MS] [--bandwidth BYTES_PER_S]
+    faultproxy.py UPSTREAM PORTFILE [--delay MS] [--delay-file PATH] [--bandwidth BYTES_PER_S]
                   [--reset-every N] [--fail-every N] [--ignore-range]
                   [--replace-after N --replacement PATH] [--pass-headers]
 
 Every GET goes to UPSTREAM (http://127.0.0.1:PORT) with its Range header,
 and the answer comes back with these faults:
   --delay MS          each answer waits MS milliseconds
+  --delay-file PATH   each answer waits until the milliseconds PATH holds
+                      have passed since its request came (read every 50 ms;
+                      absent or empty: none): a test changes the delay while
+                      it runs, and held answers go when it lowers it
   --bandwidth B       bodies flow at B bytes per second
   --reset-every N     every Nth answer stops halfway through its body and the
                       connection is reset (RST)
@@ -33,6 +37,15 @@ args = None
 count = 0
 inflight = 0
 lock = threading.Lock()
+
+
+def file_delay():
+    """--delay-file's delay in seconds (0 if absent, empty or not a number)."""
+    try:
+        with open(args.delay_file) as f:
+            return float(f.read().strip() or 0) / 1000
+    except (OSError, ValueError):
+        return 0
 
 
 class Proxy(http.server.BaseHTTPRequestHandler):
@@ -72,6 +85,9 @@ class Proxy(http.server.BaseHTTPRequestHandler):
                     headers[k] = v
         if args.delay:
             time.sleep(args.delay / 1000)
+        t0 = time.time()
+        while args.delay_file and time.time() - t0 < file_delay():
+            time.sleep(0.05)
         if args.fail_every and n % args.fail_every == 0:
             self.answer(n, 503, {'Content-Type': 'text/plain'}, b'busy\n')
             return
@@ -118,6 +134,7 @@ def main():
     p.add_argument('upstream')
     p.add_argument('portfile')
     p.add_argument('--delay', type=float, default=0)
+    p.add_argument('--delay-file', default='')
     p.add_argument('--bandwidth', type=int, default=0)
     p.add_argument('--reset-every', type=int, default=0)
     p.add_argument('--fail-every', type=int, default=0)

@@ -21,6 +21,13 @@
 //     them as the writer prints what it was given (checks bagscope's writer).
 //   node mcap-write.cjs --compare WANT.jsonl GOT.jsonl
 //     compares bagscope's output with them: exit 1 and one line per problem.
+//   node mcap-write.cjs --batch LIST
+//     writes many files in one process (a node start costs more than a small
+//     file): each line of LIST is `WANT.jsonl OUT.mcap [options]` (no
+//     --big-endian: it patches the CDR writer for the whole process).
+//   node mcap-write.cjs --compare-batch LIST
+//     each line of LIST is `NAME WANT.jsonl GOT.jsonl`: prints `ok NAME`, or
+//     `FAIL NAME` and a line per problem; exit 1 when one fails.
 //
 // lz4 chunks are compressed by lz4js, zstd chunks by Debian's zstd program.
 // @foxglove/cdr 3.5 sizes strings by their UTF-16 length; its string writer
@@ -47,10 +54,9 @@ const ROS1_SAMPLE =
   SEP + "MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n" +
   SEP + "MSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n";
 
-function args() {
+function args(v) {
   const a = { profile: "ros2", compression: "none", chunks: true, summary: true, messageIndex: true,
               chunkIndex: true, bigEndian: false, messages: 40, chunkSize: 2048, start: 1700000000000000000n };
-  const v = process.argv.slice(2);
   a.out = v.shift();
   while (v.length) {
     const o = v.shift();
@@ -71,7 +77,10 @@ function args() {
   return a;
 }
 
+let patched = false;
 function patchCdr(bigEndian) {
+  if (patched) return;
+  patched = true;
   const mod = require("@foxglove/cdr/dist/CdrWriter");
   const { EncapsulationKind } = require("@foxglove/cdr");
   const Orig = mod.CdrWriter;
@@ -202,8 +211,7 @@ async function write(a) {
   await w.end();
   fs.writeFileSync(a.out, a.records ? a.records.map((r) => JSON.stringify(r) + "\n").join("") : Buffer.concat(chunks));
   want.sort((x, y) => (x.time_ns < y.time_ns ? -1 : x.time_ns > y.time_ns ? 1 : x.chan - y.chan || x.seq - y.seq));
-  for (const m of want)
-    process.stdout.write(JSON.stringify({ topic: m.topic, type: m.type, time_ns: String(m.time_ns), msg: m.msg }) + "\n");
+  return want.map((m) => JSON.stringify({ topic: m.topic, type: m.type, time_ns: String(m.time_ns), msg: m.msg }) + "\n").join("");
 }
 
 // bagscope's JSON with integers of 16 digits or more kept as strings
@@ -220,7 +228,7 @@ function same(a, b) {
   return ka.join() === kb.join() && ka.every((k) => same(a[k], b[k]));
 }
 
-function compare(wantFile, gotFile) {
+function problems(wantFile, gotFile) {
   const want = fs.readFileSync(wantFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
   const got = fs.readFileSync(gotFile, "utf8").split("\n").filter(Boolean).map(parseExact);
   const bad = [];
@@ -229,8 +237,35 @@ function compare(wantFile, gotFile) {
     const g = { ...got[i], time_ns: String(got[i].time_ns) };
     if (!same(want[i], g)) bad.push(`message ${i}: got ${JSON.stringify(g)}\n  want ${JSON.stringify(want[i])}`);
   }
+  return bad;
+}
+
+function compare(wantFile, gotFile) {
+  const bad = problems(wantFile, gotFile);
   for (const b of bad) console.log(b);
   process.exit(bad.length ? 1 : 0);
+}
+
+const lines = (file) => fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => l.split(/\s+/));
+
+async function batch(list) {
+  for (const [want, ...v] of lines(list)) {
+    const a = args(v);
+    if (a.bigEndian) throw new Error("--big-endian cannot be batched");
+    fs.writeFileSync(want, await write(a));
+  }
+}
+
+function compareBatch(list) {
+  let failed = 0;
+  for (const [name, want, got] of lines(list)) {
+    let bad;
+    try { bad = problems(want, got); } catch (e) { bad = [String(e)]; }
+    console.log(`${bad.length ? "FAIL" : "ok"} ${name}`);
+    for (const b of bad) console.log(`  ${b}`);
+    failed += bad.length > 0;
+  }
+  process.exit(failed ? 1 : 0);
 }
 
 // The shape expect() gives, from decoded values (typed arrays as arrays, ROS 1 times as {sec, nsec}).
@@ -277,4 +312,6 @@ async function read(file) {
 
 if (process.argv[2] === "--compare") compare(process.argv[3], process.argv[4]);
 else if (process.argv[2] === "--read") read(process.argv[3]).catch((e) => { console.error(e); process.exit(1); });
-else write(args()).catch((e) => { console.error(e); process.exit(1); });
+else if (process.argv[2] === "--compare-batch") compareBatch(process.argv[3]);
+else if (process.argv[2] === "--batch") batch(process.argv[3]).catch((e) => { console.error(e); process.exit(1); });
+else write(args(process.argv.slice(2))).then((t) => process.stdout.write(t)).catch((e) => { console.error(e); process.exit(1); });

@@ -3,10 +3,10 @@
 # link test, the fuzz replays - and the CLI: each subcommand over every
 # fixture (tests/cli/every-fixture.sh --list, grouped into one process per
 # command line below; csv on the first topic of each bag, where
-# every-fixture.sh, under ASan, takes each topic); then, one at a
-# time, tf, log and diag on bags made by python3-rosbag (as tests/cli/tf.sh
-# and log.sh make them) and the fixtures read as http:// URLs from Debian's
-# nginx on 127.0.0.1. Any memory error or definite/indirect leak fails the run.
+# every-fixture.sh, under ASan, takes each topic); tf, log and diag on bags
+# made by python3-rosbag (as tests/cli/tf.sh and log.sh make them); and the
+# fixtures read as http:// URLs from Debian's nginx on 127.0.0.1 (grouped the
+# same way). Any memory error or definite/indirect leak fails the run.
 # The runs go JOBS (default: the cores) at a time, each program started
 # directly (its libtool wrapper resolved once). memcheck finds the same
 # errors without --track-origins=yes at half the cost; a failing run is run
@@ -71,13 +71,76 @@ awk -v b="$B" -v bad="$bad" '
 	}
 	END { for (i = 1; i <= k; i++) print b " " order[i] files[order[i]] }' "$list.fx" >> "$list"
 rm -f "$list.fx"
+PY=/usr/bin/python3   # Debian's, with python3-rosbag (not a python3 earlier on PATH)
+# tf, log and diag where there are frames, /rosout and diagnostics to read
+gen=$(mktemp -d) && chmod 755 "$gen"   # nginx workers run as another user
+fails=0
+if "$PY" -c 'import rosbag, diagnostic_msgs.msg, rosgraph_msgs.msg, tf2_msgs.msg' 2>/dev/null &&
+   "$PY" "$SRCDIR/tests/tools/mk-tf-bags.py" "$gen" >/dev/null &&
+   "$PY" "$SRCDIR/tests/tools/mk-robot-bags.py" "$gen" >/dev/null; then
+	basic=$gen/tf_basic.bag
+	{
+		for f in "$gen"/tf_*.bag; do
+			echo "$B tf $f"
+			echo "$B tf --json $f"
+			echo "$B tf --dot $f"
+		done
+		echo "$B tf --json --lookup map laser --at 1500000002.5 --at 0 $basic"
+		echo "$B tf --lookup map nowhere $basic"
+		echo "$B tf --lookup map base_link --every 0.25 $basic"
+		echo "$B tf --lookup a c $gen/tf_cycle.bag"
+		echo "$B plot --csv tf(map,base_link).yaw $basic"
+		echo "$B log $gen/log.bag"
+		echo "$B log --format json --level warn --node plan|contr --grep step $gen/log.bag"
+		echo "$B log --summary $gen/log.bag"
+		echo "$B diag $gen/diag.bag"
+		echo "$B diag --json $gen/diag.bag"
+		echo "$B diag --summary $gen/diag.bag"
+		echo "$B diag --level error --name motor $gen/diag.bag"
+	} >> "$list"
+else
+	echo "FAIL: python3-rosbag did not make the tf, log and diag bags (scripts/setup.sh --test)"
+	fails=1
+fi
+
+# bags opened as URLs: the HTTP byte source and its block cache, over the
+# fixtures served by nginx (skipped when nginx is not installed); info and
+# check take every URL in one run, cat the ones that open together and each
+# other alone, as for the files above
+nginx=
+if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+	. "$SRCDIR/tests/tools/nginx.sh"
+	mkdir -p "$gen/www"
+	cp -r "$SRCDIR/tests/data/fixtures/bags" "$SRCDIR/tests/data/fixtures/broken" "$gen/www/"
+	nginx_start "$gen/www" "$gen/nginx"
+	nginx=1
+	url=http://127.0.0.1:$NGINX_PORT
+	urls= good= 
+	for f in "$gen"/www/bags/*.bag "$gen"/www/broken/*.bag; do
+		u=$url/${f#"$gen/www/"}
+		urls="$urls $u"
+		if "$B" info "$f" >/dev/null 2>&1; then good="$good $u"; else echo "$B cat --format json $u" >> "$list"; fi
+	done
+	{
+		echo "$B info$urls"
+		echo "$B check$urls"
+		echo "$B cat --format json$good"
+		echo "$B --cache-size 1M cat --format hex $url/bags/large_lz4.bag"
+		echo "$B info $url/bags/no-such.bag"
+		# arguments refused after a first bag: a bad --cache-size
+		echo "$B info $url/bags/basic_none.bag --cache-size 1"
+		echo "$B tf $url/bags/tf_lz4.bag"
+		echo "$B diag $url/bags/tf_lz4.bag"
+	} >> "$list"
+fi
 # test-float's comparison with Python's repr takes 20,000 random doubles here
-# (2,000,000 as built and under ASan): the same code, a hundredth of the
-# samples, where each costs fifty times as much
+# (300,000 as built and under ASan): the same code, a fifteenth of the
+# samples, where each costs fifty times as much. Each line of the list is
+# split at its spaces: no argument above holds one.
 FLOAT_RANDOM=20000 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
 cat "$list.out"
 runs=$(wc -l < "$list")
-fails=$(grep -c '^FAIL valgrind' "$list.out")
+fails=$((fails + $(grep -c '^FAIL valgrind' "$list.out")))
 
 # vg PROGRAM ARGS...: one more run, here and now
 vg() {
@@ -86,59 +149,12 @@ vg() {
 	[ -s "$list.one" ] && { cat "$list.one"; fails=$((fails + 1)); }
 	rm -f "$list.one"
 }
-PY=/usr/bin/python3   # Debian's, with python3-rosbag (not a python3 earlier on PATH)
-# tf, log and diag where there are frames, /rosout and diagnostics to read
-gen=$(mktemp -d) && chmod 755 "$gen"   # nginx workers run as another user
-if "$PY" -c 'import rosbag, diagnostic_msgs.msg, rosgraph_msgs.msg, tf2_msgs.msg' 2>/dev/null &&
-   "$PY" "$SRCDIR/tests/tools/mk-tf-bags.py" "$gen" >/dev/null &&
-   "$PY" "$SRCDIR/tests/tools/mk-robot-bags.py" "$gen" >/dev/null; then
-	for f in "$gen"/tf_*.bag; do
-		vg "$B" tf "$f"
-		vg "$B" tf --json "$f"
-		vg "$B" tf --dot "$f"
-	done
-	basic=$gen/tf_basic.bag
-	vg "$B" tf --json --lookup map laser --at 1500000002.5 --at 0 "$basic"
-	vg "$B" tf --lookup map nowhere "$basic"
-	vg "$B" tf --lookup map base_link --every 0.25 "$basic"
-	vg "$B" tf --lookup a c "$gen/tf_cycle.bag"
-	vg "$B" plot --csv "tf(map,base_link).yaw" "$basic"
-	vg "$B" log "$gen/log.bag"
-	vg "$B" log --format json --level warn --node 'plan|contr' --grep 'step' "$gen/log.bag"
-	vg "$B" log --summary "$gen/log.bag"
-	vg "$B" diag "$gen/diag.bag"
-	vg "$B" diag --json "$gen/diag.bag"
-	vg "$B" diag --summary "$gen/diag.bag"
-	vg "$B" diag --level error --name motor "$gen/diag.bag"
-else
-	echo "FAIL: python3-rosbag did not make the tf, log and diag bags (scripts/setup.sh --test)"
-	fails=$((fails + 1))
-fi
-
-# bags opened as URLs: the HTTP byte source and its block cache, over the
-# fixtures served by nginx (skipped when nginx is not installed)
-if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
-	. "$SRCDIR/tests/tools/nginx.sh"
-	mkdir -p "$gen/www"
-	cp -r "$SRCDIR/tests/data/fixtures/bags" "$SRCDIR/tests/data/fixtures/broken" "$gen/www/"
-	nginx_start "$gen/www" "$gen/nginx"
-	url=http://127.0.0.1:$NGINX_PORT
-	for f in "$gen"/www/bags/*.bag "$gen"/www/broken/*.bag; do
-		u=$url/${f#"$gen/www/"}
-		vg "$B" info "$u"
-		vg "$B" cat --format json "$u"
-		vg "$B" check "$u"
-	done
-	vg "$B" --cache-size 64K cat --format hex "$url/bags/large_lz4.bag"
-	vg "$B" info "$url/bags/no-such.bag"
-	# arguments refused after a first bag: a bad --cache-size, an s3:// glob whose listing fails
-	vg "$B" info "$url/bags/basic_none.bag" --cache-size 1
+# an s3:// glob whose listing fails, refused after a first bag (its environment set here)
+if [ -n "$nginx" ]; then
 	AWS_ENDPOINT_URL=$url AWS_ACCESS_KEY_ID=integ AWS_SECRET_ACCESS_KEY=integ
 	export AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 	vg "$B" info "$url/bags/basic_none.bag" "s3://bk/none/*.bag"
 	unset AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
-	vg "$B" tf "$url/bags/tf_lz4.bag"
-	vg "$B" diag "$url/bags/tf_lz4.bag"
 	nginx_stop
 fi
 rm -rf "$gen"

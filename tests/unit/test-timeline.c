@@ -158,6 +158,31 @@ static void test_seek(void **state)
 	fx_close(&fx);
 }
 
+/* A seek that never reads: the group's first row until its index is loaded, then the exact row. */
+static void test_seek_loaded(void **state)
+{
+	struct fixture fx;
+	const int64_t t = 1500000103000000000LL;
+	uint64_t row, exact, again, bytes0, reads0, bytes1, reads1;
+	size_t g, g2;
+
+	fx_open(&fx, FIX "bags/nested_bz2.bag", NULL);
+	bag_read_totals(fx.bag, &bytes0, &reads0);
+	assert_int_equal(bag_view_seek_loaded(fx.view, t, &row, &g), 1);
+	bag_read_totals(fx.bag, &bytes1, &reads1);
+	assert_int_equal(reads1, reads0);                  /* nothing read */
+	assert_int_equal(bag_timeline_loaded_rows(fx.tl), 0);
+	assert_true(g > 0);                                /* not the first of the 4 chunks' groups */
+	assert_int_equal(bag_view_seek(fx.view, t, &exact), BAG_OK);
+	assert_true(row <= exact && exact < bag_view_count(fx.view));
+	assert_int_equal(bag_view_seek_loaded(fx.view, t, &again, &g2), BAG_OK);
+	assert_int_equal(again, exact);
+	assert_int_equal(g2, g);
+	assert_int_equal(bag_view_seek_loaded(fx.view, INT64_MAX, &again, &g2), BAG_OK);
+	assert_int_equal(again, bag_view_count(fx.view));
+	fx_close(&fx);
+}
+
 static void test_topic_query(void **state)
 {
 	const char *topics[] = { "/counter" };
@@ -342,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_equal_times_by_connection),
 		cmocka_unit_test(test_lazy_until_needed),
 		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_seek_loaded),
 		cmocka_unit_test(test_topic_query),
 		cmocka_unit_test(test_time_query),
 		cmocka_unit_test(test_type_query_and_seek),

@@ -1,7 +1,8 @@
 /*
  * test-tui-model.c - the browser's curses-free half: the jump-to-time
  * language, and the view model's cursor, scrolling, filters and steps on a
- * real bag.
+ * real bag; densities of a big recording in few chunks (a .db3 SQLite
+ * itself writes) drawn from the chunk infos, without loading its rows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include <bagscope/bagscope.h>
 
@@ -207,6 +209,74 @@ static void test_density(void **state)
 		total += bins[i];
 	assert_int_equal((int)total, 8647);
 	assert_true(bins[0] > 0 && bins[39] > 0);
+}
+
+/* A rosbag2 .db3 written by SQLite itself: n 8-byte messages on /a and /b, 1 ms apart. */
+static void write_db3(const char *path, int n)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	const unsigned char data[8] = { 0, 1, 0, 0, 7, 0, 0, 0 };
+
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, "
+	                              "serialization_format TEXT, offered_qos_profiles TEXT);"
+	                              "CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, "
+	                              "data BLOB); CREATE INDEX timestamp_idx ON messages (timestamp ASC);"
+	                              "INSERT INTO topics VALUES (1, '/a', 'std_msgs/msg/Int32', 'cdr', '');"
+	                              "INSERT INTO topics VALUES (2, '/b', 'std_msgs/msg/Int32', 'cdr', '');"
+	                              "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO messages (topic_id, timestamp, data) VALUES (?1, ?2, ?3)",
+	                                    -1, &s, NULL), SQLITE_OK);
+	for (int i = 0; i < n; i++) {
+		sqlite3_bind_int(s, 1, i % 2 + 1);
+		sqlite3_bind_int64(s, 2, start + (int64_t)i * 1000000);
+		sqlite3_bind_blob(s, 3, data, sizeof data, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/*
+ * 300,000 messages in 5 spans, fewer than the bins: the densities come from
+ * the spans' counts (summing to every message) and load no more rows than
+ * the model's first, as the browser's first screen needs; exact ones would
+ * read the whole file.
+ */
+static void test_density_big(void **state)
+{
+	char path[] = "/tmp/bagscope-density-XXXXXX";
+	int fd = mkstemp(path);
+	struct fx fx = { 0 };
+	double bins[40], rows[2 * 40], total = 0, total2 = 0;
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_db3(path, 300000);
+	assert_int_equal(bag_open(&fx.bag, path, NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&fx.tl, &fx.bag, 1), BAG_OK);
+	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
+	assert_true(bag_chunk_count(fx.bag) < 40);
+	uint64_t loaded = bag_timeline_loaded_rows(fx.tl);   /* the model's first rows */
+	assert_true(loaded < 300000 / 2);
+	model_density(&fx.m, bins, 40);
+	model_density_topics(&fx.m, rows, 40);
+	for (int i = 0; i < 40; i++)
+		total += bins[i];
+	for (int i = 0; i < 2 * 40; i++)
+		total2 += rows[i];
+	assert_int_equal((int)(total + 0.5), 300000);
+	assert_int_equal((int)(total2 + 0.5), 300000);
+	assert_int_equal(bag_timeline_loaded_rows(fx.tl), loaded);
+	model_free(&fx.m);
+	bag_timeline_free(fx.tl);
+	bag_close(fx.bag);
+	unlink(path);
 }
 
 /* Per-topic strips: each topic's bins add up to its count; together to the bag's. */
@@ -457,6 +527,63 @@ static void test_step_back_gap(void **state)
 	assert_non_null(strstr(m->note, "first message"));
 }
 
+/* model.ready of a URL bag, faked: whether the index "has come in". */
+static bool fetched;
+
+static bool fake_ready(void *arg, size_t group)
+{
+	(void)arg, (void)group;
+	return fetched;
+}
+
+/* A seek into a group being fetched: at once on its first row, exact when in, unless a key moved first. */
+static void test_seek_pending(void **state)
+{
+	bag_t *bag;
+	bag_timeline_t *tl;
+	struct model m;
+	const int64_t t = 1500000103000000000LL;
+	uint64_t exact, reads0, reads1, bytes, moved;
+	bag_view_t *v;
+
+	(void)state;
+	assert_int_equal(bag_open(&bag, FIX "bags/nested_bz2.bag", NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
+	assert_int_equal(model_init(&m, tl), BAG_OK);
+	m.list_height = 5;
+	m.ready = fake_ready;
+	fetched = false;
+	bag_read_totals(bag, &bytes, &reads0);
+	assert_int_equal(model_seek(&m, t), BAG_OK);
+	bag_read_totals(bag, &bytes, &reads1);
+	assert_int_equal(reads1, reads0);       /* answered without a read */
+	assert_true(m.seek_pending);
+	assert_false(model_settle(&m));        /* still being fetched */
+	/* a key before the index comes in decides */
+	moved = m.row + 1;
+	model_seek_drop(&m);
+	model_goto(&m, moved);
+	fetched = true;
+	assert_false(model_settle(&m));
+	assert_int_equal(m.row, moved);
+	/* else the exact row once it is in */
+	fetched = false;
+	model_goto(&m, 0);
+	assert_int_equal(model_seek(&m, t), BAG_OK);
+	assert_true(m.seek_pending);
+	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
+	assert_int_equal(bag_view_seek(v, t, &exact), BAG_OK);
+	bag_view_free(v);
+	assert_true(m.row < exact);
+	fetched = true;
+	assert_true(model_settle(&m));
+	assert_int_equal(m.row, exact);
+	assert_false(m.seek_pending);
+	model_free(&m);
+	bag_timeline_free(tl);
+	bag_close(bag);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -469,11 +596,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_steps, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density_per_topic, fx_open, fx_close),
+		cmocka_unit_test(test_density_big),
 		cmocka_unit_test(test_jump_zone),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test_setup_teardown(test_filter_rows, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_focused_topic, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_step_back_gap, fx_open, fx_close),
+		cmocka_unit_test(test_seek_pending),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,9 @@ struct chunk {
 	                             come from walking its data (recover.c) */
 	bool partial;             /* recovered from a cut-off stream: size is the
 	                             decodable prefix, the rest is ignored */
+	bool estimated;           /* its counts are the reader's estimate (rosbag2
+	                             sqlite3 spans): the timeline takes the rows it
+	                             finds, check does not hold the data to them */
 	bool stat_loaded;         /* the fields below are valid */
 	enum bag_compression compression;
 	uint32_t size;            /* uncompressed bytes */
@@ -53,6 +56,8 @@ struct bag_reader;
 
 struct bag {
 	char *path;
+	char *temp_path;          /* a zstd-compressed file's decompressed copy that src reads
+	                             (bag.c), removed at the last close; NULL for most */
 	struct bag_source *src;   /* where the bytes come from (io/source-int.h) */
 	uint64_t file_size;
 	int major, minor;
@@ -156,6 +161,8 @@ void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n);
 void bag_read_ahead(bag_t *bag, uint64_t off, uint64_t len);
 /* Those bytes handed over in a malloc'd buffer of len + 1 bytes, when fetched ahead; or NULL. */
 uint8_t *bag_take_at(bag_t *bag, uint64_t off, size_t len);
+/* A malloc'd buffer of cap bytes (0: unknown) no longer needed: freed, or kept for reuse by a remote source. */
+void bag_give_back(bag_t *bag, uint8_t *buf, size_t cap);
 
 /* Whether the bag's bytes are the local file st describes. */
 bool bag_is_file(const bag_t *bag, const struct stat *st);

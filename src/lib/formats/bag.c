@@ -9,10 +9,15 @@
  * ascending order, and sum to its count; fmt is the reader and fmt_state
  * its facts (shared with dups, freed by the last close).
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <bagscope/record.h>
 #include "lib/formats/bag-int.h"
@@ -48,6 +53,63 @@ static int pick_reader(bag_t *bag, const struct bag_reader **out)
 	}
 	return bag_fail(bag, BAG_ENOTBAG, 0, "no '#ROSBAG V' version line (nor an older bag's, nor MCAP's magic): not a "
 	                "file bagscope reads (it reads " READER_FORMATS ")");
+}
+
+/*
+ * A local file that is one zstd stream (rosbag2's compression_mode FILE:
+ * NAME.db3.zstd, NAME.mcap.zstd): decompressed into a file under $TMPDIR
+ * (at most the space free there, less a twentieth), which the handle then
+ * reads, and which its last close removes; one warning says so. The input
+ * is never written.
+ */
+static int open_unzstd(bag_t *bag, const char *path, const struct bag_source_opts *so)
+{
+	const char *dir = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+	struct bag_error cause = { 0 };
+	struct statvfs fs;
+	uint64_t written = 0, room;
+	int in = -1, tmp = -1, rc;
+
+	if (asprintf(&bag->temp_path, "%s/bagscope-XXXXXX", dir) < 0) {
+		bag->temp_path = NULL;
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
+	room = statvfs(dir, &fs) == 0 ? (uint64_t)fs.f_bavail * fs.f_frsize / 20 * 19 : UINT64_MAX;
+	if ((in = open(path, O_RDONLY | O_CLOEXEC)) < 0 || (tmp = mkostemp(bag->temp_path, O_CLOEXEC)) < 0) {
+		rc = bag_fail(bag, BAG_EIO, UINT64_MAX, "a zstd-compressed file: cannot %s: %s", in < 0 ? "read it" :
+		              "make a file in $TMPDIR to decompress it into", strerror(errno));
+		free(bag->temp_path);
+		bag->temp_path = NULL;
+		goto done;
+	}
+	if ((rc = bag_codec_unzstd_fd(in, tmp, room, &written, &cause)) != BAG_OK) {
+		rc = bag_fail(bag, rc, UINT64_MAX, "a zstd-compressed file: %s", cause.message);
+		goto done;
+	}
+	bag->src->ops->close(bag->src);
+	bag->src = NULL;
+	if ((rc = bag_source_open(&bag->src, bag->temp_path, so, &cause)) != BAG_OK) {
+		rc = bag_fail(bag, rc, UINT64_MAX, "%s", cause.message);
+		goto done;
+	}
+	bag->file_size = bag->src->size;
+	rc = bag_warn(bag, UINT64_MAX, "zstd-compressed file decompressed to %s (%llu bytes), removed at close",
+	              bag->temp_path, (unsigned long long)written);
+done:
+	if (in >= 0)
+		close(in);
+	if (tmp >= 0)
+		close(tmp);
+	return rc;
+}
+
+/* Whether the handle's file starts with zstd's frame magic (and is local). */
+static bool is_zstd_file(bag_t *bag, const char *path)
+{
+	uint8_t head[4];
+
+	return !bag_is_url(path) && bag->file_size >= 4 && bag_read_at(bag, 0, head, 4) == BAG_OK &&
+	       memcmp(head, "\x28\xb5\x2f\xfd", 4) == 0;
 }
 
 BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *opts)
@@ -90,6 +152,8 @@ BAG_API int bag_open(bag_t **out, const char *path, const struct bag_open_opts *
 		goto fail;
 	}
 	bag->file_size = bag->src->size;
+	if (is_zstd_file(bag, path) && (rc = open_unzstd(bag, path, &so)) != BAG_OK)
+		goto fail;
 	if ((rc = pick_reader(bag, &reader)) != BAG_OK)
 		goto fail;
 	bag->fmt = reader;
@@ -172,6 +236,9 @@ BAG_API void bag_close(bag_t *bag)
 		bag->fmt->free(bag->fmt_state);
 	if (bag->src != NULL)
 		bag->src->ops->close(bag->src);
+	if (bag->temp_path != NULL)
+		unlink(bag->temp_path);
+	free(bag->temp_path);
 	free(bag->path);
 	free(bag);
 }

@@ -2,7 +2,8 @@
  * codec-int.h - chunk data decompression (none, bz2, lz4 frame): the one
  * decompressor behind whole chunks (chunk.c), cut-off or damaged chunks read
  * as far as they go (chunk.c, recover.c), and the one bound on how far a
- * chunk may inflate. Never installed.
+ * chunk may inflate; and whole zstd-compressed files (rosbag2's compression
+ * mode FILE). Never installed.
  */
 #ifndef BAGSCOPE_CODEC_INT_H
 #define BAGSCOPE_CODEC_INT_H
@@ -48,5 +49,14 @@ uint64_t bag_codec_size_cap(enum bag_compression comp, uint64_t data_len);
  */
 int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_len,
                       size_t cap, size_t max_cap, bool grow, struct bag_inflated *out);
+
+/*
+ * A whole zstd stream (one or more frames) read from fd in to its end and
+ * its decompressed bytes written to fd out, at most max of them; *written
+ * says how many. Returns 0, or BAG_ECOMPRESS (corrupt or cut off), BAG_EIO
+ * (a read or write failed, or more than max), BAG_ENOMEM or BAG_EUNSUPP
+ * (no zstd in this build) with *err set to one line.
+ */
+int bag_codec_unzstd_fd(int in, int out, uint64_t max, uint64_t *written, struct bag_error *err);
 
 #endif

@@ -19,8 +19,10 @@
  * frame API takes over at anything unexpected.
  */
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bzlib.h>
 #ifdef HAVE_CONFIG_H
@@ -371,6 +373,50 @@ static void inflate_zstd(const uint8_t *src, size_t src_len, struct sink *s)
 	ZSTD_freeDCtx(dctx);
 }
 #endif
+
+int bag_codec_unzstd_fd(int in, int out, uint64_t max, uint64_t *written, struct bag_error *err)
+{
+#ifdef HAVE_ZSTD
+	enum { IN = 1 << 17, OUT = 1 << 17 };
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	uint8_t *ibuf = malloc(IN), *obuf = malloc(OUT);
+	size_t ret = 1;
+	ssize_t got = 1;
+	int rc = BAG_OK;
+
+	*written = 0;
+	if (dctx == NULL || ibuf == NULL || obuf == NULL)
+		rc = bag_error_say(err, BAG_ENOMEM, "out of memory");
+	while (rc == BAG_OK && (got = read(in, ibuf, IN)) > 0) {
+		ZSTD_inBuffer i = { ibuf, (size_t)got, 0 };
+		while (rc == BAG_OK && i.pos < i.size) {
+			ZSTD_outBuffer o = { obuf, OUT, 0 };
+			if (ZSTD_isError(ret = ZSTD_decompressStream(dctx, &o, &i)))
+				rc = bag_error_say(err, BAG_ECOMPRESS, "zstd data is corrupt at compressed byte %llu (%s)",
+				                   (unsigned long long)(lseek(in, 0, SEEK_CUR) - got + (off_t)i.pos),
+				                   ZSTD_getErrorName(ret));
+			else if (o.pos > max - *written)
+				rc = bag_error_say(err, BAG_EIO, "it decompresses to more than the %llu bytes free for it",
+				                   (unsigned long long)max);
+			else if (o.pos > 0 && write(out, obuf, o.pos) != (ssize_t)o.pos)
+				rc = bag_error_say(err, BAG_EIO, "cannot write its decompressed copy: %s", strerror(errno));
+			*written += o.pos;
+		}
+	}
+	if (rc == BAG_OK && got < 0)
+		rc = bag_error_say(err, BAG_EIO, "cannot read it: %s", strerror(errno));
+	if (rc == BAG_OK && ret != 0)
+		rc = bag_error_say(err, BAG_ECOMPRESS, "its zstd stream is cut off after %llu decompressed bytes",
+		                   (unsigned long long)*written);
+	ZSTD_freeDCtx(dctx);
+	free(ibuf);
+	free(obuf);
+	return rc;
+#else
+	(void)in, (void)out, (void)max, (void)written;
+	return bag_error_say(err, BAG_EUNSUPP, "zstd-compressed files are not supported by this build");
+#endif
+}
 
 int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_len,
                       size_t cap, size_t max_cap, bool grow, struct bag_inflated *out)

@@ -25,31 +25,46 @@
  * neither, or with only a ros2idl text, is warned about once and its
  * messages are shown as bytes.
  *
- * Spans (the handle's chunks): runs of consecutive message ids, cut at
- * SPAN_ROWS rows or SPAN_BYTES of data, like an older bag's spans of bytes.
- * A span's pos is its first id and index_end its last id + 1; read_span
- * reads `WHERE id BETWEEN first AND last` (a range of the table's own
- * B-tree, sequential) and translates the rows into 2.0 message records
- * (format-old.c's layout) in id order. Ids follow insertion, which rosbag2
- * does in receive order, so spans rarely overlap in time; when they do the
- * timeline merges them as it merges a bag's overlapping chunks.
+ * Spans (the handle's chunks) are time ranges [start, next start) of the
+ * messages table, cut from its indexes without reading a row: the first and
+ * last ids (rowid seeks), the first and last time a ROS time holds
+ * (1970..2106, timestamp_idx seeks), then the times of the rows at k ids
+ * evenly spread between them (k from the file's bytes per message: about
+ * SPAN_BYTES of the file or SPAN_ROWS rows a span), sorted and made
+ * distinct; a span's end is the last time before the next start (a seek).
+ * Spans never overlap. A span's pos is its number; read_span reads its
+ * range of timestamp_idx (`WHERE timestamp BETWEEN start AND end`, in
+ * (time, id) order, the index's own) and translates the rows into 2.0
+ * message records (format-old.c's layout), leaving out rows with no data or
+ * on unknown topics.
  *
- * Open: the per-span, per-connection counts the timeline, the browser and
- * check need are not in the file - timestamp_idx holds (timestamp, id)
- * only, no index covers topic_id, and metadata.yaml counts each topic over
- * the whole recording - so open makes one pass over the table's
- * (id, topic_id, timestamp, length(data)) columns. That reads each row's
- * header, never a blob's overflow pages; but a message smaller than a page
- * lives in its leaf page, so for small messages the pass reads the file.
- * Start and end come from that pass. It is the one full-table read (a miss
- * of the "no full pass at open" aim: bench/rosbag2.sh measures it); the
- * rows' data are read only when a span is needed. Rows with NULL data, a
- * time outside what a ROS time holds (1970..2106), a negative id or an
- * unknown topic are left out, with one warning each; a blob over MSG_MAX,
- * or longer than the file (a damaged record header), fails the open naming
- * its id: a span's buffer is never larger than what the file can hold.
+ * Counts: the connections' come from metadata.yaml beside the file
+ * (rosbag2-int.h) when it names the file as the recording's only one and
+ * its topics' counts sum to the file's message count - taken from the
+ * table's ids when metadata.yaml's count equals their range, else from
+ * count(*) over timestamp_idx. Otherwise (a lone .db3, a file of a split
+ * recording, a metadata.yaml the table contradicts) one pass over the
+ * topic_id column counts them: the one full-table read, which also warns
+ * about unusable rows. metadata.yaml's count of the file that differs from
+ * the table's is one warning; the table wins. A span's counts by topic are
+ * estimates (chunk.estimated): its share of the file's ids, each topic's
+ * count in proportion (so each topic's spans sum to its count); the
+ * timeline takes the rows it finds when it loads the span, and check
+ * compares metadata.yaml's counts with a pass over the table instead.
+ *
+ * compression_mode MESSAGE (metadata.yaml, compression_format zstd): each
+ * message's data is one zstd frame, decompressed as its span is read
+ * (bounded by the size the frame declares and MSG_MAX); without
+ * metadata.yaml, data starting with zstd's magic is taken as a frame (CDR
+ * starts with a zero byte). A bad frame fails the span naming the message.
+ * compression_mode FILE is bag.c's: the handle reads a decompressed copy
+ * (bag->temp_path), which SQLite opens by name.
  */
 #define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +72,12 @@
 #include <sys/stat.h>
 
 #include <sqlite3.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #include "lib/formats/format-int.h"
+#include "lib/formats/rosbag2-int.h"
 #include "lib/common/util-int.h"
 
 #define SQLITE_MAGIC "SQLite format 3"
@@ -68,6 +87,9 @@
 #define TOPICS_MAX 16384
 #define REC_BYTES (OLD_MSG_BYTES + 8)    /* a translated record's bytes besides the data */
 #define POOL_MAX 16
+#define ROW_MIN 16                       /* a row's bytes on disk, at least (cell and index entry) */
+#define TIME_MAX ((int64_t)UINT32_MAX * BAG_NSEC_PER_SEC + 999999999)  /* the last ROS time */
+#define ZSTD_MAGIC "\x28\xb5\x2f\xfd"
 
 /* A topic: its id in the file and its connection index. */
 struct topic {
@@ -84,8 +106,9 @@ struct db3_state {
 	size_t npool;
 	struct topic *topics;     /* sorted by id */
 	size_t ntopics;
-	uint64_t *span_bytes;     /* parallel to bag->chunks: translated bytes */
-	size_t span_cap;
+	bool zstd;                /* compression_mode MESSAGE: each message's data is a zstd frame */
+	bool zstd_magic;          /* no metadata.yaml: data that starts with zstd's magic is one */
+	bool meta_counts;         /* the connections' counts are metadata.yaml's */
 };
 
 static struct db3_state *st_of(const bag_t *bag)
@@ -105,7 +128,6 @@ static void db3_free(void *state)
 	free(st->uri);
 	pthread_mutex_destroy(&st->lock);
 	free(st->topics);
-	free(st->span_bytes);
 	free(st);
 }
 
@@ -183,10 +205,10 @@ static int db_open(bag_t *bag, struct db3_state *st)
 {
 	struct stat sb;
 
-	if (stat(bag->path, &sb) != 0 || !bag_is_file(bag, &sb))
+	if (stat(bag->temp_path ? bag->temp_path : bag->path, &sb) != 0 || !bag_is_file(bag, &sb))
 		return bag_fail(bag, BAG_EUNSUPP, UINT64_MAX, "rosbag2 sqlite3 storage (.db3) is read from local files "
 		                "only; copy it here, or `ros2 bag convert` makes an MCAP of it");
-	if ((st->uri = db_uri(bag->path)) == NULL)
+	if ((st->uri = db_uri(bag->temp_path ? bag->temp_path : bag->path)) == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	if (db_connect(st->uri, &st->db) != SQLITE_OK)
 		return st->db ? db_fail(bag, "opening it") :
@@ -507,153 +529,293 @@ done:
 	return rc;
 }
 
-/* ---- spans ---------------------------------------------------------------- */
-
-/* The span being gathered by the open's pass. */
-struct pass {
-	bag_t *bag;
-	uint64_t *counts;         /* [nconns] */
-	uint32_t *seen;           /* connections counted, first-seen order */
-	size_t nseen;
-	struct chunk_conn *cc;
-	int64_t lo, hi, t0, t1;
-	uint64_t rows, bytes;
-	size_t chunk_cap, cc_cap;
-	uint64_t skipped, orphans;
-	int64_t max_id;           /* for progress: ids walked of the largest */
-	uint64_t walked, last;
-};
-
-static int cmp_cc(const void *a, const void *b)
-{
-	const struct chunk_conn *x = a, *y = b;
-	return (x->conn > y->conn) - (x->conn < y->conn);
-}
-
-/* End the span being gathered: a chunk with its counts. */
-static int span_cut(struct pass *p)
-{
-	bag_t *bag = p->bag;
-	struct db3_state *st = st_of(bag);
-	int rc;
-
-	if (p->rows == 0)
-		return BAG_OK;
-	for (size_t k = 0; k < p->nseen; k++) {
-		p->cc[k] = (struct chunk_conn){ p->seen[k], (uint32_t)p->counts[p->seen[k]] };
-		p->counts[p->seen[k]] = 0;
-	}
-	bag_sort(p->cc, p->nseen, sizeof *p->cc, cmp_cc);
-	if (bag_grow((void **)&st->span_bytes, &st->span_cap, bag->nchunks + 1, sizeof *st->span_bytes) != BAG_OK)
-		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	if ((rc = old_chunk_add(bag, &p->chunk_cap, &p->cc_cap, (uint64_t)p->lo, (uint64_t)p->hi + 1, p->t0, p->t1,
-	                        p->cc, p->nseen)) != BAG_OK)
-		return rc;
-	struct chunk *ch = &bag->chunks[bag->nchunks - 1];
-	ch->data_len = (uint32_t)p->bytes;
-	ch->span_size = p->bytes;
-	st->span_bytes[bag->nchunks - 1] = p->bytes;
-	p->nseen = 0;
-	p->rows = p->bytes = 0;
-	return BAG_OK;
-}
-
-/* Whether a row is one the reader keeps: data, a ROS time, a known topic. */
+/* Whether a row is one the reader keeps: data, a ROS time. */
 static bool row_usable(int data_type, int64_t t)
 {
-	return data_type != SQLITE_NULL && t >= 0 && t / BAG_NSEC_PER_SEC <= UINT32_MAX;
+	return data_type != SQLITE_NULL && t >= 0 && t <= TIME_MAX;
 }
 
-/* Count one row (id, topic, time, data length) into the span; cut it when full. */
-static int pass_row(struct pass *p, int64_t id, int64_t topic, int64_t t, int data_type, int64_t len)
-{
-	uint32_t conn = topic_conn(st_of(p->bag), topic);
+/* ---- spans ---------------------------------------------------------------- */
 
-	if (!row_usable(data_type, t) || id < 0) {
-		p->skipped++;
-		return BAG_OK;
+/* One row's integer from a statement binding up to two integers (*has: not NULL); false on SQLite's failure. */
+static bool query_i64(bag_t *bag, const char *sql, int nargs, int64_t a1, int64_t a2, int64_t *out, bool *has)
+{
+	sqlite3_stmt *s = NULL;
+	int step;
+
+	if (prepare(bag, sql, &s, "reading the messages table") != BAG_OK)
+		return false;
+	if (nargs > 0)
+		sqlite3_bind_int64(s, 1, a1);
+	if (nargs > 1)
+		sqlite3_bind_int64(s, 2, a2);
+	step = sqlite3_step(s);
+	*has = step == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL;
+	*out = *has ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		db_fail(bag, "reading the messages table");
+		return false;
 	}
-	if (conn == 0) {
-		p->orphans++;
-		return BAG_OK;
-	}
-	if (len < 0 || len > MSG_MAX || (uint64_t)len > p->bag->file_size)
-		return bag_fail(p->bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: message id %lld holds "
-		                "%lld bytes (at most %lld are read, and the file has %llu)", (long long)id, (long long)len,
-		                (long long)MSG_MAX, (unsigned long long)p->bag->file_size);
-	if (p->rows > 0 && (p->rows >= SPAN_ROWS || p->bytes + REC_BYTES + (uint64_t)len > SPAN_BYTES)) {
-		int rc = span_cut(p);
-		if (rc != BAG_OK)
-			return rc;
-	}
-	if (p->rows == 0) {
-		p->lo = id;
-		p->t0 = p->t1 = t;
-	}
-	p->hi = id;
-	p->t0 = t < p->t0 ? t : p->t0;
-	p->t1 = t > p->t1 ? t : p->t1;
-	if (p->counts[conn - 1]++ == 0)
-		p->seen[p->nseen++] = conn - 1;
-	p->rows++;
-	p->bytes += REC_BYTES + (uint64_t)len;
+	return true;
+}
+
+/* n * part / whole, rounded down, without overflow (whole > 0). */
+static uint64_t share(uint64_t n, uint64_t part, uint64_t whole)
+{
+	return (uint64_t)((unsigned __int128)n * part / whole);
+}
+
+static uint32_t count32(uint64_t n)
+{
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* The table's extent: ids (rowid seeks) and times a ROS time holds (timestamp_idx seeks). */
+struct extent {
+	int64_t first_id, last_id;
+	int64_t t_lo, t_hi;
+	uint64_t total;           /* rows (metadata.yaml's count, or count(*) over timestamp_idx) */
+	uint64_t *per;            /* [nconns] messages by connection */
+};
+
+/* first/last id and time, or *empty. */
+static int extent_bounds(bag_t *bag, struct extent *e, bool *empty)
+{
+	bool h1, h2, h3, h4;
+
+	if (!query_i64(bag, "SELECT id FROM messages ORDER BY id LIMIT 1", 0, 0, 0, &e->first_id, &h1) ||
+	    !query_i64(bag, "SELECT id FROM messages ORDER BY id DESC LIMIT 1", 0, 0, 0, &e->last_id, &h2) ||
+	    !query_i64(bag, "SELECT min(timestamp) FROM messages WHERE timestamp >= 0", 0, 0, 0, &e->t_lo, &h3) ||
+	    !query_i64(bag, "SELECT max(timestamp) FROM messages WHERE timestamp <= ?1", 1, TIME_MAX, 0, &e->t_hi, &h4))
+		return bag->err.code;
+	*empty = !(h1 && h2 && h3 && h4) || e->last_id < e->first_id;
 	return BAG_OK;
 }
 
-/* The open's one pass over the rows' headers, cutting spans; progress by ids (of the largest). */
-static int pass_rows(struct pass *p)
+/*
+ * Messages by connection from one pass over the table's topic_id column on
+ * db: the one full-table read, for a file that metadata.yaml does not count
+ * topic by topic, and for check. Rows without data, a ROS time or a known
+ * topic are not counted; at open (e given) they are warned about, and the
+ * pass shows progress by ids.
+ */
+static int count_topics(bag_t *bag, sqlite3 *db, const struct extent *e, uint64_t *per)
 {
 	sqlite3_stmt *s = NULL;
+	uint64_t last = 0, n = 0, skipped = 0, orphans = 0;
 	int rc, step;
 
-	if ((rc = prepare(p->bag, "SELECT max(id) FROM messages", &s, "reading the messages table")) != BAG_OK)
-		return rc;
-	p->max_id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-	sqlite3_finalize(s);
-	if ((rc = prepare(p->bag, "SELECT id, topic_id, timestamp, data IS NULL, length(data) FROM messages "
-	                  "ORDER BY id", &s, "reading the messages table")) != BAG_OK)
+	memset(per, 0, bag->nconns * sizeof *per);
+	if ((rc = prepare_on(bag, db, "SELECT topic_id, id, timestamp, data IS NULL FROM messages", &s,
+	                     "counting the messages table")) != BAG_OK)
 		return rc;
 	while (rc == BAG_OK && (step = sqlite3_step(s)) == SQLITE_ROW) {
-		int type = sqlite3_column_int(s, 3) ? SQLITE_NULL : SQLITE_BLOB;
-		int64_t id = sqlite3_column_int64(s, 0);
-		rc = pass_row(p, id, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), type, sqlite3_column_int64(s, 4));
-		if (rc == BAG_OK && ++p->walked % 4096 == 0 && p->max_id > 0 && id > 0)
-			rc = old_progress(p->bag, (uint64_t)((double)p->bag->file_size * ((double)id / (double)p->max_id)),
-			                  &p->last);
+		uint32_t conn = topic_conn(st_of(bag), sqlite3_column_int64(s, 0));
+		int64_t t = sqlite3_column_int64(s, 2);
+		if (!row_usable(sqlite3_column_int(s, 3) ? SQLITE_NULL : SQLITE_BLOB, t))
+			skipped++;
+		else if (conn == 0)
+			orphans++;
+		else
+			per[conn - 1]++;
+		if (++n % 65536 == 0 && e != NULL && e->last_id > e->first_id)
+			rc = old_progress(bag, share(bag->file_size, (uint64_t)(sqlite3_column_int64(s, 1) - e->first_id),
+			                             (uint64_t)(e->last_id - e->first_id)), &last);
 	}
 	if (rc == BAG_OK && step != SQLITE_DONE)
-		rc = db_fail(p->bag, "reading the messages table");
+		rc = db_fail_on(bag, db, "counting the messages table");
 	sqlite3_finalize(s);
-	return rc == BAG_OK ? span_cut(p) : rc;
+	if (rc == BAG_OK && e != NULL && skipped > 0)
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s with no data or a time before 1970 or after 2106 left out",
+		              (unsigned long long)skipped, BAG_S(skipped));
+	if (rc == BAG_OK && e != NULL && orphans > 0)
+		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on topic ids the topics table does not define left out",
+		              (unsigned long long)orphans, BAG_S(orphans));
+	return rc;
 }
 
-static int build_spans(bag_t *bag)
+/* Per-connection counts from metadata.yaml when it counts this file's topics and agrees with its total. */
+static bool counts_from_meta(const bag_t *bag, const struct r2_meta *m, uint64_t total, uint64_t *per)
 {
-	struct pass p = { .bag = bag };
+	uint64_t sum = 0;
+
+	if (!m->whole)
+		return false;
+	for (size_t c = 0; c < bag->nconns; c++) {
+		per[c] = 0;
+		for (size_t k = 0; k < m->ntopics; k++)
+			if (m->topics[k].name != NULL && strcmp(m->topics[k].name, bag->conns[c].topic) == 0)
+				per[c] = m->topics[k].count;
+		sum += per[c];
+	}
+	return sum == total;
+}
+
+/* The warning that metadata.yaml's count of the file is not the database's. */
+static int warn_count(bag_t *bag, const struct r2_meta *m, uint64_t total)
+{
+	if (!m->has_count || m->count == total)
+		return BAG_OK;
+	return bag_warn(bag, UINT64_MAX, "metadata.yaml counts %llu message%s in this file, its database holds %llu: "
+	                "the database is read", (unsigned long long)m->count, BAG_S(m->count), (unsigned long long)total);
+}
+
+/*
+ * The file's message count and counts by connection: metadata.yaml's when
+ * it counts this file's topics and its count agrees with the table's ids
+ * and the file's size (no read) or with count(*) over timestamp_idx; else
+ * one pass. A
+ * disagreement is one warning; the database wins.
+ */
+static int extent_counts(bag_t *bag, const struct r2_meta *m, struct extent *e)
+{
+	struct db3_state *st = st_of(bag);
+	int64_t n;
+	bool has;
 	int rc;
 
-	p.counts = calloc(bag->nconns + 1, sizeof *p.counts);
-	p.seen = malloc((bag->nconns + 1) * sizeof *p.seen);
-	p.cc = malloc((bag->nconns + 1) * sizeof *p.cc);
-	if (p.counts == NULL || p.seen == NULL || p.cc == NULL)
+	if (m->whole) {
+		e->total = m->count;
+		if (m->count != (uint64_t)(e->last_id - e->first_id) + 1 || m->count > bag->file_size / ROW_MIN) {
+			if (!query_i64(bag, "SELECT count(*) FROM messages", 0, 0, 0, &n, &has))
+				return bag->err.code;
+			e->total = (uint64_t)n;
+		}
+		st->meta_counts = counts_from_meta(bag, m, e->total, e->per);
+	}
+	if (!st->meta_counts) {
+		if ((rc = count_topics(bag, st->db, e, e->per)) != BAG_OK)
+			return rc;
+		e->total = 0;
+		for (size_t c = 0; c < bag->nconns; c++)
+			e->total += e->per[c];
+	}
+	return warn_count(bag, m, e->total);
+}
+
+static int cmp_cut(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/*
+ * Span starts: the times of the rows at ids evenly spread over the table
+ * (rowid seeks), k spans wanted; cuts[2j] a time, cuts[2j + 1] its id, in
+ * time order, times distinct, the first t_lo. *n is how many.
+ */
+static int span_cuts(bag_t *bag, const struct extent *e, uint64_t k, int64_t *cuts, size_t *n)
+{
+	uint64_t ids = (uint64_t)(e->last_id - e->first_id) + 1;
+	size_t m = 1, out = 1;
+	int64_t t;
+	bool has;
+
+	cuts[0] = e->t_lo;
+	cuts[1] = e->first_id;
+	for (uint64_t j = 1; j < k; j++) {
+		int64_t id = e->first_id + (int64_t)share(ids, j, k);
+		if (!query_i64(bag, "SELECT timestamp FROM messages WHERE id >= ?1 ORDER BY id LIMIT 1", 1, id, 0, &t, &has))
+			return bag->err.code;
+		if (has && t > e->t_lo && t <= e->t_hi) {
+			cuts[2 * m] = t;
+			cuts[2 * m++ + 1] = id;
+		}
+	}
+	bag_sort(cuts + 2, m - 1, 2 * sizeof *cuts, cmp_cut);
+	for (size_t j = 1; j < m; j++)
+		if (cuts[2 * j] != cuts[2 * (out - 1)]) {
+			cuts[2 * out] = cuts[2 * j];
+			cuts[2 * out++ + 1] = cuts[2 * j + 1];
+		}
+	*n = out;
+	return BAG_OK;
+}
+
+/*
+ * Span j (times [cuts[2j], next)) as a chunk: its end by a timestamp_idx
+ * seek, its counts an estimate: the share of the file its ids span (when
+ * ids rise with time), each connection's count in proportion.
+ */
+static int span_add(bag_t *bag, const struct extent *e, const int64_t *cuts, size_t n, size_t j, bool by_id,
+                    struct chunk_conn *cc, size_t *caps)
+{
+	uint64_t ids = (uint64_t)(e->last_id - e->first_id) + 1, from, to, nc = 0;
+	int64_t next = j + 1 < n ? cuts[2 * j + 2] : e->t_hi + 1, end;
+	bool has;
+	int rc;
+
+	if (!query_i64(bag, "SELECT max(timestamp) FROM messages WHERE timestamp >= ?1 AND timestamp < ?2", 2,
+	               cuts[2 * j], next, &end, &has))
+		return bag->err.code;
+	from = by_id ? share(e->total, (uint64_t)(cuts[2 * j + 1] - e->first_id), ids) : share(e->total, j, n);
+	to = j + 1 == n ? e->total : by_id ? share(e->total, (uint64_t)(cuts[2 * j + 3] - e->first_id), ids) :
+	     share(e->total, j + 1, n);
+	for (size_t c = 0; c < bag->nconns; c++)
+		if (e->per[c] > 0)
+			cc[nc++] = (struct chunk_conn){ (uint32_t)c, count32(share(e->per[c], to, e->total) -
+			                                                     share(e->per[c], from, e->total)) };
+	if ((rc = old_chunk_add(bag, &caps[0], &caps[1], j, j + 1, cuts[2 * j], has ? end : cuts[2 * j], cc, nc)) != BAG_OK)
+		return rc;
+	struct chunk *ch = &bag->chunks[bag->nchunks - 1];
+	ch->estimated = true;
+	ch->span_size = share(bag->file_size, to - from, e->total);
+	ch->data_len = ch->span_size > UINT32_MAX ? UINT32_MAX : (uint32_t)ch->span_size;
+	ch->compression = st_of(bag)->zstd ? BAG_COMPRESSION_ZSTD : BAG_COMPRESSION_NONE;
+	return BAG_OK;
+}
+
+/* Cut the spans: about SPAN_BYTES of the file or SPAN_ROWS rows each. */
+static int cut_spans(bag_t *bag, const struct extent *e)
+{
+	uint64_t per_row = bag->file_size / e->total + 1, rows = SPAN_BYTES / per_row;
+	uint64_t k = e->total / (rows < 1 ? 1 : rows > SPAN_ROWS ? SPAN_ROWS : rows) + 1;
+	int64_t *cuts = malloc(2 * (size_t)k * sizeof *cuts);
+	struct chunk_conn *cc = malloc((bag->nconns + 1) * sizeof *cc);
+	size_t n = 0, caps[2] = { 0, 0 };
+	bool by_id = true;
+	int rc;
+
+	if (cuts == NULL || cc == NULL) {
 		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	else
-		rc = pass_rows(&p);
-	if (rc == BAG_OK && p.skipped > 0)
-		rc = bag_warn(bag, UINT64_MAX, "%llu message%s with no data, a negative id or a time before 1970 or "
-		              "after 2106 left out", (unsigned long long)p.skipped, BAG_S(p.skipped));
-	if (rc == BAG_OK && p.orphans > 0)
-		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on topic ids the topics table does not define left out",
-		              (unsigned long long)p.orphans, BAG_S(p.orphans));
-	free(p.counts);
-	free(p.seen);
-	free(p.cc);
+		goto done;
+	}
+	if ((rc = span_cuts(bag, e, k, cuts, &n)) != BAG_OK)
+		goto done;
+	for (size_t j = 1; j < n; j++)
+		by_id &= cuts[2 * j + 1] > cuts[2 * j - 1];
+	for (size_t j = 0; j < n && rc == BAG_OK; j++)
+		rc = span_add(bag, e, cuts, n, j, by_id, cc, caps);
+	bag->start_ns = e->t_lo;
+	bag->end_ns = e->t_hi;
+done:
+	free(cuts);
+	free(cc);
+	return rc;
+}
+
+/* The spans from the table's indexes, the counts from metadata.yaml or one pass. */
+static int build_spans(bag_t *bag, const struct r2_meta *m)
+{
+	struct extent e = { 0 };
+	bool empty = true;
+	int rc;
+
+	if ((rc = extent_bounds(bag, &e, &empty)) != BAG_OK || empty)
+		return rc;
+	if ((e.per = calloc(bag->nconns + 1, sizeof *e.per)) == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	if ((rc = extent_counts(bag, m, &e)) == BAG_OK && e.total > 0)
+		rc = cut_spans(bag, &e);
+	free(e.per);
 	return rc;
 }
 
 static int db3_open(bag_t *bag, const struct bag_open_opts *o)
 {
 	struct db3_state *st = calloc(1, sizeof *st);
+	struct r2_meta meta;
 	int rc;
 
 	if (st == NULL || pthread_mutex_init(&st->lock, NULL) != 0) {
@@ -664,35 +826,124 @@ static int db3_open(bag_t *bag, const struct bag_open_opts *o)
 	snprintf(bag->format_name, sizeof bag->format_name, "rosbag2 sqlite3");
 	if ((rc = db_open(bag, st)) != BAG_OK || (rc = build_conns(bag, o)) != BAG_OK)
 		return rc;
-	return build_spans(bag);
+	if (r2_meta_read(bag->path, &meta) != BAG_OK) {
+		r2_meta_free(&meta);
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	}
+	st->zstd = meta.found && strcmp(meta.mode, "MESSAGE") == 0;
+	st->zstd_magic = !meta.found;
+	rc = build_spans(bag, &meta);
+	r2_meta_free(&meta);
+	return rc;
 }
 
 /* ---- reading a span ------------------------------------------------------- */
 
-/* Translate the rows of s (from id first) into out[0..cap) as 2.0 message records; *used is the bytes written. */
-static int span_rows(bag_t *bag, sqlite3_stmt *s, uint64_t first, uint8_t *out, uint64_t cap, uint64_t *used)
-{
-	uint8_t *at = out;
-	int step;
+/* A span's translation being written. */
+struct span_out {
+	uint8_t *buf;
+	size_t len, cap;
+};
 
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(s, 1);
-		uint32_t conn = topic_conn(st_of(bag), sqlite3_column_int64(s, 0));
-		if (!row_usable(sqlite3_column_type(s, 2), t) || conn == 0)
-			continue;
-		const void *data = sqlite3_column_blob(s, 2);
-		int64_t len = sqlite3_column_bytes(s, 2);
-		if (data == NULL && len > 0)
-			return db_fail_on(bag, sqlite3_db_handle(s), "reading a message");
-		if ((uint64_t)(at - out) + REC_BYTES + (uint64_t)len > cap)
-			return bag_fail(bag, BAG_ECORRUPT, UINT64_MAX, "rosbag2 sqlite3 storage: the messages from id %llu "
-			                "are larger than when the file was opened", (unsigned long long)first);
-		old_put_msg(&at, conn - 1, t, data, (uint32_t)len);
-	}
-	*used = (uint64_t)(at - out);
-	return step == SQLITE_DONE ? BAG_OK : db_fail_on(bag, sqlite3_db_handle(s), "reading the messages table");
+/* Room for n more bytes (a span's translation stays under 4 GiB). */
+static int out_room(bag_t *bag, struct span_out *o, uint64_t n, int64_t t)
+{
+	if (n > UINT32_MAX - 1 - o->len)
+		return bag_fail(bag, BAG_EUNSUPP, UINT64_MAX, "rosbag2 sqlite3 storage: the messages from time %lld ns on "
+		                "hold more than 4 GiB", (long long)t);
+	if (bag_grow((void **)&o->buf, &o->cap, o->len + (size_t)n + 1, 1) != BAG_OK)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	return BAG_OK;
 }
 
+/*
+ * A message's zstd frame (compression_mode MESSAGE) decompressed into *z:
+ * no more than the size its frame header declares, nor than MSG_MAX. A
+ * frame that is cut, corrupt or larger fails naming the row.
+ */
+static int unframe(bag_t *bag, sqlite3_stmt *s, uint32_t conn, int64_t t, const uint8_t *data, size_t len,
+                   struct bag_inflated *z)
+{
+	uint64_t max = MSG_MAX;
+	const char *why = NULL;
+	int rc;
+
+#ifdef HAVE_ZSTD
+	unsigned long long declared = ZSTD_getFrameContentSize(data, len);
+	if (declared == ZSTD_CONTENTSIZE_ERROR)
+		why = "not a zstd frame";
+	else if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared > MSG_MAX)
+		why = "its zstd frame declares more than 1 GiB";
+	else if (declared != ZSTD_CONTENTSIZE_UNKNOWN)
+		max = declared;
+#endif
+	if (why == NULL) {
+		rc = bag_codec_inflate(BAG_COMPRESSION_ZSTD, data, len, max < 65536 ? (size_t)max + 1 : 65536,
+		                       (size_t)max + 1, true, z);
+		if (rc == BAG_EUNSUPP)
+			return bag_fail(bag, rc, UINT64_MAX, "rosbag2 sqlite3 storage: zstd messages (compression_mode "
+			                "MESSAGE) are not supported by this build");
+		if (rc != BAG_OK)
+			return bag_fail(bag, rc, UINT64_MAX, "out of memory");
+		why = z->full || z->len > max ? "its zstd frame inflates past its declared size" : !z->ended ? z->err.message :
+		      z->used != len ? "bytes after its zstd frame" : NULL;
+	}
+	if (why == NULL)
+		return BAG_OK;
+	free(z->buf);
+	z->buf = NULL;
+	return bag_fail(bag, BAG_ECOMPRESS, UINT64_MAX, "rosbag2 sqlite3 storage: message id %lld on %s at %lld ns: "
+	                "its data (%zu bytes): %s", (long long)sqlite3_column_int64(s, 3), bag->conns[conn].topic,
+	                (long long)t, len, why);
+}
+
+/* Whether the data is one zstd frame to decompress (MESSAGE mode, or its magic without metadata.yaml). */
+static bool is_frame(const struct db3_state *st, const uint8_t *data, int64_t len)
+{
+	return st->zstd || (st->zstd_magic && len >= 4 && memcmp(data, ZSTD_MAGIC, 4) == 0);
+}
+
+/* Row (conn, t) as a 2.0 record at the end of o; its data decompressed when it is a frame. */
+static int put_row(bag_t *bag, struct span_out *o, sqlite3_stmt *s, uint32_t conn, int64_t t)
+{
+	const uint8_t *data = sqlite3_column_blob(s, 2);
+	int64_t len = sqlite3_column_bytes(s, 2);
+	struct bag_inflated z = { 0 };
+	uint8_t *at;
+	int rc;
+
+	if (data == NULL && len > 0)
+		return db_fail_on(bag, sqlite3_db_handle(s), "reading a message");
+	if (is_frame(st_of(bag), data, len)) {
+		if ((rc = unframe(bag, s, conn, t, data, (size_t)len, &z)) != BAG_OK)
+			return rc;
+		data = z.buf;
+		len = (int64_t)z.len;
+	}
+	if ((rc = out_room(bag, o, REC_BYTES + (uint64_t)len, t)) == BAG_OK) {
+		at = o->buf + o->len;
+		old_put_msg(&at, conn, t, data, (uint32_t)len);
+		o->len = (size_t)(at - o->buf);
+	}
+	free(z.buf);
+	return rc;
+}
+
+/* Translate the rows of s into o as 2.0 message records, rows the reader cannot use left out. */
+static int span_rows(bag_t *bag, sqlite3_stmt *s, struct span_out *o)
+{
+	int step, rc = BAG_OK;
+
+	while (rc == BAG_OK && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(s, 1);
+		uint32_t conn = topic_conn(st_of(bag), sqlite3_column_int64(s, 0));
+		if (row_usable(sqlite3_column_type(s, 2), t) && conn > 0)
+			rc = put_row(bag, o, s, conn - 1, t);
+	}
+	if (rc == BAG_OK && step != SQLITE_DONE)
+		rc = db_fail_on(bag, sqlite3_db_handle(s), "reading the messages table");
+	return rc;
+}
 /* An idle connection of the pool, or a new one (*db NULL: no memory). */
 static int pool_take(bag_t *bag, sqlite3 **db)
 {
@@ -720,35 +971,35 @@ static void pool_give(struct db3_state *st, sqlite3 *db)
 	sqlite3_close(db);
 }
 
+/* Span i's rows, timestamp_idx's range [start, end] in (time, id) order, as 2.0 message records. */
 static int db3_read_span(bag_t *bag, size_t i, uint8_t **out)
 {
 	struct db3_state *st = st_of(bag);
 	struct chunk *ch = &bag->chunks[i];
+	struct span_out o = { 0 };
 	sqlite3_stmt *s = NULL;
 	sqlite3 *db;
-	uint64_t used = 0;
-	uint8_t *buf;
 	int rc;
 
 	*out = NULL;
 	if ((rc = pool_take(bag, &db)) != BAG_OK)
 		return rc;
-	if ((buf = malloc((size_t)st->span_bytes[i] + 1)) == NULL)
-		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	else if ((rc = prepare_on(bag, db, "SELECT topic_id, timestamp, data FROM messages WHERE id BETWEEN ?1 AND ?2 "
-	                          "ORDER BY id", &s, "reading the messages table")) == BAG_OK) {
-		sqlite3_bind_int64(s, 1, (int64_t)ch->pos);
-		sqlite3_bind_int64(s, 2, (int64_t)ch->index_end - 1);
-		rc = span_rows(bag, s, ch->pos, buf, st->span_bytes[i], &used);
+	if ((rc = prepare_on(bag, db, "SELECT topic_id, timestamp, data, id FROM messages WHERE timestamp BETWEEN ?1 AND ?2 "
+	                     "ORDER BY timestamp, id", &s, "reading the messages table")) == BAG_OK) {
+		sqlite3_bind_int64(s, 1, ch->start_ns);
+		sqlite3_bind_int64(s, 2, ch->end_ns);
+		rc = span_rows(bag, s, &o);
 	}
 	sqlite3_finalize(s);
 	pool_give(st, db);
+	if (rc == BAG_OK && o.buf == NULL && (o.buf = malloc(1)) == NULL)
+		rc = bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
 	if (rc != BAG_OK) {
-		free(buf);
+		free(o.buf);
 		return rc;
 	}
-	ch->size = (uint32_t)used;
-	*out = buf;
+	ch->size = (uint32_t)o.len;
+	*out = o.buf;
 	return BAG_OK;
 }
 
@@ -772,10 +1023,33 @@ static int quick_check_row(const char *row, int (*found)(void *ctx, uint64_t off
 	return rc;
 }
 
+/* check: each topic's count as metadata.yaml gives it against the database's (one pass). */
+static int verify_counts(bag_t *bag, sqlite3 *db, int (*found)(void *ctx, uint64_t off, int code, const char *text),
+                         void *ctx)
+{
+	uint64_t *per = calloc(bag->nconns + 1, sizeof *per);
+	char text[512];
+	int rc;
+
+	if (per == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	rc = count_topics(bag, db, NULL, per);
+	for (size_t c = 0; c < bag->nconns && rc == BAG_OK; c++)
+		if (per[c] != bag->conns[c].message_count) {
+			snprintf(text, sizeof text, "metadata.yaml counts %llu message%s on topic %.200s, the database holds %llu",
+			         (unsigned long long)bag->conns[c].message_count, BAG_S(bag->conns[c].message_count),
+			         bag->conns[c].topic, (unsigned long long)per[c]);
+			rc = found(ctx, UINT64_MAX, BAG_ECORRUPT, text);
+		}
+	free(per);
+	return rc;
+}
+
 /*
  * check: SQLite's own walk of the file's B-trees (PRAGMA quick_check: pages,
- * cells, free list; at most 100 faults, one line each), and the rows of the
- * messages table as the records walked.
+ * cells, free list; at most 100 faults, one line each), metadata.yaml's
+ * topic counts against the table's, and the rows of the messages table as
+ * the records walked.
  */
 static int db3_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
                       uint64_t *records)
@@ -797,6 +1071,8 @@ static int db3_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code
 	}
 	sqlite3_finalize(s);
 	s = NULL;
+	if (rc == BAG_OK && st_of(bag)->meta_counts)
+		rc = verify_counts(bag, db, found, ctx);
 	if (rc == BAG_OK && prepare_on(bag, db, "SELECT count(*) FROM messages NOT INDEXED", &s, "") == BAG_OK &&
 	    sqlite3_step(s) == SQLITE_ROW)
 		*records = (uint64_t)sqlite3_column_int64(s, 0);

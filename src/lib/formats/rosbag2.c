@@ -3,9 +3,17 @@
  * DIR/metadata.yaml. metadata.yaml's relative_file_paths list (the split
  * files, in order) is read with a line scanner, not a YAML parser: rosbag2
  * writes it as a block sequence of plain or quoted scalars under that key.
- * Without metadata.yaml, the directory's .mcap and .db3 files sorted by name
- * are taken. The files are then opened as any other (a timeline over them
- * is one recording).
+ * Without metadata.yaml, the directory's .mcap and .db3 files (and their
+ * .zstd forms) sorted by name are taken. The files are then opened as any
+ * other (a timeline over them is one recording).
+ *
+ * r2_meta_read (rosbag2-int.h) reads the rest of metadata.yaml that a
+ * storage file's reader uses, with the same kind of line scanner: each line
+ * is an indent, an optional "- " (a list item), and "key: value" or a bare
+ * scalar. A top-level key (indent 2 at most) opens a section; inside
+ * topics_with_message_count each item is a topic (its name, then its
+ * message_count), inside files each item is a file (path, starting_time,
+ * duration, message_count). Anything else is skipped.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -17,6 +25,7 @@
 #include <bagscope/bag.h>
 #include "lib/formats/bag-int.h"
 #include "lib/formats/reader-int.h"
+#include "lib/formats/rosbag2-int.h"
 #include "lib/common/util-int.h"
 
 #define META "metadata.yaml"
@@ -72,7 +81,7 @@ static int from_metadata(const char *dir, char *text, struct names *s)
 	return rc;
 }
 
-/* The directory's .mcap and .db3 files, by name. */
+/* The directory's .mcap and .db3 files (.zstd or not), by name. */
 static int from_listing(const char *dir, struct names *s)
 {
 	DIR *d = opendir(dir);
@@ -82,8 +91,8 @@ static int from_listing(const char *dir, struct names *s)
 	if (d == NULL)
 		return BAG_EIO;
 	while (rc == BAG_OK && (e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		if ((len > 5 && strcmp(e->d_name + len - 5, ".mcap") == 0) || (len > 4 && strcmp(e->d_name + len - 4, ".db3") == 0))
+		size_t len = strlen(e->d_name), n = len > 5 && strcmp(e->d_name + len - 5, ".zstd") == 0 ? len - 5 : len;
+		if ((n > 5 && strncmp(e->d_name + n - 5, ".mcap", 5) == 0) || (n > 4 && strncmp(e->d_name + n - 4, ".db3", 4) == 0))
 			rc = names_add(s, dir, e->d_name, len);
 	}
 	closedir(d);
@@ -91,7 +100,194 @@ static int from_listing(const char *dir, struct names *s)
 	return rc;
 }
 
-BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, char *err, size_t errlen)
+/* ---- metadata.yaml for a storage file's reader ---------------------------- */
+
+/* One line of metadata.yaml, split. */
+struct yline {
+	size_t indent;            /* spaces before the key (or before "- ") */
+	bool item;                /* it starts a list item */
+	char *key;                /* "" for a bare scalar */
+	char *value;              /* unquoted, "" when the key opens a mapping */
+};
+
+/* Trim trailing blanks and one pair of quotes, in place. */
+static char *unquote(char *v)
+{
+	size_t n = strlen(v);
+
+	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\r'))
+		v[--n] = '\0';
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		v++;
+	}
+	return v;
+}
+
+static void yline_split(char *line, struct yline *y)
+{
+	char *p = line + strspn(line, " "), *colon;
+
+	y->indent = (size_t)(p - line);
+	y->item = p[0] == '-' && (p[1] == ' ' || p[1] == '\0');
+	if (y->item)
+		p += 1 + strspn(p + 1, " ");
+	colon = strstr(p, ": ");
+	if (colon == NULL && p[0] != '\0' && p[strlen(p) - 1] == ':')
+		colon = p + strlen(p) - 1;
+	if (colon == NULL || p[0] == '"' || p[0] == '\'') {
+		y->key = "";
+		y->value = unquote(p);
+		return;
+	}
+	*colon = '\0';
+	y->key = p;
+	y->value = unquote(colon[1] ? colon + 1 + strspn(colon + 1, " ") : colon + 1);
+}
+
+/* The scanner's place in metadata.yaml. */
+struct yscan {
+	struct r2_meta *m;
+	const char *base;         /* the storage file's name */
+	char sect[32];            /* the top-level key being read */
+	bool in_file;             /* the files: item being read is ours */
+	size_t item_indent;       /* the indent of the section's list items (0: none yet) */
+	size_t cap;               /* allocated m->topics */
+	size_t nrel;              /* relative_file_paths entries */
+	struct r2_meta whole;     /* the recording's count, start, duration */
+};
+
+static int64_t num(const char *v)
+{
+	return strtoll(v, NULL, 10);
+}
+
+/* One line inside topics_with_message_count. */
+static int scan_topic(struct yscan *s, const struct yline *y, bool item)
+{
+	struct r2_meta *m = s->m;
+
+	if (item) {
+		if (bag_grow((void **)&m->topics, &s->cap, m->ntopics + 1, sizeof *m->topics) != BAG_OK)
+			return BAG_ENOMEM;
+		m->topics[m->ntopics++] = (struct r2_topic){ NULL, 0 };
+	}
+	if (m->ntopics == 0)
+		return BAG_OK;
+	struct r2_topic *t = &m->topics[m->ntopics - 1];
+	if (strcmp(y->key, "name") == 0 && t->name == NULL && (t->name = strdup(y->value)) == NULL)
+		return BAG_ENOMEM;
+	if (strcmp(y->key, "message_count") == 0)
+		t->count = (uint64_t)num(y->value);
+	return BAG_OK;
+}
+
+/* Whether y starts an item of the section's own list (not of a list nested in one). */
+static bool own_item(struct yscan *s, const struct yline *y)
+{
+	if (!y->item)
+		return false;
+	if (s->item_indent == 0)
+		s->item_indent = y->indent;
+	return y->indent == s->item_indent;
+}
+
+/* One line of a section: the recording's or our file's facts. */
+static int scan_line(struct yscan *s, const struct yline *y)
+{
+	struct r2_meta *m = s->m, *to;
+
+	if (strcmp(s->sect, "topics_with_message_count") == 0)
+		return scan_topic(s, y, own_item(s, y));
+	if (strcmp(s->sect, "relative_file_paths") == 0 && own_item(s, y)) {
+		s->nrel++;
+		m->found |= y->key[0] == '\0' && strcmp(y->value, s->base) == 0;
+		return BAG_OK;
+	}
+	if (strcmp(s->sect, "files") == 0) {
+		if (own_item(s, y))
+			s->in_file = strcmp(y->key, "path") == 0 && strcmp(y->value, s->base) == 0;
+		if (!s->in_file)
+			return BAG_OK;
+		m->found = m->has_count = true;
+	}
+	to = s->in_file ? m : &s->whole;
+	if (strcmp(y->key, "nanoseconds_since_epoch") == 0)
+		to->start_ns = num(y->value);
+	else if (strcmp(y->key, "nanoseconds") == 0)
+		to->duration_ns = num(y->value);
+	else if (strcmp(y->key, "message_count") == 0)
+		to->count = (uint64_t)num(y->value);
+	return BAG_OK;
+}
+
+/* metadata.yaml's text scanned for the storage file named base. */
+static int scan_meta(char *text, const char *base, struct r2_meta *m)
+{
+	struct yscan s = { .m = m, .base = base };
+	int rc = BAG_OK;
+
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && rc == BAG_OK; line = strtok_r(NULL, "\n", &save)) {
+		struct yline y;
+		yline_split(line, &y);
+		if (y.indent <= 2 && !y.item && y.key[0] != '\0') {
+			snprintf(s.sect, sizeof s.sect, "%s", y.key);
+			s.in_file = false;
+			s.item_indent = 0;
+			if (strcmp(y.key, "compression_mode") == 0)
+				snprintf(m->mode, sizeof m->mode, "%s", y.value);
+			else if (strcmp(y.key, "compression_format") == 0)
+				snprintf(m->format, sizeof m->format, "%s", y.value);
+			else if (strcmp(y.key, "message_count") == 0)
+				s.whole.count = (uint64_t)num(y.value);
+			continue;
+		}
+		rc = scan_line(&s, &y);
+	}
+	m->whole = m->found && s.nrel == 1;
+	if (m->whole && !m->has_count) {
+		m->has_count = true;
+		m->count = s.whole.count;
+		m->start_ns = s.whole.start_ns;
+		m->duration_ns = s.whole.duration_ns;
+	}
+	return rc;
+}
+
+int r2_meta_read(const char *path, struct r2_meta *m)
+{
+	const char *slash = strrchr(path, '/');
+	char *meta = NULL, *text = NULL;
+	FILE *f;
+	int rc = BAG_OK;
+
+	memset(m, 0, sizeof *m);
+	if (asprintf(&meta, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, META) < 0)
+		return BAG_ENOMEM;
+	if ((f = fopen(meta, "rb")) != NULL) {
+		if ((text = malloc(META_MAX + 1)) == NULL) {
+			rc = BAG_ENOMEM;
+		} else {
+			text[fread(text, 1, META_MAX, f)] = '\0';
+			rc = scan_meta(text, slash ? slash + 1 : path, m);
+		}
+		fclose(f);
+	}
+	free(meta);
+	free(text);
+	return rc;
+}
+
+void r2_meta_free(struct r2_meta *m)
+{
+	for (size_t i = 0; i < m->ntopics; i++)
+		free(m->topics[i].name);
+	free(m->topics);
+	m->topics = NULL;
+	m->ntopics = 0;
+}
+
+BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, struct bag_error *err)
 {
 	struct names s = { 0 };
 	struct stat st;
@@ -128,8 +324,8 @@ BAG_API int bag_rosbag2_files(const char *path, char ***files, size_t *nfiles, c
 	if (rc == BAG_OK && s.n == 0)
 		rc = from_listing(dir, &s);
 	if (rc == BAG_OK && s.n == 0) {
-		snprintf(err, errlen, "%s: a directory without metadata.yaml naming its files, or any .mcap or .db3 file", path);
-		rc = BAG_ENOTFOUND;
+		rc = bag_error_say(err, BAG_ENOTFOUND, "%s: a directory without metadata.yaml naming its files, "
+		                   "or any .mcap or .db3 file", path);
 	}
 done:
 	if (rc != BAG_OK) {
@@ -137,9 +333,9 @@ done:
 			free(s.v[i]);
 		free(s.v);
 		if (rc == BAG_ENOMEM)
-			snprintf(err, errlen, "out of memory");
+			bag_error_say(err, rc, "out of memory");
 		else if (rc == BAG_EIO)
-			snprintf(err, errlen, "%s: cannot list the directory", path);
+			bag_error_say(err, rc, "%s: cannot list the directory", path);
 	} else {
 		*files = s.v;
 		*nfiles = s.n;

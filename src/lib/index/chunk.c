@@ -271,11 +271,11 @@ static void cache_drop(bag_t *bag, uint32_t i)
 	lru_unlink(bag, i);
 	/* keep the larger of it and the spare for the next load: no page faults anew */
 	if (ch->buf_cap > bag->spare_cap) {
-		free(bag->spare);
+		bag_give_back(bag, bag->spare, bag->spare_cap);
 		bag->spare = ch->buf;
 		bag->spare_cap = ch->buf_cap;
 	} else {
-		free(ch->buf);
+		bag_give_back(bag, ch->buf, ch->buf_cap);
 	}
 	ch->buf = NULL;
 	ch->buf_cap = 0;
@@ -363,7 +363,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 	if (taken != NULL) {
 		rc = ch->compression == BAG_COMPRESSION_NONE ? BAG_OK : decompress(bag, ch, taken, out);
 		if (out != taken)
-			free(taken);
+			bag_give_back(bag, taken, (size_t)ch->data_len + 1);
 	} else if (ch->compression == BAG_COMPRESSION_NONE) {
 		rc = bag_read_at(bag, ch->data_pos, out, ch->data_len);
 	} else {

@@ -90,7 +90,7 @@ BAG_API int bag_timeline_open(bag_timeline_t **out, bag_t *const *bags, size_t n
 		tl->conn_base[b] = tl->nconns;
 		tl->nconns += bags[b]->nconns;
 		for (size_t c = 0; c < bags[b]->nchunks; c++)
-			n += bags[b]->chunks[c].count > 0;
+			n += bags[b]->chunks[c].count > 0 || bags[b]->chunks[c].estimated;
 	}
 	tl->chunks = calloc(n ? n : 1, sizeof *tl->chunks);
 	tl->groups = calloc(n ? n : 1, sizeof *tl->groups);
@@ -98,7 +98,7 @@ BAG_API int bag_timeline_open(bag_timeline_t **out, bag_t *const *bags, size_t n
 		goto fail;
 	for (size_t b = 0; b < nbags; b++)
 		for (size_t c = 0; c < bags[b]->nchunks; c++)
-			if (bags[b]->chunks[c].count > 0)
+			if (bags[b]->chunks[c].count > 0 || bags[b]->chunks[c].estimated)
 				tl->chunks[tl->nchunks++] = (struct tl_chunk){ .bag = (uint32_t)b, .chunk = (uint32_t)c };
 	qsort_r(tl->chunks, tl->nchunks, sizeof *tl->chunks, cmp_tl_chunk, tl);
 	for (size_t i = 0; i < tl->nchunks; i++) {
@@ -339,8 +339,8 @@ static int load_chunk(bag_timeline_t *tl, uint32_t tchunk, struct builder *b, ch
 
 	if (!tc->walk && !ch->no_index) {
 		rc = chunk_entries_read(bag, tc->chunk, &tl->ents);
-		if (rc == BAG_ENOMEM || rc == BAG_EIO)
-			return tl_bag_fail(tl, bag, rc);
+		if (rc == BAG_ENOMEM || rc == BAG_EIO || rc == BAG_ECANCELED)
+			return tl_bag_fail(tl, bag, rc);   /* not the index data's fault: read again later */
 		if (rc == BAG_OK) {
 			tc->sum = tl->ents.sum;
 			tc->nents = (uint32_t)tl->ents.n;

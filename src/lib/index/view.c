@@ -360,8 +360,10 @@ static int check_chunk(bag_view_t *v, uint32_t tchunk, size_t k)
 	if (tc->checked || tc->walk || bag->chunks[tc->chunk].no_index)
 		return 0;
 	tc->checked = true;
-	if (chunk_entries_sum(bag, tc->chunk, &n, &sum) != BAG_OK)
+	if (chunk_entries_sum(bag, tc->chunk, &n, &sum) != BAG_OK) {
+		tc->checked = bag->err.code != BAG_ECANCELED;   /* cancelled: checked at the next read */
 		return 0;                 /* the read itself reports what is wrong */
+	}
 	if (n == tc->nents && sum == tc->sum)
 		return 0;
 	if (tl_warn(tl, "%s: at byte %llu: the chunk's index data do not match its %zu message%s; the chunk "
@@ -400,12 +402,10 @@ BAG_API int bag_view_read(bag_view_t *v, uint64_t row, struct bag_message *m)
 	return BAG_OK;
 }
 
-BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row)
+/* The view's first group ending at or after t (v->ng if none). */
+static size_t group_at_time(const bag_view_t *v, int64_t t)
 {
-	const struct tl_group *g;
-	size_t lo = 0, hi = v->ng, k;
-	uint32_t a, b;
-	int rc;
+	size_t lo = 0, hi = v->ng;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -414,7 +414,27 @@ BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row)
 		else
 			hi = mid;
 	}
-	k = lo;
+	return lo;
+}
+
+BAG_API int bag_view_seek_loaded(bag_view_t *v, int64_t t, uint64_t *row, size_t *group)
+{
+	size_t k = group_at_time(v, t);
+
+	*group = v->g0 + k;
+	if (k == v->ng || v->tl->groups[v->g0 + k].entries != NULL)
+		return bag_view_seek(v, t, row);
+	*row = v->base[k];
+	return 1;
+}
+
+BAG_API int bag_view_seek(bag_view_t *v, int64_t t, uint64_t *row)
+{
+	const struct tl_group *g;
+	size_t k = group_at_time(v, t);
+	uint32_t a, b;
+	int rc;
+
 	if (k == v->ng) {
 		*row = v->count;
 		return BAG_OK;

@@ -22,7 +22,13 @@
  * fetches what it needs, at least MIN_FETCH. Once a reader has said which
  * bytes it will read (the background fetcher, `ahead`, attached here), the
  * window no longer grows: those hints, not guesses, run ahead.
+ * A big read received straight into its reader's buffer (claim_direct) is
+ * a flight too, and the last DIRECTS of them are remembered (direct[]), so
+ * that the background fetcher never fetches those bytes again. Buffers the
+ * readers are done with wait in pool[] (at most POOL, an eighth of the
+ * limit) for the next fetches, whose pages are then not faulted in anew.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +44,17 @@ struct entry {
 };
 
 #define FLIGHTS 64
+#define DIRECTS 16
+#define POOL 8
+#define POOL_ROUND ((size_t)64 << 10)   /* new buffers rounded up to this: a bag's chunks fit each other's */
 
 struct blockcache {
 	pthread_mutex_t lock;
 	pthread_cond_t landed;    /* a fetch in flight ended */
 	struct { uint64_t lo, end; } flight[FLIGHTS];
 	size_t nflight;
+	struct { uint64_t lo, end; } direct[DIRECTS];  /* the last direct reads, a ring */
+	unsigned ndirect;         /* direct reads so far; the next goes to direct[ndirect % DIRECTS] */
 	uint64_t seq_end;         /* end of the last fetch planned */
 	uint64_t window;          /* bytes of the next sequential fetch */
 	int refs;
@@ -52,6 +63,8 @@ struct blockcache {
 	size_t bytes, limit;
 	uint64_t clock;
 	uint64_t fetched, requests;
+	struct { uint8_t *buf; size_t cap; } pool[POOL];  /* buffers given back, pool[0..npool) */
+	size_t npool, pool_bytes;
 	void *ahead;              /* the background fetcher, or NULL */
 	void (*ahead_stop)(void *);
 };
@@ -92,6 +105,8 @@ void blockcache_unref(struct blockcache *c)
 		c->ahead_stop(c->ahead);
 	for (size_t i = 0; i < c->n; i++)
 		free(c->e[i].data);
+	for (size_t i = 0; i < c->npool; i++)
+		free(c->pool[i].buf);
 	free(c->e);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->landed);
@@ -221,6 +236,41 @@ done:
 	pthread_mutex_unlock(&c->lock);
 }
 
+uint8_t *blockcache_buffer(struct blockcache *c, size_t need)
+{
+	uint8_t *buf = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->npool && buf == NULL; i++)
+		if (c->pool[i].cap >= need && c->pool[i].cap / 2 <= need) {
+			buf = c->pool[i].buf;
+			c->pool_bytes -= c->pool[i].cap;
+			c->pool[i] = c->pool[--c->npool];
+		}
+	pthread_mutex_unlock(&c->lock);
+	return buf != NULL ? buf : malloc((need + POOL_ROUND - 1) / POOL_ROUND * POOL_ROUND);
+}
+
+void blockcache_give(struct blockcache *c, uint8_t *buf, size_t cap)
+{
+	if (malloc_usable_size(buf) > cap)
+		cap = malloc_usable_size(buf);
+	pthread_mutex_lock(&c->lock);
+	if (c->npool == POOL) {
+		c->pool_bytes -= c->pool[0].cap;
+		free(c->pool[0].buf);   /* the oldest goes */
+		c->pool[0] = c->pool[--c->npool];
+	}
+	if (c->pool_bytes + cap <= c->limit / 8) {
+		c->pool[c->npool].buf = buf;
+		c->pool[c->npool++].cap = cap;
+		c->pool_bytes += cap;
+		buf = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(buf);
+}
+
 void blockcache_count(struct blockcache *c, uint64_t bytes, uint64_t requests)
 {
 	pthread_mutex_lock(&c->lock);
@@ -324,6 +374,30 @@ int blockcache_claim(struct blockcache *c, uint64_t off, size_t len, uint64_t si
 	return rc;
 }
 
+int blockcache_claim_direct(struct blockcache *c, uint64_t off, uint64_t len)
+{
+	size_t i;
+	int rc = 1;
+
+	pthread_mutex_lock(&c->lock);
+	i = upper(c, off);
+	if ((i > 0 && off < c->e[i - 1].off + c->e[i - 1].len) || (i < c->n && c->e[i].off < off + len) ||
+	    c->nflight == FLIGHTS)
+		rc = 0;
+	for (size_t k = 0; rc && k < c->nflight; k++)
+		if (c->flight[k].lo < off + len && c->flight[k].end > off)
+			rc = 0;
+	if (rc) {
+		c->flight[c->nflight].lo = off;
+		c->flight[c->nflight].end = off + len;
+		c->nflight++;
+		c->direct[c->ndirect % DIRECTS].lo = off;
+		c->direct[c->ndirect++ % DIRECTS].end = off + len;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
 void blockcache_landed(struct blockcache *c, uint64_t lo)
 {
 	pthread_mutex_lock(&c->lock);
@@ -341,27 +415,45 @@ void *blockcache_ahead(struct blockcache *c, void *(*make)(void *), void *arg, v
 	void *a;
 
 	pthread_mutex_lock(&c->lock);
-	if (c->ahead == NULL && (c->ahead = make(arg)) != NULL)
+	if (c->ahead == NULL && make != NULL && (c->ahead = make(arg)) != NULL)
 		c->ahead_stop = stop;
 	a = c->ahead;
 	pthread_mutex_unlock(&c->lock);
 	return a;
 }
 
+/*
+ * The end of the fetch in flight or of the recent direct read holding off,
+ * or off if none: bytes a background fetch must not fetch again; lock held.
+ */
+static uint64_t taken_end(const struct blockcache *c, uint64_t off)
+{
+	long f = in_flight(c, off);
+
+	if (f >= 0)
+		return c->flight[f].end;
+	for (size_t k = 0; k < DIRECTS && k < c->ndirect; k++)
+		if (off >= c->direct[k].lo && off < c->direct[k].end)
+			return c->direct[k].end;
+	return off;
+}
+
 int blockcache_claim_ahead(struct blockcache *c, uint64_t off, uint64_t len, uint64_t *lo, uint64_t *n)
 {
-	uint64_t end = off + len, stop;
-	long f;
+	uint64_t end = off + len, stop, next;
 
 	pthread_mutex_lock(&c->lock);
 	if (has_locked(c, off, len))
 		off = end;
-	while (off < end && (f = in_flight(c, off)) >= 0)
-		off = c->flight[f].end;
+	while (off < end && (next = taken_end(c, off)) > off)
+		off = next;
 	stop = end;
 	for (size_t k = 0; k < c->nflight; k++)
 		if (c->flight[k].lo > off && c->flight[k].lo < stop)
 			stop = c->flight[k].lo;
+	for (size_t k = 0; k < DIRECTS; k++)
+		if (c->direct[k].lo > off && c->direct[k].lo < stop)
+			stop = c->direct[k].lo;
 	if (off < end && c->nflight < FLIGHTS) {
 		c->flight[c->nflight].lo = off;
 		c->flight[c->nflight].end = stop;

@@ -119,6 +119,14 @@ uint8_t *bag_take_at(bag_t *bag, uint64_t off, size_t len)
 	return bag->src->ops->take(bag->src, off, len);
 }
 
+void bag_give_back(bag_t *bag, uint8_t *buf, size_t cap)
+{
+	if (buf != NULL && cap > 0 && bag->src != NULL && bag->src->ops->give != NULL)
+		bag->src->ops->give(bag->src, buf, cap);
+	else
+		free(buf);
+}
+
 bool bag_is_file(const bag_t *bag, const struct stat *st)
 {
 	return bag->src != NULL && bag->src->ops->same_file(bag->src, st);

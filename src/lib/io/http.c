@@ -40,6 +40,7 @@
 #define TAIL ((uint64_t)384 << 10)  /* the end fetched with the first request (a bag's index) */
 #define AHEAD_THREADS 3          /* connections of the background fetcher */
 #define PARALLEL 16              /* concurrent requests of a one-range-per-request prefetch */
+#define CANCEL_POLL_MS 50       /* a cancel stops a transfer within this, even a stalled one */
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 struct http_source {
@@ -51,7 +52,11 @@ struct http_source {
 	char etag[128], lastmod[64];  /* validators of the first answer */
 	bool no_multi;                /* the server takes one range per request */
 	size_t range_max;             /* longest Range header the server took or is tried */
-	volatile int *cancel;
+	uint8_t *multi;               /* the last multi-range answer's buffer, reused */
+	size_t multi_cap;
+	volatile int *cancel;         /* a change of its value stops the reads running (BAG_ECANCELED) */
+	int epoch;                    /* *cancel when the running read began */
+	CURLM *m;                     /* runs h, so that a cancel is seen within CANCEL_POLL_MS */
 	uint64_t *progress;           /* the caller's running total of bytes, or NULL */
 	char curlerr[CURL_ERROR_SIZE];
 };
@@ -159,12 +164,51 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/* A read begins: a change of *cancel from now on stops it. */
+static void begin(struct http_source *s)
+{
+	if (s->cancel != NULL)
+		s->epoch = __atomic_load_n(s->cancel, __ATOMIC_RELAXED);
+}
+
+/* Whether the read running was cancelled (*cancel changed since it began, or is negative). */
+static bool cancelled(const struct http_source *s)
+{
+	int now = s->cancel != NULL ? __atomic_load_n(s->cancel, __ATOMIC_RELAXED) : 0;
+
+	return now < 0 || now != s->epoch;
+}
+
 static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	struct http_source *s = arg;
 
 	(void)dt, (void)dn, (void)ut, (void)un;
-	return s->cancel != NULL && *s->cancel;
+	return cancelled(s);
+}
+
+/*
+ * s->h's transfer, on s->m, polled every CANCEL_POLL_MS for a cancel (curl's
+ * progress callback can wait a second on a stalled connection).
+ */
+static CURLcode run(struct http_source *s)
+{
+	CURLcode rc = CURLE_RECV_ERROR;
+	CURLMsg *msg;
+	int running = 1, left;
+
+	if (s->m == NULL || curl_multi_add_handle(s->m, s->h) != CURLM_OK)
+		return curl_easy_perform(s->h);
+	while (running > 0 && !cancelled(s) && curl_multi_perform(s->m, &running) == CURLM_OK)
+		if (running > 0)
+			curl_multi_poll(s->m, NULL, 0, CANCEL_POLL_MS, NULL);
+	if (running > 0 && cancelled(s))
+		rc = CURLE_ABORTED_BY_CALLBACK;
+	while ((msg = curl_multi_info_read(s->m, &left)) != NULL)
+		if (msg->msg == CURLMSG_DONE)
+			rc = msg->data.result;
+	curl_multi_remove_handle(s->m, s->h);
+	return rc;
 }
 
 /* One GET with Range: range; the answer in *x (buf/cap/grow set by the caller). */
@@ -182,7 +226,7 @@ static CURLcode perform(struct http_source *s, const char *range, struct xfer *x
 	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(s->h, CURLOPT_HEADERDATA, x);
 	s->curlerr[0] = '\0';
-	rc = curl_easy_perform(s->h);
+	rc = run(s);
 	curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &x->status);
 	blockcache_count(s->cache, x->len, 1);
 	return rc;
@@ -200,7 +244,7 @@ static bool transient(CURLcode rc)
 /* The failure of an answer that is not 206, or of the transfer, in why (its code and cause). */
 static enum verdict judge_status(struct http_source *s, CURLcode rc, const struct xfer *x, struct bag_error *why)
 {
-	if (rc == CURLE_ABORTED_BY_CALLBACK && s->cancel != NULL && *s->cancel) {
+	if (rc == CURLE_ABORTED_BY_CALLBACK && cancelled(s)) {
 		bag_error_say(why, BAG_ECANCELED, "cancelled");
 	} else if (x->full) {
 		bag_error_say(why, BAG_EUNSUPP, "the server ignores Range requests (it answered 200 with the whole "
@@ -253,7 +297,7 @@ static bool backoff(struct http_source *s, int tries)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
-	return s->cancel == NULL || !*s->cancel;
+	return !cancelled(s);
 }
 
 /*
@@ -293,7 +337,7 @@ static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t 
 			continue;
 		if (v == RETRY && ++tries < TRIES && backoff(s, tries))
 			continue;
-		code = s->cancel != NULL && *s->cancel ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
+		code = cancelled(s) ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
 		if (v == RETRY)
 			return bag_error_set(err, code, NULL, off + got, "bytes %llu-%llu: %s, after %d tries",
 			                     (unsigned long long)(off + got), (unsigned long long)(off + len - 1),
@@ -304,18 +348,34 @@ static int fetch_range(struct http_source *s, uint64_t off, size_t len, uint8_t 
 	return BAG_OK;
 }
 
+static void ahead_forget(struct http_source *s, uint64_t off, uint64_t len);
+
+/*
+ * A read: from the cache, or fetched. A big miss with none of its bytes
+ * cached or in flight (a chunk a scan reads before the background fetcher
+ * got to it) is received straight into buf, not cached, and the fetcher
+ * forgets it; any other miss fetches its planned range into the cache.
+ */
 static int http_read_at(struct bag_source *src, uint64_t off, void *buf, size_t len, struct bag_error *err)
 {
 	struct http_source *s = (struct http_source *)src;
 	uint8_t *out = buf;
 
+	begin(s);
 	while (len > 0) {
 		size_t n = blockcache_get(s->cache, off, out, len);
 		uint64_t lo, flen;
 		uint8_t *fetched;
 		int rc;
 
-		if (n == 0 && blockcache_claim(s->cache, off, len, s->base.size, &lo, &flen)) {
+		if (n == 0 && len >= DIRECT_MIN && blockcache_claim_direct(s->cache, off, len)) {
+			ahead_forget(s, off, len);
+			rc = fetch_range(s, off, len, out, err);
+			blockcache_landed(s->cache, off);
+			if (rc != BAG_OK)
+				return rc;
+			n = len;
+		} else if (n == 0 && blockcache_claim(s->cache, off, len, s->base.size, &lo, &flen)) {
 			fetched = malloc(flen ? flen : 1);
 			rc = fetched != NULL ? fetch_range(s, lo, (size_t)flen, fetched, err)
 			                     : bag_error_set(err, BAG_ENOMEM, NULL, off, "out of memory for %llu bytes",
@@ -381,7 +441,7 @@ enum multi { MULTI_DONE, MULTI_NONE, MULTI_TOO_LONG };
 /* One multi-range request: done (kept what came), none (no multi-range), or too long a header. */
 static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t nranges, uint64_t bytes)
 {
-	struct xfer x = { .grow = true, .cap = bytes + nranges * 256 + 4096 };
+	struct xfer x = { .grow = true, .cap = bytes + nranges * 256 + 4096, .buf = s->multi, .alloc = s->multi_cap };
 	const char *b;
 	struct bag_error why;   /* a failure here is the reads' to report */
 	enum multi m = MULTI_DONE;
@@ -409,7 +469,8 @@ static enum multi fetch_multi(struct http_source *s, const char *ranges, size_t 
 		}
 		break;
 	}
-	free(x.buf);
+	s->multi = x.buf;   /* kept for the next: its pages are not faulted in again */
+	s->multi_cap = x.alloc;
 	return m;
 }
 
@@ -517,7 +578,7 @@ static void prefetch_parallel(struct http_source *s, const struct bag_span *span
 	int running = 0;
 	bool more = true;
 
-	while (m != NULL && (more || running > 0) && (s->cancel == NULL || !*s->cancel)) {
+	while (m != NULL && (more || running > 0) && !cancelled(s)) {
 		CURLMsg *msg;
 		int left;
 		for (int j = 0; j < PARALLEL && more; j++)
@@ -548,6 +609,7 @@ static void http_prefetch(struct bag_source *src, const struct bag_span *spans, 
 	size_t i = 0, nr, first;
 	uint64_t bytes;
 
+	begin(s);
 	while (ranges != NULL && i < n && !s->no_multi) {
 		first = i;
 		next_ranges(s, spans, n, &i, ranges, &nr, &bytes);
@@ -586,6 +648,7 @@ struct ahead {
 	pthread_cond_t cv;
 	struct bag_span *q;       /* the spans hinted, q[head..n) still to fetch */
 	size_t head, n, cap;
+	int epoch;                /* *cancel when the spans queued were hinted: a change drops them */
 	bool stop;
 	unsigned nthreads;
 	pthread_t thread[AHEAD_THREADS];
@@ -599,8 +662,9 @@ static void ahead_fetch(struct http_source *s, uint64_t off, uint64_t len)
 	struct bag_error err;
 	uint64_t lo, n;
 
+	begin(s);
 	while (len > 0 && blockcache_claim_ahead(s->cache, off, len, &lo, &n)) {
-		uint8_t *buf = malloc(n + 1);   /* room for the NUL a taken chunk gets */
+		uint8_t *buf = blockcache_buffer(s->cache, n + 1);   /* room for the NUL a taken chunk gets */
 		if (buf != NULL && fetch_range(s, lo, (size_t)n, buf, &err) == BAG_OK)
 			blockcache_put_once(s->cache, lo, buf, (size_t)n);
 		else
@@ -609,6 +673,18 @@ static void ahead_fetch(struct http_source *s, uint64_t off, uint64_t len)
 		len -= lo + n - off;
 		off = lo + n;
 	}
+}
+
+/* Whether the spans queued were dropped: cancelled since they were hinted (lock held). */
+static bool ahead_dropped(struct ahead *a, const struct http_source *s)
+{
+	int now = s->cancel != NULL ? __atomic_load_n(s->cancel, __ATOMIC_RELAXED) : 0;
+
+	if (now == a->epoch)
+		return false;
+	a->epoch = now;
+	a->head = a->n = 0;
+	return true;
 }
 
 static void *ahead_main(void *arg)
@@ -624,20 +700,38 @@ static void *ahead_main(void *arg)
 			pthread_cond_wait(&a->cv, &a->lock);
 		if (a->stop)
 			break;
+		if (ahead_dropped(a, s))
+			continue;
 		lo = a->q[a->head].off;
-		end = lo + a->q[a->head++].len;
+		end = lo + a->q[a->head++].len;   /* 0 bytes: forgotten (ahead_forget) */
 		for (; a->head < a->n && a->q[a->head].off >= lo && a->q[a->head].off <= end + SPAN_GAP &&
 		       a->q[a->head].off + a->q[a->head].len - lo <= MAX_WINDOW; a->head++)
 			if (a->q[a->head].off + a->q[a->head].len > end)
 				end = a->q[a->head].off + a->q[a->head].len;
 		if (a->head == a->n)
 			a->head = a->n = 0;
+		if (end == lo)
+			continue;
 		pthread_mutex_unlock(&a->lock);
 		ahead_fetch(s, lo, end - lo);
 		pthread_mutex_lock(&a->lock);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
+}
+
+/* Queued spans within [off, off + len) are not fetched: their reader has them. */
+static void ahead_forget(struct http_source *s, uint64_t off, uint64_t len)
+{
+	struct ahead *a = blockcache_ahead(s->cache, NULL, NULL, NULL);
+
+	if (a == NULL)
+		return;
+	pthread_mutex_lock(&a->lock);
+	for (size_t i = a->head; i < a->n; i++)
+		if (a->q[i].off >= off && a->q[i].off + a->q[i].len <= off + len)
+			a->q[i].len = 0;
+	pthread_mutex_unlock(&a->lock);
 }
 
 static void ahead_stop(void *arg)
@@ -690,6 +784,7 @@ static void http_ahead(struct bag_source *src, uint64_t off, uint64_t len)
 	if (a == NULL || blockcache_has(s->cache, off, len))
 		return;
 	pthread_mutex_lock(&a->lock);
+	ahead_dropped(a, s);
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 64;
 		struct bag_span *q = realloc(a->q, cap * sizeof *q);
@@ -706,6 +801,11 @@ static void http_ahead(struct bag_source *src, uint64_t off, uint64_t len)
 static uint8_t *http_take(struct bag_source *src, uint64_t off, size_t len)
 {
 	return blockcache_take(((struct http_source *)src)->cache, off, len);
+}
+
+static void http_give(struct bag_source *src, uint8_t *buf, size_t cap)
+{
+	blockcache_give(((struct http_source *)src)->cache, buf, cap);
 }
 
 static uint64_t http_fetched(const struct bag_source *src, uint64_t *requests)
@@ -725,7 +825,10 @@ static void http_close(struct bag_source *src)
 		return;
 	if (s->h != NULL)
 		curl_easy_cleanup(s->h);
+	if (s->m != NULL)
+		curl_multi_cleanup(s->m);
 	curl_slist_free_all(s->hdrs);
+	free(s->multi);
 	blockcache_unref(s->cache);
 	remote_target_free(&s->t);
 	free(s);
@@ -793,6 +896,7 @@ static struct http_source *http_new(const struct remote_target *t, struct blockc
 		http_close(&s->base);
 		return NULL;
 	}
+	s->m = curl_multi_init();   /* NULL: curl_easy_perform, cancelled at curl's pace */
 	curl_easy_setopt(s->h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(s->h, CURLOPT_XFERINFODATA, s);
 	curl_easy_setopt(s->h, CURLOPT_NOPROGRESS, 0L);
@@ -840,6 +944,7 @@ static struct bag_source_ops http_ops = {
 	.prefetch = http_prefetch,
 	.ahead = http_ahead,
 	.take = http_take,
+	.give = http_give,
 	.fetched = http_fetched,
 	.close = http_close,
 };
@@ -927,7 +1032,7 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 	if (v != GOOD) {
 		free(x.buf);
 		tail_finish(s, &tail, false);
-		code = s->cancel != NULL && *s->cancel ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
+		code = cancelled(s) ? BAG_ECANCELED : why.code != BAG_OK ? why.code : BAG_EIO;
 		return bag_error_say(err, code, "%s%s", why.message, v == RETRY ? ", after retries" : "");
 	}
 	s->base.size = x.status == 206 ? x.cr_total : 0;
@@ -955,6 +1060,7 @@ int bag_http_open(struct bag_source **out, struct remote_target *t, const struct
 		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	}
 	s->cancel = o->cancel;
+	begin(s);
 	s->progress = o->fetched;
 	s->no_multi = s->t.sigv4 != NULL || o->no_sign_request;   /* S3 takes one range per request */
 	rc = first_fetch(s, err);

@@ -14,6 +14,7 @@
 #define MIN_FETCH ((uint64_t)16 << 10)               /* a random miss's fetch, at least */
 #define SEQ_GAP ((uint64_t)64 << 10)                 /* a miss this close after the last fetch is sequential */
 #define MAX_WINDOW ((uint64_t)16 << 20)              /* a sequential pass's fetch */
+#define DIRECT_MIN ((uint64_t)128 << 10)             /* a miss this big goes straight to the reader */
 #define REMOTE_CACHE_DEFAULT ((size_t)256 << 20)     /* --cache-size default */
 
 /* ---- blockcache.c: byte ranges fetched, LRU, shared by a handle and its dups ---- */
@@ -48,13 +49,29 @@ uint8_t *blockcache_take(struct blockcache *c, uint64_t off, size_t len);
  */
 int blockcache_claim(struct blockcache *c, uint64_t off, size_t len, uint64_t size, uint64_t *lo, uint64_t *n);
 void blockcache_landed(struct blockcache *c, uint64_t lo);
+/*
+ * For a big read of [off, off + len) received straight into the reader's
+ * buffer, never cached: 1 with the range registered in flight (call
+ * blockcache_landed(off) after it), or 0 when any of its bytes are cached
+ * or in flight (read it through the cache then).
+ */
+int blockcache_claim_direct(struct blockcache *c, uint64_t off, uint64_t len);
+/*
+ * Buffers for fetches: a malloc'd one of at least need bytes (and at most
+ * twice that) from those given back, or a new one; NULL without memory.
+ * blockcache_give keeps buf (cap bytes) for it, or frees it: at most
+ * POOL buffers and an eighth of the limit are kept.
+ */
+uint8_t *blockcache_buffer(struct blockcache *c, size_t need);
+void blockcache_give(struct blockcache *c, uint8_t *buf, size_t cap);
 /* Running totals of the transfer, kept with the cache (all dups add up). */
 void blockcache_count(struct blockcache *c, uint64_t bytes, uint64_t requests);
 void blockcache_totals(struct blockcache *c, uint64_t *bytes, uint64_t *requests);
 size_t blockcache_limit(const struct blockcache *c);
 /*
  * The background fetcher attached to the cache: made by make(arg) at the
- * first call (under the cache's lock; NULL if it failed), stopped by
+ * first call (under the cache's lock; NULL if it failed; make NULL: the
+ * fetcher if one is attached, none made), stopped by
  * stop() when the last handle lets the cache go. While one is attached,
  * sequential misses no longer grow the read-ahead window.
  */

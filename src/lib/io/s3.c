@@ -333,30 +333,26 @@ static int list_keys(const struct aws_conf *c, bool no_sign, const char *bucket,
 }
 
 BAG_API int bag_url_expand(const char *pattern, bool no_sign_request, char ***urls, size_t *n,
-                           char *err, size_t errlen)
+                           struct bag_error *err)
 {
 	struct aws_conf c;
-	struct bag_error e = { 0 };   /* the cause, kept in the caller's err below (public API) */
+	struct bag_error e = BAG_ERROR_INIT;   /* the listing's cause, said after the pattern */
 	char bucket[256];
 	const char *glob;
 	int rc;
 
 	*urls = NULL;
 	*n = 0;
-	if (!split_url(pattern, bucket, sizeof bucket, &glob)) {
-		snprintf(err, errlen, "%s: not an s3://bucket/key URL", pattern);
-		return BAG_EINVAL;
-	}
+	if (!split_url(pattern, bucket, sizeof bucket, &glob))
+		return bag_error_say(err, BAG_EINVAL, "%s: not an s3://bucket/key URL", pattern);
 	rc = aws_conf_read(&c, no_sign_request, &e);
 	if (rc == BAG_OK)
 		rc = list_keys(&c, no_sign_request, bucket, glob, urls, n, &e);
 	explicit_bzero(&c, sizeof c);
-	if (rc == BAG_OK && *n == 0) {
-		snprintf(err, errlen, "%s: no object matches", pattern);
-		rc = BAG_ENOTFOUND;
-	} else if (rc != BAG_OK) {
-		snprintf(err, errlen, "%s: listing the bucket: %s", pattern, e.message[0] ? e.message : bag_strerror(rc));
-	}
+	if (rc == BAG_OK && *n == 0)
+		rc = bag_error_say(err, BAG_ENOTFOUND, "%s: no object matches", pattern);
+	else if (rc != BAG_OK)
+		bag_error_say(err, rc, "%s: listing the bucket: %s", pattern, e.message[0] ? e.message : bag_strerror(rc));
 	if (rc == BAG_OK) {
 		qsort(*urls, *n, sizeof **urls, cmp_str);
 	} else {

@@ -58,6 +58,12 @@ struct bag_source_ops {
 	 */
 	uint8_t *(*take)(struct bag_source *s, uint64_t off, size_t len);
 	/*
+	 * Optional (NULL: the caller frees it): a malloc'd buffer of cap bytes
+	 * its reader is done with (a taken one, or any other), kept for the
+	 * source's next fetches so that they fault in no new pages.
+	 */
+	void (*give)(struct bag_source *s, uint8_t *buf, size_t cap);
+	/*
 	 * Optional (NULL: read_at only): the bytes [off, off + len) (len > 0,
 	 * off + len <= size, checked by the caller) mapped read-only, without
 	 * a copy: *p points at them; *base and *base_len are what unmap
@@ -80,7 +86,7 @@ struct bag_source {
 struct bag_source_opts {
 	size_t block_cache_bytes; /* a remote source's block cache bound */
 	bool no_sign_request;     /* s3://: anonymous */
-	volatile int *cancel;     /* when set non-zero, a remote read stops with BAG_ECANCELED */
+	volatile int *cancel;     /* a change stops the remote reads running, a negative value all (BAG_ECANCELED) */
 	uint64_t *fetched;        /* bytes fetched are added here (atomically), or NULL */
 };
 

@@ -376,7 +376,8 @@ static void tally_findings(const struct chunk_tally *t, struct bag_text *out)
 
 /*
  * A chunk's data against its chunk info: every record whole, only messages
- * and connections, per-connection counts equal. Findings go to out as lines
+ * and connections, per-connection counts equal (unless the reader only
+ * estimated them). Findings go to out as lines
  * for chunk_emit_findings(). Costs the chunk's records (a binary search
  * among its chunk info's connections each), never a pass over every
  * connection of the bag. Safe on a scan worker: it reads bag and the
@@ -407,7 +408,8 @@ static void chunk_findings(void *arg, const bag_t *bag, size_t bag_index, size_t
 		            "not a whole record", len - used, used);
 	if (t.n > 1)
 		bag_sort(t.extra, t.n, sizeof *t.extra, cmp_u32);
-	tally_findings(&t, out);
+	if (!ch->estimated)
+		tally_findings(&t, out);
 done:
 	free(t.held);
 	free(t.extra);
@@ -453,7 +455,7 @@ static int check_chunks(struct checker *c, bool quick)
 			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->err.message, ch->pos));
 			continue;
 		}
-		if (quick || ch->count > 0)
+		if (quick || ch->count > 0 || ch->estimated)
 			continue;
 		if ((grc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK) {
 			rc = finding(c, ch->pos, grc, "%s", strip_at(bag, bag->err.message, ch->pos));
