@@ -76,7 +76,7 @@ pick=worst
 
 echo "== files"
 for f in bench-lz4.mcap bench-zstd.mcap ros2-zstd.mcap; do
-	echo "  $f: $(du -h "$dir/$f" | cut -f1), $("$bin" cat --count "$dir/$f") messages"
+	echo "  $f: $(du -hL "$dir/$f" | cut -f1), $("$bin" cat --count "$dir/$f") messages"
 done
 echo "== info (target <= 0.05 s)"
 for f in bench-lz4.mcap bench-zstd.mcap ros2-zstd.mcap; do measure "info-$f" "$bin" info "$dir/$f"; done
@@ -103,4 +103,4 @@ if [ -f "$nodedir/node_modules/@mcap/core/package.json" ]; then
 	echo "$ours_lz4 $last" | awk '{ printf "  @mcap/core read-all / ros1 lz4 check: %.1f x wall, %.1f x user (target >= 10)\n", $4 / $1, $5 / $2 }'
 fi
 echo "$ours_ros2 $ours_zstd" | awk '{ printf "  ros2 check / ros1 zstd check: %.2f wall, %.2f user (target <= 1.5)\n", $1 / $4, $2 / $5 }'
-echo "== peak memory of check: $(echo "$ours_lz4" | awk '{ print int($3 / 1024) }') MB (lz4), $(echo "$ours_zstd" | awk '{ print int($3 / 1024) }') MB (zstd), $(echo "$ours_ros2" | awk '{ print int($3 / 1024) }') MB (ros2); files $(du -h "$dir/bench-lz4.mcap" | cut -f1), $(du -h "$dir/ros2-zstd.mcap" | cut -f1)"
+echo "== peak memory of check: $(echo "$ours_lz4" | awk '{ print int($3 / 1024) }') MB (lz4), $(echo "$ours_zstd" | awk '{ print int($3 / 1024) }') MB (zstd), $(echo "$ours_ros2" | awk '{ print int($3 / 1024) }') MB (ros2); files $(du -hL "$dir/bench-lz4.mcap" | cut -f1), $(du -hL "$dir/ros2-zstd.mcap" | cut -f1)"

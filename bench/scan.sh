@@ -57,9 +57,9 @@ compare() {   # label, bag, our command...
 
 for c in none lz4 bz2; do
 	bag="$dir/bench-$c.bag"
-	echo "== $c: $(du -h "$bag" | cut -f1), 4,000,000 messages"
+	echo "== $c: $(du -hL "$bag" | cut -f1), 4,000,000 messages"
 	compare check "$bag" "$bin" check "$bag"
-	compare "cat --format json" "$bag" "$bin" cat --format json "$bag"
+	compare cat-json "$bag" "$bin" cat --format json "$bag"
 done
 
 bag="$dir/bench-none.bag"

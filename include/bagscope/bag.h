@@ -327,8 +327,9 @@ BAG_API void bag_chunk_conn_at(const bag_t *bag, size_t i, size_t k, size_t *con
 BAG_API int bag_chunk_stat(bag_t *bag, size_t i, struct bag_chunk_info *info);
 
 /*
- * Chunk i's decompressed data, from the cache or read and decompressed now.
- * On success *data points at *len bytes and the chunk is pinned: it stays in
+ * Chunk i's decompressed data, from the cache or read and decompressed now:
+ * bag 2.0 records (an older bag's or a rosbag2 bag's messages as such), or
+ * for an MCAP file the chunk's own records as they are. On success *data points at *len bytes and the chunk is pinned: it stays in
  * memory until the matching bag_chunk_unpin(). Returns 0, BAG_EIO,
  * BAG_ECORRUPT, BAG_ECOMPRESS, BAG_EUNSUPP (e.g. lz4 without liblz4).
  */

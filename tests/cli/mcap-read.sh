@@ -46,6 +46,13 @@ for prof in ros1 ros2; do
 	case_ "$prof no chunks" --profile $prof --no-chunks --messages 300
 	case_ "$prof no chunks, no summary" --profile $prof --no-chunks --no-summary
 done
+# chunks and runs of loose messages over 256 KiB: read mapped from the page cache, not copied
+big=""
+for comp in none lz4 zstd; do
+	case_ "ros1 $comp, 1 MB chunks" --profile ros1 --compression $comp --messages 8000 --chunk-size 1000000
+	big="$big $n:$comp"
+done
+case_ "ros1 no chunks, 8000 messages" --profile ros1 --no-chunks --messages 8000
 if node "$W" --batch "$T/cases" 2>"$T/err"; then
 	# big-endian CDR patches the writer for its whole process: one process each
 	for be in "--compression lz4" "--no-chunks"; do
@@ -74,6 +81,14 @@ if node "$W" --batch "$T/cases" 2>"$T/err"; then
 else
 	bad "@mcap/core could not write the files"
 fi
+for b in $big; do
+	i=${b%%:*}
+	if [ "$(stat -c %s "$T/in$i.mcap" 2>/dev/null || echo 0)" -gt 600000 ] && "$B" check "$T/in$i.mcap" >"$T/err" 2>&1; then
+		ok "ros1 ${b#*:}, 1 MB chunks: check"
+	else
+		bad "ros1 ${b#*:}, 1 MB chunks: check (or the file is too small to map)"
+	fi
+done
 
 # info: format, profile, library, attachments and metadata, from the summary
 node "$W" "$T/in.mcap" --profile ros2 --compression zstd >/dev/null 2>"$T/err"

@@ -281,6 +281,14 @@ static void test_element_budget(void **state)
 	put_u32(buf, 0xFFFFFFFFu);
 	assert_int_equal(to_json(zero, buf, 4, &json, &err), BAG_EDECODE);
 	assert_non_null(strstr(err.message, "expands to more than"));
+	/* a run of fixed fields (skipped at once when checking) is charged all it holds: 1 + 2 x 40000 elements */
+	bag_msgdef_t *runs = parse_ok("b/Runs", "E[40000] a\nE[40000] b\nuint8 c\n=====\nMSG: b/E\n");
+	for (size_t len = 903; len <= 906; len++) {
+		int want = 1 + 80001 <= 65536 + 16 * len ? BAG_OK : BAG_EDECODE;
+		assert_int_equal(bag_decode(runs, buf, len, &none, NULL, NULL, &err), want);
+		assert_int_equal(to_json(runs, buf, len, &json, &err), want);
+	}
+	bag_msgdef_free(runs);
 	/* bytes are never over budget: a megabyte of uint8 decodes */
 	put_u32(buf, (1 << 20) - 4);
 	assert_int_equal(to_json(bytes, buf, 1 << 20, &json, &err), BAG_OK);

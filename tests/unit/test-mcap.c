@@ -67,7 +67,7 @@ static uint64_t whole_before(const uint8_t *buf, size_t len, size_t cut)
 	return n;
 }
 
-/* Messages in every span of bag, read back as 2.0 message records. */
+/* Messages in every span of bag, read back as MCAP records (a chunk's records as they are). */
 static uint64_t read_all(bag_t *bag)
 {
 	uint64_t n = 0;
@@ -76,13 +76,11 @@ static uint64_t read_all(bag_t *bag)
 		const uint8_t *d;
 		size_t len;
 		assert_int_equal(bag_chunk_get(bag, i, &d, &len), BAG_OK);
-		for (size_t at = 0; at + 8 <= len;) {
-			uint32_t h = d[at] | d[at + 1] << 8 | (uint32_t)d[at + 2] << 16 | (uint32_t)d[at + 3] << 24;
-			const uint8_t *q = d + at + 4 + h;
-			uint32_t dl = q[0] | q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-			at += 8 + (size_t)h + dl;
+		for (size_t at = 0; at + 9 <= len;) {
+			uint8_t op = d[at];
+			at += 9 + (size_t)le64(d + at + 1);
 			assert_true(at <= len);
-			n++;
+			n += op == 0x05;
 		}
 		bag_chunk_unpin(bag, i);
 	}

@@ -137,6 +137,24 @@ int bag_warn(bag_t *bag, uint64_t off, const char *fmt, ...)
  */
 int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len);
 
+/* File bytes at hand (bag_bytes_at): mapped from the page cache, or read into a buffer. */
+struct bag_bytes {
+	const uint8_t *p;         /* the bytes; borrowed until bag_bytes_free() */
+	void *base;               /* the mapping, or NULL */
+	size_t base_len;
+	uint8_t *own;             /* the buffer read into (len + 1 bytes), or NULL */
+};
+
+/*
+ * len bytes at off into *b without a copy where the source can map them
+ * (a local file, BAG_MAP_MIN bytes or more), else read into a buffer of
+ * len + 1 bytes. The same checks and failures as bag_read_at(); on failure
+ * *b holds nothing. Free with bag_bytes_free() (accepts an empty *b).
+ */
+#define BAG_MAP_MIN ((size_t)256 << 10)
+int bag_bytes_at(bag_t *bag, uint64_t off, size_t len, struct bag_bytes *b);
+void bag_bytes_free(bag_t *bag, struct bag_bytes *b);
+
 /* Hint that these spans are read next (a remote source merges them). */
 void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n);
 /* These bytes will be read soon (a remote source fetches them in the background). */

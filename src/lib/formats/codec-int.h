@@ -25,8 +25,9 @@ struct bag_inflated {
 	bool full;                /* stopped because the output reached its limit */
 	struct bag_error err;     /* why it stopped before the end; code 0 when ended */
 	bool own_sum;             /* set by the caller: it checks a sum of its own over the
-	                             output (MCAP's CRC), so a frame's own checksum (lz4's
-	                             xxHash) is not computed */
+	                             output (MCAP's CRC), so a frame's own checksums (lz4's
+	                             xxHash) are not computed, and a whole lz4 frame into
+	                             the caller's buffer is decoded block by block in place */
 };
 
 /*

@@ -13,6 +13,10 @@
  * stop at the first sequence that is not all there: whole sequences before
  * the damage come out. bzip2 cannot do this (a block is one Burrows-Wheeler
  * transform): a damaged bz2 stream yields its whole blocks before the damage.
+ *
+ * An lz4 frame whose output the caller checks itself (MCAP's CRC) and whose
+ * size it knows is first decoded block by block in place (lz4_direct); the
+ * frame API takes over at anything unexpected.
  */
 #include <stdio.h>
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include <zstd.h>
 #endif
 #ifdef HAVE_LZ4
+#include <lz4.h>
 #include <lz4frame.h>
 #endif
 
@@ -228,6 +233,63 @@ static void lz4_salvage(const uint8_t *src, size_t n, struct sink *s)
 	}
 }
 
+/*
+ * A whole lz4 frame straight into a fixed buffer whose sum the caller checks
+ * (own_sum): each block decoded in place by liblz4's block API, checksums
+ * skipped. liblz4's frame API decodes a block into a buffer of its own and
+ * copies it out whenever the room left is less than the frame's block size
+ * (1 MiB for a 768 KiB MCAP chunk: always), and allocates that buffer anew
+ * with each context. False, with nothing kept, at anything but a clean frame
+ * without a dictionary: inflate_lz4() then says what is wrong.
+ */
+static bool lz4_direct(const uint8_t *src, size_t n, struct sink *s)
+{
+	struct bag_inflated *out = s->out;
+	size_t i = 7;
+	uint8_t flg = n >= 7 ? src[4] : 0, bd = n >= 7 ? src[5] : 0;
+	uint32_t block_max = (uint32_t)1 << (8 + 2 * (bd >> 4 & 7));   /* 4: 64 KiB ... 7: 4 MiB */
+
+	/* version 01, no dictionary, reserved bits clear, a block size liblz4 knows */
+	if (n < 7 || bag_le32(src) != LZ4_MAGIC || (flg & 0xc3) != 0x40 || (bd & 0x8f) != 0 || (bd >> 4) < 4)
+		return false;
+	i += flg & 0x08 ? 8 : 0;
+	while (i <= n && n - i >= 4) {
+		uint32_t word = bag_le32(src + i), size = word & 0x7fffffffu;
+		size_t room = s->cap - out->len, dict = out->len < 65536 ? out->len : 65536;
+		int got;
+
+		i += 4;
+		if (word == 0) {
+			i += flg & 0x04 ? 4 : 0;
+			if (i > n)
+				break;
+			out->used = i;
+			out->ended = true;
+			return true;
+		}
+		if (size > n - i || size > block_max)
+			break;
+		if (word & 0x80000000u) {
+			if (size > room)
+				break;
+			memcpy(out->buf + out->len, src + i, size);
+			got = (int)size;
+		} else {
+			room = room > INT32_MAX ? INT32_MAX : room;
+			got = flg & 0x20 || dict == 0 ?
+			      LZ4_decompress_safe((const char *)src + i, (char *)out->buf + out->len, (int)size, (int)room) :
+			      LZ4_decompress_safe_usingDict((const char *)src + i, (char *)out->buf + out->len, (int)size,
+			                                    (int)room, (const char *)out->buf + out->len - dict, (int)dict);
+			if (got < 0)
+				break;
+		}
+		out->len += (size_t)got;
+		i += size + (flg & 0x10 ? 4 : 0);
+	}
+	out->len = 0;
+	return false;
+}
+
 static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 {
 	struct bag_inflated *out = s->out;
@@ -236,6 +298,8 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 	/* a buffer that never moves needs no copies kept; a sum of the caller's own makes lz4's redundant */
 	LZ4F_decompressOptions_t opts = { .stableDst = !s->grow, .skipChecksums = out->own_sum };
 
+	if (!s->grow && out->own_sum && lz4_direct(src, src_len, s))
+		return;
 	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
 		s->rc = BAG_ENOMEM;
 		return;

@@ -27,14 +27,15 @@
  * Invariants after an open: connection i is the i-th channel by channel id
  * (so equal times keep channel id order); st->chan_conn maps a channel id to
  * its connection index + 1; st->spans[i] describes bag->chunks[i] (both in
- * file order); every chunk is stat_loaded. read_span translates a span's
- * Message records into 2.0 message records (format-old.c's layout), in file
- * order, message k at o_k - o_0 + GROW * k (translate()). A chunk whose
- * Message Index records gave its counts at open keeps their region
- * (mi_pos, mi_len) and is not no_index: the timeline gets its rows from
- * those records (read_index, one read, no chunk bytes), mapping each
- * offset by its rank; any other span is no_index (walked from its
- * translation), as is a chunk whose indexes turn out damaged.
+ * file order); every chunk is stat_loaded. read_span hands out a span's
+ * records as they are (a chunk's decompressed: no copy, no translation),
+ * and the item op reads them for the chunk layer (mcap_item), so an index
+ * offset is the Message record's offset in the chunk's records, as Message
+ * Index records give it. A chunk whose Message Index records gave its
+ * counts at open keeps their region (mi_pos, mi_len) and is not no_index:
+ * the timeline gets its rows from those records (read_index, one read, no
+ * chunk bytes); any other span is no_index (walked), as is a chunk whose
+ * indexes turn out damaged.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -1163,129 +1164,42 @@ static int add_chunks(struct gather *g)
 /* ---- reading a span ------------------------------------------------------- */
 
 /*
- * A span's messages as 2.0 message records. Message k of the span (in file
- * order, on a known channel) goes at o_k - o_0 + GROW * k, o_k being its
- * offset in the MCAP records: whatever lies between two messages (other
- * records, messages of unknown channels: at least 9 bytes each) becomes
- * padding in the earlier one's header. So a Message Index offset maps to
- * its 2.0 record by the message's rank alone (mcap_read_index).
+ * A span's records are handed out as they are (a chunk's decompressed, a run
+ * of loose ones as in the file): no copy. A record is read by mcap_item(): a
+ * Message of a known channel is its connection's message (log_time, data
+ * after its 22 bytes of fields); any other whole record is passed over.
  */
-#define GROW (OLD_MSG_BYTES + 8 - 31)
-
-/* The kept message whose MCAP record is at p (n content bytes), padded by pad: sized, or written at *at. */
-static void put_kept(const struct mcap_state *st, const uint8_t *p, uint64_t n, uint64_t pad, uint64_t *size,
-                     uint8_t **at)
+static size_t mcap_item(const bag_t *bag, const uint8_t *p, size_t len, struct chunk_item *it)
 {
-	if (at == NULL)
-		*size += OLD_MSG_BYTES + 8 + (n - 22) + pad;
-	else
-		old_put_msg_pad(at, conn_of(st, p[0] | p[1] << 8) - 1, mtime(bag_le64(p + 6)), p + 22,
-		                (uint32_t)(n - 22), (uint32_t)pad);
-}
+	uint64_t n = len >= 9 ? bag_le64(p + 1) : UINT64_MAX;
+	uint32_t conn;
 
-/* The records recs[0..len): sized into *size (at NULL) or written at *at. */
-static void translate(const struct mcap_state *st, const uint8_t *recs, uint64_t len, uint64_t *size, uint8_t **at)
-{
-	const uint8_t *kept = NULL;   /* the last message kept, not yet put */
-	uint64_t kept_n = 0, kept_end = 0;
-
-	for (uint64_t off = 0; len - off >= 9;) {
-		uint64_t n = bag_le64(recs + off + 1);
-		const uint8_t *p = recs + off + 9;
-		if (n > len - off - 9)
-			break;
-		if (recs[off] == OP_MESSAGE && n >= 22 && n - 22 < UINT32_MAX && conn_of(st, p[0] | p[1] << 8) > 0) {
-			if (kept != NULL)
-				put_kept(st, kept, kept_n, off - kept_end, size, at);
-			kept = p;
-			kept_n = n;
-			kept_end = off + 9 + n;
-		}
-		off += 9 + n;
+	if (n > len - 9 || n > UINT32_MAX - 9)
+		return 0;
+	it->rec = (struct bag_record){ 0 };
+	it->op = BAG_OP_OTHER;
+	it->msg_ok = false;
+	it->data = NULL;
+	it->data_len = 0;
+	if (p[0] == OP_MESSAGE && n >= 22 && (conn = conn_of(st_of(bag), p[9] | p[10] << 8)) > 0) {
+		it->op = BAG_OP_MSG_DATA;
+		it->msg_ok = true;
+		it->conn_id = conn - 1;
+		it->time_ns = mtime(bag_le64(p + 9 + 6));
+		it->data = p + 9 + 22;
+		it->data_len = (uint32_t)(n - 22);
 	}
-	if (kept != NULL)
-		put_kept(st, kept, kept_n, 0, size, at);
+	return (size_t)(9 + n);
 }
 
 /* One Message Index of a chunk: its entries (log_time, offset: 16 bytes each) and its connection. */
 struct mi_list {
 	const uint8_t *p;
-	uint32_t n, at;           /* entries; the next one a merge takes */
+	uint32_t n;               /* entries */
 	uint32_t conn;
-	uint32_t first;           /* its first rank in ranks[] */
 };
 
 #define MI_OFF(l, k) bag_le64((l)->p + 16 * (size_t)(k) + 8)
-
-/* One entry for ranking by sort: its offset and its place in ranks[]. */
-struct mi_place {
-	uint64_t off;
-	uint32_t slot;
-};
-
-static int cmp_place(const void *a, const void *b)
-{
-	const struct mi_place *x = a, *y = b;
-	return (x->off > y->off) - (x->off < y->off);
-}
-
-/* mi_ranks() for many lists: every entry sorted by offset. */
-static int mi_ranks_sorted(bag_t *bag, struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs,
-                           bool *ok)
-{
-	struct mi_place *p = malloc((size_t)total * sizeof *p);
-	uint32_t n = 0;
-
-	*ok = false;
-	if (p == NULL)
-		return oom(bag);
-	for (size_t k = 0; k < nl; k++)
-		for (uint32_t j = 0; j < l[k].n; j++)
-			p[n++] = (struct mi_place){ MI_OFF(&l[k], j), l[k].first + j };
-	bag_sort(p, n, sizeof *p, cmp_place);
-	*ok = true;
-	for (uint32_t r = 0; r < n && *ok; r++) {
-		*ok = r == 0 || p[r].off - p[r - 1].off >= 31;
-		offs[r] = p[r].off;
-		ranks[p[r].slot] = r;
-	}
-	free(p);
-	return BAG_OK;
-}
-
-/*
- * The ranks (file order) of the lists' entries into ranks[first + k], by
- * merging lists each in file order; *ok false when offsets repeat, come out
- * of order in a list, or lie closer than a message record's 31 bytes.
- * Lists are few (one per channel of the chunk): a scan of their heads;
- * past MI_MERGE lists, a sort.
- */
-#define MI_MERGE 16
-
-static int mi_ranks(bag_t *bag, struct mi_list *l, size_t nl, uint32_t total, uint32_t *ranks, uint64_t *offs,
-                    bool *ok)
-{
-	if (nl > MI_MERGE)
-		return mi_ranks_sorted(bag, l, nl, total, ranks, offs, ok);
-	*ok = true;
-	for (uint32_t r = 0; r < total && *ok; r++) {
-		size_t best = nl;
-		uint64_t o = UINT64_MAX;
-		for (size_t k = 0; k < nl; k++)
-			if (l[k].at < l[k].n && MI_OFF(&l[k], l[k].at) < o) {
-				o = MI_OFF(&l[k], l[k].at);
-				best = k;
-			}
-		if (best == nl || (r > 0 && o - offs[r - 1] < 31) ||
-		    (l[best].at > 0 && MI_OFF(&l[best], l[best].at - 1) >= o)) {
-			*ok = false;
-			break;
-		}
-		offs[r] = o;
-		ranks[l[best].first + l[best].at++] = r;
-	}
-	return BAG_OK;
-}
 
 static int cmp_mi_entry(const void *a, const void *b)
 {
@@ -1326,7 +1240,7 @@ static int mi_lists(bag_t *bag, size_t i, uint8_t *buf, uint64_t len, struct mi_
 		if (conn > 0 && bytes > 0) {
 			if (bag_grow((void **)l, &cap, *nl + 1, sizeof **l) != BAG_OK)
 				return oom(bag);
-			(*l)[(*nl)++] = (struct mi_list){ buf + at + 15, bytes / 16, 0, conn - 1, (uint32_t)*total };
+			(*l)[(*nl)++] = (struct mi_list){ buf + at + 15, bytes / 16, conn - 1 };
 			*total += bytes / 16;
 		}
 		if (*total > st->spans[i].usize / 31)
@@ -1347,9 +1261,12 @@ static int mi_lists(bag_t *bag, size_t i, uint8_t *buf, uint64_t len, struct mi_
 }
 
 /*
- * Chunk i's messages from its Message Index records, read in one piece;
- * offsets map to the 2.0 records by rank (translate()). Damaged indexes
- * are BAG_ECORRUPT: the timeline then walks the chunk.
+ * Chunk i's messages from its Message Index records, read in one piece:
+ * their offsets are where the records lie in the span (mcap_item). Offsets
+ * past the chunk's records, or repeated or closer than a Message record's
+ * 31 bytes within a channel's list, are BAG_ECORRUPT: the timeline then
+ * walks the chunk. An offset that names another record is found when that
+ * row is read (its channel and time are compared), as for a bag's index.
  */
 static int mcap_read_index(bag_t *bag, size_t i, int (*add)(void *ctx, uint32_t conn, int64_t time_ns, uint32_t offset),
                            void *ctx)
@@ -1357,41 +1274,28 @@ static int mcap_read_index(bag_t *bag, size_t i, int (*add)(void *ctx, uint32_t 
 	const struct mspan *m = &st_of(bag)->spans[i];
 	struct mi_list *l = NULL;
 	size_t nl = 0;
-	uint64_t total = 0, *offs = NULL;
-	uint32_t *ranks = NULL;
+	uint64_t total = 0;
 	uint8_t *buf = m->mi_len > 0 ? malloc((size_t)m->mi_len) : NULL;
-	bool ok;
 	int rc;
 
 	if (buf == NULL)
 		return m->mi_len > 0 ? oom(bag) : bag_fail(bag, BAG_ECORRUPT, bag->chunks[i].pos, "chunk has no message indexes");
 	if ((rc = bag_read_at(bag, m->mi_pos, buf, (size_t)m->mi_len)) != BAG_OK ||
-	    (rc = mi_lists(bag, i, buf, m->mi_len, &l, &nl, &total)) != BAG_OK || total == 0)
+	    (rc = mi_lists(bag, i, buf, m->mi_len, &l, &nl, &total)) != BAG_OK)
 		goto done;
-	ranks = malloc(total * sizeof *ranks);
-	offs = calloc(total, sizeof *offs);
-	if (ranks == NULL || offs == NULL) {
-		rc = oom(bag);
-		goto done;
-	}
-	if ((rc = mi_ranks(bag, l, nl, (uint32_t)total, ranks, offs, &ok)) != BAG_OK)
-		goto done;
-	if (!ok || offs[total - 1] - offs[0] + GROW * (total - 1) > UINT32_MAX) {
-		rc = bag_fail(bag, BAG_ECORRUPT, m->mi_pos, "message indexes of the chunk at byte %llu repeat offsets or "
-		              "name records that overlap", (unsigned long long)bag->chunks[i].pos);
-		goto done;
-	}
 	for (size_t k = 0; k < nl && rc == BAG_OK; k++)
 		for (uint32_t j = 0; j < l[k].n && rc == BAG_OK; j++) {
-			uint32_t r = ranks[l[k].first + j];
-			rc = add(ctx, l[k].conn, mtime(bag_le64(l[k].p + 16 * (size_t)j)),
-			         (uint32_t)(offs[r] - offs[0] + (uint64_t)GROW * r));
+			uint64_t off = MI_OFF(&l[k], j);
+			if (m->usize < 31 || off > m->usize - 31 || (j > 0 && off - MI_OFF(&l[k], j - 1) < 31)) {
+				rc = bag_fail(bag, BAG_ECORRUPT, m->mi_pos, "message indexes of the chunk at byte %llu repeat "
+				              "offsets or name records past its end", (unsigned long long)bag->chunks[i].pos);
+				break;
+			}
+			rc = add(ctx, l[k].conn, mtime(bag_le64(l[k].p + 16 * (size_t)j)), (uint32_t)off);
 		}
 done:
 	free(buf);
 	free(l);
-	free(ranks);
-	free(offs);
 	return rc;
 }
 
@@ -1400,55 +1304,48 @@ static int span_records(bag_t *bag, size_t i, uint8_t **recs, uint64_t *len)
 {
 	const struct chunk *ch = &bag->chunks[i];
 	uint64_t n = ch->index_end - ch->pos;
-	uint8_t *raw;
+	struct bag_bytes raw;
 	int rc;
 
 	*recs = NULL;
-	if (n > CHUNK_MAX + 64 || (raw = malloc(n ? (size_t)n : 1)) == NULL)
+	if (n > CHUNK_MAX + 64)
 		return oom(bag);
-	if ((rc = bag_read_at(bag, ch->pos, raw, (size_t)n)) != BAG_OK) {
-		free(raw);
+	if ((rc = bag_bytes_at(bag, ch->pos, (size_t)n, &raw)) != BAG_OK)
 		return rc;
-	}
 	if (!st_of(bag)->spans[i].chunk) {
-		*recs = raw;
+		if (raw.own == NULL && (raw.own = malloc(n + 1)) != NULL)
+			memcpy(raw.own, raw.p, (size_t)n);   /* loose records: kept, so copied out of a mapping */
+		*recs = raw.own;
 		*len = n;
-		return BAG_OK;
+		raw.own = NULL;
+		bag_bytes_free(bag, &raw);
+		return *recs != NULL ? BAG_OK : oom(bag);
 	}
-	struct cur c = { raw + 9, n - 9, 0, false };
+	struct cur c = { raw.p + 9, n - 9, 0, false };
 	struct mspan m = { .chunk = true };
-	if (n < 9 || raw[0] != OP_CHUNK)
-		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "not a chunk record (opcode 0x%02x)", raw[0]);
+	if (n < 9 || raw.p[0] != OP_CHUNK)
+		rc = bag_fail(bag, BAG_ECORRUPT, ch->pos, "not a chunk record (opcode 0x%02x)", n ? raw.p[0] : 0);
 	else
 		rc = chunk_records(bag, &c, ch->pos, &m, recs, len, bag->verify_sums);
-	free(raw);
+	bag_bytes_free(bag, &raw);
 	return rc;
 }
 
+/* Span i's records, handed out as they are (mcap_item reads them). */
 static int mcap_read_span(bag_t *bag, size_t i, uint8_t **out)
 {
-	const struct mcap_state *st = st_of(bag);
-	uint8_t *recs, *buf, *at;
-	uint64_t len, size = 0;
+	uint64_t len;
 	int rc;
 
 	*out = NULL;
-	if ((rc = span_records(bag, i, &recs, &len)) != BAG_OK)
+	if ((rc = span_records(bag, i, out, &len)) != BAG_OK)
 		return rc;
-	translate(st, recs, len, &size, NULL);
-	if (size >= UINT32_MAX) {
-		free(recs);
-		return bag_fail(bag, BAG_ECORRUPT, bag->chunks[i].pos, "chunk holds more than 4 GiB of messages");
+	if (len >= UINT32_MAX) {
+		free(*out);
+		*out = NULL;
+		return bag_fail(bag, BAG_ECORRUPT, bag->chunks[i].pos, "chunk holds more than 4 GiB of records");
 	}
-	if ((buf = malloc((size_t)size + 1)) == NULL) {
-		free(recs);
-		return oom(bag);
-	}
-	at = buf;
-	translate(st, recs, len, &size, &at);
-	free(recs);
-	bag->chunks[i].size = (uint32_t)size;
-	*out = buf;
+	bag->chunks[i].size = (uint32_t)len;
 	return BAG_OK;
 }
 
@@ -1715,22 +1612,19 @@ static int verify_walk(struct verify *v, uint64_t *end, uint64_t *footer, uint64
 	return rc;
 }
 
-/* The CRC-32 of file bytes [0, n). */
+/* The CRC-32 of file bytes [0, n), a window at a time. */
 static int file_crc(bag_t *bag, uint64_t n, uint32_t *crc)
 {
-	size_t cap = n < WINDOW ? (size_t)n : WINDOW;
-	uint8_t *buf = malloc(cap ? cap : 1);
 	int rc = BAG_OK;
 
 	*crc = 0;
-	if (buf == NULL)
-		return oom(bag);
 	for (uint64_t at = 0; at < n && rc == BAG_OK; at += WINDOW) {
 		size_t k = n - at < WINDOW ? (size_t)(n - at) : WINDOW;
-		if ((rc = bag_read_at(bag, at, buf, k)) == BAG_OK)
-			*crc = bag_crc32(*crc, buf, k);
+		struct bag_bytes b;
+		if ((rc = bag_bytes_at(bag, at, k, &b)) == BAG_OK)
+			*crc = bag_crc32(*crc, b.p, k);
+		bag_bytes_free(bag, &b);
 	}
-	free(buf);
 	return rc;
 }
 
@@ -1864,6 +1758,7 @@ const struct bag_reader bag_reader_mcap = {
 	.open = mcap_open,
 	.read_span = mcap_read_span,
 	.read_index = mcap_read_index,
+	.item = mcap_item,
 	.free = mcap_free,
 	.verify = mcap_verify,
 	.describe = mcap_describe,

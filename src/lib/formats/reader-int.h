@@ -9,8 +9,10 @@
  * A format whose file is not made of bag 2.0 chunks says so by having a
  * read_span: its "chunks" are spans of its own records, and read_span gives
  * a span's messages as 2.0 message records (op 2 header with conn and time,
- * then the data), which the chunk cache keeps as it keeps a decompressed
- * chunk. A reader reads bytes only through bag_read_at() (io/handle.c).
+ * then the data), or, with an item op that reads them, as its own records
+ * (MCAP's, in place: no copy), which the chunk cache keeps as it keeps a
+ * decompressed chunk. A reader reads bytes only through bag_read_at() and
+ * bag_bytes_at() (io/handle.c).
  *
  * Adding a format is one file that defines one `const struct bag_reader`
  * and one row in bag_readers[] (readers.c). Never installed.
@@ -23,6 +25,7 @@
 #include <stdint.h>
 
 #include <bagscope/bag.h>
+#include "lib/formats/record-int.h"
 
 /* Every format a reader of bag_readers[] takes, for the messages that refuse a file. */
 #define READER_FORMATS "bag versions 2.0, 1.2, 1.1, 1.0 and 0, MCAP files and rosbag2 directories"
@@ -59,6 +62,14 @@ struct bag_reader {
 	 */
 	int (*read_index)(bag_t *bag, size_t i, int (*add)(void *ctx, uint32_t conn, int64_t time_ns, uint32_t offset),
 	                  void *ctx);
+	/*
+	 * For a format whose read_span hands out its own records, not 2.0
+	 * records: the record at p (len > 0 bytes left in the span) as *it
+	 * (all but offset; op BAG_OP_MSG_DATA with msg_ok for a message of a
+	 * known connection, BAG_OP_OTHER for any other whole record). Returns
+	 * its bytes, or 0 when no whole record lies there. NULL: 2.0 records.
+	 */
+	size_t (*item)(const bag_t *bag, const uint8_t *p, size_t len, struct chunk_item *it);
 	/* Free bag->fmt_state (at the last close of a handle and its dups); NULL when there is none. */
 	void (*free)(void *state);
 	/*

@@ -7,11 +7,14 @@
  * 64-bit sums so that lengths near 0xFFFFFFFF cannot wrap.
  *
  * The chunk-data walker (record-int.h) is here too: a chunk's data is a run
- * of records, walked with the same parser.
+ * of records, walked with the same parser, or with its reader's item op for
+ * a format whose spans hold its own records (MCAP's, as decompressed).
  */
 #include <string.h>
 
 #include <bagscope/record.h>
+#include "lib/formats/bag-int.h"
+#include "lib/formats/reader-int.h"
 #include "lib/formats/record-int.h"
 
 BAG_API int bag_record_parse(const uint8_t *buf, size_t len, struct bag_record *rec)
@@ -167,7 +170,9 @@ void bag_chunk_item(const struct bag_record *rec, struct chunk_item *it)
 	uint32_t pos = 0;
 	bool seen_op = false, seen_conn = false, seen_time = false, conn_ok = false, time_ok = false;
 
-	it->rec = rec;
+	it->rec = *rec;
+	it->data = rec->data;
+	it->data_len = rec->data_len;
 	if (item_fast(rec, it))
 		return;
 	it->op = 0;
@@ -191,22 +196,32 @@ void bag_chunk_item(const struct bag_record *rec, struct chunk_item *it)
 	it->msg_ok = it->op == BAG_OP_MSG_DATA && conn_ok && time_ok;
 }
 
-int bag_chunk_walk(const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg, size_t *used)
+size_t bag_chunk_record(const bag_t *bag, const uint8_t *data, size_t len, size_t at, struct chunk_item *it)
 {
-	size_t at = 0;
+	struct bag_record rec;
+
+	it->offset = (uint32_t)at;
+	if (at >= len)
+		return 0;
+	if (bag != NULL && bag->fmt->item != NULL)
+		return bag->fmt->item(bag, data + at, len - at, it);
+	if (bag_record_parse(data + at, len - at, &rec) != BAG_OK)
+		return 0;
+	bag_chunk_item(&rec, it);
+	return rec.size;
+}
+
+int bag_chunk_walk(const bag_t *bag, const uint8_t *data, size_t len, chunk_walk_fn fn, void *arg, size_t *used)
+{
+	size_t at = 0, n;
 	int rc = BAG_OK;
 
 	while (at < len && at <= UINT32_MAX) {
-		struct bag_record rec;
 		struct chunk_item it;
 
-		if (bag_record_parse(data + at, len - at, &rec) != BAG_OK)
+		if ((n = bag_chunk_record(bag, data, len, at, &it)) == 0 || (rc = fn(arg, &it)) != BAG_OK)
 			break;
-		it.offset = (uint32_t)at;
-		bag_chunk_item(&rec, &it);
-		if ((rc = fn(arg, &it)) != BAG_OK)
-			break;
-		at += rec.size;
+		at += n;
 	}
 	if (used != NULL)
 		*used = at;

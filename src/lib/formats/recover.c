@@ -217,7 +217,7 @@ static int body_item(void *arg, const struct chunk_item *it)
 	struct body_walk *w = arg;
 
 	if (it->op == BAG_OP_CONNECTION)
-		return add_connection(w->s, it->rec, w->chunk_pos);
+		return add_connection(w->s, &it->rec, w->chunk_pos);
 	if (it->op >= BAG_OP_FILE_HEADER && it->op <= BAG_OP_CHUNK_INFO)
 		return WALK_STOP;
 	if (it->msg_ok)
@@ -374,7 +374,7 @@ static int scan_body(struct scan *s, struct chunk *ch, bool cut, bool harvest_on
 	}
 	if (rc != BAG_OK)
 		goto fail;
-	rc = bag_chunk_walk(inf.buf, inf.len, body_item, &w, &used);
+	rc = bag_chunk_walk(NULL, inf.buf, inf.len, body_item, &w, &used);
 	stopped = rc == WALK_STOP;
 	if (rc != BAG_OK && !stopped)
 		goto fail;

@@ -251,7 +251,7 @@ static int walk_chunk(bag_t *bag, size_t i, struct walk *w)
 
 	if ((rc = bag_chunk_get(bag, i, &data, &len)) != BAG_OK)
 		return rc;
-	rc = bag_chunk_walk(data, len, walk_item, w, NULL);
+	rc = bag_chunk_walk(bag, data, len, walk_item, w, NULL);
 	bag_chunk_unpin(bag, i);
 	if (rc != BAG_OK)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory walking a chunk");
@@ -304,7 +304,6 @@ BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t
 {
 	const uint8_t *buf;
 	size_t len;
-	struct bag_record rec;
 	struct chunk_item it;
 	uint32_t got_conn;
 	int64_t got_time;
@@ -313,12 +312,11 @@ BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t
 	if ((rc = bag_chunk_get(bag, chunk, &buf, &len)) != BAG_OK)
 		return rc;
 	uint64_t where = bag->chunks[chunk].pos;
-	if (offset >= len || bag_record_parse(buf + offset, len - offset, &rec) != BAG_OK) {
+	if (bag_chunk_record(bag, buf, len, offset, &it) == 0) {
 		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
 		              "where no whole record lies", offset);
 		goto fail;
 	}
-	bag_chunk_item(&rec, &it);
 	if (!it.msg_ok) {
 		rc = bag_fail(bag, BAG_ECORRUPT, where, "index entry points at offset %u of the chunk, "
 		              "which is not a message data record", offset);
@@ -332,8 +330,8 @@ BAG_API int bag_message_read(bag_t *bag, size_t chunk, uint32_t offset, uint32_t
 		              (long long)got_time, conn_id, (long long)time_ns);
 		goto fail;
 	}
-	*data = rec.data;
-	*size = rec.data_len;
+	*data = it.data;
+	*size = it.data_len;
 	return BAG_OK;
 fail:
 	bag_chunk_unpin(bag, chunk);

@@ -365,13 +365,14 @@ int tl_group_load(bag_timeline_t *tl, size_t gi)
 {
 	struct tl_group *g = &tl->groups[gi];
 	struct builder b = { 0 };
-	char why[BAG_ERROR_MESSAGE_MAX] = "";
+	char why[BAG_ERROR_MESSAGE_MAX];
 	struct tl_entry *merged = NULL;
 	uint32_t *bounds = NULL;
 	int rc = BAG_OK;
 
-	if (g->entries != NULL)
+	if (g->entries != NULL)   /* the common case: asked once a row */
 		return BAG_OK;
+	why[0] = '\0';
 	for (uint32_t i = 0; i < g->tchunk_n; i++) {
 		if ((rc = load_chunk(tl, g->tchunk_first + i, &b, why, sizeof why)) != BAG_OK)
 			goto fail;

@@ -1,16 +1,24 @@
 /*
- * file.c - the local byte source: a regular file read with pread.
+ * file.c - the local byte source: a regular file read with pread, or a range
+ * of it mapped read-only (map: a chunk decompressed straight from the page
+ * cache, no copy into a buffer of ours).
  *
  * The descriptor is opened read-only and non-blocking (opening a FIFO must
  * not wait for a writer; anything but a regular file is refused). size is
  * st_size at open. dup takes a second descriptor on the same open file, so
- * each bag_dup reads with its own.
+ * each bag_dup reads with its own. A mapping covers the pages of one range
+ * and is undone as soon as its reader is done: what is mapped is bounded by
+ * what is being read, never the file. A range is mapped only while the
+ * file still holds it (fstat first), since touching a mapped page past the
+ * end of a file cut short is SIGBUS; a file cut in the instant between
+ * fstat and the read is the one case left to it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bagscope/common.h>
@@ -40,6 +48,30 @@ static int file_read_at(struct bag_source *s, uint64_t off, void *buf, size_t le
 		done += (size_t)n;
 	}
 	return BAG_OK;
+}
+
+static int file_map(struct bag_source *s, uint64_t off, size_t len, const uint8_t **p, void **base, size_t *base_len)
+{
+	struct file_source *f = (struct file_source *)s;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = off - off % page;
+	struct stat st;
+	void *m;
+
+	if (fstat(f->fd, &st) != 0 || (uint64_t)st.st_size < off + len)
+		return -1;
+	m = mmap(NULL, (size_t)(off - start) + len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, (off_t)start);
+	if (m == MAP_FAILED)
+		return -1;
+	*p = (const uint8_t *)m + (off - start);
+	*base = m;
+	*base_len = (size_t)(off - start) + len;
+	return 0;
+}
+
+static void file_unmap(struct bag_source *s, void *base, size_t base_len)
+{
+	(void)s;
+	munmap(base, base_len);
 }
 
 static struct bag_source_ops file_ops;
@@ -97,6 +129,8 @@ static struct bag_source_ops file_ops = {
 	.read_at = file_read_at,
 	.dup = file_dup,
 	.same_file = file_same,
+	.map = file_map,
+	.unmap = file_unmap,
 	.close = file_close,
 };
 

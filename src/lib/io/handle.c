@@ -69,6 +69,37 @@ int bag_read_at(bag_t *bag, uint64_t off, void *buf, size_t len)
 	return BAG_OK;
 }
 
+int bag_bytes_at(bag_t *bag, uint64_t off, size_t len, struct bag_bytes *b)
+{
+	const struct bag_source_ops *ops = bag->src->ops;
+	int rc;
+
+	memset(b, 0, sizeof *b);
+	if (len >= BAG_MAP_MIN && ops->map != NULL && off <= bag->file_size && len <= bag->file_size - off &&
+	    ops->map(bag->src, off, len, &b->p, &b->base, &b->base_len) == 0) {
+		bag->read_bytes += len;
+		bag->reads++;
+		return BAG_OK;
+	}
+	if (len == SIZE_MAX || (b->own = malloc(len + 1)) == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory for %zu byte%s of the file", len, BAG_S(len));
+	if ((rc = bag_read_at(bag, off, b->own, len)) != BAG_OK) {
+		free(b->own);
+		b->own = NULL;
+		return rc;
+	}
+	b->p = b->own;
+	return BAG_OK;
+}
+
+void bag_bytes_free(bag_t *bag, struct bag_bytes *b)
+{
+	if (b->base != NULL)
+		bag->src->ops->unmap(bag->src, b->base, b->base_len);
+	free(b->own);
+	memset(b, 0, sizeof *b);
+}
+
 void bag_prefetch(bag_t *bag, const struct bag_span *spans, size_t n)
 {
 	if (bag->src->ops->prefetch != NULL && n > 0)

@@ -4,9 +4,10 @@
  * A bag_t reads through a struct bag_source: a positional read, the size
  * fixed at open, a name for messages, dup (one per bag_dup, each with its own
  * descriptor or connection) and close. file.c is the local implementation
- * (pread); remote sources (HTTP, S3) add a table here and nothing above
- * io/ knows the difference. handle.c's bag_read_at() is the one call the
- * rest of the library reads through. Never installed.
+ * (pread, or mmap for a large range); remote sources (HTTP, S3) add a
+ * table here and nothing above io/ knows the difference. handle.c's
+ * bag_read_at() and bag_bytes_at() are the calls the rest of the library
+ * reads through. Never installed.
  */
 #ifndef BAGSCOPE_SOURCE_INT_H
 #define BAGSCOPE_SOURCE_INT_H
@@ -62,6 +63,15 @@ struct bag_source_ops {
 	 * source's next fetches so that they fault in no new pages.
 	 */
 	void (*give)(struct bag_source *s, uint8_t *buf, size_t cap);
+	/*
+	 * Optional (NULL: read_at only): the bytes [off, off + len) (len > 0,
+	 * off + len <= size, checked by the caller) mapped read-only, without
+	 * a copy: *p points at them; *base and *base_len are what unmap
+	 * takes. 0, or -1 (nothing to undo): read them with read_at, which
+	 * says what is wrong if anything is.
+	 */
+	int (*map)(struct bag_source *s, uint64_t off, size_t len, const uint8_t **p, void **base, size_t *base_len);
+	void (*unmap)(struct bag_source *s, void *base, size_t base_len);
 	/* Bytes fetched so far, requests in *requests (a remote source's totals); optional. */
 	uint64_t (*fetched)(const struct bag_source *s, uint64_t *requests);
 	void (*close)(struct bag_source *s);
@@ -90,7 +100,7 @@ int bag_source_open(struct bag_source **out, const char *path, const struct bag_
 /* Whether path is a URL some remote source reads (http, https, s3). */
 bool bag_source_is_url(const char *path);
 
-/* ---- file.c: a local regular file, read with pread ---- */
+/* ---- file.c: a local regular file, read with pread or mapped ---- */
 int bag_file_open(struct bag_source **out, const char *path, struct bag_error *err);
 
 #endif

@@ -30,6 +30,7 @@
  * the visitor as UTF-8 (surrogate pairs joined, a lone or invalid unit as
  * U+FFFD) in buffers on w->wide, freed when the message's walk ends.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +66,9 @@ struct walk {
 	bool be;                  /* CDR big-endian */
 	size_t origin;            /* CDR: alignment is relative to this byte */
 	struct wide *wide;        /* the UTF-8 of the wstrings seen */
-	struct frame stack[BAG_MSGDEF_MAX_DEPTH];
 	int depth;
 	struct bag_error *err;    /* may be NULL */
+	struct frame stack[BAG_MSGDEF_MAX_DEPTH];  /* last: walk_init() leaves it unset (1 KiB a message) */
 };
 
 /* "a.b[3].c" for the current stack, then the message. */
@@ -123,7 +124,8 @@ static int align(struct walk *w, size_t size)
 
 	if (!w->cdr || size < 2)
 		return BAG_OK;
-	pad = (size - (w->at - w->origin) % size) % size;
+	/* sizes are 2, 4 or 8: a mask, not two divisions a field */
+	pad = (size & (size - 1)) == 0 ? (0 - (w->at - w->origin)) & (size - 1) : (size - (w->at - w->origin) % size) % size;
 	if (pad > w->len - w->at)
 		return walk_fail(w, "needs %zu byte%s of padding, %zu remain", pad, BAG_S(pad), w->len - w->at);
 	w->at += pad;
@@ -280,13 +282,15 @@ static int read_wstring(struct walk *w, struct bag_value *v)
 
 static int walk_message(struct walk *w, uint32_t first, uint32_t n);
 
-/* Spend n elements (count of each) of the budget. */
+/* Spend n elements (count of each) of the budget (a product, not a division: this runs once a field). */
 static int charge(struct walk *w, uint64_t count, uint64_t each)
 {
-	if (each != 0 && count > w->budget / each)
+	uint64_t cost;
+
+	if (__builtin_mul_overflow(count, each, &cost) || cost > w->budget)
 		return walk_fail(w, "the message expands to more than %llu element%s, the budget for %zu byte%s",
 		                 (unsigned long long)w->budget0, BAG_S(w->budget0), w->len, BAG_S(w->len));
-	w->budget -= count * each;
+	w->budget -= cost;
 	return BAG_OK;
 }
 
@@ -404,6 +408,15 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 	w->depth++;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct dec_op *op = &w->ops[first + k];
+		/* checking: a run of fixed fields that fits is skipped at once (else each says why not) */
+		uint64_t run = op->run == 0 || !w->quiet ? UINT64_MAX : !w->cdr ? op->run_bytes :
+		               op->cdr_ok ? op->cdr_run[(w->at - w->origin) % 8] : UINT64_MAX;
+		if (run <= w->len - w->at && (w->prepaid || op->run_nodes <= w->budget)) {
+			w->budget -= w->prepaid ? 0 : op->run_nodes;
+			w->at += run;
+			k += op->run - 1;
+			continue;
+		}
 		w->stack[w->depth - 1] = (struct frame){ op->field, -1 };
 		if ((rc = walk_field(w, op)) != BAG_OK)
 			return rc;
@@ -458,13 +471,26 @@ out:
 	return rc;
 }
 
+/* A walk over data[0..len) with everything before its stack zeroed (frames are set as they are entered). */
+static void walk_init(struct walk *w, const uint8_t *data, size_t len, const struct bag_visitor *vis,
+                      bag_elements_fn elements, void *ud, struct bag_error *err)
+{
+	memset(w, 0, offsetof(struct walk, stack));
+	w->data = data;
+	w->len = len;
+	w->vis = vis ? vis : &no_visitor;
+	w->elements = elements;
+	w->ud = ud;
+	w->err = err;
+}
+
 BAG_API int bag_decode_some(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                             const struct bag_visitor *vis, bag_elements_fn elements, void *ud,
                             struct bag_error *err)
 {
-	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .elements = elements, .ud = ud,
-	                  .err = err };
+	struct walk w;
 
+	walk_init(&w, data, len, vis, elements, ud, err);
 	return decode(&w, def, NULL);
 }
 
@@ -472,7 +498,8 @@ BAG_API int bag_decode(const bag_msgdef_t *def, const uint8_t *data, size_t len,
                        const struct bag_visitor *vis, void *ud, size_t *used,
                        struct bag_error *err)
 {
-	struct walk w = { .data = data, .len = len, .vis = vis ? vis : &no_visitor, .ud = ud, .err = err };
+	struct walk w;
 
+	walk_init(&w, data, len, vis, NULL, ud, err);
 	return decode(&w, def, used);
 }

@@ -21,6 +21,13 @@ struct dec_op {
 	bool wide;                             /* a CDR wstring (prim is BAG_PRIM_STRING) */
 	uint64_t nodes;                        /* fixed: values and messages in one element
 	                                          (saturating); decode.c charges them to the budget */
+	uint32_t run;                          /* ROS 1: this field and the run - 1 after it in its
+	                                          message are fixed and not variable arrays (0: not so) */
+	uint64_t run_bytes, run_nodes;         /* what those take in all (saturating): a check skips
+	                                          them at once */
+	bool cdr_ok;                           /* CDR: cdr_run holds what the run takes */
+	uint64_t cdr_run[8];                   /* CDR: its bytes from (at - origin) % 8 == r, padding
+	                                          included (saturating) */
 	const struct bag_msgdef_field *field;  /* names, for printers and errors */
 };
 

@@ -46,6 +46,8 @@ struct type_state {
 	uint32_t min_size;
 	bool fixed;           /* every message of it takes exactly min_size bytes */
 	uint64_t nodes;       /* fixed: values and messages in one, itself included (saturating) */
+	uint8_t cdr;          /* cdr_skip: 0 not made yet, 1 made, 2 not to be made */
+	uint64_t cdr_skip[8]; /* CDR, fixed: one message's bytes from (at - origin) % 8 == r */
 };
 
 struct bag_msgdef {
@@ -720,6 +722,86 @@ fail:
 	return rc;
 }
 
+#define CDR_SIM_MAX 4096   /* elements of a fixed array of messages a CDR table is made over */
+
+static bool cdr_type_skip(bag_msgdef_t *def, size_t type, const uint64_t **skip);
+
+/*
+ * CDR, checking: the bytes op's elements (op fixed, not a variable array)
+ * take from (at - origin) % 8 == r into skip[r], as decode.c's walk takes
+ * them: primitives aligned to their size, messages field by field, an empty
+ * message one byte. false when not tabled (a fixed time, or too many
+ * messages to go through).
+ */
+static bool cdr_op_skip(bag_msgdef_t *def, const struct dec_op *op, uint64_t skip[8])
+{
+	uint64_t count = op->array == BAG_ARRAY_FIXED ? op->fixed_len : 1;
+	const uint64_t *sub;
+
+	for (uint64_t r = 0; r < 8; r++) {
+		skip[r] = 0;
+		if (count > 0 && op->prim < BAG_PRIM_STRING)
+			skip[r] = ((0 - r) & (op->elem_min - 1)) + sat_mul(count, op->elem_min);
+	}
+	if (count == 0 || op->prim < BAG_PRIM_STRING)
+		return true;
+	if (op->prim != BAG_PRIM_MESSAGE || count > CDR_SIM_MAX ||
+	    !cdr_type_skip(def, (size_t)(op->field->msg - def->types), &sub))
+		return false;
+	for (uint64_t r = 0; r < 8; r++) {
+		uint64_t pos = r;
+		for (uint64_t e = 0; e < count; e++)
+			pos = sat_add(pos, sub[pos % 8]);
+		skip[r] = pos - r;
+	}
+	return true;
+}
+
+/* cdr_op_skip() for one message of a fixed type, made once (*skip then points at it). */
+static bool cdr_type_skip(bag_msgdef_t *def, size_t type, const uint64_t **skip)
+{
+	struct type_state *st = &def->state[type];
+	const struct bag_msgdef_type *t = &def->types[type];
+	uint64_t pos[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, s[8];
+	bool ok = st->fixed;
+
+	*skip = st->cdr_skip;
+	if (st->cdr != 0)
+		return st->cdr == 1;
+	st->cdr = 2;
+	for (size_t k = 0; k < t->nfields && ok; k++)
+		if ((ok = cdr_op_skip(def, &def->ops[st->base + k], s)))
+			for (int r = 0; r < 8; r++)
+				pos[r] = sat_add(pos[r], s[pos[r] % 8]);
+	for (uint64_t r = 0; r < 8; r++)
+		st->cdr_skip[r] = t->nfields == 0 ? 1 : pos[r] - r;   /* CDR's empty message is one byte */
+	st->cdr = ok ? 1 : 2;
+	return ok;
+}
+
+/*
+ * Type i's runs of fixed fields that are not variable arrays (dec_op.run):
+ * each field's run and what it takes, ROS 1 (bytes) and CDR (by alignment).
+ */
+static void compile_runs(bag_msgdef_t *def, size_t i)
+{
+	const struct bag_msgdef_type *t = &def->types[i];
+
+	for (size_t k = t->nfields; k-- > 0;) {
+		struct dec_op *op = &def->ops[def->state[i].base + k];
+		const struct dec_op *next = k + 1 < t->nfields && op[1].run > 0 ? op + 1 : NULL;
+		uint64_t count = op->array == BAG_ARRAY_FIXED ? op->fixed_len : 1, s[8];
+		if (!op->fixed || op->array == BAG_ARRAY_VARIABLE)
+			continue;
+		op->run = 1 + (next ? next->run : 0);
+		op->run_bytes = sat_add(sat_mul(op->elem_min, count), next ? next->run_bytes : 0);
+		op->run_nodes = sat_add(sat_mul(op->nodes, count), next ? next->run_nodes : 0);
+		op->cdr_ok = cdr_op_skip(def, op, s) && (next == NULL || next->cdr_ok);
+		for (uint64_t r = 0; r < 8 && op->cdr_ok; r++)
+			op->cdr_run[r] = sat_add(s[r], next ? next->cdr_run[(r + s[r]) % 8] : 0);
+	}
+}
+
 /* Lay every type's fields out as ops. */
 static int compile(bag_msgdef_t *def)
 {
@@ -760,6 +842,8 @@ static int compile(bag_msgdef_t *def)
 				op->fixed = true;
 		}
 	}
+	for (size_t i = 0; i < def->ntypes; i++)
+		compile_runs(def, i);
 	return BAG_OK;
 }
 

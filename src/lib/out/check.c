@@ -320,7 +320,7 @@ static int tally_item(void *arg, const struct chunk_item *it)
 	long conn;
 	uint32_t k;
 
-	if (it->op == BAG_OP_CONNECTION)
+	if (it->op == BAG_OP_CONNECTION || it->op == BAG_OP_OTHER)
 		return BAG_OK;
 	if (!it->msg_ok) {
 		if (t->bad++ == 0)
@@ -395,7 +395,7 @@ static void chunk_findings(void *arg, const bag_t *bag, size_t bag_index, size_t
 	if ((t.held = calloc(ch->conn_n + 1, sizeof *t.held)) == NULL)
 		t.nomem = true;
 	else
-		bag_chunk_walk(data, len, tally_item, &t, &used);
+		bag_chunk_walk(bag, data, len, tally_item, &t, &used);
 	if (t.nomem) {
 		put_finding(out, ch->pos, BAG_ENOMEM, "out of memory counting the chunk's messages");
 		goto done;
@@ -632,9 +632,10 @@ static int entry_emit(void *arg, const struct bag_scan_item *it)
 {
 	struct entries *e = arg;
 	struct checker *c = e->c;
-	char err[BAG_ERROR_MESSAGE_MAX] = "";
+	char err[BAG_ERROR_MESSAGE_MAX];   /* not zeroed: 512 bytes a message */
 	uint64_t off = UINT64_MAX;
 
+	err[0] = '\0';
 	c->st.messages++;
 	if (it->rc == BAG_EDECODE) {
 		off = it->m->conn ? bag_chunk_pos(c->bag, it->m->chunk) : UINT64_MAX;
