@@ -19,7 +19,8 @@ which rosbag cannot read), OUT must instead hold every message of each REF
 With --info, `rosbag info OUT` (its code, run in this process) must succeed;
 --compression C: the compression it reports must be C; --compression-of IN:
 the one it reports for IN; --min-chunks N: at least N chunks; --only-info: these
-and no comparison of the messages.
+and no comparison of the messages. --info-fails: `rosbag info OUT` must fail
+(an unindexed bag), and nothing else is checked.
 
   export-check.py --batch FILE
 
@@ -106,7 +107,11 @@ def check(argv):
     ap.add_argument('--compression-of')
     ap.add_argument('--min-chunks', type=int)
     ap.add_argument('--only-info', action='store_true')
+    ap.add_argument('--info-fails', action='store_true')
     a = ap.parse_args(argv)
+
+    if a.info_fails:
+        return [] if rosbag_info(a.out) is None else ['%s: rosbag info reads it' % a.out]
 
     if a.info or a.compression or a.compression_of or a.min_chunks:
         problems = info_problems(a)
