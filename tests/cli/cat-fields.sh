@@ -7,28 +7,44 @@ B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data/fixtures
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "cat-fields.sh: needs python3-rosbag"; exit 1; }
+[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "cat-fields.sh: needs python3-rosbag"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# bagscope's outputs first, then python3-rosbag's view of them in one process
+# (one import of rosbag): it writes want.csv and want-topics.csv, compared
+# below, and compares the JSON itself.
 # csv: tf_lz4's /tf, two fields, one of them a string
 "$B" cat --topic /tf --fields 'transforms[0].transform.translation.x,transforms[-1].child_frame_id' \
 	"$D/bags/tf_lz4.bag" > "$tmp/got.csv" || fail=1
-"$PY" - "$D/bags/tf_lz4.bag" > "$tmp/want.csv" <<'PYEOF' || fail=1
-import sys, rosbag
-print('%time,topic,transforms[0].transform.translation.x,transforms[-1].child_frame_id')
-for topic, m, t in rosbag.Bag(sys.argv[1]).read_messages(topics=['/tf']):
-    print('%d,%s,%r,%s' % (t.to_nsec(), topic, m.transforms[0].transform.translation.x, m.transforms[-1].child_frame_id))
-PYEOF
-cmp -s "$tmp/got.csv" "$tmp/want.csv" || { echo "FAIL --fields csv"; diff "$tmp/got.csv" "$tmp/want.csv" | head; fail=1; }
-
 # json over every topic of nested_bz2 at once: a field some types lack is null
 "$B" cat --format json --fields 'header.stamp,kind,len(parts)' "$D/bags/nested_bz2.bag" > "$tmp/got.jsonl" || fail=1
-"$PY" - "$D/bags/nested_bz2.bag" "$tmp/got.jsonl" <<'PYEOF' || fail=1
+# /topic.path fields (as the browser's C and plot take them) over several
+# topics: only the topics named are printed, a cell of another topic is empty
+"$B" cat --fields '/path.header.stamp,/widgets.kind,/path.poses[0].pose.position.x' \
+	"$D/bags/nested_bz2.bag" > "$tmp/got-topics.csv" || fail=1
+"$PY" - "$D/bags/tf_lz4.bag" "$D/bags/nested_bz2.bag" "$tmp" <<'PYEOF' || fail=1
 import sys, json, rosbag
-got = [json.loads(l) for l in open(sys.argv[2])]
+tf, nested, tmp = sys.argv[1:4]
+
+with open(tmp + '/want.csv', 'w') as out:
+    print('%time,topic,transforms[0].transform.translation.x,transforms[-1].child_frame_id', file=out)
+    for topic, m, t in rosbag.Bag(tf).read_messages(topics=['/tf']):
+        print('%d,%s,%r,%s' % (t.to_nsec(), topic, m.transforms[0].transform.translation.x,
+                               m.transforms[-1].child_frame_id), file=out)
+
+with open(tmp + '/want-topics.csv', 'w') as out:
+    print('%time,topic,/path.header.stamp,/widgets.kind,/path.poses[0].pose.position.x', file=out)
+    for topic, m, t in rosbag.Bag(nested).read_messages(topics=['/path', '/widgets']):
+        if topic == '/path':
+            print('%d,%s,%d.%09d,,%r' % (t.to_nsec(), topic, m.header.stamp.secs, m.header.stamp.nsecs,
+                                         m.poses[0].pose.position.x), file=out)
+        else:
+            print('%d,%s,,%d,' % (t.to_nsec(), topic, m.kind), file=out)
+
+got = [json.loads(l) for l in open(tmp + '/got.jsonl')]
 want = []
-for topic, m, t in rosbag.Bag(sys.argv[1]).read_messages():
+for topic, m, t in rosbag.Bag(nested).read_messages():
     h = getattr(m, 'header', None)
     f = {'header.stamp': '%d.%09d' % (h.stamp.secs, h.stamp.nsecs) if h is not None else None,
          'kind': getattr(m, 'kind', None),
@@ -45,20 +61,7 @@ if got != want:
     print('FAIL --fields json:', got[:2], want[:2])
     sys.exit(1)
 PYEOF
-
-# /topic.path fields (as the browser's C and plot take them) over several
-# topics: only the topics named are printed, a cell of another topic is empty
-"$B" cat --fields '/path.header.stamp,/widgets.kind,/path.poses[0].pose.position.x' \
-	"$D/bags/nested_bz2.bag" > "$tmp/got-topics.csv" || fail=1
-"$PY" - "$D/bags/nested_bz2.bag" > "$tmp/want-topics.csv" <<'PYEOF' || fail=1
-import sys, rosbag
-print('%time,topic,/path.header.stamp,/widgets.kind,/path.poses[0].pose.position.x')
-for topic, m, t in rosbag.Bag(sys.argv[1]).read_messages(topics=['/path', '/widgets']):
-    if topic == '/path':
-        print('%d,%s,%d.%09d,,%r' % (t.to_nsec(), topic, m.header.stamp.secs, m.header.stamp.nsecs, m.poses[0].pose.position.x))
-    else:
-        print('%d,%s,,%d,' % (t.to_nsec(), topic, m.kind))
-PYEOF
+cmp -s "$tmp/got.csv" "$tmp/want.csv" || { echo "FAIL --fields csv"; diff "$tmp/got.csv" "$tmp/want.csv" | head; fail=1; }
 cmp -s "$tmp/got-topics.csv" "$tmp/want-topics.csv" || { echo "FAIL --fields /topic.path csv"; diff "$tmp/got-topics.csv" "$tmp/want-topics.csv" | head; fail=1; }
 # a topic field beside a plain one: every selected topic, the plain one on each
 [ "$("$B" cat --format json --fields '/widgets.kind,header.frame_id' "$D/bags/nested_bz2.bag" | wc -l)" = 15 ] ||

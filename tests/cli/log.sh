@@ -11,63 +11,68 @@ B=${BAGSCOPE:-src/bagscope}
 SRC=${SRCDIR:-.}
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import rosbag, diagnostic_msgs.msg' 2>/dev/null || { echo "log.sh: needs python3-rosbag, python3-diagnostic-msgs"; exit 1; }
+[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag diagnostic_msgs.msg 2>/dev/null || { echo "log.sh: needs python3-rosbag, python3-diagnostic-msgs"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$PY" "$SRC/tests/tools/mk-robot-bags.py" "$tmp" || exit 1
 ko() { echo "FAIL: $*"; fail=1; }
 
-# reference MODE BAG [LEVEL NODE_RE GREP_RE]: what `log` should print
+# reference BAG DIR LEVEL NODE_RE GREP_RE: what `log` should print, in one
+# process (one import of rosbag): DIR/want-text and DIR/want-summary of every
+# message, DIR/want-json of those the filters pass
 reference() {
 	"$PY" - "$@" <<'PYEOF'
-import datetime, json, re, sys, rosbag
-mode, path = sys.argv[1], sys.argv[2]
-minlevel = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-node_re = re.compile(sys.argv[4]) if len(sys.argv) > 4 else None
-grep_re = re.compile(sys.argv[5]) if len(sys.argv) > 5 else None
+import contextlib, datetime, json, re, sys, rosbag
 names = {1: 'DEBUG', 2: 'INFO', 4: 'WARN', 8: 'ERROR', 16: 'FATAL'}
 def utc(ns):
     d = datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc)
     return d.strftime('%Y-%m-%dT%H:%M:%S') + '.%09dZ' % (ns % 10**9)
 def esc(s):
     return s.replace('\x1b', '\\e')
-seen, summary = {}, {}
-with rosbag.Bag(path) as bag:
-    for topic, m, t, hdr in bag.read_messages(return_connection_header=True):
-        if hdr['type'] != b'rosgraph_msgs/Log' and hdr['type'] != 'rosgraph_msgs/Log':
-            continue
-        stamp = m.header.stamp.to_nsec()
-        if m.level < minlevel or (node_re and not node_re.search(m.name)) or (grep_re and not grep_re.search(m.msg)):
-            continue
-        key = (m.name, stamp, m.msg)
-        if seen.setdefault(key, topic) != topic:
-            continue
-        level = names.get(m.level, 'LEVEL%d' % m.level)
-        if mode == 'text':
-            lines = m.msg.split('\n')
-            body = '\n    '.join(esc(l) for l in lines)
-            print('%s %s [%s] %s (%s:%d %s)' % (utc(stamp), level, m.name, body, m.file, m.line, m.function))
-        elif mode == 'json':
-            print(json.dumps({'time_ns': t.to_nsec(), 'stamp_ns': stamp, 'level': level, 'node': m.name, 'msg': m.msg,
-                              'file': m.file, 'function': m.function, 'line': m.line, 'topics': list(m.topics)}))
-        else:
-            r = summary.setdefault((m.name, m.level), [0, stamp, stamp])
-            r[0] += 1
-            r[1], r[2] = min(r[1], stamp), max(r[2], stamp)
-if mode == 'summary':
-    for (node, level), (n, a, b) in sorted(summary.items()):
-        print('%s %s %d %s %s' % (node, names.get(level, 'LEVEL%d' % level), n, utc(a), utc(b)))
+def reference(mode, path, minlevel=0, node_re=None, grep_re=None):
+    seen, summary = {}, {}
+    with rosbag.Bag(path) as bag:
+        for topic, m, t, hdr in bag.read_messages(return_connection_header=True):
+            if hdr['type'] != b'rosgraph_msgs/Log' and hdr['type'] != 'rosgraph_msgs/Log':
+                continue
+            stamp = m.header.stamp.to_nsec()
+            if m.level < minlevel or (node_re and not node_re.search(m.name)) or (grep_re and not grep_re.search(m.msg)):
+                continue
+            key = (m.name, stamp, m.msg)
+            if seen.setdefault(key, topic) != topic:
+                continue
+            level = names.get(m.level, 'LEVEL%d' % m.level)
+            if mode == 'text':
+                lines = m.msg.split('\n')
+                body = '\n    '.join(esc(l) for l in lines)
+                print('%s %s [%s] %s (%s:%d %s)' % (utc(stamp), level, m.name, body, m.file, m.line, m.function))
+            elif mode == 'json':
+                print(json.dumps({'time_ns': t.to_nsec(), 'stamp_ns': stamp, 'level': level, 'node': m.name, 'msg': m.msg,
+                                  'file': m.file, 'function': m.function, 'line': m.line, 'topics': list(m.topics)}))
+            else:
+                r = summary.setdefault((m.name, m.level), [0, stamp, stamp])
+                r[0] += 1
+                r[1], r[2] = min(r[1], stamp), max(r[2], stamp)
+    if mode == 'summary':
+        for (node, level), (n, a, b) in sorted(summary.items()):
+            print('%s %s %d %s %s' % (node, names.get(level, 'LEVEL%d' % level), n, utc(a), utc(b)))
+path, out = sys.argv[1], sys.argv[2]
+for mode, args in (('text', ()), ('summary', ()),
+                   ('json', (int(sys.argv[3]), re.compile(sys.argv[4]), re.compile(sys.argv[5])))):
+    with open('%s/want-%s' % (out, mode), 'w') as f, contextlib.redirect_stdout(f):
+        reference(mode, path, *args)
 PYEOF
 }
 
 L=$tmp/log.bag
-reference text "$L" > "$tmp/want"
+reference "$L" "$tmp" 4 'plan|contr' 'step [0-9]*[02468]$' || ko "the reference outputs"
+cp "$tmp/want-text" "$tmp/want"
 NO_COLOR= "$B" log "$L" > "$tmp/got" || ko "log exit $?"
 cmp -s "$tmp/want" "$tmp/got" || { ko "log text differs"; diff "$tmp/want" "$tmp/got" | head -5; }
 [ "$(grep -c '^2020' "$tmp/got")" = 401 ] || ko "log: 401 messages (400 + one repeated on /rosout), the /rosout_agg copies left out"
 grep -q 'evil \\e\[2J text' "$tmp/got" || ko "log: ESC escaped"
 
-reference json "$L" 4 'plan|contr' 'step [0-9]*[02468]$' > "$tmp/want"
+cp "$tmp/want-json" "$tmp/want"
 "$B" log --format json --level warn --node 'plan|contr' --grep 'step [0-9]*[02468]$' "$L" > "$tmp/got" || ko "log json exit"
 "$PY" - "$tmp/want" "$tmp/got" <<'PYEOF' || ko "log --format json with filters differs"
 import json, sys
@@ -76,7 +81,7 @@ b = [json.loads(l) for l in open(sys.argv[2])]
 assert len(a) > 20 and a == b, (len(a), len(b))
 PYEOF
 
-reference summary "$L" > "$tmp/want"
+cp "$tmp/want-summary" "$tmp/want"
 "$B" log --summary "$L" | tail -n +2 | sed 's/  */ /g' > "$tmp/got"
 cmp -s "$tmp/want" "$tmp/got" || { ko "log --summary differs"; diff "$tmp/want" "$tmp/got" | head -5; }
 

@@ -8,25 +8,34 @@ B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "offsets.sh: needs python3-rosbag"; exit 1; }
-# want BAG FROM_START TO_END: rosbag's count in [start + FROM_START, end - TO_END]
+[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "offsets.sh: needs python3-rosbag"; exit 1; }
+# want BAG FROM_START TO_END...: rosbag's count in [start + FROM_START, end - TO_END]
+# for each triple, a line each (one process: one import of rosbag)
 want() {
 	"$PY" - "$@" <<'PYEOF'
 import sys, rosbag, rospy
-b = rosbag.Bag(sys.argv[1])
-s = rospy.Time.from_sec(b.get_start_time()) + rospy.Duration.from_sec(float(sys.argv[2]))
-e = rospy.Time.from_sec(b.get_end_time()) - rospy.Duration.from_sec(float(sys.argv[3]))
-print(sum(1 for _ in b.read_messages(start_time=s, end_time=e)))
+for path, a, z in zip(sys.argv[1::3], sys.argv[2::3], sys.argv[3::3]):
+    b = rosbag.Bag(path)
+    s = rospy.Time.from_sec(b.get_start_time()) + rospy.Duration.from_sec(float(a))
+    e = rospy.Time.from_sec(b.get_end_time()) - rospy.Duration.from_sec(float(z))
+    print(sum(1 for _ in b.read_messages(start_time=s, end_time=e)))
 PYEOF
 }
-for bag in "$D"/fixtures/bags/basic_none.bag "$D"/fixtures/made/freq_times.bag; do
-	w=$(want "$bag" 2 1.5)
+basic=$D/fixtures/bags/basic_none.bag
+freq=$D/fixtures/made/freq_times.bag
+counts=$(want "$basic" 2 1.5 "$basic" 0 1.5 "$freq" 2 1.5 "$freq" 0 1.5)
+[ "$(echo "$counts" | wc -l)" = 4 ] || { echo "FAIL rosbag's counts: $counts"; fail=1; }
+k=0
+for bag in "$basic" "$freq"; do
+	w=$(echo "$counts" | sed -n "$((k + 1))p")
+	w0=$(echo "$counts" | sed -n "$((k + 2))p")
+	k=$((k + 2))
 	for start in +2 +2s 2s 2000ms +0m2s; do
 		got=$("$B" cat --count --start "$start" --end -1.5s "$bag")
 		[ "$got" = "$w" ] || { echo "FAIL $bag --start $start --end -1.5s: $got, rosbag $w"; fail=1; }
 	done
 	got=$("$B" cat --count --end -1.5 "$bag")
-	[ "$got" = "$(want "$bag" 0 1.5)" ] || { echo "FAIL $bag --end -1.5: $got"; fail=1; }
+	[ "$got" = "$w0" ] || { echo "FAIL $bag --end -1.5: $got, rosbag $w0"; fail=1; }
 done
 bag=$D/fixtures/bags/basic_none.bag
 out=$("$B" cat --count --start '>2s' "$bag" 2>&1)

@@ -8,45 +8,74 @@ B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data/fixtures
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "plot.sh: needs python3-rosbag"; exit 1; }
+[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "plot.sh: needs python3-rosbag"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# reference W BAG T0 T1 PATH=EXPR...: path,column,t_start_ns,t_end_ns,count,min,max
-reference() {
-	"$PY" - "$@" <<'PYEOF'
-import sys, math, rosbag
-W, bag = int(sys.argv[1]), rosbag.Bag(sys.argv[2])
-t0 = int(sys.argv[3]) if sys.argv[3] != '-' else min(c.start_time for c in bag._chunks).to_nsec()
-t1 = int(sys.argv[4]) if sys.argv[4] != '-' else max(c.end_time for c in bag._chunks).to_nsec()
-N = t1 - t0 + 1
-for spec in sys.argv[5:]:
-    path, topic, expr = spec.split('=', 2)
-    cols = [[] for _ in range(W)]
-    for _, m, t in bag.read_messages(topics=[topic]):
-        t = t.to_nsec()
-        if t < t0 or t > t1:
-            continue
-        try:
-            v = float(eval(expr, {'m': m}))
-        except IndexError:
-            continue
-        if math.isnan(v):
-            continue
-        cols[(t - t0) * W // N].append(v)
-    for c in range(W):
-        s, e = t0 + -(-c * N // W), t0 + -(-(c + 1) * N // W) - 1
-        mm = '%r,%r' % (min(cols[c]), max(cols[c])) if cols[c] else ','
-        print('%s,%d,%d,%d,%d,%s' % (path, c, s, e, len(cols[c]), mm))
-PYEOF
-}
-
-check_csv() {   # label, bagscope args..., --, reference args...
+# check_csv LABEL BAGSCOPE ARGS... -- REFERENCE ARGS...: bagscope's --csv now;
+# the reference args are a job for check_all, which computes each job's
+# reduction (path,column,t_start_ns,t_end_ns,count,min,max) from python3-rosbag,
+# all in one process (one import of rosbag), and compares it byte for byte.
+# The reference args: W BAG T0 T1 PATH=TOPIC=EXPR... (T0, T1 '-': the bag's span)
+jobs=0
+check_csv() {
 	label=$1; shift
+	jobs=$((jobs + 1))
 	args=; while [ "$1" != -- ]; do args="$args '$1'"; shift; done; shift
-	eval "\"\$B\" plot --csv $args" > "$tmp/got" 2>"$tmp/err" || { echo "FAIL $label: exit $?"; cat "$tmp/err"; fail=1; }
-	reference "$@" > "$tmp/want" || fail=1
-	cmp -s "$tmp/got" "$tmp/want" || { echo "FAIL $label"; diff "$tmp/got" "$tmp/want" | head; fail=1; }
+	eval "\"\$B\" plot --csv $args" > "$tmp/got-$jobs" 2>"$tmp/err" || { echo "FAIL $label: exit $?"; cat "$tmp/err"; fail=1; }
+	{ echo "$label"; echo "$tmp/got-$jobs"; for a in "$@"; do echo "$a"; done; echo; } >> "$tmp/jobs"
+}
+check_all() {
+	"$PY" - "$tmp/jobs" "$jobs" <<'PYEOF'
+import sys, math, difflib, rosbag
+
+def reference(W, bag, t0, t1, specs):
+    W, bag = int(W), rosbag.Bag(bag)
+    t0 = int(t0) if t0 != '-' else min(c.start_time for c in bag._chunks).to_nsec()
+    t1 = int(t1) if t1 != '-' else max(c.end_time for c in bag._chunks).to_nsec()
+    N = t1 - t0 + 1
+    out = []
+    for spec in specs:
+        path, topic, expr = spec.split('=', 2)
+        cols = [[] for _ in range(W)]
+        for _, m, t in bag.read_messages(topics=[topic]):
+            t = t.to_nsec()
+            if t < t0 or t > t1:
+                continue
+            try:
+                v = float(eval(expr, {'m': m}))
+            except IndexError:
+                continue
+            if math.isnan(v):
+                continue
+            cols[(t - t0) * W // N].append(v)
+        for c in range(W):
+            s, e = t0 + -(-c * N // W), t0 + -(-(c + 1) * N // W) - 1
+            mm = '%r,%r' % (min(cols[c]), max(cols[c])) if cols[c] else ','
+            out.append('%s,%d,%d,%d,%d,%s\n' % (path, c, s, e, len(cols[c]), mm))
+    return ''.join(out)
+
+failed = done = 0
+for job in open(sys.argv[1]).read().split('\n\n'):
+    if not job.strip():
+        continue
+    done += 1
+    label, got, *args = job.strip('\n').split('\n')
+    got = open(got).read()
+    try:
+        want = reference(args[0], args[1], args[2], args[3], args[4:])
+    except Exception as e:
+        want = 'reference: %s: %s\n' % (type(e).__name__, e)
+    if got != want:
+        failed += 1
+        print('FAIL ' + label)
+        diff = [l for l in difflib.ndiff(got.splitlines(), want.splitlines()) if l[0] in '-+']
+        print('\n'.join(diff[:10]))
+if done != int(sys.argv[2]):
+    print('FAIL %d of %s reductions compared' % (done, sys.argv[2]))
+    failed += 1
+sys.exit(1 if failed else 0)
+PYEOF
 }
 
 basic=$D/bags/basic_none.bag
@@ -63,6 +92,7 @@ check_csv "tf two connections" --width 9 '/tf.transforms[-1].transform.rotation.
 nested=$D/bags/nested_bz2.bag
 check_csv "nested" --width 4 '/markers.markers[1].pose.position.x' "$nested" -- \
 	4 "$nested" - - '/markers.markers[1].pose.position.x=/markers=m.markers[1].pose.position.x'
+check_all || fail=1
 
 # the chart: labels on the top, middle and bottom rows, the x axis, a legend per series
 "$B" plot --width 40 --height 8 /counter.data /value.data "$basic" > "$tmp/chart" || fail=1

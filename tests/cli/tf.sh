@@ -15,7 +15,7 @@ BUILD=${BUILDDIR:-.}
 SRC=${SRCDIR:-.}
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import rosbag, tf2_msgs.msg' 2>/dev/null || { echo "tf.sh: needs python3-rosbag, python3-tf2-msgs"; exit 1; }
+[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag tf2_msgs.msg 2>/dev/null || { echo "tf.sh: needs python3-rosbag, python3-tf2-msgs"; exit 1; }
 [ -f /usr/include/tf2/buffer_core.h ] || { echo "tf.sh: needs libtf2-dev (scripts/setup.sh --test)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,9 +44,10 @@ PYEOF
 }
 
 n=0
+"$PY" "$SRC/tests/tools/tf-dump.py" --to "$tmp" 40 "$tmp"/tf_*.bag "$SRC/tests/data/fixtures/bags/tf_lz4.bag"
 for bag in "$tmp"/tf_*.bag "$SRC/tests/data/fixtures/bags/tf_lz4.bag"; do
 	name=$(basename "$bag" .bag)
-	"$PY" "$SRC/tests/tools/tf-dump.py" "$bag" 40 > "$tmp/$name.in" || { ko "$name: tf-dump"; continue; }
+	[ -f "$tmp/$name.in" ] || { ko "$name: tf-dump"; continue; }
 	"$tmp/tf2-ref" < "$tmp/$name.in" > "$tmp/$name.ref" 2>/dev/null || { ko "$name: tf2-ref"; continue; }
 	"$BUILD/tests/tools/tf-lookups" "$bag" < "$tmp/$name.in" > "$tmp/$name.out" || { ko "$name: tf-lookups"; continue; }
 	compare "$tmp/$name.ref" "$tmp/$name.out" || ko "$name: lookups differ from tf2's"
@@ -66,19 +67,22 @@ grep -q '^    base_link  dynamic  250 msgs  50.00 Hz' "$tmp/tree" || ko "tree: b
 grep -q '^      laser  static  1 msg  node /pub_tf_static$' "$tmp/tree" || ko "tree: static laser"
 [ -s "$tmp/tree.err" ] && ko "tree: warnings on a clean bag: $(cat "$tmp/tree.err")"
 
-# --json equals what python3-rosbag says of each frame
+# --json equals what python3-rosbag says of each frame; the same read writes
+# rec.q, the record-time lookups the plot checks below use
 "$B" tf --json "$basic" > "$tmp/json" || ko "tf --json"
-"$PY" - "$basic" "$tmp/json" <<'PYEOF' || ko "tf --json differs from python3-rosbag"
+"$PY" - "$basic" "$tmp/json" "$tmp/rec.q" <<'PYEOF' || ko "tf --json differs from python3-rosbag"
 import json, sys, rosbag
-got = {f['name']: f for f in json.load(open(sys.argv[2]))['frames']}
 want = {}
-with rosbag.Bag(sys.argv[1]) as bag:
+with rosbag.Bag(sys.argv[1]) as bag, open(sys.argv[3], 'w') as rec:
     for topic, msg, t in bag.read_messages():
+        if topic in ('/tf', '/tf_static'):
+            rec.write('Q\tmap\tbase_link\t%d\t%d\n' % (t.secs, t.nsecs))
         for tr in msg.transforms:
             w = want.setdefault(tr.child_frame_id, {'parent': tr.header.frame_id, 'count': 0, 'stamps': []})
             w['count'] += 1
             w['stamps'].append(tr.header.stamp.to_nsec())
             w['static'] = topic == '/tf_static'
+got = {f['name']: f for f in json.load(open(sys.argv[2]))['frames']}
 for name, w in want.items():
     g = got[name]
     assert g['parent'] == w['parent'] and g['count'] == w['count'] and g['static'] == w['static'], name
@@ -151,12 +155,6 @@ grep -q "warning: 4 transforms refused" "$tmp/w" || ko "warning: refused"
 	|| ko "--topic"
 # message paths: plot's tf(TARGET,SOURCE).FIELD is sampled at each TF message's
 # record time; one column's count, min and max equal tf2's lookups at those times
-"$PY" - "$basic" > "$tmp/rec.q" <<'PYEOF'
-import sys, rosbag
-with rosbag.Bag(sys.argv[1]) as bag:
-    for topic, msg, t in bag.read_messages(topics=['/tf', '/tf_static']):
-        print('Q\tmap\tbase_link\t%d\t%d' % (t.secs, t.nsecs))
-PYEOF
 { grep '^T' "$tmp/tf_basic.in"; cat "$tmp/rec.q"; } | "$tmp/tf2-ref" > "$tmp/rec.ref"
 for field in translation.x:3 rotation.w:9 yaw:yaw; do
 	name=${field%%:*}

@@ -19,7 +19,11 @@ which rosbag cannot read), OUT must instead hold every message of each REF
 With --info, `rosbag info OUT` (its code, run in this process) must succeed;
 --compression C: the compression it reports must be C; --compression-of IN:
 the one it reports for IN; --min-chunks N: at least N chunks; --only-info: these
-and no comparison of the messages.
+and no comparison of the messages. --info-fails: `rosbag info OUT` must fail
+(an unindexed bag), and nothing else is checked. --appended-to IN --appended N:
+OUT is IN after write-tool's append (tests/tools/write-tool.c): IN's messages
+twice on IN's connections, and N new ones on one new connection, /appended,
+whose data are the int64s 0 .. N-1.
 
   export-check.py --batch FILE
 
@@ -89,6 +93,23 @@ def info_problems(a):
     return problems
 
 
+def appended_problems(out, orig_path, n):
+    """--appended-to: OUT holds ORIG's messages twice and N new ones on one new connection."""
+    got, orig = messages(out), messages(orig_path)
+    key = lambda m: m[:4]
+    new = [m for m in got if m[0] == '/appended']
+    rest = collections.Counter(key(m) for m in got if m[0] != '/appended')
+    problems = []
+    if rest != collections.Counter([key(m) for m in orig] * 2):
+        problems.append('old messages and their copies')
+    if [int.from_bytes(m[2], 'little', signed=True) for m in new] != list(range(n)):
+        problems.append('new messages')
+    with rosbag.Bag(out) as a, rosbag.Bag(orig_path) as o:
+        if len(a._connections) != len(o._connections) + 1:
+            problems.append('connections reused')
+    return ['%s: %s' % (out, p) for p in problems]
+
+
 def check(argv):
     """The problems of one check (the arguments of the usage above)."""
     ap = argparse.ArgumentParser()
@@ -106,12 +127,20 @@ def check(argv):
     ap.add_argument('--compression-of')
     ap.add_argument('--min-chunks', type=int)
     ap.add_argument('--only-info', action='store_true')
+    ap.add_argument('--info-fails', action='store_true')
+    ap.add_argument('--appended-to')
+    ap.add_argument('--appended', type=int)
     a = ap.parse_args(argv)
+
+    if a.info_fails:
+        return [] if rosbag_info(a.out) is None else ['%s: rosbag info reads it' % a.out]
 
     if a.info or a.compression or a.compression_of or a.min_chunks:
         problems = info_problems(a)
         if problems or a.only_info:
             return problems
+    if a.appended_to:
+        return appended_problems(a.out, a.appended_to, a.appended)
     got = messages(a.out)
     problems = []
     times = [m[1] for m in got]

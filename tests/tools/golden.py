@@ -46,6 +46,8 @@ def same(exp, act, path='msg'):
     if isinstance(exp, list):
         if not isinstance(act, list) or len(act) != len(exp):
             return '%s: expected an array of %d' % (path, len(exp))
+        if exp == act and set(map(type, exp)) <= {int} and set(map(type, act)) <= {int}:
+            return None                       # equal integer arrays (byte data), compared at C speed
         for i, (e, a) in enumerate(zip(exp, act)):
             d = same(e, a, '%s[%d]' % (path, i))
             if d:

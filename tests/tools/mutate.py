@@ -242,13 +242,25 @@ def reindexed(path):
         pass                                  # what was read before the failure counts
     return got
 
+try:
+    from orjson import loads as fast_loads    # about 4x json's speed on the long byte arrays
+except ImportError:
+    fast_loads = json.loads
+
+def json_line(line):
+    """The object on one line, as json.loads reads it (orjson first: stricter, never laxer)."""
+    try:
+        return fast_loads(line)
+    except ValueError:
+        return json.loads(line)
+
 def bagscope_lists(bagscope, path):
     p = subprocess.run([bagscope, 'cat', '--format', 'json', path], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=60)
     got = []
     for line in p.stdout.decode('utf-8', 'replace').splitlines():
         try:
-            m = json.loads(line)
+            m = json_line(line)
             got.append((m['topic'], m['time_ns']))
         except ValueError:
             pass

@@ -7,7 +7,11 @@ beyond, at stamps exactly, and at seeded random times over the bag's span
 (exact nanoseconds), plus a few bad frame arguments.
 
 usage: tf-dump.py BAG [RANDOM_TIMES_PER_PAIR]
+       tf-dump.py --to DIR RANDOM_TIMES_PER_PAIR BAG...
+The second form writes DIR/NAME.in for each BAG (rosbag's import is paid
+once); a bag that cannot be read gets no file and a line on stderr.
 """
+import os
 import random
 import sys
 
@@ -16,10 +20,7 @@ import rosbag
 TYPES = ('tf2_msgs/TFMessage', 'tf/tfMessage')
 
 
-def main():
-    path = sys.argv[1]
-    per_pair = int(sys.argv[2]) if len(sys.argv) > 2 else 12
-    out = sys.stdout
+def dump(path, per_pair, out):
     frames, stamps = set(), set()
     with rosbag.Bag(path) as bag:
         topics = [t for t, i in bag.get_type_and_topic_info().topics.items() if i.msg_type in TYPES]
@@ -54,5 +55,22 @@ def main():
             out.write('Q\t%s\t%s\t0\t0\n' % (target, source))
 
 
+def main():
+    if sys.argv[1] != '--to':
+        dump(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 12, sys.stdout)
+        return 0
+    status = 0
+    for path in sys.argv[4:]:
+        name = os.path.join(sys.argv[2], os.path.basename(path)[:-len('.bag')] + '.in')
+        try:
+            with open(name + '.part', 'w') as out:
+                dump(path, int(sys.argv[3]), out)
+            os.rename(name + '.part', name)
+        except Exception as e:
+            print('tf-dump.py: %s: %s' % (path, e), file=sys.stderr)
+            status = 1
+    return status
+
+
 if __name__ == '__main__':
-    main()
+    sys.exit(main())
