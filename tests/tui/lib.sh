@@ -37,6 +37,22 @@ wait_for() {
 	return 1
 }
 
+# wait_until NAME COMMAND...: poll a shell test (of the screen, say) until it
+# holds or WAIT_SECONDS pass; counted as a check.
+wait_until() {
+	name=$1; shift
+	end=$(($(date +%s) + WAIT_SECONDS))
+	until "$@"; do
+		if [ "$(date +%s)" -ge "$end" ]; then
+			failed=$((failed + 1)); printf 'FAIL  %s; the screen was:\n' "$name"
+			screen | sed 's/^/      | /'
+			return 1
+		fi
+		sleep 0.05
+	done
+	passed=$((passed + 1)); printf 'ok    %s\n' "$name"
+}
+
 # check NAME COMMAND...: a shell test that must hold.
 check() {
 	name=$1; shift

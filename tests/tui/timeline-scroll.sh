@@ -35,13 +35,19 @@ keys Enter
 wait_for "Enter selects that topic's nearest message" "^▶/turtle2/pose +[^ ]"
 row=$(screen | sed -n 's/.* row \([0-9]*\)\/8647 .*/\1/p')
 check "a /turtle2/pose row near the start ($row)" [ "${row:-9999}" -lt 100 ]
-keys l l l l l
-wait_for "l moves the time cursor: the list follows" " row ([2-9][0-9]{2}|[1-9][0-9]{3})/8647 "
-after=$(screen | sed -n 's/.* row \([0-9]*\)\/8647 .*/\1/p')
+# the row number the status line shows, and whether it is past (or before) $1
+row_of() { screen | sed -n 's/.* row \([0-9]*\)\/8647 .*/\1/p'; }
+row_after() { r=$(row_of); [ "${r:-0}" -gt "$1" ]; }
+row_before() { r=$(row_of); [ -n "$r" ] && [ "$r" -lt "$1" ]; }
+for _ in 1 2 3 4 5; do
+	at=$(row_of)
+	keys l
+	wait_until "l moves the time cursor: the list follows (past row ${at:-?})" row_after "${at:-0}"
+done
+after=$(row_of)
+check "five steps are well past the start ($after)" [ "${after:-0}" -ge 200 ]
 keys h
-wait_for "h moves it back" " row ([0-9]+)/8647 "
-back=$(screen | sed -n 's/.* row \([0-9]*\)\/8647 .*/\1/p')
-check "back is earlier ($back < $after)" [ "${back:-0}" -lt "${after:-0}" ]
+wait_until "h moves it back (before row $after)" row_before "${after:-0}"
 keys g
 wait_for "g: the first topic, the rows back at the top" "^ timeline 1-8/9 "
 # the wheel over the timeline scrolls it (3 rows a notch)
