@@ -50,7 +50,7 @@
 	X(COPY_PATH,    'Y',       0,    "copy the field path under the cursor") \
 	X(COPY_JSON,    'c',       0,    "copy the message as JSON") \
 	X(WRITE,        'W',       0,    "write the marked range (first to last mark) of the shown topics and the filter to a bag") \
-	X(CANCEL,       27,        0,    "cancel a search, a filter, a write or a prompt") \
+	X(CANCEL,       27,        0,    "cancel a search, a filter, a write, a prompt, or a URL's reads in flight") \
 	X(PLOT,         'p',       0,    "plot message paths over time (Tab completes)") \
 	X(PLOT_ZOOM_IN, '+',       '=',  "plot: zoom in around the cursor") \
 	X(PLOT_ZOOM_OUT, '-',      0,    "plot: zoom out") \
