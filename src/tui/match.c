@@ -368,6 +368,13 @@ size_t match_literal(const struct matcher *m, char *out, size_t cap)
 		unsigned char c = (unsigned char)*p;
 		if (c == '|' && depth == 0)
 			return 0;
+		if (c == '[' && depth == 0 && p[1] != '\0' && !strchr("^[]", p[1]) && (unsigned char)p[1] < 0x80 &&
+		    p[2] == ']') {
+			if (n < sizeof run && n < cap)   /* "[.]": one byte, as itself */
+				run[n++] = m->icase ? (char)lower((unsigned char)p[1]) : p[1];
+			p += 3;
+			continue;
+		}
 		if (c == '(' || c == ')' || depth > 0 || c == '[' || c == '.' || c == '^' || c == '$' ||
 		    (c == '\\' && (p[1] == '\0' || isalnum((unsigned char)p[1]) || strchr("<>`'", p[1]))) ||
 		    (m->icase && c >= 0x80)) {

@@ -64,7 +64,7 @@ bool match_in_scope(const char *scope, const char *path);
 
 /*
  * The longest literal every match of the regex holds (outside groups,
- * bracket expressions and optional parts), in out[0..cap) folded when the
+ * bracket expressions but those of one byte ("[.]"), and optional parts), in out[0..cap) folded when the
  * case is ignored; its length, 0 when there is none (an alternation at the
  * top, say). A plain pattern is its own literal.
  */

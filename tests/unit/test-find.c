@@ -288,7 +288,8 @@ static void test_literal(void **state)
 	static const struct { const char *re, *lit; } cases[] = {
 		{ "seq: [0-9]+", "seq: " }, { "conver.*seq=13", "conver" }, { "abc?def", "def" },
 		{ "(x|y)=12345", "=12345" }, { "a|bcdef", "" }, { "x\\.yz+w", "x.yz" }, { "^status$", "status" },
-		{ "a{2}bb", "bb" }, { "\\w+foo", "foo" }, { "ab[cd]efg", "efg" },
+		{ "a{2}bb", "bb" }, { "\\w+foo", "foo" }, { "ab[cd]efg", "efg" }, { "3[.]1415926535[0-9]", "3.1415926535" },
+		{ "ab[c]*de", "ab" }, { "x[^.]yz", "yz" },
 	};
 	char lit[256];
 	(void)state;

@@ -63,10 +63,17 @@ enum float_class { FL_ANY, FL_NONFINITE, FL_SCI, FL_FIXED, FL_NEVER };
 struct float_rule {
 	enum float_class cls;
 	bool neg;               /* the needle starts with '-' */
-	int alen;               /* FL_FIXED: digits of A (<= 16) and their value */
+	int alen, blen;         /* FL_FIXED: digits of A (<= 16) and their value; digits of B */
 	uint64_t aval;
 	double lo, hi;          /* 0.B and 0.B + 10^-|B| (|B| <= 20); no B: lo = 0, hi = 1 */
 	bool bexp[2048];        /* per biased binary exponent: a double with it may hold the needle */
+};
+
+/* What the quick walk does with an op's elements (struct bag_finder's qkind). */
+enum quick_kind {
+	QK_WALK,                /* walk them */
+	QK_SKIP,                /* fixed size, and nothing in them can show the needle */
+	QK_F64,                 /* fixed size, nothing but float64s: look at them in a row */
 };
 
 /* What the finder knows of one field, from state 0. */
@@ -92,6 +99,7 @@ struct bag_finder {
 	bool quick;             /* an all-float needle no name holds: quick_maybe() first (see there) */
 	bool quick_ints;        /* and integers' (and array lengths') text can hold it ("[-]digits") */
 	bool quick_times;       /* and times' text can ("[-]digits", "[-]A.B") */
+	uint8_t *qkind;         /* per decoding op: enum quick_kind of its elements */
 	bool head_run;          /* a leading float run, then a byte that follows a value */
 	bool labels0;           /* every field's "name: " leaves state 0 with no match */
 	bool num0, time0, bool0; /* the needle starts with a byte of an integer's, a time's, a bool's text */
@@ -216,6 +224,7 @@ static void float_classify(struct float_rule *r, const char *n, size_t len)
 		return;
 	}
 	r->cls = FL_FIXED;
+	r->blen = (int)blen;
 	r->aval = 0;
 	for (const char *p = n + r->neg; p < dot; p++)
 		r->aval = r->aval * 10 + (uint64_t)(*p - '0');
@@ -238,6 +247,23 @@ static bool exp_text_may(int e, const char *rest)
 }
 
 /*
+ * Whether a double in [lo, hi) can show "[-]A.B" (FL_FIXED): in a
+ * scientific text A is one digit at most; in a fixed one the integer part
+ * is at least A, and B lies in the fraction, whose digits are those of the
+ * 17 significant ones at most that follow the integer part's: |B| >= 2
+ * needs x < 10^(17 - |B|) (|B| = 1 also meets an integer's ".0"). A
+ * factor of 2 either way keeps it safe from rounding.
+ */
+static bool fixed_binade_may(const struct float_rule *r, double lo, double hi, bool sci)
+{
+	double top = r->blen >= 2 ? pow(10, 17 - r->blen) : 1e16;
+
+	if (sci && r->alen <= 1)
+		return true;
+	return hi * 2 > 1e-4 && lo < 2 * 1e16 && lo < 2 * top && hi * 2 > (double)r->aval;
+}
+
+/*
  * r->bexp: which binary exponents can hold an all-float needle n. Only a
  * scientific text has an exponent, and a needle with 'e' or '+' names its
  * start ("e-77": -77; "e-7": -70 to -79), so only doubles within a few
@@ -252,6 +278,8 @@ static void float_exponents(struct float_rule *r, const char *n)
 		double lo = b == 0 ? 0 : ldexp(1, b - 1023), hi = b == 0 ? 0x1p-1022 : ldexp(1, b - 1022);
 		bool sci = b == 0 || lo < 1e-4 || hi > 1e16;
 		r->bexp[b] = r->cls == FL_NONFINITE ? b == 2047 : r->cls == FL_ANY || (r->cls != FL_NEVER && b < 2047);
+		if (r->cls == FL_FIXED && b < 2047)
+			r->bexp[b] = fixed_binade_may(r, lo, hi, sci);
 		if (r->cls != FL_SCI || !r->bexp[b])
 			continue;
 		r->bexp[b] = false;
@@ -454,12 +482,65 @@ static bool in_names(const bag_finder_t *f, const bag_msgdef_t *def)
 	return false;
 }
 
-/* Whether the quick walk can rule messages out for this needle (struct bag_finder's quick). */
-static void quick_plan(bag_finder_t *f, const bag_msgdef_t *def)
+/* Past the last op reachable from ops[first, first + n). */
+static uint32_t ops_end(const struct dec_op *ops, uint32_t first, uint32_t n)
 {
-	f->quick = f->all_float && !in_names(f, def);
+	uint32_t end = first + n;
+
+	for (uint32_t i = first; i < first + n; i++)
+		if (ops[i].prim == BAG_PRIM_MESSAGE) {
+			uint32_t e = ops_end(ops, ops[i].sub, ops[i].nsub);
+			end = e > end ? e : end;
+		}
+	return end;
+}
+
+/* The quick_kind of op i's elements (memoised in f->qkind; 0xff: not yet). */
+static uint8_t quick_kind(bag_finder_t *f, const struct dec_op *ops, uint32_t i)
+{
+	const struct dec_op *op = &ops[i];
+	uint8_t k = QK_WALK;
+
+	if (f->qkind[i] != 0xff)
+		return f->qkind[i];
+	switch (op->prim) {
+	case BAG_PRIM_FLOAT64: k = QK_F64; break;
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_STRING: break;
+	case BAG_PRIM_BOOL: k = QK_SKIP; break;
+	case BAG_PRIM_TIME: case BAG_PRIM_DURATION: k = f->quick_times ? QK_WALK : QK_SKIP; break;
+	case BAG_PRIM_MESSAGE:
+		if (!op->fixed || op->nsub == 0)
+			break;
+		k = quick_kind(f, ops, op->sub);
+		for (uint32_t j = 1; j < op->nsub; j++)
+			if (quick_kind(f, ops, op->sub + j) != k)
+				k = QK_WALK;
+		break;
+	default: k = f->quick_ints ? QK_WALK : QK_SKIP; break;
+	}
+	if (op->wide || (k != QK_WALK && !op->fixed))
+		k = QK_WALK;
+	return f->qkind[i] = k;
+}
+
+/* Whether the quick walk can rule messages out for this needle (struct bag_finder's quick), and how. */
+static int quick_plan(bag_finder_t *f, const bag_msgdef_t *def)
+{
+	uint32_t nroot, end;
+	const struct dec_op *ops = msgdef_ops(def, &nroot);
+
+	f->quick = f->all_float && bag_msgdef_encoding(def) == BAG_ENCODING_ROS1 && !in_names(f, def);
 	f->quick_ints = f->fr.cls == FL_ANY;
-	f->quick_times = f->fr.cls == FL_ANY || f->fr.cls == FL_FIXED;
+	f->quick_times = f->fr.cls == FL_ANY || (f->fr.cls == FL_FIXED && f->fr.blen <= 9);   /* ".nnnnnnnnn" */
+	if (!f->quick)
+		return BAG_OK;
+	end = ops_end(ops, 0, nroot);
+	if ((f->qkind = malloc(end + 1)) == NULL)
+		return BAG_ENOMEM;
+	memset(f->qkind, 0xff, end + 1);
+	for (uint32_t i = 0; i < end; i++)
+		quick_kind(f, ops, i);
+	return BAG_OK;
 }
 
 BAG_API int bag_finder_new(bag_finder_t **out, const bag_msgdef_t *def, const char *needle, size_t len, bool icase,
@@ -494,7 +575,8 @@ BAG_API int bag_finder_new(bag_finder_t **out, const bag_msgdef_t *def, const ch
 		f->idx0 = f->idx0 && q == 0 && !f->idx_hit[i];
 	}
 	f->sep0 = !in(f->needle[0], ", ");
-	quick_plan(f, def);
+	if ((rc = quick_plan(f, def)) != BAG_OK)
+		return rc;
 	return plan(f, def);
 }
 
@@ -508,6 +590,7 @@ BAG_API void bag_finder_free(bag_finder_t *f)
 	free(f->type_hit);
 	free(f->is_header);
 	free(f->fp);
+	free(f->qkind);
 	free(f);
 }
 
@@ -1010,7 +1093,7 @@ static bool quick_value(const bag_finder_t *f, enum bag_prim prim, const uint8_t
 	case BAG_PRIM_FLOAT64: {
 		double d;
 		memcpy(&d, &u, 8);
-		return float_may(f, d);
+		return f->fr.bexp[u >> 52 & 0x7ff] && float_may(f, d);   /* most are ruled out here, without a call */
 	}
 	case BAG_PRIM_BOOL: return false;
 	case BAG_PRIM_TIME: case BAG_PRIM_DURATION: {
@@ -1034,18 +1117,34 @@ static bool quick_value(const bag_finder_t *f, enum bag_prim prim, const uint8_t
 
 static bool quick_fields(struct quick *k, uint32_t first, uint32_t n, bool shown);
 
+/* Whether any of n float64s at p may hold the needle. */
+static bool floats64_may(const bag_finder_t *f, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++, p += 8) {
+		uint64_t u = le64(p, 8);
+		double d;
+		memcpy(&d, &u, 8);
+		if (f->fr.bexp[u >> 52 & 0x7ff] && float_may(f, d))
+			return true;
+	}
+	return false;
+}
+
 /* count elements of op (shown: the field is); true for "maybe". */
 static bool quick_elements(struct quick *k, const struct dec_op *op, uint32_t count, bool shown)
 {
 	size_t size = op->elem_min, left = (size_t)(k->end - k->p);
+	uint8_t kind = k->f->qkind[op - k->ops];
 
+	if (kind != QK_WALK || (op->fixed && !shown)) {
+		if ((uint64_t)count * size > left)
+			return true;
+		if (kind == QK_F64 && shown && floats64_may(k->f, k->p, (size_t)count * size / 8))
+			return true;   /* all of them, shown or not: a "maybe" too many is only slower */
+		k->p += (size_t)count * size;
+		return false;
+	}
 	if (op->prim == BAG_PRIM_MESSAGE) {
-		if (op->fixed && (!shown || op->nsub == 0)) {
-			if (count > left / (size ? size : 1))
-				return true;
-			k->p += (size_t)count * size;
-			return false;
-		}
 		for (uint32_t i = 0; i < count; i++)
 			if (quick_fields(k, op->sub, op->nsub, shown && i < DETAIL_SHOWN))
 				return true;
@@ -1062,7 +1161,7 @@ static bool quick_elements(struct quick *k, const struct dec_op *op, uint32_t co
 		}
 		return false;
 	}
-	if (count > left / size)
+	if ((uint64_t)count * size > left)
 		return true;
 	uint32_t look = !shown ? 0 : count < DETAIL_SHOWN ? count : DETAIL_SHOWN;
 	for (uint32_t i = 0; i < look; i++)
