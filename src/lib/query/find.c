@@ -289,17 +289,6 @@ static void float_exponents(struct float_rule *r, const char *n)
 	}
 }
 
-static int digits_of(uint64_t u)
-{
-	int n = 1;
-
-	while (u >= 10) {
-		u /= 10;
-		n++;
-	}
-	return n;
-}
-
 /* A fixed text's integer part ends with A (is A after '-'), its fraction may start with B. */
 static bool fixed_may(const struct float_rule *r, double x)
 {
@@ -307,13 +296,13 @@ static bool fixed_may(const struct float_rule *r, double x)
 	                                  1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000,
 	                                  100000000000000, 1000000000000000, 10000000000000000 };
 	uint64_t ip = (uint64_t)x;   /* the repr's integer part: no shortest decimal of a non-integer is one */
-
-	if (r->neg ? ip != r->aval || digits_of(ip) != r->alen
-	           : r->alen > 0 && (ip % p10[r->alen] != r->aval || digits_of(ip) < r->alen))
-		return false;
 	/* the repr's fraction is within half an ulp of x's; lo and hi within 2^-52 of theirs */
 	double fr = x - (double)ip, margin = x * 0x1p-51 + 0x1p-50;
-	return fr >= r->lo - margin && fr < r->hi + margin;
+	bool short_ip = r->alen > 1 && ip < p10[r->alen - 1];   /* fewer digits than A */
+
+	if (fr < r->lo - margin || fr >= r->hi + margin)   /* first: a division costs more */
+		return false;
+	return r->neg ? ip == r->aval && !short_ip : r->alen == 0 || (ip % p10[r->alen] == r->aval && !short_ip);
 }
 
 /*
