@@ -45,10 +45,11 @@ cpu_ticks() {
 }
 
 # open BAG: the browser in a tmux session of its own; waits for the first
-# screen, then until the browser is idle (the timeline's background pass
-# over /rosout and diagnostics reads every chunk at open: on bz2 that is a
-# whole decompression, which would otherwise share the cores with the
-# first searches). Prints how long that pass took.
+# screen, then until the browser is idle or SETTLE seconds (default 60)
+# have passed. The background passes at open (the timeline's over /rosout
+# and diagnostics, the chunk check, on bz2 a whole decompression at nice
+# 19) wait while a search runs, so what is left of them does not share the
+# cores with it. Prints how long the browser was busy (up to SETTLE).
 open_bag() {
 	rm -f "$log"
 	$T kill-server 2>/dev/null || true
@@ -62,7 +63,7 @@ open_bag() {
 	while sleep 1; do
 		now=$(cpu_ticks "$pid")
 		[ $((now - last)) -lt 5 ] && break
-		[ $(($(date +%s) - t0)) -gt "$limit" ] && break
+		[ $(($(date +%s) - t0)) -ge "${SETTLE:-60}" ] && break
 		last=$now
 	done
 	echo "$(($(date +%s) - t0))"

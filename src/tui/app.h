@@ -128,6 +128,7 @@ struct app {
 	int64_t t0;                   /* start (monotonic ns) */
 	size_t pending_rows;          /* rows the last draw showed as being fetched (URL bags) */
 	bool first_due;               /* BAGSCOPE_TIMING: the first full screen is still to come */
+	bool user_busy;               /* atomic: a search, filter or write runs; background jobs wait (dupjob's hold) */
 };
 
 /* core.c: monotonic ns; the CPU time of every thread of the process (ns). */
