@@ -12,11 +12,16 @@
 #                        field names, so each message's text is searched
 #   zzznotthere          a miss (letters in field names too)
 #   loop step 19999[0-9] a regex (required literal "loop step 19999")
-#   3.14159265358        a miss made of float characters (a regex: its
-#                        literal "14159265358" is all digits, so every
-#                        float's text is written: the worst case)
-#   7e-77                a literal miss made of float characters (only
-#                        floats written in scientific form are written)
+#   3.14159265358        a miss made of float characters (a number: read
+#                        as a literal; floats are ruled out by magnitude
+#                        and fraction before any is written)
+#   3\.1415926535[0-9]   the same as a regex (required literal
+#                        "3.1415926535")
+#   7e-77                a literal miss made of float characters (floats
+#                        ruled out by their binary exponent)
+#   199999               digits only (a hit: /rosout's "loop step 199999"
+#                        and every message whose seq is 199999)
+# PATTERNS='a|b|...' times those instead.
 # Each pattern runs RUNS times (default 3); every run is printed, then the
 # worst. For comparison, one core reading and decompressing every chunk
 # (cat --filter pinned to one core): the bz2 target is half of that.
@@ -87,7 +92,7 @@ for bag in "$@"; do
 	echo "== $(basename "$bag"): $(du -h "$bag" | cut -f1); load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "  the browser was busy for $(open_bag "$bag") s after its first screen (the timeline's pass)"
 	printf '  %-22s %-7s %s\n' pattern result "wall ms / cpu ms, each run; worst"
-	[ -n "$PATTERNS" ] || PATTERNS='bagscope-needle|loop step 199999|zzznotthere|loop step 19999[0-9]|3.14159265358|7e-77|199999'
+	[ -n "$PATTERNS" ] || PATTERNS='bagscope-needle|loop step 199999|zzznotthere|loop step 19999[0-9]|3.14159265358|3\\.1415926535[0-9]|7e-77|199999'
 	IFS='|'; set -f; set -- $PATTERNS; unset IFS; set +f
 	for pat in "$@"; do
 		all="" ww=0 wc=0 res=""
