@@ -92,7 +92,7 @@ for bag in "$@"; do
 	echo "== $(basename "$bag"): $(du -h "$bag" | cut -f1); load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "  the browser was busy for $(open_bag "$bag") s after its first screen (the timeline's pass)"
 	printf '  %-22s %-7s %s\n' pattern result "wall ms / cpu ms, each run; worst"
-	[ -n "$PATTERNS" ] || PATTERNS='bagscope-needle|loop step 199999|zzznotthere|loop step 19999[0-9]|3.14159265358|3\\.1415926535[0-9]|7e-77|199999'
+	[ -n "$PATTERNS" ] || PATTERNS='bagscope-needle|loop step 199999|zzznotthere|loop step 19999[0-9]|3.14159265358|3\.1415926535[0-9]|7e-77|199999'
 	IFS='|'; set -f; set -- $PATTERNS; unset IFS; set +f
 	for pat in "$@"; do
 		all="" ww=0 wc=0 res=""
