@@ -30,6 +30,13 @@
  * ("={}[](),\"", a byte >= 0x80, a space at either end or two together)
  * or, matching case, "True"/"False" is in a detail line whenever it is in
  * the summary (a space between two other bytes is inside a string there).
+ *
+ * Before all that, an all-float needle that no name holds goes through the
+ * quick walk (see there): a ROS 1 message read straight from its ops,
+ * looking only at floats (sifted by their binary exponent, struct
+ * float_rule's bexp, before float_may), strings and, when the needle can
+ * be in them, integers and times. Its "no" is exact; "maybe" goes on to
+ * the walk above.
  */
 #define _GNU_SOURCE
 #include <math.h>
