@@ -12,11 +12,16 @@
 #                        field names, so each message's text is searched
 #   zzznotthere          a miss (letters in field names too)
 #   loop step 19999[0-9] a regex (required literal "loop step 19999")
-#   3.14159265358        a miss made of float characters (a regex: its
-#                        literal "14159265358" is all digits, so every
-#                        float's text is written: the worst case)
-#   7e-77                a literal miss made of float characters (only
-#                        floats written in scientific form are written)
+#   3.14159265358        a miss made of float characters (a number: read
+#                        as a literal; floats are ruled out by magnitude
+#                        and fraction before any is written)
+#   3\.1415926535[0-9]   the same as a regex (required literal
+#                        "3.1415926535")
+#   7e-77                a literal miss made of float characters (floats
+#                        ruled out by their binary exponent)
+#   199999               digits only (a hit: /rosout's "loop step 199999"
+#                        and every message whose seq is 199999)
+# PATTERNS='a|b|...' times those instead.
 # Each pattern runs RUNS times (default 3); every run is printed, then the
 # worst. For comparison, one core reading and decompressing every chunk
 # (cat --filter pinned to one core): the bz2 target is half of that.
@@ -45,10 +50,11 @@ cpu_ticks() {
 }
 
 # open BAG: the browser in a tmux session of its own; waits for the first
-# screen, then until the browser is idle (the timeline's background pass
-# over /rosout and diagnostics reads every chunk at open: on bz2 that is a
-# whole decompression, which would otherwise share the cores with the
-# first searches). Prints how long that pass took.
+# screen, then until the browser is idle or SETTLE seconds (default 60)
+# have passed. The background passes at open (the timeline's over /rosout
+# and diagnostics, the chunk check, on bz2 a whole decompression at nice
+# 19) wait while a search runs, so what is left of them does not share the
+# cores with it. Prints how long the browser was busy (up to SETTLE).
 open_bag() {
 	rm -f "$log"
 	$T kill-server 2>/dev/null || true
@@ -62,7 +68,7 @@ open_bag() {
 	while sleep 1; do
 		now=$(cpu_ticks "$pid")
 		[ $((now - last)) -lt 5 ] && break
-		[ $(($(date +%s) - t0)) -gt "$limit" ] && break
+		[ $(($(date +%s) - t0)) -ge "${SETTLE:-60}" ] && break
 		last=$now
 	done
 	echo "$(($(date +%s) - t0))"
@@ -86,7 +92,9 @@ for bag in "$@"; do
 	echo "== $(basename "$bag"): $(du -h "$bag" | cut -f1); load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "  the browser was busy for $(open_bag "$bag") s after its first screen (the timeline's pass)"
 	printf '  %-22s %-7s %s\n' pattern result "wall ms / cpu ms, each run; worst"
-	for pat in bagscope-needle "loop step 199999" zzznotthere "loop step 19999[0-9]" 3.14159265358 7e-77; do
+	[ -n "$PATTERNS" ] || PATTERNS='bagscope-needle|loop step 199999|zzznotthere|loop step 19999[0-9]|3.14159265358|3\.1415926535[0-9]|7e-77|199999'
+	IFS='|'; set -f; set -- $PATTERNS; unset IFS; set +f
+	for pat in "$@"; do
 		all="" ww=0 wc=0 res=""
 		r=0
 		while [ $r -lt "$runs" ]; do

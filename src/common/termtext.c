@@ -236,6 +236,17 @@ void term_cut_tail(const char *s, int w, char *out, size_t cap)
 	snprintf(out, cap, "\xE2\x80\xA6%s", s + cp_bytes(s, n - w + 1));
 }
 
+void term_cut_middle(const char *s, int w, char *out, size_t cap)
+{
+	int n = cps(s, strlen(s)), head = (w - 1) / 3;
+
+	if (n <= w || w < 1) {
+		snprintf(out, cap, "%s", w < 1 ? "" : s);
+		return;
+	}
+	snprintf(out, cap, "%.*s\xE2\x80\xA6%s", (int)cp_bytes(s, head), s, s + cp_bytes(s, n - (w - 1 - head)));
+}
+
 const char *term_str(struct term_scratch *sc, const char *s)
 {
 	struct bag_text *t;

@@ -73,6 +73,8 @@ void term_scratch_free(struct term_scratch *sc);
 void term_cut_type(const char *s, int w, char *out, size_t cap);
 /* The same keeping the end ("…toplevel_state"): for topics, whose last names tell them apart. */
 void term_cut_tail(const char *s, int w, char *out, size_t cap);
+/* The same keeping a third of the start and the rest of the end ("/data/rec…/2020-09-13.bag"): for paths. */
+void term_cut_middle(const char *s, int w, char *out, size_t cap);
 
 /*
  * "bagscope: MESSAGE\n" on stderr in one write, the whole formatted message

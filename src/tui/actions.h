@@ -38,7 +38,7 @@
 	X(BACK_1S,      ',',       0,    "back 1 s") \
 	X(FWD_10S,      '>',       0,    "forward 10 s") \
 	X(BACK_10S,     '<',       0,    "back 10 s") \
-	X(SEARCH,       '/',       0,    "search the text shown (smart case; a regex if it has . * [ ...; PATH=~TEXT: one field)") \
+	X(SEARCH,       '/',       0,    "search the text shown (smart case; a regex if it has . * [ ... but is no number like 3.14; PATH=~TEXT: one field)") \
 	X(SEARCH_NEXT,  'n',       0,    "next match") \
 	X(SEARCH_PREV,  'N',       0,    "previous match") \
 	X(FILTER,       '&',       'f',  "filter: show only messages for which an expression holds (empty: off)") \

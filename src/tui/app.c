@@ -373,6 +373,7 @@ static void turn(struct app *app, int64_t *first_full)
 	model_settle(&app->m);   /* a jump whose index has come in: on its exact row */
 	selection_changed(app, before);
 	take_results(app);
+	__atomic_store_n(&app->user_busy, app->find.js.running || app_export_running(app), __ATOMIC_RELAXED);
 	app_check_take(app);
 	request_visible(app);
 	draw_all(app);

@@ -129,6 +129,7 @@ struct app {
 	size_t pending_rows;          /* rows the last draw showed as being fetched (URL bags) */
 	bool fetch_stopped;           /* Esc stopped the fetching (URL bags): nothing is asked until a key */
 	bool first_due;               /* BAGSCOPE_TIMING: the first full screen is still to come */
+	bool user_busy;               /* atomic: a search, filter or write runs; background jobs wait (dupjob's hold) */
 };
 
 /* core.c: monotonic ns; the CPU time of every thread of the process (ns). */

@@ -10,15 +10,16 @@
  * its message naming the byte). The thread appends those to a list under a
  * lock; the main loop takes the list each turn into app->bad through
  * app_note_bad_chunk / app_note_bad_index, the same count the worker's
- * failures go to, so each chunk is counted once whoever finds it. While a
- * search, a filter or a write runs, the check waits (its progress callback
- * sleeps), so it never slows what the user asked for. Bags at a URL are not
- * checked (it would fetch the whole recording).
+ * failures go to, so each chunk is counted once whoever finds it. The
+ * check is a background dupjob (dupjob.h's hold): at the lowest CPU
+ * priority, it takes only a core nothing else wants (on a bz2 bag, minutes
+ * of one), and it waits while a search, a filter or a write runs, so it
+ * never slows what the user asked for. Bags at a URL are not checked (it
+ * would fetch the whole recording).
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tui/app.h"
 #include "tui/dupjob.h"
@@ -34,7 +35,6 @@ struct chunkcheck {
 	struct found *v;              /* chunks found unreadable, not taken yet */
 	size_t n, cap;
 	struct bag_text index;        /* index failures' messages, one a line, not taken yet */
-	bool pause;                   /* atomic: the user's job runs, wait */
 };
 
 static int drop(void *arg, const struct bag_message *m, const bag_msgdef_t *def, struct bag_text *out)
@@ -95,17 +95,6 @@ static void headers(struct dupjob *j, struct chunkcheck *c)
 		}
 }
 
-/* Progress: the dupjob's, and a wait while paused (until cancelled). */
-static int progress(void *arg, uint64_t done, uint64_t total)
-{
-	struct chunkcheck *c = arg;
-	struct timespec nap = { 0, 50000000 };
-
-	while (__atomic_load_n(&c->pause, __ATOMIC_RELAXED) && !__atomic_load_n(&c->job.cancel, __ATOMIC_RELAXED))
-		nanosleep(&nap, NULL);
-	return dupjob_progress(&c->job, done, total);
-}
-
 static int run(struct dupjob *j, void *arg)
 {
 	struct bag_scan_opts o = BAG_SCAN_OPTS_INIT;
@@ -116,8 +105,8 @@ static int run(struct dupjob *j, void *arg)
 	o.work = drop;
 	o.emit = emit;
 	o.arg = arg;
-	o.progress = progress;
-	o.progress_arg = arg;
+	o.progress = dupjob_progress;
+	o.progress_arg = j;
 	headers(j, arg);
 	if ((rc = bag_view_open(&v, j->tl, NULL)) == BAG_OK)
 		rc = bag_scan(v, &o, NULL);
@@ -132,6 +121,8 @@ void app_check_start(struct app *app)
 	if (app_any_url(app) || (c = calloc(1, sizeof *c)) == NULL)
 		return;
 	pthread_mutex_init(&c->lock, NULL);
+	c->job.hold = &app->user_busy;
+	c->job.low = true;
 	app->bad.check = c;
 	if (dupjob_start(&c->job, app, run, c) != 0)
 		dupjob_free(&c->job);    /* no early check: damage is found as the rows are read */
@@ -143,7 +134,6 @@ void app_check_take(struct app *app)
 
 	if (c == NULL)
 		return;
-	__atomic_store_n(&c->pause, app->find.js.running || app_export_running(app), __ATOMIC_RELAXED);
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->n; i++)
 		app_note_bad_chunk(app, work_key(c->v[i].bag, c->v[i].chunk, 0), c->v[i].rc);

@@ -2,9 +2,19 @@
  * dupjob.c - a pane's whole-file job on a thread (see dupjob.h). The bags
  * are bag_dup() handles of the app's, so the thread never shares a handle
  * with the main loop; finished is stored with release once rc is written.
+ * A background job yields: its progress callback sleeps while the user's
+ * search, filter or write runs (hold: app->user_busy, set by the main loop
+ * each turn), and a low one runs at nice 19, on cores left idle.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "tui/app.h"
 #include "tui/dupjob.h"
@@ -13,6 +23,10 @@ static void *main_fn(void *arg)
 {
 	struct dupjob *j = arg;
 
+#ifdef __linux__
+	if (j->low)   /* Linux gives each thread its own nice value */
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+#endif
 	j->rc = j->run(j, j->arg);
 	__atomic_store_n(&j->finished, true, __ATOMIC_RELEASE);
 	return NULL;
@@ -37,7 +51,11 @@ int dupjob_start(struct dupjob *j, struct app *app, int (*run)(struct dupjob *j,
 int dupjob_progress(void *arg, uint64_t done, uint64_t total)
 {
 	struct dupjob *j = arg;
+	struct timespec nap = { 0, 20000000 };
 
+	while (j->hold != NULL && __atomic_load_n(j->hold, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
+		nanosleep(&nap, NULL);
 	__atomic_store_n(&j->done, done, __ATOMIC_RELAXED);
 	__atomic_store_n(&j->total, total, __ATOMIC_RELAXED);
 	return __atomic_load_n(&j->cancel, __ATOMIC_RELAXED);

@@ -26,12 +26,19 @@ struct dupjob {
 	bool finished;                /* atomic */
 	bool cancel;                  /* atomic: progress says stop */
 	uint64_t done, total;         /* atomic: rows passed, of */
+	const bool *hold;             /* set before start, or NULL: a background job, whose progress
+	                                 waits while *hold (atomic) is true */
+	bool low;                     /* set before start: the thread runs at the lowest CPU priority
+	                                 (Linux: nice 19), so it takes only a core left idle */
 };
 
 /* Start run(j, arg) on a thread over dups of app's bags. 0, or -1 (out of memory; j stays freeable). */
 int dupjob_start(struct dupjob *j, struct app *app, int (*run)(struct dupjob *j, void *arg), void *arg);
 
-/* A bag_progress_fn for the library's scans: records progress, non-zero once cancelled. arg: the dupjob. */
+/*
+ * A bag_progress_fn for the library's scans: records progress, waits while
+ * the job is held, non-zero once cancelled. arg: the dupjob.
+ */
 int dupjob_progress(void *arg, uint64_t done, uint64_t total);
 
 /* Whether run returned (then rc holds its result). */

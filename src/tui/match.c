@@ -70,6 +70,13 @@ static const regex_t *thread_re(const struct matcher *m)
 	return c->ok ? &c->re : NULL;
 }
 
+/* A number as floats show ("3.14", "-0.5", "1.5e-07"): digits, one '.', and only "-+e" besides. */
+static bool number_shaped(const char *s)
+{
+	return strspn(s, "0123456789.-+e") == strlen(s) && strpbrk(s, "0123456789") != NULL &&
+	       strchr(s, '.') == strrchr(s, '.');
+}
+
 int match_init(struct matcher *m, const char *pattern)
 {
 	memset(m, 0, sizeof *m);
@@ -84,6 +91,8 @@ int match_init(struct matcher *m, const char *pattern)
 		if (strchr(".*+?[](){}|^$\\", m->pat[i]) != NULL)
 			m->regex = true;
 	}
+	if (m->regex && number_shaped(m->pat))
+		m->regex = false;
 	for (size_t i = 0; i <= m->len; i++)
 		m->fold[i] = m->icase ? (char)lower((unsigned char)m->pat[i]) : m->pat[i];
 	if (m->regex) {
@@ -359,6 +368,13 @@ size_t match_literal(const struct matcher *m, char *out, size_t cap)
 		unsigned char c = (unsigned char)*p;
 		if (c == '|' && depth == 0)
 			return 0;
+		if (c == '[' && depth == 0 && p[1] != '\0' && !strchr("^[]", p[1]) && (unsigned char)p[1] < 0x80 &&
+		    p[2] == ']') {
+			if (n < sizeof run && n < cap)   /* "[.]": one byte, as itself */
+				run[n++] = m->icase ? (char)lower((unsigned char)p[1]) : p[1];
+			p += 3;
+			continue;
+		}
 		if (c == '(' || c == ')' || depth > 0 || c == '[' || c == '.' || c == '^' || c == '$' ||
 		    (c == '\\' && (p[1] == '\0' || isalnum((unsigned char)p[1]) || strchr("<>`'", p[1]))) ||
 		    (m->icase && c >= 0x80)) {

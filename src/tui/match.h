@@ -4,7 +4,9 @@
  *
  * Smart case: a pattern with no upper-case letter matches regardless of
  * case. A pattern holding a regex character (. * + ? [ ] ( ) { } | ^ $ \)
- * is a POSIX extended regex; any other is a plain string.
+ * is a POSIX extended regex; any other is a plain string, and so is a
+ * number ("3.14", "-1.5e-07": digits, one '.', "-+e"), whose '.' is meant
+ * as itself.
  *
  * For speed the search first asks whether a message can match at all
  * (match_needs_text): a plain pattern with no '"', '\' or byte >= 0x80
@@ -62,7 +64,7 @@ bool match_in_scope(const char *scope, const char *path);
 
 /*
  * The longest literal every match of the regex holds (outside groups,
- * bracket expressions and optional parts), in out[0..cap) folded when the
+ * bracket expressions but those of one byte ("[.]"), and optional parts), in out[0..cap) folded when the
  * case is ignored; its length, 0 when there is none (an alternation at the
  * top, say). A plain pattern is its own literal.
  */

@@ -232,27 +232,32 @@ static void draw_status(struct app *app, struct rect r)
 	draw_colour_off(app, alarm ? C_ERROR : C_BAR, 0);
 }
 
-/* The title: the bag (or "N bags" and their names), its messages and span. */
+/*
+ * The title: the bag (or "N bags" and their names), its messages and span.
+ * A bag's path too long for the row is cut in its middle, so the counts stay.
+ */
 static void draw_title(struct app *app)
 {
-	char title[512], names[256] = "", buf[300];
+	char title[1024], names[256] = "", rest[300], buf[300], path[512];
 	struct term_scratch sc = { 0 };
 	size_t n = 0;
 
 	for (size_t b = 0; app->cb.nbags > 1 && b < app->cb.nbags && n < sizeof names - 1; b++)
 		n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", b ? ", " : "  ",
 		                      term_str(&sc, app_bag_label(app, b, buf, sizeof buf)));
-	if (app->cb.nbags > 1)
-		snprintf(title, sizeof title, " bagscope  %zu bags", app->cb.nbags);
-	else
-		snprintf(title, sizeof title, " bagscope  %s", term_str(&sc, bag_path(app->cb.bags[0])));
-	n = strlen(title);
 	if (bag_timeline_count(app->cb.tl) == 0)
-		snprintf(title + n, sizeof title - n, "  no messages%s", names);
+		snprintf(rest, sizeof rest, "  no messages%s", names);
 	else
-		snprintf(title + n, sizeof title - n, "  %llu message%s  %.1f s%s",
+		snprintf(rest, sizeof rest, "  %llu message%s  %.1f s%s",
 		         (unsigned long long)bag_timeline_count(app->cb.tl), BAG_S(bag_timeline_count(app->cb.tl)),
 		         (double)(app->m.end_ns - app->m.start_ns) / 1e9, names);
+	if (app->cb.nbags > 1) {
+		snprintf(title, sizeof title, " bagscope  %zu bags%s", app->cb.nbags, rest);
+	} else {
+		int room = COLS - (int)strlen(" bagscope  ") - (int)strlen(rest);
+		term_cut_middle(term_str(&sc, bag_path(app->cb.bags[0])), room > 12 ? room : 12, path, sizeof path);
+		snprintf(title, sizeof title, " bagscope  %s%s", path, rest);
+	}
 	draw_colour_on(app, C_TITLE, A_BOLD);
 	draw_put(0, 0, COLS, title);
 	draw_colour_off(app, C_TITLE, A_BOLD);

@@ -651,6 +651,7 @@ static int init(struct app *app, struct pane *p)
 		return -1;
 	s->hit_row = UINT64_MAX;
 	/* the ticks read every /rosout and diagnostics message: not of a bag at a URL */
+	s->job.hold = &app->user_busy;   /* a background job: it waits while the user's search runs */
 	if (!app_any_url(app) && dupjob_start(&s->job, app, find_ticks, s) != 0)
 		dupjob_free(&s->job);    /* no ticks, the rest works */
 	return 0;

@@ -283,6 +283,13 @@ static void test_cut_type(void **state)
 	assert_string_equal(out, "\xE2\x80\xA6\xC3\xA9\xC3\xA9");
 	term_cut_type("x", 0, out, sizeof out);
 	assert_string_equal(out, "");
+	/* paths: a third of the width from the start, the rest from the end */
+	term_cut_middle("/data/recordings/2020/run.bag", 13, out, sizeof out);
+	assert_string_equal(out, "/dat\xE2\x80\xA6/run.bag");
+	term_cut_middle("/data/run.bag", 13, out, sizeof out);
+	assert_string_equal(out, "/data/run.bag");
+	term_cut_middle("/\xC3\xA9\xC3\xA9\xC3\xA9/x.bag", 8, out, sizeof out);
+	assert_string_equal(out, "/\xC3\xA9\xE2\x80\xA6x.bag");
 }
 
 int main(void)

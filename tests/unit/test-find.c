@@ -288,7 +288,8 @@ static void test_literal(void **state)
 	static const struct { const char *re, *lit; } cases[] = {
 		{ "seq: [0-9]+", "seq: " }, { "conver.*seq=13", "conver" }, { "abc?def", "def" },
 		{ "(x|y)=12345", "=12345" }, { "a|bcdef", "" }, { "x\\.yz+w", "x.yz" }, { "^status$", "status" },
-		{ "a{2}bb", "bb" }, { "\\w+foo", "foo" }, { "ab[cd]efg", "efg" },
+		{ "a{2}bb", "bb" }, { "\\w+foo", "foo" }, { "ab[cd]efg", "efg" }, { "3[.]1415926535[0-9]", "3.1415926535" },
+		{ "ab[c]*de", "ab" }, { "x[^.]yz", "yz" },
 	};
 	char lit[256];
 	(void)state;
@@ -454,6 +455,115 @@ static void test_floats(void **state)
 	corpus_free(&c);
 }
 
+/* A number-shaped pattern is read as typed: its '.' is a point, not "any byte". */
+static void test_number(void **state)
+{
+	static const struct { const char *pat, *text; bool regex, hit; } cases[] = {
+		{ "3.14", "x: 3.14159", false, true }, { "3.14", "x: 3714", false, false },
+		{ "-1.5e-07", "y: -1.5e-07", false, true }, { "1.2.3", "v: 1x2y3", true, true },
+		{ "3[.]14", "x: 3.14", true, true }, { "3.14|2", "x: 2", true, true }, { ".5", "x: 0.5", false, true },
+		{ ".", "x", true, true }, { "1+", "11", false, false },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct matcher mt;
+		size_t a, b;
+		assert_int_equal(match_init(&mt, cases[i].pat), 0);
+		if (mt.regex != cases[i].regex ||
+		    match_find(&mt, cases[i].text, strlen(cases[i].text), &a, &b) != cases[i].hit)
+			fail_msg("'%s' on '%s': regex %d, match %d", cases[i].pat, cases[i].text, mt.regex, !cases[i].hit);
+		match_free(&mt);
+	}
+}
+
+static uint64_t xorshift(uint64_t *r)
+{
+	*r ^= *r << 13, *r ^= *r >> 7, *r ^= *r << 17;
+	return *r;
+}
+
+/* A random double of one of several kinds (fixed, scientific, tiny, huge, integral, float32, nonfinite). */
+static double random_double(uint64_t *r)
+{
+	uint64_t u = xorshift(r);
+	double m = (double)(u >> 11) / 9007199254740992.0, d;
+
+	switch (u % 7) {
+	case 0: return m * pow(10, (double)((int)(u >> 3 & 63) - 32));
+	case 1: return -m * pow(10, (double)((int)(u >> 3 & 511) - 300));
+	case 2: return (double)(float)(m * 100);
+	case 3: return floor(m * 1e6) / 1000;
+	case 4: return (u & 8 ? -0.0 : u & 16 ? NAN : INFINITY);
+	default: memcpy(&d, &u, 8); return d;
+	}
+}
+
+/*
+ * The finder's quick walk (all-float needles no name holds): messages with
+ * floats, a time, an integer, strings (some with bytes the detail escapes)
+ * and arrays past the 64 elements shown, at every level; needles cut from
+ * the shown values' texts and near misses, checked against the shown text.
+ */
+static void test_quick(void **state)
+{
+	static const char *def = "float64 w\ntime t\nint32 k\nstring s\nP[] ps\nfloat64[] v\n"
+	                         "================================================================================\n"
+	                         "MSG: t/P\nfloat32 x\nstring y\n";
+	static const char *const fixed[] = { "1e-77", "7e-77", "e-3", "e+2", "e-30", "3.14159265358", "-0.0", "nan",
+	                                     "9999", "-12", "0.000", ".5", "\\n", "65", "66", "5e-77", "e-77", "9e-7" };
+	struct corpus c = { 0 };
+	uint64_t r = 0x9E3779B97F4A7C15ULL;
+	size_t yes = 0, no = 0;
+	static uint8_t buf[4096];
+	(void)state;
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		add_needle(&c, fixed[i], strlen(fixed[i]));
+	for (int i = 0; i < 200; i++) {
+		size_t n = 0;
+		double d = random_double(&r);
+		uint32_t u32 = (uint32_t)xorshift(&r), np = 60 + (uint32_t)(xorshift(&r) % 10), nv = 60 + i % 10;
+		memcpy(buf + n, &d, 8), n += 8;
+		memcpy(buf + n, &u32, 4), n += 4;
+		u32 = (uint32_t)(xorshift(&r) % 1000000000);
+		memcpy(buf + n, &u32, 4), n += 4;
+		u32 = (uint32_t)xorshift(&r) >> (xorshift(&r) % 32);
+		memcpy(buf + n, &u32, 4), n += 4;
+		n += put_string(buf + n, i % 5 == 0 ? "a\nb" : i % 5 == 1 ? "1.5e-77" : "");
+		memcpy(buf + n, &np, 4), n += 4;
+		for (uint32_t k = 0; k < np; k++) {
+			float x = (float)random_double(&r);
+			memcpy(buf + n, &x, 4), n += 4;
+			n += put_string(buf + n, k % 7 ? "" : "9e-77");
+		}
+		memcpy(buf + n, &nv, 4), n += 4;
+		for (uint32_t k = 0; k < nv; k++, n += 8)
+			d = random_double(&r), memcpy(buf + n, &d, 8);
+		add_message(&c, "t/Q", def, buf, n);
+	}
+	for (size_t i = 0; i < c.n && c.nneedles + 2 <= MAX_NEEDLES; i++) {
+		const struct msg *m = &c.m[i];
+		const char *t = strstr(m->lines[(i * 7) % m->nlines], ": ");
+		if (t == NULL || t[2] == '\0' || strspn(t + 2, "0123456789.-+e") == 0)
+			continue;
+		t += 2;
+		size_t tl = strspn(t, "0123456789.-+e"), at = (i * 5) % tl, len = 1 + (i * 3) % (tl - at);
+		char cut[48];
+		snprintf(cut, sizeof cut, "%.*s", (int)len, t + at);
+		add_needle(&c, cut, strlen(cut));
+		for (size_t k = 0; cut[k]; k++)
+			if (cut[k] >= '0' && cut[k] <= '9') {
+				cut[k] = (char)('0' + (cut[k] - '0' + 1 + i % 8) % 10);
+				break;
+			}
+		add_needle(&c, cut, strlen(cut));
+	}
+	check_all(&c, (const char *const *)c.needles, c.nneedles, &yes, &no);
+	printf("# %zu needles on %zu messages: %zu shown, %zu not\n", c.nneedles, c.n, yes, no);
+	assert_true(yes > c.n);
+	assert_true(no > c.n);
+	corpus_free(&c);
+}
+
 /* match_find on plain patterns against a naive search, on random texts of few distinct bytes. */
 static void test_plain(void **state)
 {
@@ -516,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_large),  cmocka_unit_test(test_images), cmocka_unit_test(test_freq),
 		cmocka_unit_test(test_regex),  cmocka_unit_test(test_literal), cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_made),   cmocka_unit_test(test_floats), cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_number), cmocka_unit_test(test_quick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,13 @@
  * ("={}[](),\"", a byte >= 0x80, a space at either end or two together)
  * or, matching case, "True"/"False" is in a detail line whenever it is in
  * the summary (a space between two other bytes is inside a string there).
+ *
+ * Before all that, an all-float needle that no name holds goes through the
+ * quick walk (see there): a ROS 1 message read straight from its ops,
+ * looking only at floats (sifted by their binary exponent, struct
+ * float_rule's bexp, before float_may), strings and, when the needle can
+ * be in them, integers and times. Its "no" is exact; "maybe" goes on to
+ * the walk above.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -38,6 +45,7 @@
 #include <string.h>
 
 #include <bagscope/find.h>
+#include "lib/msg/msgdef-int.h"
 #include "lib/out/print-int.h"
 
 #define DETAIL_SHOWN 64     /* elements of an array the detail shows (src/tui/detail.c) */
@@ -62,9 +70,17 @@ enum float_class { FL_ANY, FL_NONFINITE, FL_SCI, FL_FIXED, FL_NEVER };
 struct float_rule {
 	enum float_class cls;
 	bool neg;               /* the needle starts with '-' */
-	int alen;               /* FL_FIXED: digits of A (<= 16) and their value */
+	int alen, blen;         /* FL_FIXED: digits of A (<= 16) and their value; digits of B */
 	uint64_t aval;
 	double lo, hi;          /* 0.B and 0.B + 10^-|B| (|B| <= 20); no B: lo = 0, hi = 1 */
+	bool bexp[2048];        /* per biased binary exponent: a double with it may hold the needle */
+};
+
+/* What the quick walk does with an op's elements (struct bag_finder's qkind). */
+enum quick_kind {
+	QK_WALK,                /* walk them */
+	QK_SKIP,                /* fixed size, and nothing in them can show the needle */
+	QK_F64,                 /* fixed size, nothing but float64s: look at them in a row */
 };
 
 /* What the finder knows of one field, from state 0. */
@@ -87,6 +103,10 @@ struct bag_finder {
 	bool all_float;         /* every byte a float byte */
 	struct float_rule fr;   /* when all_float: which floats' text can hold it (float_may) */
 	uint32_t id;            /* this finder's number, for the float cache */
+	bool quick;             /* an all-float needle no name holds: quick_maybe() first (see there) */
+	bool quick_ints;        /* and integers' (and array lengths') text can hold it ("[-]digits") */
+	bool quick_times;       /* and times' text can ("[-]digits", "[-]A.B") */
+	uint8_t *qkind;         /* per decoding op: enum quick_kind of its elements */
 	bool head_run;          /* a leading float run, then a byte that follows a value */
 	bool labels0;           /* every field's "name: " leaves state 0 with no match */
 	bool num0, time0, bool0; /* the needle starts with a byte of an integer's, a time's, a bool's text */
@@ -211,6 +231,7 @@ static void float_classify(struct float_rule *r, const char *n, size_t len)
 		return;
 	}
 	r->cls = FL_FIXED;
+	r->blen = (int)blen;
 	r->aval = 0;
 	for (const char *p = n + r->neg; p < dot; p++)
 		r->aval = r->aval * 10 + (uint64_t)(*p - '0');
@@ -223,15 +244,56 @@ static void float_classify(struct float_rule *r, const char *n, size_t len)
 	}
 }
 
-static int digits_of(uint64_t u)
+/* Whether the exponent text of 10^e ("e-05", "e+16", "e-308") starts with what follows 'e' in rest. */
+static bool exp_text_may(int e, const char *rest)
 {
-	int n = 1;
+	char text[16];
 
-	while (u >= 10) {
-		u /= 10;
-		n++;
+	snprintf(text, sizeof text, "%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+	return strncmp(text, rest, strlen(rest)) == 0;
+}
+
+/*
+ * Whether a double in [lo, hi) can show "[-]A.B" (FL_FIXED): in a
+ * scientific text A is one digit at most; in a fixed one the integer part
+ * is at least A, and B lies in the fraction, whose digits are those of the
+ * 17 significant ones at most that follow the integer part's: |B| >= 2
+ * needs x < 10^(17 - |B|) (|B| = 1 also meets an integer's ".0"). A
+ * factor of 2 either way keeps it safe from rounding.
+ */
+static bool fixed_binade_may(const struct float_rule *r, double lo, double hi, bool sci)
+{
+	double top = r->blen >= 2 ? pow(10, 17 - r->blen) : 1e16;
+
+	if (sci && r->alen <= 1)
+		return true;
+	return hi * 2 > 1e-4 && lo < 2 * 1e16 && lo < 2 * top && hi * 2 > (double)r->aval;
+}
+
+/*
+ * r->bexp: which binary exponents can hold an all-float needle n. Only a
+ * scientific text has an exponent, and a needle with 'e' or '+' names its
+ * start ("e-77": -77; "e-7": -70 to -79), so only doubles within a few
+ * binades of those powers of ten can hold it; the other classes keep every
+ * finite exponent (nonfinite: only the top one).
+ */
+static void float_exponents(struct float_rule *r, const char *n)
+{
+	const char *e = strchr(n, 'e'), *rest = e ? e + 1 : strchr(n, '+');
+
+	for (int b = 0; b < 2048; b++) {
+		double lo = b == 0 ? 0 : ldexp(1, b - 1023), hi = b == 0 ? 0x1p-1022 : ldexp(1, b - 1022);
+		bool sci = b == 0 || lo < 1e-4 || hi > 1e16;
+		r->bexp[b] = r->cls == FL_NONFINITE ? b == 2047 : r->cls == FL_ANY || (r->cls != FL_NEVER && b < 2047);
+		if (r->cls == FL_FIXED && b < 2047)
+			r->bexp[b] = fixed_binade_may(r, lo, hi, sci);
+		if (r->cls != FL_SCI || !r->bexp[b])
+			continue;
+		r->bexp[b] = false;
+		int e0 = b == 0 ? -325 : (int)floor(log10(lo)) - 1, e1 = b == 0 ? -307 : (int)floor(log10(hi)) + 1;
+		for (int k = e0; sci && k <= e1 && !r->bexp[b]; k++)
+			r->bexp[b] = rest == NULL || exp_text_may(k, rest);
 	}
-	return n;
 }
 
 /* A fixed text's integer part ends with A (is A after '-'), its fraction may start with B. */
@@ -241,13 +303,13 @@ static bool fixed_may(const struct float_rule *r, double x)
 	                                  1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000,
 	                                  100000000000000, 1000000000000000, 10000000000000000 };
 	uint64_t ip = (uint64_t)x;   /* the repr's integer part: no shortest decimal of a non-integer is one */
-
-	if (r->neg ? ip != r->aval || digits_of(ip) != r->alen
-	           : r->alen > 0 && (ip % p10[r->alen] != r->aval || digits_of(ip) < r->alen))
-		return false;
 	/* the repr's fraction is within half an ulp of x's; lo and hi within 2^-52 of theirs */
 	double fr = x - (double)ip, margin = x * 0x1p-51 + 0x1p-50;
-	return fr >= r->lo - margin && fr < r->hi + margin;
+	bool short_ip = r->alen > 1 && ip < p10[r->alen - 1];   /* fewer digits than A */
+
+	if (fr < r->lo - margin || fr >= r->hi + margin)   /* first: a division costs more */
+		return false;
+	return r->neg ? ip == r->aval && !short_ip : r->alen == 0 || (ip % p10[r->alen] == r->aval && !short_ip);
 }
 
 /*
@@ -288,7 +350,11 @@ static bool float_may(const bag_finder_t *f, double d)
 	const struct float_rule *r = &f->fr;
 	double x = fabs(d);
 	bool sci = x != 0 && (x < 1e-4 || x >= 1e16);
+	uint64_t bits;
 
+	memcpy(&bits, &d, sizeof bits);
+	if (!r->bexp[bits >> 52 & 0x7ff])
+		return false;
 	switch (r->cls) {
 	case FL_NONFINITE: return !isfinite(d);
 	case FL_SCI: return isfinite(d) && sci;
@@ -315,8 +381,10 @@ static void analyse(bag_finder_t *f)
 	while (h < f->len && in(n[h], FLOAT_BYTES))
 		h++;
 	f->all_float = h == f->len;
-	if (f->all_float)
+	if (f->all_float) {
 		float_classify(&f->fr, n, f->len);
+		float_exponents(&f->fr, n);
+	}
 	f->head_run = h > 0 && h < f->len && in(n[h], AFTER_VALUE);
 	f->num0 = in(n[0], "0123456789-");
 	f->time0 = in(n[0], "0123456789-.");
@@ -378,6 +446,99 @@ static int plan(bag_finder_t *f, const bag_msgdef_t *def)
 	return BAG_OK;
 }
 
+
+/*
+ * Whether the needle lies in a piece of text every message of def may
+ * show whatever its values: a name (type, field, field type, constant) or
+ * a word of the layout. An all-float needle that lies in none can show only
+ * inside one value's text or a string's.
+ */
+static bool in_names(const bag_finder_t *f, const bag_msgdef_t *def)
+{
+	static const char *const words[] = { "true", "false", "True", "False", "more" };
+	unsigned q;
+
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (q = 0, feed_str(f, &q, words[i]))
+			return true;
+	for (int i = 0; i < DETAIL_SHOWN; i++)
+		if (f->idx_hit[i])
+			return true;
+	for (size_t t = 0; t < bag_msgdef_type_count(def); t++) {
+		const struct bag_msgdef_type *ty = bag_msgdef_type_at(def, t);
+		if (q = 0, feed_str(f, &q, ty->name))
+			return true;
+		for (size_t i = 0; i < ty->nfields; i++)
+			if ((q = 0, feed_str(f, &q, ty->fields[i].name)) || (q = 0, feed_str(f, &q, ty->fields[i].type_name)))
+				return true;
+		for (size_t i = 0; i < ty->nconsts; i++)
+			if (q = 0, feed_str(f, &q, ty->consts[i].name))
+				return true;
+	}
+	return false;
+}
+
+/* Past the last op reachable from ops[first, first + n). */
+static uint32_t ops_end(const struct dec_op *ops, uint32_t first, uint32_t n)
+{
+	uint32_t end = first + n;
+
+	for (uint32_t i = first; i < first + n; i++)
+		if (ops[i].prim == BAG_PRIM_MESSAGE) {
+			uint32_t e = ops_end(ops, ops[i].sub, ops[i].nsub);
+			end = e > end ? e : end;
+		}
+	return end;
+}
+
+/* The quick_kind of op i's elements (memoised in f->qkind; 0xff: not yet). */
+static uint8_t quick_kind(bag_finder_t *f, const struct dec_op *ops, uint32_t i)
+{
+	const struct dec_op *op = &ops[i];
+	uint8_t k = QK_WALK;
+
+	if (f->qkind[i] != 0xff)
+		return f->qkind[i];
+	switch (op->prim) {
+	case BAG_PRIM_FLOAT64: k = QK_F64; break;
+	case BAG_PRIM_FLOAT32: case BAG_PRIM_STRING: break;
+	case BAG_PRIM_BOOL: k = QK_SKIP; break;
+	case BAG_PRIM_TIME: case BAG_PRIM_DURATION: k = f->quick_times ? QK_WALK : QK_SKIP; break;
+	case BAG_PRIM_MESSAGE:
+		if (!op->fixed || op->nsub == 0)
+			break;
+		k = quick_kind(f, ops, op->sub);
+		for (uint32_t j = 1; j < op->nsub; j++)
+			if (quick_kind(f, ops, op->sub + j) != k)
+				k = QK_WALK;
+		break;
+	default: k = f->quick_ints ? QK_WALK : QK_SKIP; break;
+	}
+	if (op->wide || (k != QK_WALK && !op->fixed))
+		k = QK_WALK;
+	return f->qkind[i] = k;
+}
+
+/* Whether the quick walk can rule messages out for this needle (struct bag_finder's quick), and how. */
+static int quick_plan(bag_finder_t *f, const bag_msgdef_t *def)
+{
+	uint32_t nroot, end;
+	const struct dec_op *ops = msgdef_ops(def, &nroot);
+
+	f->quick = f->all_float && bag_msgdef_encoding(def) == BAG_ENCODING_ROS1 && !in_names(f, def);
+	f->quick_ints = f->fr.cls == FL_ANY;
+	f->quick_times = f->fr.cls == FL_ANY || (f->fr.cls == FL_FIXED && f->fr.blen <= 9);   /* ".nnnnnnnnn" */
+	if (!f->quick)
+		return BAG_OK;
+	end = ops_end(ops, 0, nroot);
+	if ((f->qkind = malloc(end + 1)) == NULL)
+		return BAG_ENOMEM;
+	memset(f->qkind, 0xff, end + 1);
+	for (uint32_t i = 0; i < end; i++)
+		quick_kind(f, ops, i);
+	return BAG_OK;
+}
+
 BAG_API int bag_finder_new(bag_finder_t **out, const bag_msgdef_t *def, const char *needle, size_t len, bool icase,
                            size_t summary_max)
 {
@@ -410,6 +571,8 @@ BAG_API int bag_finder_new(bag_finder_t **out, const bag_msgdef_t *def, const ch
 		f->idx0 = f->idx0 && q == 0 && !f->idx_hit[i];
 	}
 	f->sep0 = !in(f->needle[0], ", ");
+	if ((rc = quick_plan(f, def)) != BAG_OK)
+		return rc;
 	return plan(f, def);
 }
 
@@ -423,6 +586,7 @@ BAG_API void bag_finder_free(bag_finder_t *f)
 	free(f->type_hit);
 	free(f->is_header);
 	free(f->fp);
+	free(f->qkind);
 	free(f);
 }
 
@@ -846,6 +1010,199 @@ static void find_value(void *ud, const struct bag_msgdef_field *fd, int64_t inde
 	s->hit = detail_value(s, q, v);
 }
 
+
+/* ---- the quick walk ---------------------------------------------------- */
+
+/*
+ * For an all-float needle that no name holds (quick_plan), only the text
+ * of a float, an integer or a time, or the inside of a string, can hold
+ * it: every other byte the layouts write is no float byte (": ", "=", "[",
+ * "]", ", ", "{", "}", quotes, "…"). The quick walk reads a ROS 1
+ * message straight from its ops, skipping what cannot matter, and looks
+ * only at those values among the shown ones (the first 64 elements of each
+ * array; the summary shows fewer): floats by float_may, integers and times
+ * by their text when the needle is "[-]digits" (or, times, "[-]A.B"),
+ * array lengths and "… N more" likewise, strings by their bytes (a string
+ * holding a byte the detail escapes is "maybe": "\n" writes an 'n').
+ * Anything it cannot read is "maybe"; the full walk then decides.
+ */
+struct quick {
+	const bag_finder_t *f;
+	const struct dec_op *ops;
+	const uint8_t *p, *end;
+};
+
+/* A little-endian unsigned integer of size 1, 2, 4 or 8 bytes at p. */
+static uint64_t le64(const uint8_t *p, size_t size)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (size) {
+	case 1: memcpy(&u8, p, 1); return u8;
+	case 2: memcpy(&u16, p, 2); return u16;
+	case 4: memcpy(&u32, p, 4); return u32;
+	default: memcpy(&u64, p, 8); return u64;
+	}
+#else
+	uint64_t u = 0;
+
+	for (size_t b = size; b-- > 0;)
+		u = u << 8 | p[b];
+	return u;
+#endif
+}
+
+static bool quick_string(const bag_finder_t *f, const uint8_t *s, size_t n)
+{
+	unsigned q = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] >= 0x80)
+			return true;
+	return feed(f, &q, (const char *)s, n);
+}
+
+static bool quick_int(const bag_finder_t *f, bool neg, uint64_t u)
+{
+	unsigned q = 0;
+
+	return (neg && feed(f, &q, "-", 1)) || feed_u64(f, &q, u);
+}
+
+/* One shown value of prim at p (size bytes, all there). */
+static bool quick_value(const bag_finder_t *f, enum bag_prim prim, const uint8_t *p, size_t size)
+{
+	uint64_t u = le64(p, size);
+	int64_t i;
+
+	switch (prim) {
+	case BAG_PRIM_FLOAT32: {
+		float x;
+		uint32_t u32 = (uint32_t)u;
+		memcpy(&x, &u32, 4);
+		return float_may(f, x);
+	}
+	case BAG_PRIM_FLOAT64: {
+		double d;
+		memcpy(&d, &u, 8);
+		return f->fr.bexp[u >> 52 & 0x7ff] && float_may(f, d);   /* most are ruled out here, without a call */
+	}
+	case BAG_PRIM_BOOL: return false;
+	case BAG_PRIM_TIME: case BAG_PRIM_DURATION: {
+		char ns[10];
+		unsigned q = 0;
+		if (!f->quick_times)
+			return false;
+		nsecs_text(ns, (uint32_t)(u >> 32));
+		i = prim == BAG_PRIM_TIME ? (int64_t)(uint32_t)u : (int64_t)(int32_t)(uint32_t)u;
+		return feed_i64(f, &q, i) || feed(f, &q, ns, sizeof ns);
+	}
+	case BAG_PRIM_INT8: case BAG_PRIM_INT16: case BAG_PRIM_INT32: case BAG_PRIM_INT64:
+		if (!f->quick_ints)
+			return false;
+		i = size == 8 ? (int64_t)u : (int64_t)(u << (64 - 8 * size)) >> (64 - 8 * size);
+		return quick_int(f, i < 0, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i);
+	default:
+		return f->quick_ints && quick_int(f, false, u);
+	}
+}
+
+static bool quick_fields(struct quick *k, uint32_t first, uint32_t n, bool shown);
+
+/* Whether any of n float64s at p may hold the needle. */
+static bool floats64_may(const bag_finder_t *f, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++, p += 8) {
+		uint64_t u = le64(p, 8);
+		double d;
+		memcpy(&d, &u, 8);
+		if (f->fr.bexp[u >> 52 & 0x7ff] && float_may(f, d))
+			return true;
+	}
+	return false;
+}
+
+/* count elements of op (shown: the field is); true for "maybe". */
+static bool quick_elements(struct quick *k, const struct dec_op *op, uint32_t count, bool shown)
+{
+	size_t size = op->elem_min, left = (size_t)(k->end - k->p);
+	uint8_t kind = k->f->qkind[op - k->ops];
+
+	if (kind != QK_WALK || (op->fixed && !shown)) {
+		if ((uint64_t)count * size > left)
+			return true;
+		if (kind == QK_F64 && shown && floats64_may(k->f, k->p, (size_t)count * size / 8))
+			return true;   /* all of them, shown or not: a "maybe" too many is only slower */
+		k->p += (size_t)count * size;
+		return false;
+	}
+	if (op->prim == BAG_PRIM_MESSAGE) {
+		for (uint32_t i = 0; i < count; i++)
+			if (quick_fields(k, op->sub, op->nsub, shown && i < DETAIL_SHOWN))
+				return true;
+		return false;
+	}
+	if (op->prim == BAG_PRIM_STRING) {
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t n;
+			if (k->end - k->p < 4 || (n = (uint32_t)le64(k->p, 4)) > (size_t)(k->end - k->p) - 4)
+				return true;
+			if (shown && i < DETAIL_SHOWN && quick_string(k->f, k->p + 4, n))
+				return true;
+			k->p += 4 + (size_t)n;
+		}
+		return false;
+	}
+	if ((uint64_t)count * size > left)
+		return true;
+	uint32_t look = !shown ? 0 : count < DETAIL_SHOWN ? count : DETAIL_SHOWN;
+	for (uint32_t i = 0; i < look; i++)
+		if (quick_value(k->f, (enum bag_prim)op->prim, k->p + (size_t)i * size, size))
+			return true;
+	k->p += (size_t)count * size;
+	return false;
+}
+
+/* The fields [first, first + n) of a message; true for "maybe". */
+static bool quick_fields(struct quick *k, uint32_t first, uint32_t n, bool shown)
+{
+	for (uint32_t j = 0; j < n; j++) {
+		const struct dec_op *op = &k->ops[first + j];
+		uint32_t count = 1;
+		if (op->wide)
+			return true;
+		if (op->array == BAG_ARRAY_FIXED)
+			count = op->fixed_len;
+		else if (op->array == BAG_ARRAY_VARIABLE) {
+			if (k->end - k->p < 4)
+				return true;
+			count = (uint32_t)le64(k->p, 4);
+			k->p += 4;
+			if (op->elem_min == 0 && count > 0)
+				return true;   /* empty elements: the decoder's budget decides */
+		}
+		if (shown && op->array != BAG_ARRAY_NONE && k->f->quick_ints &&
+		    (quick_int(k->f, false, count) || (count > DETAIL_SHOWN && quick_int(k->f, false, count - DETAIL_SHOWN))))
+			return true;
+		if (quick_elements(k, op, count, shown))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a ROS 1 message may show the needle, by the quick walk (see there). */
+static bool quick_maybe(const bag_finder_t *f, const bag_msgdef_t *def, const uint8_t *data, size_t len)
+{
+	uint32_t nroot;
+	struct quick k = { f, msgdef_ops(def, &nroot), data, data + len };
+
+	return quick_fields(&k, 0, nroot, true);
+}
+
 BAG_API bool bag_finder_maybe(const bag_finder_t *f, const bag_msgdef_t *def, const uint8_t *data, size_t len,
                               struct bag_text *scratch)
 {
@@ -855,6 +1212,8 @@ BAG_API bool bag_finder_maybe(const bag_finder_t *f, const bag_msgdef_t *def, co
 	struct find_state s;    /* levels are set as they are entered: no need to clear them */
 	if (f->always || bag_msgdef_type_count(def) != f->ntypes)
 		return true;
+	if (f->quick && bag_msgdef_encoding(def) == BAG_ENCODING_ROS1 && !quick_maybe(f, def, data, len))
+		return false;
 	s.f = f;
 	s.types = bag_msgdef_type_at(def, 0);
 	s.scratch = scratch;
