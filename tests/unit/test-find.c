@@ -315,7 +315,13 @@ static void add_message(struct corpus *c, const char *type, const char *text, co
 	m = &c->m[c->n];
 	memset(m, 0, sizeof *m);
 	assert_int_equal(bag_msgdef_parse(&m->def, type, text, strlen(text)), BAG_OK);
-	m->first = c->n++;
+	m->first = c->n;   /* or the first message of the same definition, as load() does */
+	for (size_t k = 0; k < c->n; k++)
+		if (strcmp(bag_msgdef_root(c->m[k].def)->name, type) == 0 && strcmp(c->m[k].text, text) == 0) {
+			m->first = c->m[k].first;
+			break;
+		}
+	c->n++;
 	m->text = strdup(text);
 	m->data = malloc(len);
 	memcpy(m->data, data, len);
