@@ -133,11 +133,12 @@ if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
 		echo "$B diag $url/bags/tf_lz4.bag"
 	} >> "$list"
 fi
-# test-float's comparison with Python's repr takes 20,000 random doubles here
-# (300,000 as built and under ASan): the same code, a fifteenth of the
-# samples, where each costs fifty times as much. Each line of the list is
-# split at its spaces: no argument above holds one.
-FLOAT_RANDOM=20000 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
+# Where each check costs fifty times as much, three unit tests take fewer
+# samples of the same code: test-float 20,000 random doubles (300,000 as
+# built and under ASan), test-find 60 needles per corpus (400), test-mcap a
+# cut every 7 bytes (every byte). Each line of the list is split at its
+# spaces: no argument above holds one.
+FLOAT_RANDOM=20000 FIND_NEEDLES=60 MCAP_CUT_STEP=7 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
 cat "$list.out"
 runs=$(wc -l < "$list")
 fails=$((fails + $(grep -c '^FAIL valgrind' "$list.out")))

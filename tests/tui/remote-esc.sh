@@ -11,31 +11,15 @@
 # is fetched, and while chunks are (or, if the read-ahead of the index got
 # there first, the index again). Skipped (77) without python3-rosbag.
 . "$(dirname "$0")/lib.sh"
-/usr/bin/python3 -c 'import rosbag' 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
-. "$top/tests/tools/nginx.sh"
-PROXY=
-trap 'nginx_stop; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; $T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"   # nginx workers run as another user
-mkdir -p "$tmp/www"
-/usr/bin/python3 - "$tmp/www/chunks.bag" <<'PY' || exit 1
-import sys, rosbag, genpy
-from std_msgs.msg import Int64
-with rosbag.Bag(sys.argv[1], 'w', chunk_threshold=4096) as b:
-    for i in range(80000):
-        b.write('/n', Int64(i), genpy.Time(1500000000 + i // 10, (i % 10) * 100000000))
-PY
-nginx_start "$tmp/www" "$tmp/nginx"
+. "$(dirname "$0")/remote-lib.sh"
 echo 1500 >"$tmp/delay"
-python3 "$top/tests/tools/faultproxy.py" "http://127.0.0.1:$NGINX_PORT" "$tmp/port" --delay-file "$tmp/delay" \
-	2>"$tmp/proxy.log" &
-PROXY=$!
-while [ ! -f "$tmp/port" ]; do sleep 0.05; done
+remote_bag --delay-file "$tmp/delay"
 has() { printf '%s\n' "$shot" | grep -Eq -- "$1"; }
 lacks() { ! has "$1"; }
 # the status line of an idle browser: the bytes fetched, nothing being fetched or decoded
 IDLE='ready, [0-9.]+ MB fetched in [0-9]+ requests +\? help'
 
-start 160 30 "http://127.0.0.1:$(cat "$tmp/port")/chunks.bag"
+start 160 30 "$P/chunks.bag"
 wait_for "opens through the slow proxy" "row 1/80000"
 wait_for "the first rows are in" "^ +1 +1500000000.000000000 +/n +8 data=0 "
 echo 600000 >"$tmp/delay"

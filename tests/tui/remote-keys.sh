@@ -9,27 +9,12 @@
 # Esc stops the fetching of an index. Skipped (77) without python3-rosbag.
 . "$(dirname "$0")/lib.sh"
 SRCDIR=$top
-/usr/bin/python3 -c 'import rosbag' 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
-. "$top/tests/tools/nginx.sh"
-PROXY=
-trap 'nginx_stop; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; $T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"   # nginx workers run as another user
-mkdir -p "$tmp/www"
-/usr/bin/python3 - "$tmp/www/chunks.bag" <<'PY' || exit 1
-import sys, rosbag, genpy
-from std_msgs.msg import Int64
-with rosbag.Bag(sys.argv[1], 'w', chunk_threshold=4096) as b:
-    for i in range(80000):
-        b.write('/n', Int64(i), genpy.Time(1500000000 + i // 10, (i % 10) * 100000000))
-PY
-nginx_start "$tmp/www" "$tmp/nginx"
-python3 "$top/tests/tools/faultproxy.py" "http://127.0.0.1:$NGINX_PORT" "$tmp/port" --delay 1500 2>"$tmp/proxy.log" &
-PROXY=$!
-while [ ! -f "$tmp/port" ]; do sleep 0.05; done
+. "$(dirname "$0")/remote-lib.sh"
+remote_bag --delay 1500
 n=$("$bin" info "$tmp/www/chunks.bag" | sed -n 's/^messages: *\([0-9]*\).*/\1/p')
 chunks=$("$bin" info "$tmp/www/chunks.bag" | sed -n 's/.*\[\([0-9]*\)\/.*chunks.*/\1/p')
 check "the bag has $n messages in $chunks chunks" test "$n" = 80000 -a "${chunks:-0}" -ge 1000
-start 160 30 "http://127.0.0.1:$(cat "$tmp/port")/chunks.bag"
+start 160 30 "$P/chunks.bag"
 wait_for "opens through the slow proxy" "row 1/80000"
 wait_for "the first rows are in" "^ +1 +1500000000.000000000 "
 keys 6 0 0 0 0 G

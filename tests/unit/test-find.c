@@ -126,9 +126,17 @@ static void corpus_free(struct corpus *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* MAX_NEEDLES, or FIND_NEEDLES when fewer (the valgrind pass: each check costs 50 times more) */
+static size_t needles_max(void)
+{
+	const char *env = getenv("FIND_NEEDLES");
+	size_t n = env ? strtoul(env, NULL, 10) : 0;
+	return n > 0 && n < MAX_NEEDLES ? n : MAX_NEEDLES;
+}
+
 static void add_needle(struct corpus *c, const char *s, size_t len)
 {
-	if (c->nneedles < MAX_NEEDLES && len > 0 && memchr(s, '\0', len) == NULL)
+	if (c->nneedles < needles_max() && len > 0 && memchr(s, '\0', len) == NULL)
 		c->needles[c->nneedles++] = strndup(s, len);
 }
 
@@ -143,7 +151,7 @@ static void cut_needles(struct corpus *c)
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
 		add_needle(c, fixed[i], strlen(fixed[i]));
-	for (size_t i = 0; i < c->n && c->nneedles < MAX_NEEDLES; i += 7) {
+	for (size_t i = 0; i < c->n && c->nneedles < needles_max(); i += 7) {
 		const struct msg *m = &c->m[i];
 		size_t sl = strlen(m->summary);
 		for (size_t k = 0; k < 4 && sl > 0; k++) {
@@ -429,9 +437,9 @@ static void test_floats(void **state)
 		add_message(&c, "t/G", "float64 a\nfloat64 b\nfloat64 c\nfloat64 d\nfloat64[] v\n", buf, n);
 	}
 	/* pieces of the values' texts ("a: TEXT", "[i]: TEXT"), and each with a digit changed */
-	for (size_t i = 0; i < c.n && c.nneedles + 2 <= MAX_NEEDLES; i++) {
+	for (size_t i = 0; i < c.n && c.nneedles + 2 <= needles_max(); i++) {
 		const struct msg *m = &c.m[i];
-		for (size_t l = 0; l < m->nlines && c.nneedles + 2 <= MAX_NEEDLES; l += 2 + i % 3) {
+		for (size_t l = 0; l < m->nlines && c.nneedles + 2 <= needles_max(); l += 2 + i % 3) {
 			const char *t = strstr(m->lines[l], ": ");
 			if (t == NULL || t[2] == '\0' || t[2] == 'f')
 				continue;
@@ -546,7 +554,7 @@ static void test_quick(void **state)
 			d = random_double(&r), memcpy(buf + n, &d, 8);
 		add_message(&c, "t/Q", def, buf, n);
 	}
-	for (size_t i = 0; i < c.n && c.nneedles + 2 <= MAX_NEEDLES; i++) {
+	for (size_t i = 0; i < c.n && c.nneedles + 2 <= needles_max(); i++) {
 		const struct msg *m = &c.m[i];
 		const char *t = strstr(m->lines[(i * 7) % m->nlines], ": ");
 		if (t == NULL || t[2] == '\0' || strspn(t + 2, "0123456789.-+e") == 0)

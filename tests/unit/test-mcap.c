@@ -97,8 +97,12 @@ static void cut_everywhere(const char *name)
 
 	assert_true(fd >= 0);
 	assert_true(full > 0);
+	/* every length, or every MCAP_CUT_STEP-th (the valgrind pass: each open costs 50 times more) */
+	const char *env = getenv("MCAP_CUT_STEP");
+	size_t step = env && strtoul(env, NULL, 10) > 0 ? strtoul(env, NULL, 10) : 1;
+
 	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	for (size_t cut = len;; cut--) {
+	for (size_t cut = len;; cut = cut > step ? cut - step : 0) {
 		bag_t *bag = NULL;
 		assert_int_equal(ftruncate(fd, (off_t)cut), 0);
 		int rc = bag_open(&bag, tmp, NULL);
