@@ -399,6 +399,30 @@ static void test_made(void **state)
  * gets all of it), and near misses (one digit changed), checked against
  * the shown text.
  */
+/* cut as a needle, then again with its first digit changed (by 1 + i % 8): a near miss */
+static void add_needle_and_twin(struct corpus *c, char *cut, size_t i)
+{
+	add_needle(c, cut, strlen(cut));
+	for (size_t k = 0; cut[k]; k++)
+		if (cut[k] >= '0' && cut[k] <= '9') {
+			cut[k] = (char)('0' + (cut[k] - '0' + 1 + i % 8) % 10);
+			break;
+		}
+	add_needle(c, cut, strlen(cut));
+}
+
+/* Every needle on every message; many must be shown and many not. Frees the corpus. */
+static void check_needles(struct corpus *c)
+{
+	size_t yes = 0, no = 0;
+
+	check_all(c, (const char *const *)c->needles, c->nneedles, &yes, &no);
+	printf("# %zu needles on %zu messages: %zu shown, %zu not\n", c->nneedles, c->n, yes, no);
+	assert_true(yes > c->n);
+	assert_true(no > c->n);
+	corpus_free(c);
+}
+
 static void test_floats(void **state)
 {
 	static const char *const fixed[] = {
@@ -408,7 +432,6 @@ static void test_floats(void **state)
 	};
 	struct corpus c = { 0 };
 	uint64_t r = 0x2545F4914F6CDD1DULL;
-	size_t yes = 0, no = 0;
 	(void)state;
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
 		add_needle(&c, fixed[i], strlen(fixed[i]));
@@ -453,20 +476,10 @@ static void test_floats(void **state)
 				cut[k++] = t[j];
 			}
 			cut[k] = '\0';
-			add_needle(&c, cut, k);
-			for (k = 0; cut[k]; k++)
-				if (cut[k] >= '0' && cut[k] <= '9') {
-					cut[k] = (char)('0' + (cut[k] - '0' + 1 + i % 8) % 10);
-					break;
-				}
-			add_needle(&c, cut, strlen(cut));
+			add_needle_and_twin(&c, cut, i);
 		}
 	}
-	check_all(&c, (const char *const *)c.needles, c.nneedles, &yes, &no);
-	printf("# %zu needles on %zu messages: %zu shown, %zu not\n", c.nneedles, c.n, yes, no);
-	assert_true(yes > c.n);
-	assert_true(no > c.n);
-	corpus_free(&c);
+	check_needles(&c);
 }
 
 /* A number-shaped pattern is read as typed: its '.' is a point, not "any byte". */
@@ -527,7 +540,6 @@ static void test_quick(void **state)
 	                                     "9999", "-12", "0.000", ".5", "\\n", "65", "66", "5e-77", "e-77", "9e-7" };
 	struct corpus c = { 0 };
 	uint64_t r = 0x9E3779B97F4A7C15ULL;
-	size_t yes = 0, no = 0;
 	static uint8_t buf[4096];
 	(void)state;
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
@@ -563,19 +575,9 @@ static void test_quick(void **state)
 		size_t tl = strspn(t, "0123456789.-+e"), at = (i * 5) % tl, len = 1 + (i * 3) % (tl - at);
 		char cut[48];
 		snprintf(cut, sizeof cut, "%.*s", (int)len, t + at);
-		add_needle(&c, cut, strlen(cut));
-		for (size_t k = 0; cut[k]; k++)
-			if (cut[k] >= '0' && cut[k] <= '9') {
-				cut[k] = (char)('0' + (cut[k] - '0' + 1 + i % 8) % 10);
-				break;
-			}
-		add_needle(&c, cut, strlen(cut));
+		add_needle_and_twin(&c, cut, i);
 	}
-	check_all(&c, (const char *const *)c.needles, c.nneedles, &yes, &no);
-	printf("# %zu needles on %zu messages: %zu shown, %zu not\n", c.nneedles, c.n, yes, no);
-	assert_true(yes > c.n);
-	assert_true(no > c.n);
-	corpus_free(&c);
+	check_needles(&c);
 }
 
 /* match_find on plain patterns against a naive search, on random texts of few distinct bytes. */
