@@ -78,14 +78,12 @@ mode r "reset mid-body every 2nd" --reset-every 2 >"$T/r.res" & jobs="$jobs $!"
 mode f "503 every 2nd" --fail-every 2 >"$T/f.res" & jobs="$jobs $!"
 mode m "503s, resets and delay" --fail-every 3 --reset-every 4 --delay 5 >"$T/m.res" & jobs="$jobs $!"
 {
-	id=i
 	proxy i --ignore-range
 	check "Range ignored" fail info
 	if grep -q "ignores Range" "$T/i.r.err"; then echo "ok    Range ignored: says so"; else echo "FAIL  Range ignored: says so"; cat "$T/i.r.err"; fi
 	stop i
 	# replaced after the first requests: the open sees one object, later reads another
 	proxy x --replace-after 2 --replacement /other.bag
-	id=x
 	check "replaced mid-read" fail cat --format json
 	stop x
 	proxy y --replace-after 2 --replacement /other.bag
