@@ -10,7 +10,10 @@
  * with a byte changed must come out exactly as liblz4's frame API gives them
  * (a growing buffer, which takes that path), whatever happens. The frame
  * API's contexts are counted (this file's LZ4F_createDecompressionContext
- * comes first): a whole frame must be decoded without one.
+ * comes first): a whole frame must be decoded without one. A handle's kept
+ * contexts (struct bag_codec_ctx: lz4 and zstd, reused from chunk to chunk)
+ * must give what fresh ones give, also after a cut or damaged frame, and
+ * lz4's is made once.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <lz4frame.h>
+#include <zstd.h>
 
 #include "lib/formats/codec-int.h"
 
@@ -73,7 +77,7 @@ static struct bag_inflated inflate(const uint8_t *src, size_t n, size_t cap, boo
 		inf.buf = malloc(cap ? cap : 1);
 		assert_non_null(inf.buf);
 	}
-	assert_int_equal(bag_codec_inflate(BAG_COMPRESSION_LZ4, src, n, grow ? 4096 : cap, cap, grow, &inf), 0);
+	assert_int_equal(bag_codec_inflate(NULL, BAG_COMPRESSION_LZ4, src, n, grow ? 4096 : cap, cap, grow, &inf), 0);
 	return inf;
 }
 
@@ -159,11 +163,75 @@ static void test_cut_and_changed_frames(void **state)
 	free(src);
 }
 
+/* src[0..n) of comp into a growing buffer, with ctx (NULL: fresh contexts) */
+static struct bag_inflated inflate_with(struct bag_codec_ctx *ctx, enum bag_compression comp, const uint8_t *src,
+                                        size_t n, size_t max)
+{
+	struct bag_inflated inf = { 0 };
+
+	assert_int_equal(bag_codec_inflate(ctx, comp, src, n, 4096, max, true, &inf), 0);
+	return inf;
+}
+
+/* Frames whole, cut and with a byte changed, in turn through one kept context: as fresh ones give them. */
+static void test_kept_contexts(void **state)
+{
+	struct bag_codec_ctx ctx = { 0 };
+	(void)state;
+
+	frame_api_uses = 0;
+	for (int i = 0; i < 60; i++) {
+		size_t len = 1000 + (size_t)i * 7919, n;
+		uint8_t *src = sample(len, (uint32_t)i);
+		enum bag_compression comp = i % 2 ? BAG_COMPRESSION_ZSTD : BAG_COMPRESSION_LZ4;
+		LZ4F_preferences_t prefs = { 0 };
+		uint8_t *f;
+
+		if (comp == BAG_COMPRESSION_LZ4) {
+			prefs.frameInfo.blockSizeID = LZ4F_max64KB;
+			prefs.frameInfo.blockMode = i % 4 ? LZ4F_blockLinked : LZ4F_blockIndependent;
+			f = frame(src, len, &prefs, &n);
+		} else {
+			f = malloc(ZSTD_compressBound(len));
+			assert_non_null(f);
+			n = ZSTD_compress(f, ZSTD_compressBound(len), src, len, 1 + i % 5);
+			assert_false(ZSTD_isError(n));
+		}
+		if (i % 3 == 1)
+			n = n / 2 + (size_t)i;             /* cut */
+		else if (i % 3 == 2)
+			f[n / 2] ^= 0x5a;                /* changed */
+		struct bag_inflated a = inflate_with(&ctx, comp, f, n, len + 1), b = inflate_with(NULL, comp, f, n, len + 1);
+		assert_int_equal(a.len, b.len);
+		assert_int_equal(a.ended, b.ended);
+		assert_int_equal(a.used, b.used);
+		assert_string_equal(a.err.message, b.err.message);
+		if (a.len > 0)
+			assert_memory_equal(a.buf, b.buf, a.len);
+		if (i % 3 == 0) {
+			assert_true(a.ended);
+			assert_int_equal(a.len, len);
+			assert_memory_equal(a.buf, src, len);
+		}
+		free(a.buf);
+		free(b.buf);
+		free(f);
+		free(src);
+	}
+	/* one for the kept context; the fresh ones made one each for 30 frames */
+	assert_int_equal(frame_api_uses, 1 + 30);
+	bag_codec_ctx_free(&ctx);
+	bag_codec_ctx_free(&ctx);   /* a freed one is zeroed: freeing it again does nothing */
+	assert_null(ctx.zstd);
+	assert_null(ctx.lz4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_frame_option),
 		cmocka_unit_test(test_cut_and_changed_frames),
+		cmocka_unit_test(test_kept_contexts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,6 +59,7 @@ struct bag {
 	char *temp_path;          /* a zstd-compressed file's decompressed copy that src reads
 	                             (bag.c), removed at the last close; NULL for most */
 	struct bag_source *src;   /* where the bytes come from (io/source-int.h) */
+	struct bag_codec_ctx codec;   /* decompression contexts, this handle's own */
 	uint64_t file_size;
 	int major, minor;
 	uint64_t index_pos;       /* from the bag header */

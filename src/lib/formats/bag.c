@@ -180,6 +180,7 @@ BAG_API int bag_dup(bag_t **out, bag_t *bag)
 		return BAG_ENOMEM;
 	*d = *bag;
 	d->src = NULL;
+	d->codec = (struct bag_codec_ctx){ 0 };
 	d->chunks = NULL;
 	d->cache_bytes = 0;
 	d->spare = d->raw = NULL;
@@ -217,6 +218,7 @@ BAG_API void bag_close(bag_t *bag)
 		if (bag->chunks != NULL)
 			chunk_cache_clear(bag);
 		free(bag->chunks);
+		bag_codec_ctx_free(&bag->codec);
 		if (bag->src != NULL)
 			bag->src->ops->close(bag->src);
 		free(bag);
@@ -232,6 +234,7 @@ BAG_API void bag_close(bag_t *bag)
 		free(bag->warnings[i]);
 	free(bag->warnings);
 	free(bag->recovery_reason);
+	bag_codec_ctx_free(&bag->codec);
 	if (bag->fmt != NULL && bag->fmt->free != NULL)
 		bag->fmt->free(bag->fmt_state);
 	if (bag->src != NULL)

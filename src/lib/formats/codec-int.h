@@ -31,6 +31,19 @@ struct bag_inflated {
 };
 
 /*
+ * Decompression contexts kept between calls by one handle (one thread at a
+ * time): a zstd context keeps its window and tables, an lz4 frame context
+ * its block buffer, so a chunk costs no allocation. Zeroed: none yet.
+ */
+struct bag_codec_ctx {
+	void *zstd;   /* ZSTD_DCtx */
+	void *lz4;    /* LZ4F_dctx */
+};
+
+/* Free what ctx keeps (and zero it); NULL or a zeroed one is fine. */
+void bag_codec_ctx_free(struct bag_codec_ctx *ctx);
+
+/*
  * The largest uncompressed size believed for data_len bytes of comp data:
  * what the format's ratios allow (lz4 256, bz2 2048), at least
  * CODEC_MIN_CAP, at most 4 GiB - 1.
@@ -38,7 +51,8 @@ struct bag_inflated {
 uint64_t bag_codec_size_cap(enum bag_compression comp, uint64_t data_len);
 
 /*
- * Decompress src[0..src_len) as far as it goes: to the end of the stream,
+ * Decompress src[0..src_len) as far as it goes, with the contexts of ctx
+ * (NULL: made and freed here): to the end of the stream,
  * corrupt data, the end of the input (a cut-off stream) or the output limit.
  * With grow false, out->buf is the caller's buffer of cap bytes; with grow
  * true, out->buf is malloc'd here (the caller frees it, also on failure)
@@ -47,7 +61,7 @@ uint64_t bag_codec_size_cap(enum bag_compression comp, uint64_t data_len);
  * blocks before it. Returns 0 (out says how far it went), BAG_ENOMEM, or
  * BAG_EUNSUPP (a compression this build cannot read).
  */
-int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_len,
+int bag_codec_inflate(struct bag_codec_ctx *ctx, enum bag_compression comp, const uint8_t *src, size_t src_len,
                       size_t cap, size_t max_cap, bool grow, struct bag_inflated *out);
 
 /*

@@ -49,6 +49,7 @@ struct sink {
 	size_t max;               /* the most it may hold */
 	bool grow;                /* out->buf is ours to realloc */
 	int rc;                   /* BAG_ENOMEM once growing failed */
+	struct bag_codec_ctx *ctx;   /* contexts kept between calls */
 };
 
 uint64_t bag_codec_size_cap(enum bag_compression comp, uint64_t data_len)
@@ -300,10 +301,14 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 
 	if (!s->grow && out->own_sum && lz4_direct(src, src_len, s))
 		return;
-	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
+	dctx = s->ctx->lz4;
+	if (dctx != NULL)
+		LZ4F_resetDecompressionContext(dctx);
+	else if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
 		s->rc = BAG_ENOMEM;
 		return;
 	}
+	s->ctx->lz4 = dctx;
 	for (;;) {
 		size_t room = sink_room(s, 1);
 		if (room == 0)
@@ -326,7 +331,6 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 		}
 	}
 	out->used = in_at;
-	LZ4F_freeDecompressionContext(dctx);
 	if (!out->ended && !out->full && s->rc == BAG_OK) {
 		size_t whole = out->len;
 		lz4_salvage(src, src_len, s);
@@ -341,7 +345,7 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 static void inflate_zstd(const uint8_t *src, size_t src_len, struct sink *s)
 {
 	struct bag_inflated *out = s->out;
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	ZSTD_DCtx *dctx = s->ctx->zstd != NULL ? s->ctx->zstd : ZSTD_createDCtx();
 	ZSTD_inBuffer in = { src, src_len, 0 };
 	size_t ret = 1;
 
@@ -349,6 +353,8 @@ static void inflate_zstd(const uint8_t *src, size_t src_len, struct sink *s)
 		s->rc = BAG_ENOMEM;
 		return;
 	}
+	ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+	s->ctx->zstd = dctx;
 	for (;;) {
 		size_t room = sink_room(s, 1);
 		if (room == 0)
@@ -370,7 +376,6 @@ static void inflate_zstd(const uint8_t *src, size_t src_len, struct sink *s)
 		}
 	}
 	out->used = in.pos;
-	ZSTD_freeDCtx(dctx);
 }
 #endif
 
@@ -418,10 +423,26 @@ int bag_codec_unzstd_fd(int in, int out, uint64_t max, uint64_t *written, struct
 #endif
 }
 
-int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_len,
+void bag_codec_ctx_free(struct bag_codec_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+#ifdef HAVE_ZSTD
+	ZSTD_freeDCtx(ctx->zstd);
+#endif
+#ifdef HAVE_LZ4
+	if (ctx->lz4 != NULL)
+		LZ4F_freeDecompressionContext(ctx->lz4);
+#endif
+	*ctx = (struct bag_codec_ctx){ 0 };
+}
+
+int bag_codec_inflate(struct bag_codec_ctx *ctx, enum bag_compression comp, const uint8_t *src, size_t src_len,
                       size_t cap, size_t max_cap, bool grow, struct bag_inflated *out)
 {
-	struct sink s = { out, cap, grow ? max_cap : cap, grow, BAG_OK };
+	struct bag_codec_ctx own = { 0 };
+	struct sink s = { out, cap, grow ? max_cap : cap, grow, BAG_OK, ctx != NULL ? ctx : &own };
+	int rc;
 
 	if (grow)
 		out->buf = NULL;
@@ -459,5 +480,7 @@ int bag_codec_inflate(enum bag_compression comp, const uint8_t *src, size_t src_
 	default:
 		return BAG_EUNSUPP;
 	}
-	return s.rc;
+	rc = s.rc;
+	bag_codec_ctx_free(&own);
+	return rc;
 }

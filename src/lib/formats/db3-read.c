@@ -878,7 +878,7 @@ static int unframe(bag_t *bag, sqlite3_stmt *s, uint32_t conn, int64_t t, const 
 		max = declared;
 #endif
 	if (why == NULL) {
-		rc = bag_codec_inflate(BAG_COMPRESSION_ZSTD, data, len, max < 65536 ? (size_t)max + 1 : 65536,
+		rc = bag_codec_inflate(&bag->codec, BAG_COMPRESSION_ZSTD, data, len, max < 65536 ? (size_t)max + 1 : 65536,
 		                       (size_t)max + 1, true, z);
 		if (rc == BAG_EUNSUPP)
 			return bag_fail(bag, rc, UINT64_MAX, "rosbag2 sqlite3 storage: zstd messages (compression_mode "

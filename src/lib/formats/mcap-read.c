@@ -413,7 +413,7 @@ static int chunk_records(bag_t *bag, struct cur *c, uint64_t off, struct mspan *
 	if ((inf.buf = malloc(m->usize + 1)) == NULL)
 		return oom(bag);
 	inf.own_sum = crc && m->crc != 0;
-	rc = bag_codec_inflate(m->comp, recs, m->rec_len, m->usize + 1, 0, false, &inf);
+	rc = bag_codec_inflate(&bag->codec, m->comp, recs, m->rec_len, m->usize + 1, 0, false, &inf);
 	if (rc == BAG_EUNSUPP)
 		rc = bag_fail(bag, rc, off, "%s chunks are not supported by this build", bag_compression_name(m->comp));
 	else if (rc != BAG_OK)

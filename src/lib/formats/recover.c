@@ -262,7 +262,7 @@ static int inflate_body(struct scan *s, struct chunk *ch, bool cut, struct bag_i
 	for (;;) {
 		if ((rc = read_new(bag, ch->data_pos, len, &raw)) != BAG_OK)
 			return rc;
-		rc = bag_codec_inflate(ch->compression, raw, len, cap < 4096 ? 4096 : cap, max, true, inf);
+		rc = bag_codec_inflate(&bag->codec, ch->compression, raw, len, cap < 4096 ? 4096 : cap, max, true, inf);
 		free(raw);
 		bool starved = rc == BAG_OK && !inf->ended && !inf->full && inf->used == len;
 		if (!starved || cut || len != ch->data_len || len >= avail)

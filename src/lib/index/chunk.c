@@ -215,7 +215,7 @@ static int decompress(bag_t *bag, const struct chunk *ch, const uint8_t *src, ui
 {
 	struct bag_inflated out = { .buf = dst };
 	const char *name = bag_compression_name(ch->compression);
-	int rc = bag_codec_inflate(ch->compression, src, ch->data_len, (size_t)ch->size + 1, 0, false, &out);
+	int rc = bag_codec_inflate(&bag->codec, ch->compression, src, ch->data_len, (size_t)ch->size + 1, 0, false, &out);
 
 	if (rc == BAG_EUNSUPP)
 		return bag_fail(bag, rc, ch->pos, "%s chunks are not supported by this build", name);
