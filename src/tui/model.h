@@ -18,7 +18,8 @@ enum detail_mode { DETAIL_DECODED, DETAIL_HEX, DETAIL_CONN, DETAIL_COUNT_ };
 struct topic_row {
 	const char *topic;
 	const char *type;          /* its first connection's */
-	uint64_t count;
+	uint64_t count;            /* an estimate while count_pending */
+	bool count_pending;        /* a bag of its connections counts its messages later (bag_counts_exact()) */
 	double rate_hz;            /* bag_rate_hz over its first and last message once known, else over its chunks' span */
 	bool rate_exact;           /* rate_hz is over its messages' span */
 	size_t nconns;
@@ -71,6 +72,13 @@ struct model {
 
 /* The topics' median rates (Hz, by topic index), once known. */
 void model_set_rates(struct model *m, const double *hz);
+
+/*
+ * The exact message counts by timeline connection (from the rates' pass),
+ * once known: made the counts of each bag whose open left them estimated
+ * (bag_counts_set()), and the topics' counts, no longer pending.
+ */
+void model_set_counts(struct model *m, const uint64_t *conn_counts);
 
 /* Build the model over tl with every topic shown. 0 or a BAG_E code. */
 int model_init(struct model *m, bag_timeline_t *tl);

@@ -104,7 +104,7 @@ static uint16_t rd16(const struct walk *w, const uint8_t *p)
 	return w->be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t rd32(const struct walk *w, const uint8_t *p)
+static inline __attribute__((always_inline)) uint32_t rd32(const struct walk *w, const uint8_t *p)
 {
 	if (w->be)
 		return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
