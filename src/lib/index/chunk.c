@@ -325,8 +325,10 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 	ch = &bag->chunks[i];
 	if (ch->buf != NULL) {
 		bag->cache_hits++;
-		lru_unlink(bag, (uint32_t)i);
-		lru_push_head(bag, (uint32_t)i);
+		if (bag->lru_head != (uint32_t)i) {   /* a scan asks for one chunk many times in a row */
+			lru_unlink(bag, (uint32_t)i);
+			lru_push_head(bag, (uint32_t)i);
+		}
 		goto done;
 	}
 	if (bag->fmt->read_span != NULL) {

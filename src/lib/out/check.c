@@ -641,8 +641,11 @@ static int entry_emit(void *arg, const struct bag_scan_item *it)
 	char err[BAG_ERROR_MESSAGE_MAX];   /* not zeroed: 512 bytes a message */
 	uint64_t off = UINT64_MAX;
 
-	err[0] = '\0';
 	c->st.messages++;
+	/* the common case: a sound message, no timeline warning new since the last */
+	if (it->rc == BAG_OK && e->warned == bag_timeline_warning_count(e->tl))
+		return c->stop;
+	err[0] = '\0';
 	if (it->rc == BAG_EDECODE) {
 		off = it->m->conn ? bag_chunk_pos(c->bag, it->m->chunk) : UINT64_MAX;
 		snprintf(err, sizeof err, "%.*s", (int)it->len, it->text);
