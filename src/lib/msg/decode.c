@@ -505,16 +505,23 @@ out:
 	return rc;
 }
 
-/* A walk over data[0..len) with everything before its stack zeroed (frames are set as they are entered). */
+/* A walk over data[0..len) with everything before its stack set (frames are set as they are entered). */
 static void walk_init(struct walk *w, const uint8_t *data, size_t len, const struct bag_visitor *vis,
                       bag_elements_fn elements, void *ud, struct bag_error *err)
 {
-	memset(w, 0, offsetof(struct walk, stack));
+	/* every field before the stack, one by one: a memset of them was a rep stos a message */
+	w->ops = NULL;
 	w->data = data;
 	w->len = len;
+	w->at = 0;
 	w->vis = vis ? vis : &no_visitor;
 	w->elements = elements;
 	w->ud = ud;
+	w->quiet = w->prepaid = w->cdr = w->be = false;
+	w->budget = w->budget0 = 0;
+	w->origin = 0;
+	w->wide = NULL;
+	w->depth = 0;
 	w->err = err;
 }
 
