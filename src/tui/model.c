@@ -127,6 +127,7 @@ int model_init(struct model *m, bag_timeline_t *tl)
 		r->nconns++;
 		r->count += c->message_count;
 		r->count_pending |= !bag_counts_exact(bag_timeline_bag(tl, b));
+		m->counts = r->count_pending ? COUNTS_PENDING : m->counts;
 	}
 	for (size_t t = 0; t < m->ntopics; t++) {
 		m->order[t] = t;
@@ -164,7 +165,20 @@ void model_set_counts(struct model *m, const uint64_t *conn_counts)
 			r->count += bag_timeline_conn(m->tl, r->conns[k], NULL)->message_count;
 		r->count_pending = false;
 	}
+	m->counts = m->counts == COUNTS_PENDING ? COUNTS_GIVEN : m->counts;
 	sort_topics(m);
+}
+
+uint64_t model_title_count(const struct model *m, bool *estimate)
+{
+	uint64_t n = 0;
+
+	*estimate = m->counts == COUNTS_PENDING;
+	if (m->counts != COUNTS_GIVEN)
+		return bag_timeline_count(m->tl);
+	for (size_t t = 0; t < m->ntopics; t++)
+		n += m->topics[t].count;
+	return n;
 }
 
 void model_free(struct model *m)

@@ -48,6 +48,7 @@ struct model {
 	bool local;                /* dates in local time (else UTC) */
 	int64_t start_ns, end_ns;
 	size_t *topic_of;          /* per timeline connection: its topic (index into topics) */
+	int counts;                /* COUNTS_*: what the title's message count is */
 	/* the filter (f, &): when on, the list shows only frows[0..nfrows), rows of view */
 	bool filtered;
 	bool filter_stale;         /* the view changed under it: the filter must run again */
@@ -66,6 +67,17 @@ struct model {
 	int64_t seek_t;
 	size_t seek_group;
 };
+
+/*
+ * model.counts: every bag's counts were exact at open (the title counts the
+ * timeline's rows), a bag's are estimates being counted (the title says
+ * "~N"), or they were and model_set_counts() gave them (the title sums the
+ * topics' counts; the timeline's rows stay estimates until loaded).
+ */
+enum { COUNTS_EXACT, COUNTS_PENDING, COUNTS_GIVEN };
+
+/* The title's message count, and whether it is an estimate. */
+uint64_t model_title_count(const struct model *m, bool *estimate);
 
 /* model_entry(): the row's index is being fetched (model.ready said not yet). */
 #define MODEL_PENDING 1

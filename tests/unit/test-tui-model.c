@@ -280,9 +280,9 @@ static void test_density_big(void **state)
 }
 
 /*
- * A lone .db3 opens with its counts estimated: its topics' counts are
- * pending until model_set_counts() gives the exact ones (the browser's
- * rates pass counts them), which become the bag's too.
+ * A lone .db3 opens with its counts estimated: its topics' counts (and the
+ * title's) are pending until model_set_counts() gives the exact ones (the
+ * browser's rates pass counts them), which become the bag's too.
  */
 static void test_counts_pending(void **state)
 {
@@ -300,7 +300,12 @@ static void test_counts_pending(void **state)
 	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
 	assert_int_equal(fx.m.ntopics, 2);
 	assert_true(fx.m.topics[0].count_pending && fx.m.topics[1].count_pending);
+	bool estimate = false;
+	model_title_count(&fx.m, &estimate);
+	assert_true(estimate);
 	model_set_counts(&fx.m, per);
+	assert_int_equal(model_title_count(&fx.m, &estimate), 2000);
+	assert_false(estimate);
 	assert_true(bag_counts_exact(fx.bag));
 	assert_int_equal(bag_message_count(fx.bag), 2000);
 	for (size_t t = 0; t < 2; t++) {
