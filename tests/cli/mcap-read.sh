@@ -15,6 +15,7 @@ BUILDDIR=${BUILDDIR:-.}
 W=$SRCDIR/tests/tools/mcap-write.cjs
 command -v zstd >/dev/null 2>&1 || { echo "zstd (Debian's zstd program) not installed: skipped"; exit 77; }
 . "$SRCDIR/tests/tools/node-setup.sh"
+. "$SRCDIR/tests/tools/compare-batch.sh"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 passed=0 failed=0
@@ -32,8 +33,7 @@ case_() {
 	name=$1
 	shift
 	echo "$T/want$n.jsonl $T/in$n.mcap $*" >>"$T/cases"
-	echo "c$n $T/want$n.jsonl $T/got$n.jsonl" >>"$T/compare"
-	printf 'c%s\t%s\n' "$n" "$name" >>"$T/names"
+	printf '%s\t%s\n' "$n" "$name" >>"$T/names"
 }
 for prof in ros1 ros2; do
 	for comp in none lz4 zstd; do
@@ -59,8 +59,7 @@ if node "$W" --batch "$T/cases" 2>"$T/err"; then
 		n=$((n + 1))
 		# shellcheck disable=SC2086
 		node "$W" "$T/in$n.mcap" --profile ros2 --big-endian $be >"$T/want$n.jsonl" 2>>"$T/err"
-		echo "c$n $T/want$n.jsonl $T/got$n.jsonl" >>"$T/compare"
-		printf 'c%s\tros2 big-endian CDR %s\n' "$n" "$be" >>"$T/names"
+		printf '%s\tros2 big-endian CDR %s\n' "$n" "$be" >>"$T/names"
 	done
 	i=0
 	while [ $i -lt $n ]; do
@@ -68,16 +67,10 @@ if node "$W" --batch "$T/cases" 2>"$T/err"; then
 		"$B" cat --format json "$T/in$i.mcap" >"$T/got$i.jsonl" 2>"$T/cat$i.err" ||
 			echo "cat exits $?: $(head -n 1 "$T/cat$i.err")" >>"$T/got$i.jsonl"
 	done
-	node "$W" --compare-batch "$T/compare" >"$T/compared" 2>&1
-	while IFS='	' read -r id name; do
-		if grep -q "^ok $id\$" "$T/compared"; then
-			ok "$name"
-		else
-			awk -v id="$id" '$0 == "FAIL " id { on = 1; next } on && /^  / { print; next } { on = 0 }' \
-				"$T/compared" >"$T/err"
-			bad "$name"
-		fi
+	while IFS='	' read -r i name; do
+		compare_add "$name" "$T/want$i.jsonl" "$T/got$i.jsonl"
 	done <"$T/names"
+	compare_run
 else
 	bad "@mcap/core could not write the files"
 fi

@@ -26,11 +26,14 @@ export TMPDIR
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/err" | head -8; }
-# same NAME WANT ARGS...: cat --format json ARGS gives WANT's topics, types, times and values (its stderr in note)
+# same NAME WANT ARGS...: cat --format json ARGS gives WANT's topics, types, times and values (its
+# stderr in note). An output byte for byte equal to WANT, or to an output already found equal to
+# WANT's values (WANT.ok), passes without parsing: the 200,000-message ones cost seconds each.
 same() {
 	name=$1 want=$2
 	shift 2
 	if ! "$B" cat --format json "$@" >"$T/got.jsonl" 2>"$T/note"; then cp "$T/note" "$T/err"; bad "$name: cat"; return; fi
+	if cmp -s "$want" "$T/got.jsonl" || { [ -f "$want.ok" ] && cmp -s "$want.ok" "$T/got.jsonl"; }; then ok "$name"; return; fi
 	if python3 -c '
 import json, sys
 a = [json.loads(l) for l in open(sys.argv[1])]
@@ -38,7 +41,9 @@ b = [json.loads(l) for l in open(sys.argv[2])]
 key = lambda r: (r["topic"], r["type"], int(r["time_ns"]), r["msg"])
 assert len(a) == len(b), (len(a), len(b))
 for x, y in zip(a, b):
-    assert key(x) == key(y), (key(x), key(y))' "$want" "$T/got.jsonl" >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+    assert key(x) == key(y), (key(x), key(y))' "$want" "$T/got.jsonl" >"$T/err" 2>&1; then
+		cp "$T/got.jsonl" "$want.ok"; ok "$name"
+	else bad "$name"; fi
 }
 # one_line NAME STATUS FILE PATTERN: status 1..125, exactly one line, matching PATTERN
 one_line() {

@@ -19,17 +19,20 @@ W=$SRCDIR/tests/tools/mcap-write.cjs
 P="python3 $SRCDIR/tests/tools/db3-write.py"
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
 . "$SRCDIR/tests/tools/node-setup.sh"
+. "$SRCDIR/tests/tools/compare-batch.sh"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/err" | head -8; }
-# same NAME WANT ARGS...: bagscope cat --format json ARGS equals WANT
+# same NAME WANT ARGS...: bagscope cat --format json ARGS equals WANT (checked by compare_run, at the end)
+same_n=0
 same() {
 	name=$1 want=$2
 	shift 2
-	if ! "$B" cat --format json "$@" >"$T/got.jsonl" 2>"$T/err"; then bad "$name: cat"; return; fi
-	if node "$W" --compare "$want" "$T/got.jsonl" >"$T/err" 2>&1; then ok "$name"; else bad "$name"; fi
+	same_n=$((same_n + 1))
+	if ! "$B" cat --format json "$@" >"$T/same$same_n.jsonl" 2>"$T/err"; then bad "$name: cat"; return; fi
+	compare_add "$name" "$want" "$T/same$same_n.jsonl"
 }
 
 node "$W" "$T/r.jsonl" --records --messages 300 >"$T/want.jsonl" 2>"$T/err" || { bad "write records"; exit 1; }
@@ -261,5 +264,6 @@ if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
 	) && ok ".db3 over http: one line" || bad ".db3 over http"
 fi
 
+compare_run
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

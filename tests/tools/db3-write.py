@@ -18,8 +18,8 @@ serialized by npm's @foxglove/rosmsg2-serialization).
   db3-write.py --many OUT.db3 N [--want] [--bytes K]
       N small messages (std_msgs/msg/Int32 on 4 topics, message i holds i;
       with --bytes, bench_msgs/msg/Blob: that int32 and a uint8[] of K bytes),
-      for the bench and for reads across spans; --want prints them in the
-      shape of `bagscope cat --format json`.
+      for the bench and for reads across spans; --want prints them as
+      `bagscope cat --format json` prints them, byte for byte.
 """
 import base64
 import json
@@ -140,7 +140,7 @@ def many(out, n, want, pad):
     if want:
         out = sys.stdout
         for i in range(n):
-            out.write('{"topic":"/t%d","type":"%s","time_ns":"%d","msg":{"data":%d}}\n'
+            out.write('{"topic":"/t%d","type":"%s","time_ns":%d,"msg":{"data":%d}}\n'
                       % (i % 4, typ, t0 + i * 1000000, i % 2**31))
 
 

@@ -27,7 +27,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include <curl/curl.h>
+#include "lib/io/curl-int.h"
 
 #include <bagscope/common.h>
 #include "lib/common/util-int.h"
@@ -1049,11 +1049,17 @@ static int first_fetch(struct http_source *s, struct bag_error *err)
 int bag_http_open(struct bag_source **out, struct remote_target *t, const struct bag_source_opts *o,
                   struct bag_error *err)
 {
-	struct blockcache *cache = blockcache_new(o->block_cache_bytes ? o->block_cache_bytes : REMOTE_CACHE_DEFAULT);
-	struct http_source *s = cache != NULL ? http_new(t, cache) : NULL;
+	struct blockcache *cache;
+	struct http_source *s;
 	int rc;
 
 	*out = NULL;
+	if ((rc = remote_curl_load(err)) != BAG_OK) {
+		remote_target_free(t);
+		return rc;
+	}
+	cache = blockcache_new(o->block_cache_bytes ? o->block_cache_bytes : REMOTE_CACHE_DEFAULT);
+	s = cache != NULL ? http_new(t, cache) : NULL;
 	remote_target_free(t);
 	if (s == NULL) {
 		blockcache_unref(cache);
@@ -1078,13 +1084,16 @@ int remote_get_small(const struct remote_target *t, char **body, size_t *len, si
 	struct curl_slist *hdrs = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct xfer x = { .grow = true, .cap = max, .status = 206 };
-	CURL *h = easy_for(t, &hdrs, errbuf);
+	CURL *h;
 	CURLcode rc;
 	long status = 0;
 	int code = BAG_EIO;
 
 	*body = NULL;
-	if (h == NULL)
+	if ((code = remote_curl_load(err)) != BAG_OK)
+		return code;
+	code = BAG_EIO;
+	if ((h = easy_for(t, &hdrs, errbuf)) == NULL)
 		return bag_error_say(err, BAG_ENOMEM, "out of memory");
 	x.h = h;
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
