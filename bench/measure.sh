@@ -29,12 +29,15 @@ first_screen() {
 	command -v tmux >/dev/null || { echo "-"; return; }
 	log=$dir/.timing
 	rm -f "$log"
-	tmux -L bagscope-bench-$$ -f /dev/null new-session -d -s b -x 120 -y 40 \
+	# a server of its own each time (called in $(...): a name by the clock): a new one under
+	# the last one's name could meet it exiting ("server exited unexpectedly", and set -e)
+	sock=bagscope-bench-$$-$(date +%s%N)
+	tmux -L $sock -f /dev/null new-session -d -s b -x 120 -y 40 \
 		"env TERM=screen-256color LC_ALL=C.UTF-8 BAGSCOPE_TIMING='$log' '$bin' '$1'"
 	i=0
 	while [ $i -lt 600 ] && ! grep -q '^first-screen' "$log" 2>/dev/null; do i=$((i + 1)); sleep 0.05; done
-	tmux -L bagscope-bench-$$ send-keys -t b q
+	tmux -L $sock send-keys -t b q 2>/dev/null || true
 	sleep 0.3
-	tmux -L bagscope-bench-$$ kill-server 2>/dev/null || true
+	tmux -L $sock kill-server 2>/dev/null || true
 	awk '/^first-screen/ { printf "%.1f", $2 }' "$log"
 }

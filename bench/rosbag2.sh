@@ -4,10 +4,14 @@
 # rosbag2's Iron schema, 4 topics, definitions in message_definitions):
 #   small.db3   std_msgs/msg/Int32 (8-byte CDR messages)
 #   blob.db3    int32 + uint8[1024] (1 KiB messages: the table is 1 GiB)
-# each opened two ways: the lone .db3 (no metadata.yaml: the open counts
-# topics in one pass over the table's topic_id column) and dsmall/, dblob/
-# (the same file beside the metadata.yaml tests/tools/db3-write.py --metadata
-# writes as rosbag2 does: the open reads no row, only index seeks).
+# each opened two ways: the lone .db3 (no metadata.yaml: the open reads no
+# row, only index seeks, and leaves the topics' counts estimated; info, as
+# every command, counts them in one pass over the table's topic_id column;
+# the browser shows them pending and counts them in the background) and
+# dsmall/, dblob/ (the same file beside the metadata.yaml
+# tests/tools/db3-write.py --metadata writes as rosbag2 does: the counts are
+# its, no pass anywhere). Before the lone file's open made that pass itself,
+# the browser's first screen waiting for it.
 # Measures, each the median of RUNS (default 3) with user CPU and peak RSS
 # from /usr/bin/time (a loaded machine: compare the CPU seconds):
 #   info                  (open)

@@ -283,8 +283,45 @@ BAG_API const struct bag_connection *bag_conn(const bag_t *bag, size_t i);
 /* The connection with file id conn_id, or NULL. */
 BAG_API const struct bag_connection *bag_conn_by_id(const bag_t *bag, uint32_t conn_id);
 
-/* Messages in the bag, from the chunk infos. */
+/* Messages in the bag, from the chunk infos (an estimate while bag_counts_exact() is false). */
 BAG_API uint64_t bag_message_count(const bag_t *bag);
+
+/*
+ * Whether bag_message_count() and each connection's message_count are
+ * exact. They are for every format but one: a rosbag2 .db3 file opened
+ * without a metadata.yaml that counts its topics (a lone file, or one file
+ * of a split recording) opens from the messages table's indexes alone,
+ * reading no row, so until bag_counts_set() its counts are estimates: the
+ * table's id range for the file, shared evenly among its topics (every
+ * topic then counts at least one message, whether it has any or not). The
+ * connections, times, spans and every message read are exact all the same;
+ * only these counts wait.
+ */
+BAG_API bool bag_counts_exact(const bag_t *bag);
+
+/*
+ * The exact message count of each connection into per[i] for bag_conn(bag,
+ * i) (per holds bag_conn_count(bag) counts). Where bag_counts_exact() is
+ * true, a copy of the counts (no I/O); else the reader counts (a .db3: one
+ * pass over the messages table's topic_id column, rows without data, a ROS
+ * time or a known topic left out as reading leaves them out). On the
+ * handle bag_open() gave, before any bag_dup() of it, what was left out is
+ * said in a warning for each kind (bag_warning()); a dup counts the same
+ * and keeps no warning, so a thread may count on a dup while another reads
+ * the bag. bag itself is not changed (bag_counts_set() does that). Returns
+ * 0, BAG_ENOMEM or BAG_EIO (bag_last_error() says why).
+ */
+BAG_API int bag_count_messages(bag_t *bag, uint64_t *per);
+
+/*
+ * Make per (bag_count_messages() of bag or of a dup of it) the counts of
+ * bag and of its dups: each connection's message_count, bag_message_count(),
+ * and bag_counts_exact() true on bag. Connections are shared with the dups:
+ * call it on the thread that owns bag while no other thread reads its
+ * connections' counts. The chunks' counts (bag_chunk_conn_at()) stay the
+ * estimates they were; the rows of a loaded index are exact anyway.
+ */
+BAG_API void bag_counts_set(bag_t *bag, const uint64_t *per);
 
 /*
  * Earliest and latest message time over all chunks (the true min and max,

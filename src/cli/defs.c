@@ -103,9 +103,14 @@ int cmd_defs(int argc, char **argv)
 	for (int b = optind; b < optind + nbags; b++) {
 		struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
 		bag_t *bag;
+		const char *why = NULL;
 		bagset_open_opts(&opts);
-		if (bag_open(&bag, argv[b], &opts) != BAG_OK) {
-			cli_error("%s", bag_last_error(bag)->message);
+		if (bag_open(&bag, argv[b], &opts) != BAG_OK)
+			why = bag_last_error(bag)->message;
+		else if (bagset_exact_counts(bag, &why) == BAG_OK)
+			why = NULL;
+		if (why != NULL) {
+			cli_error("%s", why);
 			bag_close(bag);
 			status = EXIT_BAD_INPUT;
 			continue;

@@ -121,6 +121,7 @@ int bagset_rosbag2_args(int *argc, char ***argv)
 /* --cache-size and --no-sign-request, for URL bags */
 static size_t remote_cache;
 static bool no_sign_request;
+static bool lazy_counts;
 static volatile int cancel_epoch;   /* bag_open_opts.cancel: changed to stop the reads in flight */
 static uint64_t fetched;          /* by every URL bag, added atomically */
 
@@ -285,6 +286,29 @@ int bagset_remote_args(int *argc, char ***argv)
 	return 0;
 }
 
+void bagset_lazy_counts(void)
+{
+	lazy_counts = true;
+}
+
+int bagset_exact_counts(bag_t *bag, const char **why)
+{
+	uint64_t *per;
+	int rc = BAG_OK;
+
+	if (bag_counts_exact(bag))
+		return BAG_OK;
+	if ((per = calloc(bag_conn_count(bag) + 1, sizeof *per)) == NULL) {
+		*why = "out of memory";
+		return BAG_ENOMEM;
+	}
+	if ((rc = bag_count_messages(bag, per)) == BAG_OK)
+		bag_counts_set(bag, per);
+	*why = bag_last_error(bag)->message;
+	free(per);
+	return rc;
+}
+
 int bagset_open_one(bag_t **bag, const char *path)
 {
 	struct bag_open_opts opts = BAG_OPEN_OPTS_INIT;
@@ -301,10 +325,15 @@ int bagset_open_one(bag_t **bag, const char *path)
 		opts.progress_arg = (void *)escaped;
 	}
 	ticker_start(&tk, path, escaped);
+	const char *why = NULL;
 	rc = bag_open(bag, path, &opts);
+	if (rc != BAG_OK)
+		why = bag_last_error(*bag)->message;
+	else if (!lazy_counts)
+		rc = bagset_exact_counts(*bag, &why);
 	ticker_stop(&tk);
 	if (rc != BAG_OK) {
-		term_error("%s", bag_last_error(*bag)->message);
+		term_error("%s", why);
 		goto done;
 	}
 	bag_recovery_report(*bag, &r);

@@ -25,10 +25,22 @@ struct bagset {
 int bagset_open(struct bagset *bs, char *const *paths, size_t n);
 
 /*
- * Open one bag with the progress line and notes above. On failure prints the
- * one-line error and returns its code; *bag is still to be closed.
+ * Open one bag with the progress line and notes above, its counts made
+ * exact (bagset_exact_counts()) unless bagset_lazy_counts() was called. On
+ * failure prints the one-line error and returns its code; *bag is still to
+ * be closed.
  */
 int bagset_open_one(bag_t **bag, const char *path);
+
+/*
+ * Make bag's message counts exact when the open left them estimates
+ * (bag_counts_exact(): a lone rosbag2 .db3), by the pass that counts them.
+ * Returns 0 or a BAG_E code, *why then the reason.
+ */
+int bagset_exact_counts(bag_t *bag, const char **why);
+
+/* The browser's: bagset_open_one() leaves estimated counts as they are (it counts in the background). */
+void bagset_lazy_counts(void);
 
 /*
  * The same, but a file that does not open is left out (its one-line error

@@ -264,6 +264,7 @@ static int open_all(struct app *app)
 	app->sel.key = UINT64_MAX;
 	app->find.stopped = -1;
 	pthread_mutex_init(&app->cols.lock, NULL);
+	bagset_lazy_counts();   /* a lone .db3's counts come with the rates (job_rates) */
 	if (bagset_open_skip(&app->cb, app->paths, app->npaths, &app->bad.skipped) != BAG_OK)
 		return -1;
 	if (model_init(&app->m, app->cb.tl) != BAG_OK) {

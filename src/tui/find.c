@@ -259,10 +259,14 @@ void find_take(struct app *app)
 	struct model *m = &app->m;
 	struct find *f = &app->find;
 	double *rates = calloc(m->ntopics + 1, sizeof *rates);
+	uint64_t *counts = calloc(bag_timeline_conn_count(m->tl) + 1, sizeof *counts);
 
-	if (rates != NULL && job_take_rates(f->job, rates))
+	if (rates != NULL && counts != NULL && job_take_rates(f->job, rates, counts)) {
+		model_set_counts(m, counts);
 		model_set_rates(m, rates);
+	}
 	free(rates);
+	free(counts);
 	bool was = f->js.running;
 	uint64_t before_row = model_view_row(m, m->row);
 

@@ -112,7 +112,8 @@ int model_init(struct model *m, bag_timeline_t *tl)
 		m->topic_conns[i] = i;
 	qsort_r(m->topic_conns, n, sizeof *m->topic_conns, cmp_conn_topic, tl);
 	for (size_t k = 0; k < n; k++) {
-		const struct bag_connection *c = bag_timeline_conn(tl, m->topic_conns[k], NULL);
+		size_t b;
+		const struct bag_connection *c = bag_timeline_conn(tl, m->topic_conns[k], &b);
 		struct topic_row *r = &m->topics[m->ntopics];
 		if (k == 0 || strcmp(r[-1].topic, c->topic) != 0) {
 			m->ntopics++;
@@ -125,6 +126,8 @@ int model_init(struct model *m, bag_timeline_t *tl)
 		}
 		r->nconns++;
 		r->count += c->message_count;
+		r->count_pending |= !bag_counts_exact(bag_timeline_bag(tl, b));
+		m->counts = r->count_pending ? COUNTS_PENDING : m->counts;
 	}
 	for (size_t t = 0; t < m->ntopics; t++) {
 		m->order[t] = t;
@@ -143,6 +146,39 @@ void model_set_rates(struct model *m, const double *hz)
 		m->topics[t].rate_exact = true;
 	}
 	sort_topics(m);
+}
+
+void model_set_counts(struct model *m, const uint64_t *conn_counts)
+{
+	size_t base = 0;
+
+	for (size_t b = 0; b < bag_timeline_bag_count(m->tl); b++) {
+		bag_t *bag = bag_timeline_bag(m->tl, b);
+		if (!bag_counts_exact(bag))
+			bag_counts_set(bag, conn_counts + base);
+		base += bag_conn_count(bag);
+	}
+	for (size_t t = 0; t < m->ntopics; t++) {
+		struct topic_row *r = &m->topics[t];
+		r->count = 0;
+		for (size_t k = 0; k < r->nconns; k++)
+			r->count += bag_timeline_conn(m->tl, r->conns[k], NULL)->message_count;
+		r->count_pending = false;
+	}
+	m->counts = m->counts == COUNTS_PENDING ? COUNTS_GIVEN : m->counts;
+	sort_topics(m);
+}
+
+uint64_t model_title_count(const struct model *m, bool *estimate)
+{
+	uint64_t n = 0;
+
+	*estimate = m->counts == COUNTS_PENDING;
+	if (m->counts != COUNTS_GIVEN)
+		return bag_timeline_count(m->tl);
+	for (size_t t = 0; t < m->ntopics; t++)
+		n += m->topics[t].count;
+	return n;
 }
 
 void model_free(struct model *m)

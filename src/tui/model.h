@@ -18,7 +18,8 @@ enum detail_mode { DETAIL_DECODED, DETAIL_HEX, DETAIL_CONN, DETAIL_COUNT_ };
 struct topic_row {
 	const char *topic;
 	const char *type;          /* its first connection's */
-	uint64_t count;
+	uint64_t count;            /* an estimate while count_pending */
+	bool count_pending;        /* a bag of its connections counts its messages later (bag_counts_exact()) */
 	double rate_hz;            /* bag_rate_hz over its first and last message once known, else over its chunks' span */
 	bool rate_exact;           /* rate_hz is over its messages' span */
 	size_t nconns;
@@ -47,6 +48,7 @@ struct model {
 	bool local;                /* dates in local time (else UTC) */
 	int64_t start_ns, end_ns;
 	size_t *topic_of;          /* per timeline connection: its topic (index into topics) */
+	int counts;                /* COUNTS_*: what the title's message count is */
 	/* the filter (f, &): when on, the list shows only frows[0..nfrows), rows of view */
 	bool filtered;
 	bool filter_stale;         /* the view changed under it: the filter must run again */
@@ -66,11 +68,29 @@ struct model {
 	size_t seek_group;
 };
 
+/*
+ * model.counts: every bag's counts were exact at open (the title counts the
+ * timeline's rows), a bag's are estimates being counted (the title says
+ * "~N"), or they were and model_set_counts() gave them (the title sums the
+ * topics' counts; the timeline's rows stay estimates until loaded).
+ */
+enum { COUNTS_EXACT, COUNTS_PENDING, COUNTS_GIVEN };
+
+/* The title's message count, and whether it is an estimate. */
+uint64_t model_title_count(const struct model *m, bool *estimate);
+
 /* model_entry(): the row's index is being fetched (model.ready said not yet). */
 #define MODEL_PENDING 1
 
 /* The topics' median rates (Hz, by topic index), once known. */
 void model_set_rates(struct model *m, const double *hz);
+
+/*
+ * The exact message counts by timeline connection (from the rates' pass),
+ * once known: made the counts of each bag whose open left them estimated
+ * (bag_counts_set()), and the topics' counts, no longer pending.
+ */
+void model_set_counts(struct model *m, const uint64_t *conn_counts);
 
 /* Build the model over tl with every topic shown. 0 or a BAG_E code. */
 int model_init(struct model *m, bag_timeline_t *tl);

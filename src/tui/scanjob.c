@@ -59,6 +59,7 @@ struct scanjob {
 	size_t *rates_topic_of;      /* per timeline connection: its topic */
 	size_t ntopics;
 	double *rates;               /* per topic, Hz (0: fewer than two messages) */
+	uint64_t *conn_counts;       /* per timeline connection, the messages the rates' pass met */
 	bool rates_done;             /* rates holds them (under lock) */
 	bool rates_taken;
 };
@@ -453,9 +454,10 @@ static void *rates_main(void *arg)
 	uint64_t *n = calloc(j->ntopics + 1, sizeof *n);
 	int64_t *first = calloc(j->ntopics + 1, sizeof *first), *last = calloc(j->ntopics + 1, sizeof *last);
 	double *rates = calloc(j->ntopics + 1, sizeof *rates);
+	uint64_t *per = calloc(j->nconns + 1, sizeof *per);
 	size_t nb = 0;
 	struct bag_message m;
-	bool ok = bags != NULL && n != NULL && first != NULL && last != NULL && rates != NULL;
+	bool ok = bags != NULL && n != NULL && first != NULL && last != NULL && rates != NULL && per != NULL;
 
 	for (size_t i = 0; ok && i < j->nbags; i++, nb++)
 		ok = bag_dup(&bags[i], j->bags[i]) == BAG_OK;
@@ -466,6 +468,7 @@ static void *rates_main(void *arg)
 		if (bag_view_entry(v, r, &m) != BAG_OK)
 			continue;
 		size_t t = j->rates_topic_of[m.conn_index];
+		per[m.conn_index]++;
 		if (n[t]++ == 0)
 			first[t] = m.time_ns;
 		last[t] = m.time_ns;
@@ -485,12 +488,15 @@ static void *rates_main(void *arg)
 	pthread_mutex_lock(&j->lock);
 	if (ok) {
 		j->rates = rates;
+		j->conn_counts = per;
 		rates = NULL;
+		per = NULL;
 		j->rates_done = true;
 		notify(j, true);
 	}
 	pthread_mutex_unlock(&j->lock);
 	free(rates);
+	free(per);
 	return NULL;
 }
 
@@ -503,13 +509,14 @@ int job_rates(struct scanjob *j, const size_t *topic_of, size_t ntopics)
 	return bgjob_start(&j->rates_job, rates_main, j) == 0 ? BAG_OK : BAG_ENOMEM;
 }
 
-bool job_take_rates(struct scanjob *j, double *out)
+bool job_take_rates(struct scanjob *j, double *out, uint64_t *conn_counts)
 {
 	bool got = false;
 
 	pthread_mutex_lock(&j->lock);
 	if (j->rates_done && !j->rates_taken) {
 		memcpy(out, j->rates, j->ntopics * sizeof *out);
+		memcpy(conn_counts, j->conn_counts, j->nconns * sizeof *conn_counts);
 		j->rates_taken = got = true;
 	}
 	pthread_mutex_unlock(&j->lock);
@@ -560,6 +567,7 @@ void job_close(struct scanjob *j)
 	bgjob_close(&j->job);
 	bgjob_close(&j->rates_job);
 	free(j->rates);
+	free(j->conn_counts);
 	free(j->rates_topic_of);
 	for (size_t i = 0; j->defs != NULL && i < j->nconns; i++)
 		bag_msgdef_free(j->defs[i]);

@@ -61,10 +61,13 @@ void job_wait(struct scanjob *j);
 /*
  * Compute each topic's median rate (as info --freq) on a thread of its own;
  * topic_of maps timeline connections to topics[0..ntopics). 0 or a BAG_E
- * code. job_take_rates() copies them to out[0..ntopics) once, when done.
+ * code. job_take_rates() copies them to out[0..ntopics) once, when done,
+ * and the messages the pass met on each timeline connection to
+ * conn_counts[0..bag_timeline_conn_count()): the exact counts of a bag
+ * whose open left them estimated (bag_counts_exact()).
  */
 int job_rates(struct scanjob *j, const size_t *topic_of, size_t ntopics);
-bool job_take_rates(struct scanjob *j, double *out);
+bool job_take_rates(struct scanjob *j, double *out, uint64_t *conn_counts);
 
 /* Readable while news waits. */
 int job_fd(const struct scanjob *j);

@@ -233,7 +233,8 @@ static void draw_status(struct app *app, struct rect r)
 }
 
 /*
- * The title: the bag (or "N bags" and their names), its messages and span.
+ * The title: the bag (or "N bags" and their names), its messages ("~N" while
+ * a lone .db3 is being counted: model_title_count) and span.
  * A bag's path too long for the row is cut in its middle, so the counts stay.
  */
 static void draw_title(struct app *app)
@@ -245,12 +246,14 @@ static void draw_title(struct app *app)
 	for (size_t b = 0; app->cb.nbags > 1 && b < app->cb.nbags && n < sizeof names - 1; b++)
 		n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", b ? ", " : "  ",
 		                      term_str(&sc, app_bag_label(app, b, buf, sizeof buf)));
-	if (bag_timeline_count(app->cb.tl) == 0)
+	bool estimate;
+	uint64_t count = model_title_count(&app->m, &estimate);
+
+	if (count == 0 && !estimate)
 		snprintf(rest, sizeof rest, "  no messages%s", names);
 	else
-		snprintf(rest, sizeof rest, "  %llu message%s  %.1f s%s",
-		         (unsigned long long)bag_timeline_count(app->cb.tl), BAG_S(bag_timeline_count(app->cb.tl)),
-		         (double)(app->m.end_ns - app->m.start_ns) / 1e9, names);
+		snprintf(rest, sizeof rest, "  %s%llu message%s  %.1f s%s", estimate ? "~" : "", (unsigned long long)count,
+		         BAG_S(count), (double)(app->m.end_ns - app->m.start_ns) / 1e9, names);
 	if (app->cb.nbags > 1) {
 		snprintf(title, sizeof title, " bagscope  %zu bags%s", app->cb.nbags, rest);
 	} else {

@@ -11,9 +11,16 @@
 #include "tui/draw.h"
 #include "tui/view-detail.h"
 
-/* bag_rate_hz in a unit that fits (timeparse.h's rate_text); "~" while only the chunks' span is known. */
+/*
+ * bag_rate_hz in a unit that fits (timeparse.h's rate_text); "~" while only
+ * the chunks' span is known; "?" while the count is pending (so is the rate).
+ */
 static void topic_rate(const struct topic_row *t, char *buf, size_t cap)
 {
+	if (t->count_pending) {
+		snprintf(buf, cap, "?");
+		return;
+	}
 	buf[0] = '~';
 	rate_text(buf + 1, cap - 1, t->rate_hz);
 	if (t->rate_exact || t->rate_hz <= 0)
@@ -47,7 +54,7 @@ static struct conns_widths widths(const struct model *m, int w, struct term_scra
 
 	for (size_t i = 0; i < m->ntopics; i++) {
 		int a = draw_width(term_str(sc, m->topics[i].topic)), b = draw_width(term_str(sc, m->topics[i].type));
-		int c = snprintf(NULL, 0, "%llu", (unsigned long long)m->topics[i].count);
+		int c = m->topics[i].count_pending ? 1 : snprintf(NULL, 0, "%llu", (unsigned long long)m->topics[i].count);
 		topic_rate(&m->topics[i], rate, sizeof rate);
 		cw.topic = a > cw.topic ? a : cw.topic;
 		cw.type = b > cw.type ? b : cw.type;
@@ -68,7 +75,7 @@ static struct conns_widths widths(const struct model *m, int w, struct term_scra
 static void conns_row(const struct topic_row *t, const struct conns_widths *cw, struct term_scratch *sc,
                       char *line, size_t cap)
 {
-	char rate[32];
+	char rate[32], count[24] = "?";
 	int n = snprintf(line, cap, " %s  ", t == NULL ? "   " : t->shown ? "[x]" : "[ ]");
 
 	put_cell(line, cap, &n, t ? term_str(sc, t->topic) : "topic", cw->topic, false);
@@ -77,9 +84,10 @@ static void conns_row(const struct topic_row *t, const struct conns_widths *cw, 
 	put_cell(line, cap, &n, t ? term_str(sc, t->type) : "type", cw->type, true);
 	if (t != NULL)
 		topic_rate(t, rate, sizeof rate);
+	if (t != NULL && !t->count_pending)
+		snprintf(count, sizeof count, "%llu", (unsigned long long)t->count);
 	if (n < (int)cap && t != NULL)
-		snprintf(line + n, cap - (size_t)n, " %*llu %*s %5zu", cw->count, (unsigned long long)t->count, cw->rate,
-		         rate, t->nconns);
+		snprintf(line + n, cap - (size_t)n, " %*s %*s %5zu", cw->count, count, cw->rate, rate, t->nconns);
 	else if (n < (int)cap)
 		snprintf(line + n, cap - (size_t)n, " %*s %*s %5s", cw->count, "messages", cw->rate, "rate", "conns");
 }

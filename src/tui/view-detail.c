@@ -156,8 +156,12 @@ static void topic_conns(struct app *app, struct detail *d, size_t t)
 	char line[512];
 
 	detail_clear(d);
-	snprintf(line, sizeof line, "topic %s: %zu connection%s, %llu messages%s", r->topic, r->nconns,
-	         r->nconns == 1 ? "" : "s", (unsigned long long)r->count, r->shown ? "" : " (hidden)");
+	char count[32] = "? (being counted)";
+
+	if (!r->count_pending)
+		snprintf(count, sizeof count, "%llu", (unsigned long long)r->count);
+	snprintf(line, sizeof line, "topic %s: %zu connection%s, %s messages%s", r->topic, r->nconns,
+	         r->nconns == 1 ? "" : "s", count, r->shown ? "" : " (hidden)");
 	detail_add(d, 0, line);
 	for (size_t k = 0; k < r->nconns; k++) {
 		size_t bi;
@@ -166,8 +170,12 @@ static void topic_conns(struct app *app, struct detail *d, size_t t)
 		for (size_t f = 0; f < c->nfields; f++)
 			if (strcmp(c->fields[f].name, "callerid") == 0)
 				cid = c->fields[f].value;
-		snprintf(line, sizeof line, "connection %u: %s%s%s, %llu message%s (%s)", c->id, c->type,
-		         cid[0] ? " from " : "", cid, (unsigned long long)c->message_count, BAG_S(c->message_count), app_base_name(bag_path(bag_timeline_bag(app->cb.tl, bi))));
+		bag_t *bag = bag_timeline_bag(app->cb.tl, bi);
+		if (bag_counts_exact(bag))
+			snprintf(count, sizeof count, "%llu message%s", (unsigned long long)c->message_count,
+			         BAG_S(c->message_count));
+		snprintf(line, sizeof line, "connection %u: %s%s%s, %s (%s)", c->id, c->type, cid[0] ? " from " : "", cid,
+		         bag_counts_exact(bag) ? count : "? messages", app_base_name(bag_path(bag)));
 		detail_node(d, 0, line);
 		for (size_t f = 0; f < c->nfields; f++)
 			if (strcmp(c->fields[f].name, "message_definition") != 0) {

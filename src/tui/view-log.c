@@ -38,7 +38,10 @@ static void opened(struct detail *log, bag_t *bag)
 	unsigned long long n = bag_message_count(bag);
 	size_t nc = bag_chunk_count(bag);
 
-	if (strcmp(f, "2.0") == 0 || strcmp(f, "1.2") == 0)
+	if (!bag_counts_exact(bag))   /* a lone .db3 (bag_counts_exact()) */
+		log_line(log, 1, "opened from its table's indexes, no row read: about %llu message%s in %zu span%s "
+		         "(counted in the background)", n, n == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
+	else if (strcmp(f, "2.0") == 0 || strcmp(f, "1.2") == 0)
 		log_line(log, 1, "opened from its index: %llu message%s in %zu chunk%s", n, n == 1 ? "" : "s", nc,
 		         nc == 1 ? "" : "s");
 	else

@@ -203,13 +203,14 @@ static void test_summary_elides(void **state)
 /*
  * Checking only (no callbacks) skips fixed-size parts in one step: it must
  * accept and refuse exactly what the full walk does, at every length, and
- * use the same bytes. A message with fixed arrays, fixed nested messages, a
- * string and a variable array of fixed elements.
+ * use the same bytes, or fail with the same words. A message with fixed
+ * arrays, fixed nested messages, strings, arrays of strings (passed over by
+ * their lengths) and a variable array of fixed elements.
  */
 static void test_quiet_walk_agrees(void **state)
 {
 	static const char def_text[] =
-		"Point p\nfloat64[9] cov\nstring s\nPoint[] pts\nPoint[2] pair\nuint8 tail\n"
+		"Point p\nfloat64[9] cov\nstring s\nPoint[] pts\nPoint[2] pair\nstring[] names\nstring[2] two\nuint8 tail\n"
 		"================================================================================\n"
 		"MSG: pkg/Point\nfloat64 x\nfloat64 y\nint16 z\n";
 	static const struct bag_visitor none = { 0 };
@@ -227,13 +228,22 @@ static void test_quiet_walk_agrees(void **state)
 	n += put_u32(buf + n, 4);       /* pts: 4 of 18 bytes */
 	n += 4 * 18;
 	n += 2 * 18;                    /* pair */
+	n += put_u32(buf + n, 3);       /* names: "ab", "", "c" */
+	n += put_u32(buf + n, 2) + 2;
+	n += put_u32(buf + n, 0);
+	n += put_u32(buf + n, 1) + 1;
+	n += put_u32(buf + n, 0);       /* two: "", "xyz" */
+	n += put_u32(buf + n, 3) + 3;
 	n += 1;                         /* tail */
 	for (size_t len = 0; len <= n + 3; len++) {
 		const char *json;
 		size_t used_q = 0;
 		int quiet = bag_decode(def, buf, len, &none, NULL, &used_q, &err);
+		char quiet_err[sizeof err.message];
+		snprintf(quiet_err, sizeof quiet_err, "%s", err.message);
 		int full = to_json(def, buf, len, &json, &err);
 		assert_int_equal(quiet, full);
+		assert_string_equal(quiet_err, quiet == BAG_OK ? "" : err.message);
 		assert_int_equal(quiet == BAG_OK, len >= n);
 		if (quiet == BAG_OK)
 			assert_int_equal(used_q, n);

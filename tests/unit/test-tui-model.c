@@ -279,6 +279,45 @@ static void test_density_big(void **state)
 	unlink(path);
 }
 
+/*
+ * A lone .db3 opens with its counts estimated: its topics' counts (and the
+ * title's) are pending until model_set_counts() gives the exact ones (the
+ * browser's rates pass counts them), which become the bag's too.
+ */
+static void test_counts_pending(void **state)
+{
+	char path[] = "/tmp/bagscope-pending-XXXXXX";
+	int fd = mkstemp(path);
+	struct fx fx = { 0 };
+	uint64_t per[2] = { 1001, 999 };
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_db3(path, 2000);
+	assert_int_equal(bag_open(&fx.bag, path, NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&fx.tl, &fx.bag, 1), BAG_OK);
+	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
+	assert_int_equal(fx.m.ntopics, 2);
+	assert_true(fx.m.topics[0].count_pending && fx.m.topics[1].count_pending);
+	bool estimate = false;
+	model_title_count(&fx.m, &estimate);
+	assert_true(estimate);
+	model_set_counts(&fx.m, per);
+	assert_int_equal(model_title_count(&fx.m, &estimate), 2000);
+	assert_false(estimate);
+	assert_true(bag_counts_exact(fx.bag));
+	assert_int_equal(bag_message_count(fx.bag), 2000);
+	for (size_t t = 0; t < 2; t++) {
+		assert_false(fx.m.topics[t].count_pending);
+		assert_int_equal(fx.m.topics[t].count, strcmp(fx.m.topics[t].topic, "/a") == 0 ? 1001 : 999);
+	}
+	model_free(&fx.m);
+	bag_timeline_free(fx.tl);
+	bag_close(fx.bag);
+	unlink(path);
+}
+
 /* Per-topic strips: each topic's bins add up to its count; together to the bag's. */
 static void test_density_per_topic(void **state)
 {
@@ -597,6 +636,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_density, fx_open, fx_close),
 		cmocka_unit_test_setup_teardown(test_density_per_topic, fx_open, fx_close),
 		cmocka_unit_test(test_density_big),
+		cmocka_unit_test(test_counts_pending),
 		cmocka_unit_test(test_jump_zone),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test_setup_teardown(test_filter_rows, fx_open, fx_close),

@@ -73,6 +73,7 @@ struct bag {
 	struct chunk_conn *chunk_conns;
 	size_t nchunk_conns;
 	uint64_t message_count;
+	bool counts_estimated;    /* message_count and the connections' are estimates (bag_counts_exact()) */
 	int64_t start_ns, end_ns;
 	size_t cache_limit;       /* bytes */
 	size_t cache_bytes;       /* bytes held in chunk bufs */

@@ -305,6 +305,30 @@ BAG_API uint64_t bag_message_count(const bag_t *bag)
 	return bag->message_count;
 }
 
+BAG_API bool bag_counts_exact(const bag_t *bag)
+{
+	return !bag->counts_estimated;
+}
+
+BAG_API int bag_count_messages(bag_t *bag, uint64_t *per)
+{
+	if (bag->counts_estimated && bag->fmt->count != NULL)
+		return bag->fmt->count(bag, per, bag->shared == NULL || __atomic_load_n(bag->shared, __ATOMIC_SEQ_CST) == 1);
+	for (size_t c = 0; c < bag->nconns; c++)
+		per[c] = bag->conns[c].message_count;
+	return BAG_OK;
+}
+
+BAG_API void bag_counts_set(bag_t *bag, const uint64_t *per)
+{
+	bag->message_count = 0;
+	for (size_t c = 0; c < bag->nconns; c++) {
+		bag->conns[c].message_count = per[c];
+		bag->message_count += per[c];
+	}
+	bag->counts_estimated = false;
+}
+
 BAG_API int64_t bag_start_time(const bag_t *bag)
 {
 	return bag->start_ns;

@@ -42,11 +42,15 @@
  * (rosbag2-int.h) when it names the file as the recording's only one and
  * its topics' counts sum to the file's message count - taken from the
  * table's ids when metadata.yaml's count equals their range, else from
- * count(*) over timestamp_idx. Otherwise (a lone .db3, a file of a split
- * recording, a metadata.yaml the table contradicts) one pass over the
- * topic_id column counts them: the one full-table read, which also warns
- * about unusable rows. metadata.yaml's count of the file that differs from
- * the table's is one warning; the table wins. A span's counts by topic are
+ * count(*) over timestamp_idx. A metadata.yaml the table contradicts has
+ * one pass over the topic_id column count them, which also warns about
+ * unusable rows; its count of the file that differs from the table's is
+ * one warning; the table wins. Without such a metadata.yaml (a lone .db3,
+ * a file of a split recording) the open reads no row: the counts are
+ * estimates (bag->counts_estimated, bag_counts_exact()): the file's count
+ * from metadata.yaml's files entry or the table's id range, shared evenly
+ * among the topics, at least one each; the count op (bag_count_messages())
+ * makes that pass when a caller needs them. A span's counts by topic are
  * estimates (chunk.estimated): its share of the file's ids, each topic's
  * count in proportion (so each topic's spans sum to its count); the
  * timeline takes the rows it finds when it loads the span, and check
@@ -595,12 +599,12 @@ static int extent_bounds(bag_t *bag, struct extent *e, bool *empty)
 
 /*
  * Messages by connection from one pass over the table's topic_id column on
- * db: the one full-table read, for a file that metadata.yaml does not count
- * topic by topic, and for check. Rows without data, a ROS time or a known
- * topic are not counted; at open (e given) they are warned about, and the
- * pass shows progress by ids.
+ * db: the one full-table read, for counts a caller asks for
+ * (bag_count_messages()), a metadata.yaml the table contradicts, and check.
+ * Rows without data, a ROS time or a known topic are not counted; when
+ * warn, a warning says so; at open (e given) the pass shows progress by ids.
  */
-static int count_topics(bag_t *bag, sqlite3 *db, const struct extent *e, uint64_t *per)
+static int count_topics(bag_t *bag, sqlite3 *db, const struct extent *e, bool warn, uint64_t *per)
 {
 	sqlite3_stmt *s = NULL;
 	uint64_t last = 0, n = 0, skipped = 0, orphans = 0;
@@ -626,10 +630,10 @@ static int count_topics(bag_t *bag, sqlite3 *db, const struct extent *e, uint64_
 	if (rc == BAG_OK && step != SQLITE_DONE)
 		rc = db_fail_on(bag, db, "counting the messages table");
 	sqlite3_finalize(s);
-	if (rc == BAG_OK && e != NULL && skipped > 0)
+	if (rc == BAG_OK && warn && skipped > 0)
 		rc = bag_warn(bag, UINT64_MAX, "%llu message%s with no data or a time before 1970 or after 2106 left out",
 		              (unsigned long long)skipped, BAG_S(skipped));
-	if (rc == BAG_OK && e != NULL && orphans > 0)
+	if (rc == BAG_OK && warn && orphans > 0)
 		rc = bag_warn(bag, UINT64_MAX, "%llu message%s on topic ids the topics table does not define left out",
 		              (unsigned long long)orphans, BAG_S(orphans));
 	return rc;
@@ -662,11 +666,29 @@ static int warn_count(bag_t *bag, const struct r2_meta *m, uint64_t total)
 }
 
 /*
+ * Counts before any row is read: the file's from metadata.yaml's files
+ * entry or the table's id range (at most a row each ROW_MIN bytes), shared
+ * evenly among the connections, at least one each (a reader that skips a
+ * connection of no messages would miss one that has some).
+ */
+static void estimate_counts(bag_t *bag, const struct r2_meta *m, struct extent *e)
+{
+	uint64_t ids = (uint64_t)(e->last_id - e->first_id) + 1, most = bag->file_size / ROW_MIN + 1;
+
+	e->total = bag->nconns == 0 ? 0 : m->has_count && m->count > 0 ? m->count : ids < most ? ids : most;
+	for (size_t c = 0; c < bag->nconns; c++) {
+		e->per[c] = e->total / bag->nconns + (c < e->total % bag->nconns);
+		e->per[c] += e->per[c] == 0;
+	}
+	bag->counts_estimated = bag->nconns > 0;
+}
+
+/*
  * The file's message count and counts by connection: metadata.yaml's when
  * it counts this file's topics and its count agrees with the table's ids
- * and the file's size (no read) or with count(*) over timestamp_idx; else
- * one pass. A
- * disagreement is one warning; the database wins.
+ * and the file's size (no read) or with count(*) over timestamp_idx; one
+ * pass when it counts them and disagrees (one warning; the database wins);
+ * estimates when it does not count them.
  */
 static int extent_counts(bag_t *bag, const struct r2_meta *m, struct extent *e)
 {
@@ -675,17 +697,19 @@ static int extent_counts(bag_t *bag, const struct r2_meta *m, struct extent *e)
 	bool has;
 	int rc;
 
-	if (m->whole) {
-		e->total = m->count;
-		if (m->count != (uint64_t)(e->last_id - e->first_id) + 1 || m->count > bag->file_size / ROW_MIN) {
-			if (!query_i64(bag, "SELECT count(*) FROM messages", 0, 0, 0, &n, &has))
-				return bag->err.code;
-			e->total = (uint64_t)n;
-		}
-		st->meta_counts = counts_from_meta(bag, m, e->total, e->per);
+	if (!m->whole) {
+		estimate_counts(bag, m, e);
+		return BAG_OK;
 	}
+	e->total = m->count;
+	if (m->count != (uint64_t)(e->last_id - e->first_id) + 1 || m->count > bag->file_size / ROW_MIN) {
+		if (!query_i64(bag, "SELECT count(*) FROM messages", 0, 0, 0, &n, &has))
+			return bag->err.code;
+		e->total = (uint64_t)n;
+	}
+	st->meta_counts = counts_from_meta(bag, m, e->total, e->per);
 	if (!st->meta_counts) {
-		if ((rc = count_topics(bag, st->db, e, e->per)) != BAG_OK)
+		if ((rc = count_topics(bag, st->db, e, true, e->per)) != BAG_OK)
 			return rc;
 		e->total = 0;
 		for (size_t c = 0; c < bag->nconns; c++)
@@ -1033,7 +1057,7 @@ static int verify_counts(bag_t *bag, sqlite3 *db, int (*found)(void *ctx, uint64
 
 	if (per == NULL)
 		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
-	rc = count_topics(bag, db, NULL, per);
+	rc = count_topics(bag, db, NULL, false, per);
 	for (size_t c = 0; c < bag->nconns && rc == BAG_OK; c++)
 		if (per[c] != bag->conns[c].message_count) {
 			snprintf(text, sizeof text, "metadata.yaml counts %llu message%s on topic %.200s, the database holds %llu",
@@ -1081,6 +1105,19 @@ static int db3_verify(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code
 	return rc;
 }
 
+/* The count op (bag_count_messages()): one pass on a connection of the pool. */
+static int db3_count(bag_t *bag, uint64_t *per, bool warn)
+{
+	sqlite3 *db;
+	int rc;
+
+	if ((rc = pool_take(bag, &db)) != BAG_OK)
+		return rc;
+	rc = count_topics(bag, db, NULL, warn, per);
+	pool_give(st_of(bag), db);
+	return rc;
+}
+
 static void db3_describe(const bag_t *bag, struct bag_file_info *out)
 {
 	(void)bag;
@@ -1094,5 +1131,6 @@ const struct bag_reader bag_reader_db3 = {
 	.read_span = db3_read_span,
 	.free = db3_free,
 	.verify = db3_verify,
+	.count = db3_count,
 	.describe = db3_describe,
 };

@@ -80,6 +80,12 @@ struct bag_reader {
 	 */
 	int (*verify)(bag_t *bag, int (*found)(void *ctx, uint64_t off, int code, const char *text), void *ctx,
 	              uint64_t *records);
+	/*
+	 * Exact counts per connection into per (bag_count_messages()) for a
+	 * reader that leaves them estimated at open (bag->counts_estimated);
+	 * warnings only when warn. NULL for the others.
+	 */
+	int (*count)(bag_t *bag, uint64_t *per, bool warn);
 	/* Fill what bag_file_info() tells of the file; NULL for ROS 1 bags. */
 	void (*describe)(const bag_t *bag, struct bag_file_info *out);
 };

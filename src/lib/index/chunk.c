@@ -264,6 +264,15 @@ static void lru_push_head(bag_t *bag, uint32_t i)
 		bag->lru_tail = i;
 }
 
+/* Chunk i to the head of the LRU list (a scan asks for the head many times in a row). */
+static void lru_touch(bag_t *bag, uint32_t i)
+{
+	if (bag->lru_head == i)
+		return;
+	lru_unlink(bag, i);
+	lru_push_head(bag, i);
+}
+
 static void cache_drop(bag_t *bag, uint32_t i)
 {
 	struct chunk *ch = &bag->chunks[i];
@@ -325,8 +334,7 @@ BAG_API int bag_chunk_get(bag_t *bag, size_t i, const uint8_t **data, size_t *le
 	ch = &bag->chunks[i];
 	if (ch->buf != NULL) {
 		bag->cache_hits++;
-		lru_unlink(bag, (uint32_t)i);
-		lru_push_head(bag, (uint32_t)i);
+		lru_touch(bag, (uint32_t)i);
 		goto done;
 	}
 	if (bag->fmt->read_span != NULL) {

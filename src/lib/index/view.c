@@ -263,6 +263,8 @@ static int view_ready(bag_view_t *v, size_t k)
 	uint64_t n;
 	int rc;
 
+	if (v->direct[k] && g->entries != NULL && g->count == v->base[k + 1] - v->base[k])
+		return BAG_OK;   /* the common case: asked once a row */
 	if (v->direct[k]) {
 		if ((rc = tl_group_load(v->tl, v->g0 + k)) != BAG_OK)
 			return view_fail_tl(v, rc);

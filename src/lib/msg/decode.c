@@ -20,7 +20,8 @@
  * visitor does not see; a type without fields takes one byte. Padding only
  * adds bytes, so the minimum-size checks hold for CDR too; only arrays of
  * primitives are skipped in one step (a message's padding depends on where
- * it starts).
+ * it starts). Strings, and arrays of them, are passed over by their
+ * lengths alone when checking.
  *
  * A CDR wstring (op->wide) is a uint32 count of UTF-16 code units, no
  * terminator, then the units: 4 bytes each as Fast-CDR 1 writes them (ROS 2
@@ -103,7 +104,7 @@ static uint16_t rd16(const struct walk *w, const uint8_t *p)
 	return w->be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t rd32(const struct walk *w, const uint8_t *p)
+static inline __attribute__((always_inline)) uint32_t rd32(const struct walk *w, const uint8_t *p)
 {
 	if (w->be)
 		return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
@@ -392,6 +393,37 @@ static int walk_field(struct walk *w, const struct dec_op *op)
 	return walk_counted(w, op, count);
 }
 
+/*
+ * Checking: string field op (one, a fixed or a variable array of them)
+ * passed over whole, charged as the field walk would charge it. False, with
+ * w untouched, when a length or a string does not fit or the budget runs
+ * out: the field walk then says why.
+ */
+static bool skip_strings(struct walk *w, const struct dec_op *op)
+{
+	size_t at = w->at, len = w->len;
+	uint32_t count = op->array == BAG_ARRAY_FIXED ? op->fixed_len : 1;
+
+	if (op->array == BAG_ARRAY_VARIABLE) {
+		at += w->cdr ? (0 - (at - w->origin)) & 3 : 0;
+		if (at > len || len - at < 4)
+			return false;
+		count = rd32(w, w->data + at);
+		at += 4;
+	}
+	if (count > w->budget)
+		return false;
+	for (uint32_t i = 0; i < count; i++) {
+		at += w->cdr ? (0 - (at - w->origin)) & 3 : 0;
+		if (at > len || len - at < 4 || rd32(w, w->data + at) > len - at - 4)
+			return false;
+		at += 4 + (size_t)rd32(w, w->data + at);
+	}
+	w->budget -= count;
+	w->at = at;
+	return true;
+}
+
 static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 {
 	int rc;
@@ -417,6 +449,8 @@ static int walk_message(struct walk *w, uint32_t first, uint32_t n)
 			k += op->run - 1;
 			continue;
 		}
+		if (w->quiet && op->prim == BAG_PRIM_STRING && !op->wide && !w->prepaid && skip_strings(w, op))
+			continue;
 		w->stack[w->depth - 1] = (struct frame){ op->field, -1 };
 		if ((rc = walk_field(w, op)) != BAG_OK)
 			return rc;
@@ -471,16 +505,23 @@ out:
 	return rc;
 }
 
-/* A walk over data[0..len) with everything before its stack zeroed (frames are set as they are entered). */
+/* A walk over data[0..len) with everything before its stack set (frames are set as they are entered). */
 static void walk_init(struct walk *w, const uint8_t *data, size_t len, const struct bag_visitor *vis,
                       bag_elements_fn elements, void *ud, struct bag_error *err)
 {
-	memset(w, 0, offsetof(struct walk, stack));
+	/* every field before the stack, one by one: a memset of them was a rep stos a message */
+	w->ops = NULL;
 	w->data = data;
 	w->len = len;
+	w->at = 0;
 	w->vis = vis ? vis : &no_visitor;
 	w->elements = elements;
 	w->ud = ud;
+	w->quiet = w->prepaid = w->cdr = w->be = false;
+	w->budget = w->budget0 = 0;
+	w->origin = 0;
+	w->wide = NULL;
+	w->depth = 0;
 	w->err = err;
 }
 

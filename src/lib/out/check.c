@@ -279,15 +279,26 @@ static void put_finding(struct bag_text *out, uint64_t off, int code, const char
 
 /*
  * One chunk's records while it is walked: messages counted per connection of
- * its chunk info (held[k] for chunk_conns[conn_first + k], found by a binary
- * search from the last one), and the connection indices of messages on
- * connections it does not count (extra: none in a sound chunk).
+ * its chunk info (held[k] for chunk_conns[conn_first + k], found by binary
+ * searches remembered in memo by connection id), and the connection indices
+ * of messages on connections it does not count (extra: none in a sound
+ * chunk).
  */
+#define TALLY_MEMO 64
+
+/* What the searches found for a connection id. */
+struct tally_memo {
+	uint32_t id;              /* a connection id */
+	long conn;                /* its connection index, or -1: defined nowhere */
+	uint32_t slot;            /* its held[] slot, or ch->conn_n: not counted by the chunk info */
+	bool set;
+};
+
 struct chunk_tally {
 	const bag_t *bag;
 	const struct chunk *ch;
 	uint64_t *held;           /* [ch->conn_n] */
-	uint32_t last;            /* the held[] slot of the last message */
+	struct tally_memo memo[TALLY_MEMO];  /* by id % TALLY_MEMO */
 	uint32_t *extra;
 	size_t n, cap;
 	uint64_t undefined;       /* messages on connections defined nowhere */
@@ -302,23 +313,10 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The held[] slot of connection index conn, or conn_n when the chunk info does not count it. */
-static uint32_t tally_slot(struct chunk_tally *t, uint32_t conn)
-{
-	const struct chunk_conn *cc = &t->bag->chunk_conns[t->ch->conn_first];
-	long k;
-
-	if (t->last < t->ch->conn_n && cc[t->last].conn == conn)
-		return t->last;
-	k = bag_chunk_conn_slot(t->bag, (size_t)(t->ch - t->bag->chunks), conn);
-	return k >= 0 ? (t->last = (uint32_t)k) : t->ch->conn_n;
-}
-
 static int tally_item(void *arg, const struct chunk_item *it)
 {
 	struct chunk_tally *t = arg;
-	long conn;
-	uint32_t k;
+	struct tally_memo *m = &t->memo[it->conn_id % TALLY_MEMO];
 
 	if (it->op == BAG_OP_CONNECTION || it->op == BAG_OP_OTHER)
 		return BAG_OK;
@@ -329,22 +327,30 @@ static int tally_item(void *arg, const struct chunk_item *it)
 			            it->op == 0 ? "without op" : "neither a message nor a connection");
 		return BAG_OK;
 	}
-	conn = bag_conn_lookup(t->bag, it->conn_id);
-	if (conn < 0) {
+	if (!m->set || m->id != it->conn_id) {
+		long k = -1;
+		m->set = true;
+		m->id = it->conn_id;
+		m->conn = bag_conn_lookup(t->bag, it->conn_id);
+		if (m->conn >= 0)
+			k = bag_chunk_conn_slot(t->bag, (size_t)(t->ch - t->bag->chunks), (uint32_t)m->conn);
+		m->slot = k >= 0 ? (uint32_t)k : t->ch->conn_n;
+	}
+	if (m->conn < 0) {
 		if (t->undefined++ == 0)
 			put_finding(t->out, t->ch->pos, BAG_ECORRUPT, "message at offset %u of the chunk names "
 			            "connection %u, which is not defined", it->offset, it->conn_id);
 		return BAG_OK;
 	}
-	if ((k = tally_slot(t, (uint32_t)conn)) < t->ch->conn_n) {
-		t->held[k]++;
+	if (m->slot < t->ch->conn_n) {
+		t->held[m->slot]++;
 		return BAG_OK;
 	}
 	if (bag_grow((void **)&t->extra, &t->cap, t->n + 1, sizeof *t->extra) != BAG_OK) {
 		t->nomem = true;
 		return BAG_ENOMEM;
 	}
-	t->extra[t->n++] = (uint32_t)conn;
+	t->extra[t->n++] = (uint32_t)m->conn;
 	return BAG_OK;
 }
 
@@ -635,8 +641,11 @@ static int entry_emit(void *arg, const struct bag_scan_item *it)
 	char err[BAG_ERROR_MESSAGE_MAX];   /* not zeroed: 512 bytes a message */
 	uint64_t off = UINT64_MAX;
 
-	err[0] = '\0';
 	c->st.messages++;
+	/* the common case: a sound message, no timeline warning new since the last */
+	if (it->rc == BAG_OK && e->warned == bag_timeline_warning_count(e->tl))
+		return c->stop;
+	err[0] = '\0';
 	if (it->rc == BAG_EDECODE) {
 		off = it->m->conn ? bag_chunk_pos(c->bag, it->m->chunk) : UINT64_MAX;
 		snprintf(err, sizeof err, "%.*s", (int)it->len, it->text);
