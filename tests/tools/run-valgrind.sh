@@ -133,12 +133,12 @@ if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
 		echo "$B diag $url/bags/tf_lz4.bag"
 	} >> "$list"
 fi
-# Where each check costs fifty times as much, three unit tests take fewer
-# samples of the same code: test-float 20,000 random doubles (300,000 as
-# built and under ASan), test-find 60 needles per corpus (400), test-mcap a
-# cut every 7 bytes (every byte). Each line of the list is split at its
-# spaces: no argument above holds one.
-FLOAT_RANDOM=20000 FIND_NEEDLES=60 MCAP_CUT_STEP=7 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
+# Where each check costs fifty times as much, the unit tests whose cost is
+# their sample count take a tenth of the samples (tests/unit/scale.h: 40
+# needles per corpus, 30,000 random doubles, 10,000 connections, a cut
+# every 10 bytes ...), and the two whose point is a big file are skipped.
+# Each line of the list is split at its spaces: no argument above holds one.
+TEST_SCALE=10 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
 cat "$list.out"
 runs=$(wc -l < "$list")
 fails=$((fails + $(grep -c '^FAIL valgrind' "$list.out")))

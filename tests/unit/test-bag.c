@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scale.h"
 
 #include <bagscope/bagscope.h>
 
@@ -194,7 +195,7 @@ static void test_open_errors(void **state)
 	expect_open_error(TEST_DATA_DIR, BAG_EIO, "not a regular file");
 }
 
-#define MANY_CONNS 100000
+#define MANY_CONNS ((uint32_t)test_scaled(100000))
 
 /*
  * A bag of n connections, each its own topic ("/c0000042") with one message

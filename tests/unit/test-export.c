@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scale.h"
 
 #include <bagscope/bagscope.h>
 
@@ -147,8 +148,8 @@ static void test_pool_same_bytes(void **state)
 		if (c == BAG_COMPRESSION_LZ4)
 			continue;
 #endif
-		write_many(path_in("one.bag"), (enum bag_compression)c, 1, 20000);
-		write_many(path_in("four.bag"), (enum bag_compression)c, 4, 20000);
+		write_many(path_in("one.bag"), (enum bag_compression)c, 1, (int)test_scaled(20000));
+		write_many(path_in("four.bag"), (enum bag_compression)c, 4, (int)test_scaled(20000));
 		a = slurp(path_in("one.bag"), &n1);
 		b = slurp(path_in("four.bag"), &n4);
 		assert_true(n1 > 100000 || c != BAG_COMPRESSION_NONE);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "scale.h"
 
 #include <bagscope/bagscope.h>
 #include <bagscope/find.h>
@@ -126,12 +127,10 @@ static void corpus_free(struct corpus *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* MAX_NEEDLES, or FIND_NEEDLES when fewer (the valgrind pass: each check costs 50 times more) */
+/* MAX_NEEDLES, fewer under valgrind (scale.h) */
 static size_t needles_max(void)
 {
-	const char *env = getenv("FIND_NEEDLES");
-	size_t n = env ? strtoul(env, NULL, 10) : 0;
-	return n > 0 && n < MAX_NEEDLES ? n : MAX_NEEDLES;
+	return test_scaled(MAX_NEEDLES);
 }
 
 static void add_needle(struct corpus *c, const char *s, size_t len)

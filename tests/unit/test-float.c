@@ -4,7 +4,8 @@
  * double, and no text one digit shorter does. The doubles: edge cases
  * (zeros, the 3000 smallest subnormals, 5e-324, powers of two and ten near the layout's
  * switches, float32's extremes promoted as the decoder does, inf, nan),
- * then FLOAT_RANDOM (default 300,000; set it higher for a deeper run) from a
+ * then FLOAT_RANDOM (default 300,000, a tenth under valgrind: scale.h; set it
+ * higher for a deeper run) from a
  * seeded generator: raw bit
  * patterns, floats promoted from random float32 bits, numbers near the
  * magnitudes sensors write, and short decimals (k / 10^n). Python reads
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scale.h"
 
 #include <bagscope/bagscope.h>
 
@@ -144,7 +146,7 @@ static void check_shortest(double d, const char *s)
 static void test_against_python(void **state)
 {
 	const char *env = getenv("FLOAT_RANDOM");
-	size_t n = env ? strtoul(env, NULL, 10) : 300000, count, olddiff = 0;
+	size_t n = env ? strtoul(env, NULL, 10) : test_scaled(300000), count, olddiff = 0;
 	double *v = make_cases(n, &count);
 	char in[] = "/tmp/bagscope-float-XXXXXX", cmd[512], line[64], old[64];
 	int fd = mkstemp(in);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scale.h"
 
 #include <bagscope/bagscope.h>
 
@@ -97,9 +98,8 @@ static void cut_everywhere(const char *name)
 
 	assert_true(fd >= 0);
 	assert_true(full > 0);
-	/* every length, or every MCAP_CUT_STEP-th (the valgrind pass: each open costs 50 times more) */
-	const char *env = getenv("MCAP_CUT_STEP");
-	size_t step = env && strtoul(env, NULL, 10) > 0 ? strtoul(env, NULL, 10) : 1;
+	/* every length, or every TEST_SCALE-th under valgrind (scale.h) */
+	size_t step = test_scale();
 
 	assert_int_equal(write(fd, buf, len), (ssize_t)len);
 	for (size_t cut = len;; cut = cut > step ? cut - step : 0) {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scale.h"
 
 #include <bagscope/bagscope.h>
 
@@ -156,11 +157,11 @@ static void test_order_many_chunks(void **state)
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
 		char tmp[128];
-		const char *path = write_many(comps[i], 60000, tmp, sizeof tmp);
+		const char *path = write_many(comps[i], test_scaled(60000), tmp, sizeof tmp);
 		bag_t *bag;
 		bag_timeline_t *tl;
 		open_tl(&path, 1, &bag, &tl);
-		assert_true(bag_chunk_count(bag) > 100);
+		assert_true(bag_chunk_count(bag) > test_scaled(100));
 		check_same_as_walk(tl, 1);
 		check_same_as_walk(tl, 2);
 		check_same_as_walk(tl, 5);

@@ -1,0 +1,31 @@
+/*
+ * scale.h - the sample counts of unit tests whose cost is their count.
+ *
+ * The valgrind pass (tests/tools/run-valgrind.sh) sets TEST_SCALE=10, since
+ * memcheck makes each check some 50 times dearer. There a test whose cost is
+ * its count takes a tenth of its samples (the same code over fewer inputs),
+ * and a test whose point is the size itself (a big file opened from its
+ * index alone) is skipped. As built and under ASan, every sample is taken.
+ */
+#ifndef BAGSCOPE_TEST_SCALE_H
+#define BAGSCOPE_TEST_SCALE_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+/* The divisor: TEST_SCALE, or 1. */
+static inline size_t test_scale(void)
+{
+	const char *env = getenv("TEST_SCALE");
+	size_t d = env != NULL ? strtoul(env, NULL, 10) : 1;
+
+	return d > 1 ? d : 1;
+}
+
+/* n samples, or a TEST_SCALE-th of them (at least 1). */
+static inline size_t test_scaled(size_t n)
+{
+	return n / test_scale() > 0 ? n / test_scale() : 1;
+}
+
+#endif
