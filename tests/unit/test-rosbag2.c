@@ -17,12 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "db3build.h"
 #include "scale.h"
-#include <sqlite3.h>
 
 #include <bagscope/bagscope.h>
 
-#define S 1000000000LL
 #define ROWS ((uint64_t)test_scaled(400000))   /* a multiple of 4, also under valgrind (scale.h) */
 
 /* Bytes this process has read through read(2) and pread(2) so far. */
@@ -40,41 +39,6 @@ static uint64_t rchar(void)
 	return n;
 }
 
-/*
- * n 8-byte messages 1 ms apart, three on /a for each on /b; then one row
- * without data and one on topic id 9, which the topics table lacks.
- */
-static void write_db3(const char *path, int n)
-{
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	const unsigned char data[8] = { 0, 1, 0, 0, 7, 0, 0, 0 };
-
-	unlink(path);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, "
-	                              "serialization_format TEXT, offered_qos_profiles TEXT);"
-	                              "CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, "
-	                              "data BLOB); CREATE INDEX timestamp_idx ON messages (timestamp ASC);"
-	                              "INSERT INTO topics VALUES (1, '/a', 'std_msgs/msg/Int32', 'cdr', '');"
-	                              "INSERT INTO topics VALUES (2, '/b', 'std_msgs/msg/Int32', 'cdr', '');"
-	                              "BEGIN", NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO messages (topic_id, timestamp, data) VALUES (?1, ?2, ?3)",
-	                                    -1, &s, NULL), SQLITE_OK);
-	for (int i = 0; i < n; i++) {
-		sqlite3_bind_int(s, 1, i % 4 == 3 ? 2 : 1);
-		sqlite3_bind_int64(s, 2, 1500000000 * S + (int64_t)i * 1000000);
-		sqlite3_bind_blob(s, 3, data, sizeof data, SQLITE_STATIC);
-		assert_int_equal(sqlite3_step(s), SQLITE_DONE);
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	assert_int_equal(sqlite3_exec(db, "INSERT INTO messages (topic_id, timestamp, data) VALUES (1, 1500000000000000000, NULL);"
-	                              "INSERT INTO messages (topic_id, timestamp, data) VALUES (9, 1500000000000000000, x'00');"
-	                              "COMMIT", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
-}
-
 static int setup(void **state)
 {
 	static char path[] = "/tmp/bagscope-rosbag2-XXXXXX";
@@ -83,7 +47,9 @@ static int setup(void **state)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	write_db3(path, (int)ROWS);
+	/* three rows on /a for each on /b, then one without data and one on topic id 9, which no topic has */
+	db3_write(path, (int)ROWS, 4, "INSERT INTO messages (topic_id, timestamp, data) VALUES (1, 1500000000000000000, NULL);"
+	          "INSERT INTO messages (topic_id, timestamp, data) VALUES (9, 1500000000000000000, x'00');");
 	*state = path;
 	return 0;
 }

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "db3build.h"
 #include "scale.h"
-#include <sqlite3.h>
 
 #include <bagscope/bagscope.h>
 
@@ -212,36 +212,6 @@ static void test_density(void **state)
 	assert_true(bins[0] > 0 && bins[39] > 0);
 }
 
-/* A rosbag2 .db3 written by SQLite itself: n 8-byte messages on /a and /b, 1 ms apart. */
-static void write_db3(const char *path, int n)
-{
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	const unsigned char data[8] = { 0, 1, 0, 0, 7, 0, 0, 0 };
-
-	unlink(path);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, "
-	                              "serialization_format TEXT, offered_qos_profiles TEXT);"
-	                              "CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, "
-	                              "data BLOB); CREATE INDEX timestamp_idx ON messages (timestamp ASC);"
-	                              "INSERT INTO topics VALUES (1, '/a', 'std_msgs/msg/Int32', 'cdr', '');"
-	                              "INSERT INTO topics VALUES (2, '/b', 'std_msgs/msg/Int32', 'cdr', '');"
-	                              "BEGIN", NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO messages (topic_id, timestamp, data) VALUES (?1, ?2, ?3)",
-	                                    -1, &s, NULL), SQLITE_OK);
-	for (int i = 0; i < n; i++) {
-		sqlite3_bind_int(s, 1, i % 2 + 1);
-		sqlite3_bind_int64(s, 2, start + (int64_t)i * 1000000);
-		sqlite3_bind_blob(s, 3, data, sizeof data, SQLITE_STATIC);
-		assert_int_equal(sqlite3_step(s), SQLITE_DONE);
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
-}
-
 /*
  * 300,000 messages in 5 spans, fewer than the bins: the densities come from
  * the spans' counts (summing to every message) and load no more rows than
@@ -261,7 +231,7 @@ static void test_density_big(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_db3(path, 300000);
+	db3_write(path, 300000, 2, NULL);
 	assert_int_equal(bag_open(&fx.bag, path, NULL), BAG_OK);
 	assert_int_equal(bag_timeline_open(&fx.tl, &fx.bag, 1), BAG_OK);
 	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
@@ -298,7 +268,7 @@ static void test_counts_pending(void **state)
 
 	assert_true(fd >= 0);
 	close(fd);
-	write_db3(path, 2000);
+	db3_write(path, 2000, 2, NULL);
 	assert_int_equal(bag_open(&fx.bag, path, NULL), BAG_OK);
 	assert_int_equal(bag_timeline_open(&fx.tl, &fx.bag, 1), BAG_OK);
 	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
