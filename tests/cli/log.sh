@@ -14,7 +14,7 @@ fail=0
 [ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag diagnostic_msgs.msg 2>/dev/null || { echo "log.sh: needs python3-rosbag, python3-diagnostic-msgs"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$PY" "$SRC/tests/tools/mk-robot-bags.py" "$tmp" || exit 1
+SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-robot-bags.py "$tmp" || exit 1
 ko() { echo "FAIL: $*"; fail=1; }
 
 # reference BAG DIR LEVEL NODE_RE GREP_RE: what `log` should print, in one

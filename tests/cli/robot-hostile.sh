@@ -13,7 +13,7 @@ PY=/usr/bin/python3
 "$PY" -c 'import rosbag, tf2_msgs.msg, diagnostic_msgs.msg' 2>/dev/null || { echo "needs python3-rosbag and the message packages"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$PY" "$SRC/tests/tools/mk-tf-bags.py" "$tmp" && "$PY" "$SRC/tests/tools/mk-robot-bags.py" "$tmp" || exit 1
+SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-tf-bags.py "$tmp" && SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-robot-bags.py "$tmp" || exit 1
 fail=0 runs=0 reported=0
 
 # mutants: for each bag, 20 copies (seeds counted from 1 across the bags) with

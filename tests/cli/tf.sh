@@ -20,7 +20,7 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 g++ -O1 -o "$tmp/tf2-ref" "$SRC/tests/tools/tf2-ref.cpp" -ltf2 -lrostime || { echo "tf.sh: cannot build tf2-ref"; exit 1; }
-"$PY" "$SRC/tests/tools/mk-tf-bags.py" "$tmp" || exit 1
+SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-tf-bags.py "$tmp" || exit 1
 
 ko() { echo "FAIL: $*"; fail=1; }
 

@@ -1,0 +1,18 @@
+#!/bin/sh
+# made-bags.sh GEN DIR - the bags that tests/tools/GEN (mk-robot-bags.py,
+# mk-tf-bags.py, mk-columns-bags.py: written by Debian's python3-rosbag)
+# makes, copied into DIR. A dozen tests read them, and each run of a
+# generator costs 0.6 s of CPU, most of it importing rosbag: so they are made
+# once per build tree, under tests/made/, keyed by the generator's checksum,
+# and a test that finds them there copies them. Two tests making them at
+# once both make them; the first rename wins. Environment: BUILDDIR, SRCDIR.
+gen=$1 dir=$2
+src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen
+made=${BUILDDIR:-.}/tests/made/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
+if [ ! -d "$made" ]; then
+	mkdir -p "${made%/*}" && tmp=$(mktemp -d "$made.XXXXXX") || exit 1
+	/usr/bin/python3 "$src" "$tmp" || { rm -rf "$tmp"; exit 1; }
+	chmod 755 "$tmp"
+	mv -T "$tmp" "$made" 2>/dev/null || rm -rf "$tmp"
+fi
+cp "$made"/* "$dir"/
