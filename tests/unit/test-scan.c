@@ -250,7 +250,7 @@ static int emit_after_chunk(void *arg, const struct bag_scan_item *it)
 static void test_chunk_hook(void **state)
 {
 	char tmp[128];
-	const char *path = write_many(BAG_COMPRESSION_LZ4, 30000, tmp, sizeof tmp);
+	const char *path = write_many(BAG_COMPRESSION_LZ4, test_scaled(30000), tmp, sizeof tmp);
 	bag_t *bag;
 	bag_timeline_t *tl;
 	bag_view_t *v;
@@ -264,7 +264,7 @@ static void test_chunk_hook(void **state)
 	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
 	assert_int_equal(bag_scan(v, &o, NULL), BAG_OK);
 	assert_int_equal(l.nchunks, bag_chunk_count(bag));
-	assert_int_equal(l.messages, 30000);
+	assert_int_equal(l.messages, test_scaled(30000));
 	free(l.seen);
 	bag_view_free(v);
 	close_tl(&bag, 1, tl);
@@ -325,7 +325,7 @@ static int cancel_at_half(void *arg, uint64_t done, uint64_t total)
 static void test_stop_and_release(void **state)
 {
 	char tmp[128];
-	const char *path = write_many(BAG_COMPRESSION_BZ2, 20000, tmp, sizeof tmp);
+	const char *path = write_many(BAG_COMPRESSION_BZ2, test_scaled(20000), tmp, sizeof tmp);
 	bag_t *bag;
 	bag_timeline_t *tl;
 	bag_view_t *v;
@@ -365,7 +365,7 @@ static void test_stop_and_release(void **state)
 static void test_cache_smaller_than_chunk(void **state)
 {
 	char tmp[128];
-	const char *path = write_many(BAG_COMPRESSION_LZ4, 20000, tmp, sizeof tmp);
+	const char *path = write_many(BAG_COMPRESSION_LZ4, test_scaled(20000), tmp, sizeof tmp);
 	bag_t *bag;
 	bag_timeline_t *tl;
 	bag_view_t *v;
@@ -376,7 +376,7 @@ static void test_cache_smaller_than_chunk(void **state)
 	open_tl(&path, 1, &bag, &tl);
 	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
 	assert_int_equal(bag_scan(v, &o, &st), BAG_OK);
-	assert_int_equal(st.rows, 20000);
+	assert_int_equal(st.rows, test_scaled(20000));
 	assert_true(st.chunks_read <= bag_chunk_count(bag) + 16);   /* overlapping chunks alternate a little */
 	bag_view_free(v);
 	close_tl(&bag, 1, tl);
