@@ -131,8 +131,8 @@ for i in range(n):
     open(os.path.join(frames, "%06d" % i), "wb").write(cdr)
     t = 1700000000000000000 + i * 1000000
     db.execute("INSERT INTO messages (topic_id, timestamp, data) VALUES (?,?,?)", (i % 2 + 1, t, b""))
-    want.write(json.dumps({"topic": "/b%d" % (i % 2), "type": "bench_msgs/msg/Blob", "time_ns": str(t),
-                           "msg": {"data": i, "pad": list(pad)}}) + "\n")
+    want.write(json.dumps({"topic": "/b%d" % (i % 2), "type": "bench_msgs/msg/Blob", "time_ns": t,
+                           "msg": {"data": i, "pad": list(pad)}}, separators=(",", ":")) + "\n")
 db.commit()' "$T/M/z.db3" "$T/frames" "$T/wantz.jsonl" || exit 1
 (cd "$T/frames" && zstd -q --rm -- *) || exit 1
 python3 -c '
