@@ -212,6 +212,19 @@ static void test_density(void **state)
 	assert_true(bins[0] > 0 && bins[39] > 0);
 }
 
+/* fx: the model over a new .db3 of n rows at path (a mkstemp template), lone: no metadata.yaml */
+static void fx_db3(struct fx *fx, char *path, int n)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	db3_write(path, n, 2, NULL);
+	assert_int_equal(bag_open(&fx->bag, path, NULL), BAG_OK);
+	assert_int_equal(bag_timeline_open(&fx->tl, &fx->bag, 1), BAG_OK);
+	assert_int_equal(model_init(&fx->m, fx->tl), BAG_OK);
+}
+
 /*
  * 300,000 messages in 5 spans, fewer than the bins: the densities come from
  * the spans' counts (summing to every message) and load no more rows than
@@ -223,18 +236,11 @@ static void test_density_big(void **state)
 	char path[] = "/tmp/bagscope-density-XXXXXX";
 	struct fx fx = { 0 };
 	double bins[40], rows[2 * 40], total = 0, total2 = 0;
-	int fd;
 	(void)state;
 
 	if (test_scale() > 1)
 		skip();   /* its point is the size: a big file's timeline reads no table */
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	db3_write(path, 300000, 2, NULL);
-	assert_int_equal(bag_open(&fx.bag, path, NULL), BAG_OK);
-	assert_int_equal(bag_timeline_open(&fx.tl, &fx.bag, 1), BAG_OK);
-	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
+	fx_db3(&fx, path, 300000);
 	assert_true(bag_chunk_count(fx.bag) < 40);
 	uint64_t loaded = bag_timeline_loaded_rows(fx.tl);   /* the model's first rows */
 	assert_true(loaded < 300000 / 2);
@@ -261,17 +267,11 @@ static void test_density_big(void **state)
 static void test_counts_pending(void **state)
 {
 	char path[] = "/tmp/bagscope-pending-XXXXXX";
-	int fd = mkstemp(path);
 	struct fx fx = { 0 };
 	uint64_t per[2] = { 1001, 999 };
 	(void)state;
 
-	assert_true(fd >= 0);
-	close(fd);
-	db3_write(path, 2000, 2, NULL);
-	assert_int_equal(bag_open(&fx.bag, path, NULL), BAG_OK);
-	assert_int_equal(bag_timeline_open(&fx.tl, &fx.bag, 1), BAG_OK);
-	assert_int_equal(model_init(&fx.m, fx.tl), BAG_OK);
+	fx_db3(&fx, path, 2000);
 	assert_int_equal(fx.m.ntopics, 2);
 	assert_true(fx.m.topics[0].count_pending && fx.m.topics[1].count_pending);
 	bool estimate = false;
