@@ -11,6 +11,9 @@
 # instead of running autoreconf again.
 # BAGSCOPE_NO_ASAN=1 / BAGSCOPE_NO_VALGRIND=1 leave those phases out.
 cd "$(dirname "$0")" || exit 1
+# the bags python3-rosbag writes for the tests, made once for both trees (tests/tools/made-bags.sh)
+BAGSCOPE_MADE=$(pwd)/tests/made
+export BAGSCOPE_MADE
 J=$(nproc)
 # tests run three per core: many wait on a screen, a server or a fault proxy
 TJ=$((J * 3))

@@ -22,13 +22,7 @@ ok() { passed=$((passed + 1)); echo "ok    $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $1"; sed 's/^/      /' "$T/why" 2>/dev/null | head -8; }
 
 mkdir -p "$T/www"
-/usr/bin/python3 - "$T/www/w.bag" <<'PY' || exit 1
-import sys, rosbag, genpy
-from std_msgs.msg import String
-with rosbag.Bag(sys.argv[1], 'w', chunk_threshold=131072) as b:
-    for i in range(50000):
-        b.write('/s', String('%06d ' % i + 'x' * 200), genpy.Time(1500000000 + i // 50, (i % 50) * 20000000))
-PY
+sh "$SRCDIR/tests/tools/made-bags.sh" mk-window-bag.py "$T/www" || exit 1
 F=$T/www/w.bag
 size=$(wc -c <"$F")
 nginx_start "$T/www" "$T/nginx"

@@ -1,14 +1,16 @@
 #!/bin/sh
-# made-bags.sh GEN DIR - the bags that tests/tools/GEN (mk-robot-bags.py,
-# mk-tf-bags.py, mk-columns-bags.py: written by Debian's python3-rosbag)
-# makes, copied into DIR. A dozen tests read them, and each run of a
-# generator costs 0.6 s of CPU, most of it importing rosbag: so they are made
-# once per build tree, under tests/made/, keyed by the generator's checksum,
-# and a test that finds them there copies them. Two tests making them at
-# once both make them; the first rename wins. Environment: BUILDDIR, SRCDIR.
+# made-bags.sh GEN DIR - the bags that tests/tools/GEN makes (mk-robot-bags.py,
+# mk-tf-bags.py, mk-columns-bags.py, mk-window-bag.py: written by Debian's
+# python3-rosbag), copied into DIR. A dozen tests read them, and each run of a
+# generator costs 0.6 s of CPU or more, most of it importing rosbag: so they
+# are made once, under $BAGSCOPE_MADE (test.sh gives both of its trees the
+# same one; default: the build tree's tests/made/), keyed by the generator's
+# checksum, and a test that finds them there copies them. Two tests making
+# them at once both make them; the first rename wins. Environment: BUILDDIR,
+# SRCDIR, BAGSCOPE_MADE.
 gen=$1 dir=$2
 src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen
-made=${BUILDDIR:-.}/tests/made/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
+made=${BAGSCOPE_MADE:-${BUILDDIR:-.}/tests/made}/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
 if [ ! -d "$made" ]; then
 	mkdir -p "${made%/*}" && tmp=$(mktemp -d "$made.XXXXXX") || exit 1
 	/usr/bin/python3 "$src" "$tmp" || { rm -rf "$tmp"; exit 1; }
