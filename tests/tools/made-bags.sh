@@ -1,13 +1,13 @@
 #!/bin/sh
-# made-bags.sh GEN DIR - the bags that tests/tools/GEN makes (mk-robot-bags.py,
-# mk-tf-bags.py, mk-columns-bags.py, mk-window-bag.py: written by Debian's
-# python3-rosbag), copied into DIR. A dozen tests read them, and each run of a
-# generator costs 0.6 s of CPU or more, most of it importing rosbag: so they
-# are made once, under $BAGSCOPE_MADE (test.sh gives both of its trees the
-# same one; default: the build tree's tests/made/), keyed by the generator's
-# checksum, and a test that finds them there copies them. Two tests making
-# them at once both make them; the first rename wins. Environment: BUILDDIR,
-# SRCDIR, BAGSCOPE_MADE.
+# made-bags.sh GEN DIR - the bags that tests/tools/GEN makes, copied into
+# DIR. The generators (mk-robot-bags.py, mk-tf-bags.py, mk-columns-bags.py,
+# mk-window-bag.py, mk-chunks-bag.py) write with Debian's python3-rosbag. A
+# dozen tests read their bags, and each run of one costs 0.6 s of CPU or
+# more, most of it importing rosbag: so they are made once, under
+# $BAGSCOPE_MADE (test.sh gives both of its trees the same one; default: the
+# build tree's tests/made/), keyed by the generator's checksum, and a test
+# that finds them there copies them. Two tests making them at once both make
+# them; the first rename wins. Environment: BUILDDIR, SRCDIR, BAGSCOPE_MADE.
 gen=$1 dir=$2
 src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen
 made=${BAGSCOPE_MADE:-${BUILDDIR:-.}/tests/made}/$gen-$(cksum <"$src" | cut -d ' ' -f 1)

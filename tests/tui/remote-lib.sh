@@ -11,13 +11,7 @@ trap 'nginx_stop; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; $T kill-server 2
 remote_bag() {
 	chmod 755 "$tmp"   # nginx workers run as another user
 	mkdir -p "$tmp/www"
-	/usr/bin/python3 - "$tmp/www/chunks.bag" <<'PY' || exit 1
-import sys, rosbag, genpy
-from std_msgs.msg import Int64
-with rosbag.Bag(sys.argv[1], 'w', chunk_threshold=4096) as b:
-    for i in range(80000):
-        b.write('/n', Int64(i), genpy.Time(1500000000 + i // 10, (i % 10) * 100000000))
-PY
+	SRCDIR=$top sh "$top/tests/tools/made-bags.sh" mk-chunks-bag.py "$tmp/www" || exit 1
 	nginx_start "$tmp/www" "$tmp/nginx"
 	python3 "$top/tests/tools/faultproxy.py" "http://127.0.0.1:$NGINX_PORT" "$tmp/port" "$@" 2>"$tmp/proxy.log" &
 	PROXY=$!
