@@ -118,15 +118,20 @@ static uint64_t rd64(const struct walk *w, const uint8_t *p)
 	return w->be ? lo << 32 | hi : hi << 32 | lo;
 }
 
+/* CDR: the padding before a size-byte primitive at offset at (0 for ROS 1). */
+static inline size_t pad_at(const struct walk *w, size_t at, size_t size)
+{
+	if (!w->cdr || size < 2)
+		return 0;
+	/* sizes are 2, 4 or 8: a mask, not two divisions a field */
+	return (size & (size - 1)) == 0 ? (0 - (at - w->origin)) & (size - 1) : (size - (at - w->origin) % size) % size;
+}
+
 /* CDR: move w->at to the next multiple of size past the origin (no-op for ROS 1). */
 static int align(struct walk *w, size_t size)
 {
-	size_t pad;
+	size_t pad = pad_at(w, w->at, size);
 
-	if (!w->cdr || size < 2)
-		return BAG_OK;
-	/* sizes are 2, 4 or 8: a mask, not two divisions a field */
-	pad = (size & (size - 1)) == 0 ? (0 - (w->at - w->origin)) & (size - 1) : (size - (w->at - w->origin) % size) % size;
 	if (pad > w->len - w->at)
 		return walk_fail(w, "needs %zu byte%s of padding, %zu remain", pad, BAG_S(pad), w->len - w->at);
 	w->at += pad;
@@ -405,7 +410,7 @@ static bool skip_strings(struct walk *w, const struct dec_op *op)
 	uint32_t count = op->array == BAG_ARRAY_FIXED ? op->fixed_len : 1;
 
 	if (op->array == BAG_ARRAY_VARIABLE) {
-		at += w->cdr ? (0 - (at - w->origin)) & 3 : 0;
+		at += pad_at(w, at, 4);
 		if (at > len || len - at < 4)
 			return false;
 		count = rd32(w, w->data + at);
@@ -414,7 +419,7 @@ static bool skip_strings(struct walk *w, const struct dec_op *op)
 	if (count > w->budget)
 		return false;
 	for (uint32_t i = 0; i < count; i++) {
-		at += w->cdr ? (0 - (at - w->origin)) & 3 : 0;
+		at += pad_at(w, at, 4);
 		if (at > len || len - at < 4 || rd32(w, w->data + at) > len - at - 4)
 			return false;
 		at += 4 + (size_t)rd32(w, w->data + at);
