@@ -26,7 +26,8 @@ static const struct bag_conn_spec point_conn = {
 
 int main(int argc, char **argv)
 {
-	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), BAG_COMPRESSION_NONE, 1024 };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .compression = BAG_COMPRESSION_NONE,
+	                                .chunk_threshold = 1024 };
 	bag_writer_t *w;
 	int rc;
 

@@ -514,25 +514,25 @@ static void test_focused_topic(void **state)
 static void test_step_back_gap(void **state)
 {
 	struct model *m = &((struct fx *)*state)->m;
-	struct bag_message cur, got, prev;
+	struct bag_message here, got, prev;
 
 	m->focus = PANE_CONNS;
 	model_act(m, ACTION_SOLO_TOPIC);   /* /rosout: 10 messages with gaps */
 	assert_int_equal(bag_view_count(m->view), 10);
 	for (uint64_t r = 1; r < 10; r++) {
 		model_goto(m, r);
-		assert_int_equal(model_entry(m, r, &cur), BAG_OK);
+		assert_int_equal(model_entry(m, r, &here), BAG_OK);
 		model_step_time(m, -S);
 		assert_true(m->row < r);
 		assert_int_equal(model_entry(m, m->row, &got), BAG_OK);
-		if (got.time_ns < cur.time_ns - S) {
+		if (got.time_ns < here.time_ns - S) {
 			/* a gap: nothing in [now - 1 s, now) */
 			assert_int_equal(model_entry(m, m->row + 1, &prev), BAG_OK);
-			assert_true(prev.time_ns >= cur.time_ns - S);
+			assert_true(prev.time_ns >= here.time_ns - S);
 			assert_int_equal(m->row + 1, r);
 		} else if (m->row > 0) {
 			assert_int_equal(model_entry(m, m->row - 1, &prev), BAG_OK);
-			assert_true(prev.time_ns < cur.time_ns - S);
+			assert_true(prev.time_ns < here.time_ns - S);
 		}
 	}
 	model_goto(m, 0);

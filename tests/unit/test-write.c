@@ -459,7 +459,8 @@ static int count_files(const char *prefix)
 static void write_bag(const char *path, enum bag_compression comp, uint32_t threshold, int n,
                       int64_t (*time_of)(int))
 {
-	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), comp, threshold };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .compression = comp,
+	                                .chunk_threshold = threshold };
 	bag_writer_t *w;
 
 	if (bag_writer_open(&w, path, &opts) != BAG_OK)
@@ -633,7 +634,8 @@ static size_t layout_payload(int i, uint8_t *buf)
 
 static void check_layout(enum bag_compression comp)
 {
-	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), comp, 2048 };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .compression = comp,
+	                                .chunk_threshold = 2048 };
 	struct parsed pb;
 	bag_writer_t *w;
 	char path[128];
@@ -688,7 +690,8 @@ static void test_layout_lz4(void **state) { check_layout(BAG_COMPRESSION_LZ4); }
 /* A chunk closes as soon as it is longer than the threshold, not before. */
 static void test_threshold_splits(void **state)
 {
-	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), BAG_COMPRESSION_LZ4, 1000 };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .compression = BAG_COMPRESSION_LZ4,
+	                                .chunk_threshold = 1000 };
 	const size_t rec = 4 + 38 + 4 + 100;
 	struct parsed pb;
 	bag_writer_t *w;
@@ -730,7 +733,8 @@ static void test_threshold_splits(void **state)
  */
 static void test_out_of_order_times(void **state)
 {
-	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), BAG_COMPRESSION_BZ2, 4096 };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .compression = BAG_COMPRESSION_BZ2,
+	                                .chunk_threshold = 4096 };
 	struct parsed pb;
 	bag_writer_t *w;
 	char path[128];
@@ -844,7 +848,8 @@ static void test_open_in_missing_dir(void **state)
 /* Bad arguments are refused without spoiling the writer. */
 static void test_bad_arguments(void **state)
 {
-	struct bag_writer_opts bad = { sizeof(struct bag_writer_opts), (enum bag_compression)7, 0 };
+	struct bag_writer_opts bad = { .size = sizeof(struct bag_writer_opts), .compression = (enum bag_compression)7,
+	                                .chunk_threshold = 0 };
 	struct bag_conn_spec no_md5 = int_conn;
 	struct parsed pb;
 	bag_writer_t *w;
@@ -922,7 +927,8 @@ static void test_abandoned_leaves_nothing(void **state)
  */
 static void test_io_error_is_sticky(void **state)
 {
-	struct bag_writer_opts opts = { sizeof(struct bag_writer_opts), BAG_COMPRESSION_NONE, 4096 };
+	struct bag_writer_opts opts = { .size = sizeof(struct bag_writer_opts), .compression = BAG_COMPRESSION_NONE,
+	                                .chunk_threshold = 4096 };
 	struct rlimit old, small;
 	char path[128], msg[512];
 	uint8_t payload[1000] = { 0 };
