@@ -72,7 +72,8 @@ static void load(struct corpus *c, const char *path)
 	assert_int_equal(bag_timeline_open(&tl, &bag, 1), BAG_OK);
 	assert_int_equal(bag_view_open(&v, tl, NULL), BAG_OK);
 	uint64_t rows = bag_view_count(v);
-	for (uint64_t r = 0; r < rows && c->n < MAX_ROWS; r++) {
+	/* under valgrind a TEST_SCALE-th of the rows, spread over the bag (scale.h) */
+	for (uint64_t r = 0; r < rows && c->n < test_scaled(MAX_ROWS); r += test_scale()) {
 		if (bag_view_read(v, r, &bm) != BAG_OK || bm.conn == NULL)
 			continue;
 		struct msg *m;

@@ -152,6 +152,9 @@ static void test_against_python(void **state)
 	int fd = mkstemp(in);
 	FILE *f = fdopen(fd, "w"), *py;
 	struct bag_text t = { 0 };
+	/* glibc's printf and strtod, the oracles of round trip and shortness: as
+	 * built and under ASan; valgrind (scale.h) checks the formatter's memory */
+	bool oracles = test_scale() == 1;
 
 	(void)state;
 	assert_non_null(f);
@@ -172,16 +175,21 @@ static void test_against_python(void **state)
 		bag_text_double(&t, v[i]);
 		if (strcmp(t.p, line) != 0)
 			fail_msg("%016llx: bagscope %s, python %s", (unsigned long long)to_bits(v[i]), t.p, line);
-		if (isfinite(v[i])) {
+		if (oracles && isfinite(v[i])) {
 			assert_true(strtod(t.p, NULL) == v[i] && signbit(strtod(t.p, NULL)) == signbit(v[i]));
 			check_shortest(v[i], t.p);
 		}
-		old_repr(v[i], old, sizeof old);
-		olddiff += strcmp(old, line) != 0;
+		if (oracles) {
+			old_repr(v[i], old, sizeof old);
+			olddiff += strcmp(old, line) != 0;
+		}
 	}
 	assert_int_equal(pclose(py), 0);
 	unlink(in);
-	printf("# %zu doubles equal Python's repr; the old printf formatter differed on %zu\n", count, olddiff);
+	printf("# %zu doubles equal Python's repr", count);
+	if (oracles)
+		printf("; the old printf formatter differed on %zu", olddiff);
+	printf("\n");
 	bag_text_free(&t);
 	free(v);
 }
