@@ -2,9 +2,10 @@
 # Screen test: a lone rosbag2 .db3 (no metadata.yaml; Python's own sqlite3
 # writes it, tests/tools/mk-lone-db3.py through made-bags.sh: 1,000,000 rows,
 # three on /a for each on /b) opens without a pass over its messages table,
-# so the first screen shows its topics' counts and rates as pending ("?"), never the open's estimate (500000 each), and its
-# total as one ("~1000000"); the background pass that gives the rates then
-# counts them: 750000 and 250000, 1000000 in all.
+# so the first screen shows its topics' counts and rates as pending ("?"),
+# never the open's estimate (500000 each), and its total as one
+# ("~1000000"); the background pass that gives the rates then counts them:
+# 750000 and 250000, 1000000 in all.
 # Skipped (77) without tmux or python3.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
