@@ -135,12 +135,40 @@ int draw_width(const char *s)
 }
 
 /* A pane's title row: its name, then rest. */
+/* Whether s starts a key hint: "[s] sort", "[Esc] back". */
+static bool is_hint(const char *s)
+{
+	size_t n = strcspn(s + 1, "] ");
+
+	return s[0] == '[' && n >= 1 && n <= 5 && s[1 + n] == ']' && s[2 + n] == ' ';
+}
+
+/*
+ * A title wider than w loses its key hints from the right, whole ("[s]
+ * sort", never "[s] sor"); text before the first hint is left to draw_put.
+ */
+static void drop_hints(char *line, int w)
+{
+	char *hint;
+
+	while (draw_width(line) > w && (hint = strrchr(line, '[')) != NULL && hint > line) {
+		while (hint > line && !is_hint(hint))
+			hint--;
+		if (hint == line)
+			return;
+		*hint = '\0';
+		for (size_t n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
+			line[n - 1] = '\0';
+	}
+}
+
 void draw_pane_title(struct app *app, const struct pane *p, const char *rest)
 {
 	bool focus = &app->panes[app->m.focus] == p;
 	char line[1024];
 
 	snprintf(line, sizeof line, " %s%s", p->ops->title, rest);
+	drop_hints(line, p->r.w);
 	draw_colour_on(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);
 	draw_put(p->r.y, p->r.x, p->r.w, line);
 	draw_colour_off(app, focus ? C_FOCUS : C_TITLE, focus ? A_BOLD : 0);

@@ -2,12 +2,14 @@
 # Screen test: the browser fits an 80x24 terminal: every pane keeps rows,
 # the hex dump fits its pane (8 bytes a line, the ASCII column kept), the
 # help scrolls, z zooms the detail, relative times keep a fixed width, and
-# an empty bag shows no 1970 date.
+# an empty bag shows no 1970 date; a pane title too wide loses whole key
+# hints, never one cut short.
 . "$(dirname "$0")/lib.sh"
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 start 80 24 "$bag"
 wait_for "opens at 80x24" "row 1/8647"
 wait_for "the connections pane" "Connections +9/9"
+wait_for "its title keeps whole key hints: [s] sort, which does not fit, left out" "Connections +9/9 topics shown  sort: name   \\[x\\] toggle \\[o\\] only \\[a\\] all\$"
 wait_for "the list" "Messages +8647 shown"
 wait_for "the detail below it, with rows" "^ +- header: std_msgs/Header"
 wait_for "the timeline" "^ timeline "
