@@ -173,7 +173,7 @@ static void draw_entry(struct app *app, struct rosout_pane *s, const struct pane
 	int pair = level_pair(app, s, e->level, &attr);
 
 	draw_fmt_time(app, e->stamp_ns, when, sizeof when);
-	if (asprintf(&line, "%s %-5s [%s] %s", when, name ? name : "?", s->nodes[e->node], e->text) < 0)
+	if (asprintf(&line, " %s %-5s [%s] %s", when, name ? name : "?", s->nodes[e->node], e->text) < 0)
 		return;
 	if (k == s->cursor)
 		attron(A_REVERSE);

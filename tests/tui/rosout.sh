@@ -22,7 +22,7 @@ start 80 24 "$bag"
 wait_for "browser up" '/rosout_agg'
 keys E
 wait_for "pane opens with every message once" "^ *Rosout: $n of $n, level DEBUG\+"
-wait_for "the first line: stamp, level, node, text" '^ *1600000000\.000000017 DEBUG \[/controller\] line one of 0 line two'
+wait_for "the first line, one column in as in the other panes: stamp, level, node, text" '^ 1600000000\.000000017 DEBUG \[/controller\] line one of 0 line two'
 keys e
 wait_for "e: the next error" '^ *1600000000\.075000017 ERROR \[/controller\] step 3'
 wait_for "the list follows to its record time" 'row [0-9]+/[0-9]+ +2020-09-13 12:26:40\.075'
