@@ -250,9 +250,22 @@ int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t cur
 	return 0;
 }
 
+void span_text(char *buf, size_t len, double secs)
+{
+	if (secs < 120)
+		snprintf(buf, len, "%.1f s", secs);
+	else if (secs < 7200)
+		snprintf(buf, len, "%.1f min", secs / 60);
+	else if (secs < 172800)
+		snprintf(buf, len, "%.1f h", secs / 3600);
+	else
+		snprintf(buf, len, "%.1f days", secs / 86400);
+}
+
 void rate_text(char *buf, size_t len, double hz)
 {
 	double period = hz > 0 ? 1.0 / hz : 0;
+	char span[32];
 
 	if (!(hz > 0))
 		snprintf(buf, len, "-");
@@ -268,8 +281,8 @@ void rate_text(char *buf, size_t len, double hz)
 		snprintf(buf, len, "%.0f mHz", hz * 1e3);
 	else if (period < 120)
 		snprintf(buf, len, "every %.0f s", period);
-	else if (period < 7200)
-		snprintf(buf, len, "every %.1f min", period / 60);
-	else
-		snprintf(buf, len, "every %.1f h", period / 3600);
+	else {
+		span_text(span, sizeof span, period);
+		snprintf(buf, len, "every %s", span);
+	}
 }

@@ -55,8 +55,12 @@ int jump_parse_zone(const char *s, int64_t start_ns, int64_t end_ns, int64_t cur
 /*
  * A rate (bag_rate_hz) in a unit that fits, into buf: "2.7 kHz", "62.5 Hz",
  * "420 mHz", and for topics slower than one message in 10 s "every 22 s",
- * "every 3.5 min", "every 2.0 h"; "-" for 0 (fewer than two times).
+ * "every 3.5 min", "every 2.0 h", "every 3.5 days"; "-" for 0 (fewer than
+ * two times).
  */
 void rate_text(char *buf, size_t len, double hz);
+
+/* A span of time in a unit that fits: "19.7 s", "66.7 min", "2.8 h", "1200.3 days". */
+void span_text(char *buf, size_t len, double secs);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timeparse.h"
 #include "tui/draw.h"
 
 /* The prompt on the status line, the end of a long input in sight, the cursor after it. */
@@ -239,7 +240,7 @@ static void draw_status(struct app *app, struct rect r)
  */
 static void draw_title(struct app *app)
 {
-	char title[1024], names[256] = "", rest[300], buf[300], path[512];
+	char title[1024], names[256] = "", rest[300], buf[300], path[512], span[32];
 	struct term_scratch sc = { 0 };
 	size_t n = 0;
 
@@ -251,9 +252,11 @@ static void draw_title(struct app *app)
 
 	if (count == 0 && !estimate)
 		snprintf(rest, sizeof rest, "  no messages%s", names);
-	else
-		snprintf(rest, sizeof rest, "  %s%llu message%s  %.1f s%s", estimate ? "~" : "", (unsigned long long)count,
-		         BAG_S(count), (double)(app->m.end_ns - app->m.start_ns) / 1e9, names);
+	else {
+		span_text(span, sizeof span, (double)(app->m.end_ns - app->m.start_ns) / 1e9);
+		snprintf(rest, sizeof rest, "  %s%llu message%s  %s%s", estimate ? "~" : "", (unsigned long long)count,
+		         BAG_S(count), span, names);
+	}
 	if (app->cb.nbags > 1) {
 		snprintf(title, sizeof title, " bagscope  %zu bags%s", app->cb.nbags, rest);
 	} else {

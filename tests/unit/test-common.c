@@ -121,6 +121,7 @@ static void test_rate_units(void **state)
 		{ 2, 22000000000LL, "every 22 s" },
 		{ 4, 630000000000LL, "every 3.5 min" },
 		{ 2, 9000000000000LL, "every 2.5 h" },
+		{ 2, 302400000000000LL, "every 3.5 days" },
 		{ 2, 0, "-" },                          /* two at one time */
 		{ 1, 5, "-" },
 	};
@@ -134,6 +135,25 @@ static void test_rate_units(void **state)
 		assert_string_equal(buf, cases[i].text);
 	}
 	assert_true(bag_rate_hz(2, 1396293887840000001LL, 1396293887840000002LL) == 1e9);
+}
+
+/* Spans (the browser's title) in a unit that fits. */
+static void test_span_units(void **state)
+{
+	static const struct {
+		double secs;
+		const char *text;
+	} cases[] = {
+		{ 0, "0.0 s" }, { 19.7, "19.7 s" }, { 119.9, "119.9 s" }, { 4000, "66.7 min" },
+		{ 10000, "2.8 h" }, { 172799, "48.0 h" }, { 103706216.2, "1200.3 days" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		span_text(buf, sizeof buf, cases[i].secs);
+		assert_string_equal(buf, cases[i].text);
+	}
 }
 
 static void test_far_times_clamp(void **state)
@@ -298,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_escape_scheme),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_rate_units),
+		cmocka_unit_test(test_span_units),
 		cmocka_unit_test(test_scratch),
 		cmocka_unit_test(test_json_controls),
 		cmocka_unit_test(test_far_times_clamp),
