@@ -343,13 +343,31 @@ static struct task *task_get(struct task **spare)
 		return t;
 	}
 	t = calloc(1, sizeof *t);
-	if (t != NULL && (t->rows = malloc(MAX_TASK_ROWS * sizeof *t->rows)) == NULL) {
+	if (t != NULL && (t->rows = malloc(MIN_TASK_ROWS * sizeof *t->rows)) == NULL) {
 		free(t);
 		t = NULL;
 	}
 	if (t != NULL)
-		t->cap = MAX_TASK_ROWS;
+		t->cap = MIN_TASK_ROWS;
 	return t;
+}
+
+/*
+ * Room for one more row in t: its rows grow by doubling up to MAX_TASK_ROWS
+ * (a small bag's scan allocates a task of 1,024 rows, not 65,536).
+ */
+static int task_room(struct task *t)
+{
+	struct row *rows;
+	uint32_t cap = t->cap * 2 < MAX_TASK_ROWS ? t->cap * 2 : MAX_TASK_ROWS;
+
+	if (t->n < t->cap)
+		return BAG_OK;
+	if ((rows = realloc(t->rows, cap * sizeof *rows)) == NULL)
+		return BAG_ENOMEM;
+	t->rows = rows;
+	t->cap = cap;
+	return BAG_OK;
 }
 
 /* The coordinator's walk over the view's rows, cutting tasks. */
@@ -400,8 +418,11 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 	int rc;
 
 	/* counts from chunk infos are corrected as index groups load */
-	while ((c->count = bag_view_count(c->v)) > c->row && t->n < t->cap) {
+	while ((c->count = bag_view_count(c->v)) > c->row && t->n < MAX_TASK_ROWS) {
 		size_t k = view_group_of_row(c->v, c->row);
+
+		if ((rc = task_room(t)) != BAG_OK)
+			return rc;
 		if (!c->in_group || k != c->group) {
 			leave_group(c);
 			c->group = k;
