@@ -544,7 +544,7 @@ static void test_quick(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
 		add_needle(&c, fixed[i], strlen(fixed[i]));
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < (int)test_scaled(200); i++) {
 		size_t n = 0;
 		double d = random_double(&r);
 		uint32_t u32 = (uint32_t)xorshift(&r), np = 60 + (uint32_t)(xorshift(&r) % 10), nv = 60 + i % 10;

@@ -445,7 +445,7 @@ static const char *corrupt_copy(const char *path, size_t ci, char *out, size_t o
 static void test_bad_chunk_once(void **state)
 {
 	char tmp[128], many[128];
-	const char *path = corrupt_copy(write_many(BAG_COMPRESSION_BZ2, 20000, many, sizeof many), 5, tmp, sizeof tmp);
+	const char *path = corrupt_copy(write_many(BAG_COMPRESSION_BZ2, test_scaled(20000), many, sizeof many), 5, tmp, sizeof tmp);
 	bag_t *bag;
 	bag_timeline_t *tl;
 	bag_view_t *v;
