@@ -341,6 +341,37 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 #endif
 
 #ifdef HAVE_ZSTD
+/*
+ * A whole zstd frame, in one call straight into out when its size is known
+ * (stated in the frame, or out's fixed room): no window buffers (2.4 MB a
+ * context) and no copy out of them. False (out as it was) for any other
+ * frame, or a damaged one, which the streaming loop then takes.
+ */
+static bool inflate_zstd_whole(ZSTD_DCtx *dctx, const uint8_t *src, size_t src_len, struct sink *s)
+{
+	struct bag_inflated *out = s->out;
+	size_t whole = ZSTD_findFrameCompressedSize(src, src_len), room, got;
+	unsigned long long size = ZSTD_getFrameContentSize(src, src_len);
+
+	if (ZSTD_isError(whole) || size == ZSTD_CONTENTSIZE_ERROR)
+		return false;
+	if (size != ZSTD_CONTENTSIZE_UNKNOWN)
+		room = size <= s->max - out->len && sink_room(s, (size_t)size) >= size ? (size_t)size : 0;
+	else
+		room = s->grow ? 0 : s->cap - out->len;
+	if (room == 0)
+		return false;
+	got = ZSTD_decompressDCtx(dctx, out->buf + out->len, room, src, whole);
+	if (ZSTD_isError(got) || (size != ZSTD_CONTENTSIZE_UNKNOWN && got != size)) {
+		ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+		return false;
+	}
+	out->len += got;
+	out->used = whole;
+	out->ended = true;
+	return true;
+}
+
 /* A zstd frame as far as it goes (a cut-off frame yields what was decoded). */
 static void inflate_zstd(const uint8_t *src, size_t src_len, struct sink *s)
 {
@@ -355,6 +386,8 @@ static void inflate_zstd(const uint8_t *src, size_t src_len, struct sink *s)
 	}
 	ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
 	s->ctx->zstd = dctx;
+	if (inflate_zstd_whole(dctx, src, src_len, s))
+		return;
 	for (;;) {
 		size_t room = sink_room(s, 1);
 		if (room == 0)
