@@ -138,6 +138,11 @@ fi
 # needles per corpus, 30,000 random doubles, 10,000 connections, a cut
 # every 10 bytes ...), and the two whose point is a big file are skipped.
 # Each line of the list is split at its spaces: no argument above holds one.
+# The browser over the images fixture (every picture, damaged frame and point
+# cloud drawn), a screen test of its own, runs beside the list: run after it,
+# alone, it left a core idle at the end of ./test.sh.
+LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1 &
+img=$!
 TEST_SCALE=10 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
 cat "$list.out"
 runs=$(wc -l < "$list")
@@ -159,10 +164,9 @@ if [ -n "$nginx" ]; then
 	nginx_stop
 fi
 rm -rf "$gen"
-# the browser over the images fixture (every picture, damaged frame and point cloud drawn): a
-# screen test of its own, beside the runs above
+# the browser over the images fixture, started before the list (below)
 runs=$((runs + 1))
-LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1
+wait "$img"
 case $? in
 0|77) ;;
 *) echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' "$list.img" | head -n 60; fails=$((fails + 1)) ;;
