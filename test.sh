@@ -34,9 +34,7 @@ case ${1:-} in
 --asan-check)
 	cd "$asan" && exec make -j"$TJ" check >/dev/null 2>&1 ;;
 --valgrind)
-	# as many runs at once as make check has tests: beside the ASan suite it then gets its
-	# share of the cores, and the two end together rather than valgrind last, alone
-	JOBS=$TJ; export JOBS; exec tests/tools/run-valgrind.sh > tests/valgrind.out 2>&1 ;;
+	exec tests/tools/run-valgrind.sh > tests/valgrind.out 2>&1 ;;
 esac
 
 T0=$(date +%s)
