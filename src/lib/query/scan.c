@@ -67,7 +67,8 @@ struct row {
 
 struct task {
 	struct row *rows;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;               /* rows allocated: from MIN_TASK_ROWS, doubled up to MAX_TASK_ROWS */
 	struct bag_text text;     /* outputs and failure reasons of all rows */
 	uint8_t *data;            /* message copies (keep_data) */
 	size_t data_len, data_cap;
@@ -352,24 +353,6 @@ static struct task *task_get(struct task **spare)
 	return t;
 }
 
-/*
- * Room for one more row in t: its rows grow by doubling up to MAX_TASK_ROWS
- * (a small bag's scan allocates a task of 1,024 rows, not 65,536).
- */
-static int task_room(struct task *t)
-{
-	struct row *rows;
-	uint32_t cap = t->cap * 2 < MAX_TASK_ROWS ? t->cap * 2 : MAX_TASK_ROWS;
-
-	if (t->n < t->cap)
-		return BAG_OK;
-	if ((rows = realloc(t->rows, cap * sizeof *rows)) == NULL)
-		return BAG_ENOMEM;
-	t->rows = rows;
-	t->cap = cap;
-	return BAG_OK;
-}
-
 /* The coordinator's walk over the view's rows, cutting tasks. */
 /* A message's place, to know it again after its group was read anew. */
 struct place {
@@ -421,7 +404,7 @@ static int cut_task(struct scan *s, struct cutter *c, struct task *t)
 	while ((c->count = bag_view_count(c->v)) > c->row && t->n < MAX_TASK_ROWS) {
 		size_t k = view_group_of_row(c->v, c->row);
 
-		if ((rc = task_room(t)) != BAG_OK)
+		if ((rc = bag_grow((void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows)) != BAG_OK)
 			return rc;
 		if (!c->in_group || k != c->group) {
 			leave_group(c);
