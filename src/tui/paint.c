@@ -134,7 +134,6 @@ int draw_width(const char *s)
 	return cols;
 }
 
-/* A pane's title row: its name, then rest. */
 /* Whether s starts a key hint: "[s] sort", "[Esc] back". */
 static bool is_hint(const char *s)
 {
@@ -162,6 +161,7 @@ static void drop_hints(char *line, int w)
 	}
 }
 
+/* A pane's title row: its name, then rest. */
 void draw_pane_title(struct app *app, const struct pane *p, const char *rest)
 {
 	bool focus = &app->panes[app->m.focus] == p;
