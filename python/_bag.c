@@ -55,22 +55,6 @@ static void bag_unlock(BagObject *b)
 }
 
 /* Raise when b was closed; 0 when it is open. */
-/* A lone rosbag2 .db3's counts are estimates after its open (bag_counts_exact()): counted here. */
-static int exact_counts(bag_t *bag)
-{
-	uint64_t *per;
-	int rc;
-
-	if (bag_counts_exact(bag))
-		return BAG_OK;
-	if ((per = calloc(bag_conn_count(bag) + 1, sizeof *per)) == NULL)
-		return BAG_ENOMEM;
-	if ((rc = bag_count_messages(bag, per)) == BAG_OK)
-		bag_counts_set(bag, per);
-	free(per);
-	return rc;
-}
-
 static int bag_open_check(BagObject *b)
 {
 	if (b->tl != NULL)
@@ -168,7 +152,7 @@ static int Bag_init(BagObject *self, PyObject *args, PyObject *kw)
 	for (size_t i = 0; i < np && brc == BAG_OK; i++) {
 		brc = bag_open(&self->bags[i], p[i], &o);
 		if (brc == BAG_OK)
-			brc = exact_counts(self->bags[i]);
+			brc = bag_counts_make_exact(self->bags[i]);   /* a lone .db3's are estimates after its open */
 		if (brc != BAG_OK)
 			err = *bag_last_error(self->bags[i]);
 		self->nbags++;

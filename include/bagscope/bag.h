@@ -324,6 +324,14 @@ BAG_API int bag_count_messages(bag_t *bag, uint64_t *per);
 BAG_API void bag_counts_set(bag_t *bag, const uint64_t *per);
 
 /*
+ * bag_count_messages() then bag_counts_set() on bag itself, for a caller
+ * that wants exact counts before it goes on (nothing to do when
+ * bag_counts_exact()). Returns 0, BAG_ENOMEM or BAG_EIO (bag_last_error()
+ * says why).
+ */
+BAG_API int bag_counts_make_exact(bag_t *bag);
+
+/*
  * Earliest and latest message time over all chunks (the true min and max,
  * whatever the chunk order). Both 0 when the bag has no messages.
  */

@@ -293,19 +293,9 @@ void bagset_lazy_counts(void)
 
 int bagset_exact_counts(bag_t *bag, const char **why)
 {
-	uint64_t *per;
-	int rc = BAG_OK;
+	int rc = bag_counts_make_exact(bag);
 
-	if (bag_counts_exact(bag))
-		return BAG_OK;
-	if ((per = calloc(bag_conn_count(bag) + 1, sizeof *per)) == NULL) {
-		*why = "out of memory";
-		return BAG_ENOMEM;
-	}
-	if ((rc = bag_count_messages(bag, per)) == BAG_OK)
-		bag_counts_set(bag, per);
 	*why = bag_last_error(bag)->message;
-	free(per);
 	return rc;
 }
 

@@ -94,7 +94,10 @@ static void test_open_reads_no_table(void **state)
 	bag_close(bag);
 }
 
-/* The exact counts, once asked: the left-out rows warned about; bag_counts_set() makes them the bag's. */
+/*
+ * The exact counts, once asked: the left-out rows warned about; bag_counts_set() makes them the bag's,
+ * as bag_counts_make_exact() does in one call.
+ */
 static void test_counts_when_asked(void **state)
 {
 	const char *path = *state;
@@ -130,6 +133,17 @@ static void test_counts_when_asked(void **state)
 	assert_int_equal(bag_timeline_load(tl, 0), 1);
 	assert_int_equal(bag_timeline_count(tl), ROWS);
 	bag_timeline_free(tl);
+	bag_close(bag);
+	/* bag_counts_make_exact(): the same counts, made the bag's in one call; then nothing to do */
+	assert_int_equal(bag_open(&bag, path, NULL), BAG_OK);
+	assert_false(bag_counts_exact(bag));
+	assert_int_equal(bag_counts_make_exact(bag), BAG_OK);
+	assert_true(bag_counts_exact(bag));
+	assert_int_equal(bag_conn(bag, 0)->message_count, ROWS / 4 * 3);
+	assert_int_equal(bag_conn(bag, 1)->message_count, ROWS / 4);
+	assert_int_equal(bag_warning_count(bag), 2);
+	assert_int_equal(bag_counts_make_exact(bag), BAG_OK);
+	assert_int_equal(bag_warning_count(bag), 2);
 	bag_close(bag);
 }
 

@@ -329,6 +329,21 @@ BAG_API void bag_counts_set(bag_t *bag, const uint64_t *per)
 	bag->counts_estimated = false;
 }
 
+BAG_API int bag_counts_make_exact(bag_t *bag)
+{
+	uint64_t *per;
+	int rc;
+
+	if (!bag->counts_estimated)
+		return BAG_OK;
+	if ((per = calloc(bag->nconns + 1, sizeof *per)) == NULL)
+		return bag_fail(bag, BAG_ENOMEM, UINT64_MAX, "out of memory");
+	if ((rc = bag_count_messages(bag, per)) == BAG_OK)
+		bag_counts_set(bag, per);
+	free(per);
+	return rc;
+}
+
 BAG_API int64_t bag_start_time(const bag_t *bag)
 {
 	return bag->start_ns;
