@@ -1,9 +1,10 @@
 #!/bin/sh
 # made-bags.sh GEN DIR - the bags that tests/tools/GEN makes, copied into
 # DIR. The generators (mk-robot-bags.py, mk-tf-bags.py, mk-columns-bags.py,
-# mk-window-bag.py, mk-chunks-bag.py) write with Debian's python3-rosbag. A
-# dozen tests read their bags, and each run of one costs 0.6 s of CPU or
-# more, most of it importing rosbag: so they are made once, under
+# mk-window-bag.py, mk-chunks-bag.py) write with Debian's python3-rosbag,
+# mk-lone-db3.py with Python's sqlite3. A dozen tests read their bags, and
+# each run of one costs 0.6 s of CPU or more, most of it importing rosbag
+# (2.6 s for the million-row .db3): so they are made once, under
 # $BAGSCOPE_MADE (test.sh gives both of its trees the same one; default: the
 # build tree's tests/made/), keyed by the generator's checksum, and a test
 # that finds them there copies them. Two tests making them at once both make

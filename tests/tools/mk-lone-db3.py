@@ -1,9 +1,8 @@
-#!/usr/bin/python3
-# mk-lone-db3.py DIR - DIR/lone.db3: a rosbag2 SQLite file without its
-# metadata.yaml, written by Python's own sqlite3 (not by bagscope): 1,000,000
-# rows, three on /a (std_msgs/msg/Int32) for each on /b, 1 ms apart. Made once
-# for both trees of ./test.sh through tests/tools/made-bags.sh
-# (tests/tui/rosbag2-counts.sh reads it).
+#!/usr/bin/env python3
+"""mk-lone-db3.py DIR - DIR/lone.db3: a rosbag2 SQLite file without its
+metadata.yaml, written by Python's own sqlite3 (not by bagscope): 1,000,000
+rows, three on /a (std_msgs/msg/Int32) for each on /b, 1 ms apart (the lone
+.db3's screen test, tests/tui/rosbag2-counts.sh)."""
 import sqlite3
 import sys
 
