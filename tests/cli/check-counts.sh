@@ -11,7 +11,7 @@ B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data/fixtures
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "check-counts.sh: needs python3-rosbag"; exit 1; }
+[ -x "$PY" ] && "$PY" "$(dirname "$0")/../tools/has-modules.py" rosbag 2>/dev/null || { echo "check-counts.sh: needs python3-rosbag"; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -14,7 +14,7 @@ B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
 D=$SRCDIR/tests/data/fixtures
-command -v rosbag >/dev/null 2>&1 && $PY -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
+command -v rosbag >/dev/null 2>&1 && $PY "$SRCDIR/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
 . "$SRCDIR/tests/tools/node-setup.sh"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT

@@ -18,7 +18,7 @@ BUILDDIR=${BUILDDIR:-.}
 D=$SRCDIR/tests/data/fixtures
 CHECK="$PY $SRCDIR/tests/tools/export-check.py"
 TOOL=$BUILDDIR/tests/tools/write-tool
-command -v rosbag >/dev/null 2>&1 && $PY -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null ||
+command -v rosbag >/dev/null 2>&1 && $PY "$SRCDIR/tests/tools/has-modules.py" rosbag 2>/dev/null ||
 	{ echo "ROS tools not installed: skipped"; exit 77; }
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT

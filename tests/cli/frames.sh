@@ -11,7 +11,7 @@ B=${BAGSCOPE:-src/bagscope}
 BAG=$(dirname "$0")/../data/fixtures/made/images.bag
 PY=/usr/bin/python3
 fail=0
-"$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag PIL 2>/dev/null || { echo "frames.sh: needs python3-rosbag and python3-pil"; exit 1; }
+"$PY" "$(dirname "$0")/../tools/has-modules.py" rosbag PIL 2>/dev/null || { echo "frames.sh: needs python3-rosbag and python3-pil"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

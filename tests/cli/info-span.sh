@@ -4,7 +4,7 @@
 # is written by python3-rosbag too. Skipped (77) without it.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BAGSCOPE:-$top/src/bagscope}
-command -v rosbag >/dev/null 2>&1 && /usr/bin/python3 -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
+command -v rosbag >/dev/null 2>&1 && /usr/bin/python3 "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 - "$tmp/span.bag" <<'PY' || exit 1

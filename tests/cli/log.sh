@@ -11,7 +11,7 @@ B=${BAGSCOPE:-src/bagscope}
 SRC=${SRCDIR:-.}
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag diagnostic_msgs.msg 2>/dev/null || { echo "log.sh: needs python3-rosbag, python3-diagnostic-msgs"; exit 1; }
+[ -x "$PY" ] && "$PY" "$SRCDIR/tests/tools/has-modules.py" rosbag diagnostic_msgs.msg 2>/dev/null || { echo "log.sh: needs python3-rosbag, python3-diagnostic-msgs"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-robot-bags.py "$tmp" || exit 1

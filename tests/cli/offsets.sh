@@ -8,7 +8,7 @@ B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "offsets.sh: needs python3-rosbag"; exit 1; }
+[ -x "$PY" ] && "$PY" "$(dirname "$0")/../tools/has-modules.py" rosbag 2>/dev/null || { echo "offsets.sh: needs python3-rosbag"; exit 1; }
 # want BAG FROM_START TO_END...: rosbag's count in [start + FROM_START, end - TO_END]
 # for each triple, a line each (one process: one import of rosbag)
 want() {

@@ -11,7 +11,7 @@ PY=/usr/bin/python3
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$SRCDIR}
 BUILDDIR=$(cd "$BUILDDIR" && pwd)
-$PY -c 'import venv, numpy, pytest' 2>/dev/null || { echo "python3-venv, numpy or pytest missing: skipped"; exit 77; }
+$PY "$SRCDIR/tests/tools/has-modules.py" venv numpy pytest 2>/dev/null || { echo "python3-venv, numpy or pytest missing: skipped"; exit 77; }
 V=$BUILDDIR/tests/python-venv
 [ -x "$V/bin/python" ] || $PY -m venv --system-site-packages "$V" || exit 1
 BAGSCOPE_BUILDDIR=$BUILDDIR "$V/bin/pip" install --quiet --no-build-isolation --no-index --no-deps \

@@ -31,7 +31,7 @@ F=$SRCDIR/tests/data/fixtures/bags
 KEY1="session 1/run é ü.bag"
 # a bag of 200 chunks, 30 KB apart, written by Debian's python3-rosbag (when installed)
 MANY=
-if /usr/bin/python3 -c 'import rosbag' 2>/dev/null; then
+if /usr/bin/python3 "$SRCDIR/tests/tools/has-modules.py" rosbag 2>/dev/null; then
 	MANY=$T/many.bag
 	/usr/bin/python3 - "$MANY" <<'PY' || exit 1
 import sys, rosbag, genpy

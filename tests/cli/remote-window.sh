@@ -12,7 +12,7 @@
 # Skipped (77) without python3-rosbag.
 B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-/usr/bin/python3 -c 'import rosbag' 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
+/usr/bin/python3 "$SRCDIR/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
 . "$SRCDIR/tests/tools/nginx.sh"
 T=$(mktemp -d) && chmod 755 "$T" || exit 1   # nginx workers run as another user
 PROXY=

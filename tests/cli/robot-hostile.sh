@@ -10,7 +10,7 @@
 B=${BAGSCOPE:-src/bagscope}
 SRC=${SRCDIR:-.}
 PY=/usr/bin/python3
-"$PY" -c 'import rosbag, tf2_msgs.msg, diagnostic_msgs.msg' 2>/dev/null || { echo "needs python3-rosbag and the message packages"; exit 1; }
+"$PY" "$SRC/tests/tools/has-modules.py" rosbag tf2_msgs.msg diagnostic_msgs.msg 2>/dev/null || { echo "needs python3-rosbag and the message packages"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-tf-bags.py "$tmp" && SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-robot-bags.py "$tmp" || exit 1

@@ -10,7 +10,7 @@
 PY=/usr/bin/python3
 SAMPLE=${WRITE_SAMPLE:-tests/tools/write-sample}
 command -v rosbag >/dev/null 2>&1 && command -v rostopic >/dev/null 2>&1 &&
-	$PY -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
+	$PY "$(dirname "$0")/../tools/has-modules.py" rosbag 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 passed=0 failed=0

@@ -15,7 +15,7 @@ BUILD=${BUILDDIR:-.}
 SRC=${SRCDIR:-.}
 PY=/usr/bin/python3
 fail=0
-[ -x "$PY" ] && "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' rosbag tf2_msgs.msg 2>/dev/null || { echo "tf.sh: needs python3-rosbag, python3-tf2-msgs"; exit 1; }
+[ -x "$PY" ] && "$PY" "$SRCDIR/tests/tools/has-modules.py" rosbag tf2_msgs.msg 2>/dev/null || { echo "tf.sh: needs python3-rosbag, python3-tf2-msgs"; exit 1; }
 [ -f /usr/include/tf2/buffer_core.h ] || { echo "tf.sh: needs libtf2-dev (scripts/setup.sh --test)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

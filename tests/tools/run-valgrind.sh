@@ -75,7 +75,7 @@ PY=/usr/bin/python3   # Debian's, with python3-rosbag (not a python3 earlier on 
 # tf, log and diag where there are frames, /rosout and diagnostics to read
 gen=$(mktemp -d) && chmod 755 "$gen"   # nginx workers run as another user
 fails=0
-if "$PY" -c 'import rosbag, diagnostic_msgs.msg, rosgraph_msgs.msg, tf2_msgs.msg' 2>/dev/null &&
+if "$PY" "$SRCDIR/tests/tools/has-modules.py" rosbag diagnostic_msgs.msg rosgraph_msgs.msg tf2_msgs.msg 2>/dev/null &&
    SRCDIR=$SRCDIR sh "$SRCDIR/tests/tools/made-bags.sh" mk-tf-bags.py "$gen" >/dev/null &&
    SRCDIR=$SRCDIR sh "$SRCDIR/tests/tools/made-bags.sh" mk-robot-bags.py "$gen" >/dev/null; then
 	basic=$gen/tf_basic.bag

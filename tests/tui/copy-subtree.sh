@@ -5,7 +5,7 @@
 # that part of the message; y on a leaf still copies its value.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-"$PY" -c 'import rosbag' 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
+"$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 "$PY" - "$bag" "$tmp" <<'PYEOF'
 import sys, rosbag

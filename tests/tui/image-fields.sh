@@ -5,22 +5,22 @@
 # be drawn shows the reason over the decoded tree (the fields, the data).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-"$PY" -c 'import rosbag' 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
+"$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/made/images.bag
-# facts TOPIC: the topic's index in name order, then its first frame's fields as the row shows them
-facts() {
-	"$PY" - "$bag" "$1" <<'PYEOF'
+# $tmp/TOPIC_NAME (the name's last part) for each topic: its index in name
+# order, then its first frame's fields as the row shows them; one read of the bag
+"$PY" - "$bag" "$tmp" /cam/rgb8 /cam/jpeg /cam/badjpeg <<'PYEOF' || exit 1
 import sys, rosbag
 b = rosbag.Bag(sys.argv[1])
 names = sorted(b.get_type_and_topic_info().topics)
-m = next(m for _, m, _ in b.read_messages(topics=[sys.argv[2]]))
-h = m.header
-f = 'stamp %d.%09d  frame_id "%s"  ' % (h.stamp.secs, h.stamp.nsecs, h.frame_id)
-f += 'encoding %s  %dx%d  step %d' % (m.encoding, m.width, m.height, m.step) if hasattr(m, 'encoding') else 'format ' + m.format
-print(names.index(sys.argv[2]))
-print(f)
+for topic in sys.argv[3:]:
+    m = next(m for _, m, _ in b.read_messages(topics=[topic]))
+    h = m.header
+    f = 'stamp %d.%09d  frame_id "%s"  ' % (h.stamp.secs, h.stamp.nsecs, h.frame_id)
+    f += 'encoding %s  %dx%d  step %d' % (m.encoding, m.width, m.height, m.step) if hasattr(m, 'encoding') else 'format ' + m.format
+    with open('%s/%s' % (sys.argv[2], topic.split('/')[-1]), 'w') as out:
+        out.write('%d\n%s\n' % (names.index(topic), f))
 PYEOF
-}
 # show_only N: solo the N-th topic (0-based, name order) and focus the list
 show_only() {
 	keys g BTab g
@@ -30,12 +30,12 @@ show_only() {
 START_ENV="NO_COLOR=1" start 160 45 "$bag"
 wait_for "opens" "row 1/1042"
 for topic in /cam/rgb8 /cam/jpeg; do
-	facts "$topic" > "$tmp/f"
-	show_only "$(sed -n 1p "$tmp/f")"
+	facts=$tmp/${topic##*/}
+	show_only "$(sed -n 1p "$facts")"
 	wait_for "$topic: a picture" "Detail: image 16x8"
 	# the row under the title (and the next, when the pane is narrow) is the fields rosbag reads
 	screen > "$tmp/screen"
-	check "$topic: its fields under the title, as rosbag reads them" "$PY" - "$tmp/screen" "$(sed -n 2p "$tmp/f")" <<'PYEOF'
+	check "$topic: its fields under the title, as rosbag reads them" "$PY" - "$tmp/screen" "$(sed -n 2p "$facts")" <<'PYEOF'
 import sys
 rows, want = open(sys.argv[1], encoding='utf-8').read().split('\n'), sys.argv[2]
 at = next(k for k, r in enumerate(rows) if 'Detail: image' in r)
@@ -45,7 +45,7 @@ print('fields rows: %r, %r' % (a, b))
 sys.exit(0 if a == want or a + '  ' + b == want else 1)
 PYEOF
 done
-show_only "$(facts /cam/badjpeg | sed -n 1p)"
+show_only "$(sed -n 1p "$tmp/badjpeg")"
 keys j
 wait_for "a damaged jpeg: the reason" "cannot show this image: "
 wait_for "... over the decoded tree" "^ .* +format: \"jpeg\""

@@ -4,7 +4,7 @@
 #   remote_bag PROXY_OPTIONS...   writes the bag to $tmp/www, starts nginx and
 #                                 the proxy (stopped on exit), sets P to its URL
 # Skips the test (77) without python3-rosbag.
-/usr/bin/python3 -c 'import rosbag' 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
+/usr/bin/python3 "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
 . "$top/tests/tools/nginx.sh"
 PROXY=
 trap 'nginx_stop; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; $T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT

@@ -12,7 +12,7 @@
 # Skipped (77) without tmux.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-"$PY" -c 'import rosbag' 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
+"$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 SRCDIR=$top sh "$top/tests/tools/made-bags.sh" mk-robot-bags.py "$tmp" || exit 1
 bag=$tmp/log.bag
 n=$("$bin" log "$bag" | grep -c '^2020')

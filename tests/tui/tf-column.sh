@@ -8,7 +8,7 @@
 # (tests/tools/mk-columns-bags.py). Skipped (77) without tmux.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-"$PY" -c 'import rosbag, diagnostic_msgs.msg, tf2_msgs.msg' 2>/dev/null || { echo "needs python3-rosbag, python3-diagnostic-msgs: skipped"; exit 77; }
+"$PY" "$top/tests/tools/has-modules.py" rosbag diagnostic_msgs.msg tf2_msgs.msg 2>/dev/null || { echo "needs python3-rosbag, python3-diagnostic-msgs: skipped"; exit 77; }
 SRCDIR=$top sh "$top/tests/tools/made-bags.sh" mk-columns-bags.py "$tmp" || exit 1
 bag=$tmp/cols.bag
 x_at() { "$bin" tf --lookup map base_link --at "$1" "$bag" 2>/dev/null | awk '{ printf "%.6g", $4 }'; }

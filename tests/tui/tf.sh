@@ -9,7 +9,7 @@
 # tests/cli/tf.sh). Esc closes it. Skipped (77) without tmux.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-"$PY" -c 'import rosbag, tf2_msgs.msg' 2>/dev/null || { echo "needs python3-rosbag, python3-tf2-msgs: skipped"; exit 77; }
+"$PY" "$top/tests/tools/has-modules.py" rosbag tf2_msgs.msg 2>/dev/null || { echo "needs python3-rosbag, python3-tf2-msgs: skipped"; exit 77; }
 SRCDIR=$top sh "$top/tests/tools/made-bags.sh" mk-tf-bags.py "$tmp" || exit 1
 bag=$tmp/tf_basic.bag
 

@@ -5,7 +5,7 @@
 # marked range (read back by python3-rosbag).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-[ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
+[ -x "$PY" ] && "$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 cd "$tmp" || exit 1           # the browser's directory: where offered names land
 start 120 35 "$bag"

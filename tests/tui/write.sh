@@ -6,7 +6,7 @@
 # rosbag's own reader, and the status line must say so.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-[ -x "$PY" ] && "$PY" -c 'import rosbag' 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
+[ -x "$PY" ] && "$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 out=$tmp/cut.bag
 start 120 35 "$bag"
