@@ -4,11 +4,12 @@
 # of the tree under build-asan/), and the programs under valgrind. Ends with
 # the wall and CPU time of each phase, and one line 'N passed, N failed'.
 #
-# The phases overlap where they can: the ASan build is made while the
-# as-built suite runs (its screen and CLI tests leave the cores idle at
-# times), and valgrind (on the as-built programs) starts when that suite
-# ends, beside the rest of the ASan build and the ASan suite. The ASan copy takes the generated configure and Makefile.in along
-# instead of running autoreconf again.
+# The phases overlap where they can: the ASan build is made while this tree
+# is configured and built and the as-built suite runs (configure, and the
+# screen and CLI tests, leave the cores idle at times), and valgrind (on the
+# as-built programs) starts when that suite ends, beside the rest of the ASan
+# build and the ASan suite. The ASan copy takes the generated configure and
+# Makefile.in along instead of running autoreconf again.
 # BAGSCOPE_NO_ASAN=1 / BAGSCOPE_NO_VALGRIND=1 leave those phases out.
 cd "$(dirname "$0")" || exit 1
 # the bags python3-rosbag writes for the tests, made once for both trees (tests/tools/made-bags.sh)
@@ -40,12 +41,6 @@ esac
 T0=$(date +%s)
 times=$(mktemp) || exit 1
 trap 'rm -f "$times" "$times.setup"' EXIT
-scripts/setup.sh --test || exit 1
-T1=$(date +%s)
-# the setup's CPU: this shell's children so far (the second line of `times`)
-times > "$times.setup"
-setup_cpu=$(awk 'NR == 2 { split($0, f, /[ms ]+/); printf "%.1f", f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$times.setup")
-
 # phase NAME: run this script with --NAME, noting its wall and CPU seconds
 phase() {
 	/usr/bin/time -a -o "$times" -f "$1 %e %U %S" sh "$0" "--$1"
@@ -54,7 +49,16 @@ phase() {
 status=0
 asan_on=; [ "${BAGSCOPE_NO_ASAN:-}" = "" ] && asan_on=1
 vg_on=; [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2>&1 && vg_on=1
+# the ASan copy is configured and built from the bootstrapped tree, beside
+# this tree's configure and build (configure leaves one core idle)
+scripts/setup.sh --test --bootstrap || exit 1
 [ -z "$asan_on" ] || { phase asan-build & build=$!; }
+scripts/setup.sh --test || exit 1
+T1=$(date +%s)
+# the setup's CPU: this shell's children so far (the second line of `times`)
+times > "$times.setup"
+setup_cpu=$(awk 'NR == 2 { split($0, f, /[ms ]+/); printf "%.1f", f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$times.setup")
+
 phase check || status=1
 # valgrind needs only the as-built tree: it starts at once, beside the ASan build's end
 [ -z "$vg_on" ] || { phase valgrind & vg=$!; }

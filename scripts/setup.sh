@@ -3,6 +3,7 @@
 # missing ones), bootstrap autotools, configure and build.
 #   scripts/setup.sh          what building and browsing need
 #   scripts/setup.sh --test   also what the test suite needs
+#   ... --bootstrap           install and bootstrap only: no configure, no build
 set -e
 cd "$(dirname "$0")/.."
 pkgs="gcc make autoconf automake libtool pkg-config libbz2-dev liblz4-dev libzstd-dev libsqlite3-dev libmd-dev libturbojpeg0-dev libspng-dev libcurl4-openssl-dev libncurses-dev libcmocka-dev"
@@ -29,5 +30,6 @@ if [ -n "$missing" ]; then
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
 fi
 [ -x configure ] || autoreconf -fi
+[ "${2:-}" != --bootstrap ] || exit 0
 [ -f Makefile ] || ./configure
 make -j"$(nproc)"
