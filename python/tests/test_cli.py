@@ -17,11 +17,8 @@ MCAP = sorted(glob.glob(os.path.join(DATA, 'mcap', '*.mcap')))
 
 
 def cli(*args):
-    # python.sh preloads ASan's runtime for Python under an --enable-asan build;
-    # the program links its own, and the two must not meet
-    env = {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
     return subprocess.run([bagscope_cli()] + list(args), capture_output=True, text=True,
-                          env=dict(env, LC_ALL='C.UTF-8'))
+                          env=dict(os.environ, LC_ALL='C.UTF-8'))
 
 
 def plain(v):

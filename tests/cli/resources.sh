@@ -41,13 +41,11 @@ bounded() {
 	secs=$1 what=$2
 	shift 2
 	: >"$dir/time"
-	pre=$SAN_PRELOAD
-	[ "$1" != "$B" ] || pre=
 	if [ -x /usr/bin/time ]; then
-		(ulimit -v "$SAN_VLIMIT" && LD_PRELOAD=$pre exec /usr/bin/time -o "$dir/time" -f ', %e s, %U s user, %M KB' \
+		(ulimit -v "$SAN_VLIMIT" && LD_PRELOAD=$SAN_PRELOAD exec /usr/bin/time -o "$dir/time" -f ', %e s, %U s user, %M KB' \
 			timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
 	else
-		(ulimit -v "$SAN_VLIMIT" && LD_PRELOAD=$pre exec timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
+		(ulimit -v "$SAN_VLIMIT" && LD_PRELOAD=$SAN_PRELOAD exec timeout -s KILL "$secs" "$@") >"$dir/out" 2>"$dir/err"
 	fi
 	rc=$?
 	if [ $rc -le 2 ]; then

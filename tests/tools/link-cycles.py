@@ -18,8 +18,8 @@ def syms(obj, flag):
 
 def name(obj):
     base = os.path.basename(obj)[:-2]
-    # automake prefixes objects with the target: libbagscope_objs_la-bag.o
-    return os.path.join(os.path.dirname(obj).replace('/.libs', ''), base.split('-', 1)[1] if base.startswith(('libbagscope_objs_la-', 'bagscope-')) else base)
+    # automake prefixes objects with the target: libbagscope_la-bag.o
+    return os.path.join(os.path.dirname(obj).replace('/.libs', ''), base.split('-', 1)[1] if base.startswith(('libbagscope_la-', 'bagscope-')) else base)
 
 def main():
     objs = list(objects(sys.argv[1:]))

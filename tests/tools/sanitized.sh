@@ -4,7 +4,6 @@
 # (SAN_PRELOAD, for LD_PRELOAD; empty otherwise), and no `ulimit -v` can hold
 # it: it reserves terabytes of address space for its shadow (SAN_VLIMIT,
 # the limit in KB to give `ulimit -v`: unlimited then, else the caller's).
-# bagscope itself needs no preload: it links ASan (statically, with gcc).
 #   . tests/tools/sanitized.sh; SAN_VLIMIT=${SAN_VLIMIT:-2000000}
 # Needs BUILDDIR.
 SAN_PRELOAD=
