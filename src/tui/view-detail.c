@@ -174,8 +174,10 @@ static void topic_conns(struct app *app, struct detail *d, size_t t)
 		if (bag_counts_exact(bag))
 			snprintf(count, sizeof count, "%llu message%s", (unsigned long long)c->message_count,
 			         BAG_S(c->message_count));
+		else
+			snprintf(count, sizeof count, "? messages");
 		snprintf(line, sizeof line, "connection %u: %s%s%s, %s (%s)", c->id, c->type, cid[0] ? " from " : "", cid,
-		         bag_counts_exact(bag) ? count : "? messages", app_base_name(bag_path(bag)));
+		         count, app_base_name(bag_path(bag)));
 		detail_node(d, 0, line);
 		for (size_t f = 0; f < c->nfields; f++)
 			if (strcmp(c->fields[f].name, "message_definition") != 0) {
