@@ -1,7 +1,7 @@
 #!/bin/sh
 # `bagscope export --format mcap` read back by an independent MCAP reader:
 # the TypeScript @mcap/core (with lz4js for lz4 chunks), installed with npm
-# into the build tree at the first run (tests/node). mcap-check.cjs checks
+# at the first run (tests/tools/node-setup.sh). mcap-check.cjs checks
 # the file's structure and CRCs and compares every message and connection
 # with rosbag's Python reader's view of the same selection (bag-dump.py):
 # the inputs themselves, or for a selection the bag export of the same

@@ -1,11 +1,12 @@
 # node-setup.sh - sourced by the tests that check bagscope against npm's
 # writers and readers (mcap-read.sh, rosbag2-sqlite.sh, export-mcap.sh):
-# installs them once into $BUILDDIR/tests/node (pinned versions; one install
-# at a time, under flock, as make check runs these tests in parallel) and
+# installs them once into $BAGSCOPE_MADE/node (test.sh gives both of its trees
+# the same one; default: the build tree's tests/made/), pinned versions, one
+# install at a time, under flock, as make check runs these tests in parallel;
 # exports NODE_PATH; exits 77 (skipped) without node and npm, or without
 # network for the first install. Needs BUILDDIR.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }
-NODEDIR=$BUILDDIR/tests/node
+NODEDIR=${BAGSCOPE_MADE:-$BUILDDIR/tests/made}/node
 PKGS="@mcap/core@2.2.2 lz4js@0.2.0 @foxglove/rosmsg@5.0.5 @foxglove/rosmsg-serialization@2.0.4 @foxglove/rosmsg2-serialization@3.1.0 @foxglove/cdr@3.5.0"
 mkdir -p "$NODEDIR"
 (
