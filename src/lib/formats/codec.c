@@ -235,8 +235,9 @@ static void lz4_salvage(const uint8_t *src, size_t n, struct sink *s)
 }
 
 /*
- * A whole lz4 frame straight into a fixed buffer whose sum the caller checks
- * (own_sum): each block decoded in place by liblz4's block API, checksums
+ * A whole lz4 frame straight into a fixed buffer, when the caller checks a sum
+ * of its own (own_sum) or the frame carries none (@mcap/core's lz4js writes
+ * none): each block decoded in place by liblz4's block API, checksums
  * skipped. liblz4's frame API decodes a block into a buffer of its own and
  * copies it out whenever the room left is less than the frame's block size
  * (1 MiB for a 768 KiB MCAP chunk: always), and allocates that buffer anew
@@ -252,6 +253,8 @@ static bool lz4_direct(const uint8_t *src, size_t n, struct sink *s)
 
 	/* version 01, no dictionary, reserved bits clear, a block size liblz4 knows */
 	if (n < 7 || bag_le32(src) != LZ4_MAGIC || (flg & 0xc3) != 0x40 || (bd & 0x8f) != 0 || (bd >> 4) < 4)
+		return false;
+	if (!out->own_sum && (flg & 0x14) != 0)   /* block or content checksums: liblz4 checks them */
 		return false;
 	i += flg & 0x08 ? 8 : 0;
 	while (i <= n && n - i >= 4) {
@@ -299,7 +302,7 @@ static void inflate_lz4(const uint8_t *src, size_t src_len, struct sink *s)
 	/* a buffer that never moves needs no copies kept; a sum of the caller's own makes lz4's redundant */
 	LZ4F_decompressOptions_t opts = { .stableDst = !s->grow, .skipChecksums = out->own_sum };
 
-	if (!s->grow && out->own_sum && lz4_direct(src, src_len, s))
+	if (!s->grow && lz4_direct(src, src_len, s))
 		return;
 	dctx = s->ctx->lz4;
 	if (dctx != NULL)
