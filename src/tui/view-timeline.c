@@ -61,6 +61,7 @@ struct timeline_pane {
 	size_t top;                   /* first shown topic in the window */
 	int ntopic_rows;              /* topic rows the pane has */
 	int window;                   /* of them, the window's (top on), the rest pinned or blank */
+	size_t pinned;                /* the pinned row's place among the shown topics (1-based), or 0 */
 	int row_topic[MAX_ROWS];      /* per row of the pane: its topic, or -1 */
 	int label_w;
 	bool pair;
@@ -413,24 +414,37 @@ static void draw_topics(struct app *app, struct pane *p, int first, int w, int c
 		if (first + i < MAX_ROWS)
 			s->row_topic[first + i] = (int)shown[rows[i]];
 	}
-	/* the window's own rows (the pinned one is not), for the first row's "3-5/12" */
+	/* the window's own rows and the pinned one, for the first row's "3-5, 9/12" */
 	s->window = 0;
+	s->pinned = 0;
 	for (int i = 0; i < k; i++)
-		s->window += rows[i] >= s->top && rows[i] < s->top + (size_t)k;
+		if (rows[i] >= s->top && rows[i] < s->top + (size_t)k)
+			s->window++;
+		else
+			s->pinned = rows[i] + 1;
 	free(shown);
 }
 
-/* The label of the first row: the pane's name and, when the topics do not all fit, which are in sight. */
+/*
+ * The label of the first row: the pane's name and, when the topics do not all
+ * fit, which are in sight: "3-5/12", or "3-5, 9/12" with the selected topic's
+ * row pinned under them ("3, 9/12" for a window of one).
+ */
 static void first_label(struct app *app, struct pane *p, size_t nshown)
 {
 	struct timeline_pane *s = p->state;
-	char label[64];
+	char label[80], range[48], pin[24] = "";
 	bool focus = app->m.focus == PANE_TIMELINE;
 
-	if (nshown > (size_t)s->window && s->window > 0)
-		snprintf(label, sizeof label, " %s %zu-%zu/%zu", p->ops->title, s->top + 1, s->top + (size_t)s->window,
-		         nshown);
-	else
+	if (nshown > (size_t)s->window && s->window > 0) {
+		if (s->window == 1)
+			snprintf(range, sizeof range, "%zu", s->top + 1);
+		else
+			snprintf(range, sizeof range, "%zu-%zu", s->top + 1, s->top + (size_t)s->window);
+		if (s->pinned > 0)
+			snprintf(pin, sizeof pin, ", %zu", s->pinned);
+		snprintf(label, sizeof label, " %s %s%s/%zu", p->ops->title, range, pin, nshown);
+	} else
 		snprintf(label, sizeof label, " %s", p->ops->title);
 	draw_label(app, p->r.y, 0, s->label_w, label, focus ? C_FOCUS : C_DIM, focus ? A_BOLD : 0);
 }

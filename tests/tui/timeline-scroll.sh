@@ -28,7 +28,7 @@ keys Tab Tab
 wait_for "Tab focuses the timeline; it grows" "^ timeline 1-8/9 "
 wait_for "a long name whole" "^ /turtle2/color_sensor +[^ ]"
 keys j j j j j j j j
-wait_for "j moves its cursor down; the rows scroll (one row is /rosout's, pinned)" "^ timeline 3-9/9 "
+wait_for "j moves its cursor down; the rows scroll (one row is /rosout's, pinned: the 1st)" "^ timeline 3-9, 1/9 "
 wait_for "the last topic in sight" "^ /turtle2/pose +[^ ]"
 wait_for "the selected message's topic pinned under it" "^▶/rosout +[^ ]"
 keys Enter
