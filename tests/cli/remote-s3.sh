@@ -1,7 +1,7 @@
 #!/bin/sh
 # s3:// bags from an S3 server that verifies SigV4 signatures: npm's
 # @20minutes/s3rver (tests/tools/s3server.cjs), installed with npm at the
-# first run (into $BAGSCOPE_MADE/node-s3, as node-setup.sh does), on 127.0.0.1 through
+# first run (tests/tools/node-setup.sh, into $BAGSCOPE_MADE/node-s3), on 127.0.0.1 through
 # AWS_ENDPOINT_URL (path-style). Checks: a key with spaces and UTF-8, a
 # session token, AWS_PROFILE with ~/.aws/credentials and config, anonymous
 # --no-sign-request, s3://bucket/prefix/*.bag expanded by ListObjectsV2, a
@@ -12,16 +12,8 @@
 B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "node or npm not installed: skipped"; exit 77; }
-NODEDIR=${BAGSCOPE_MADE:-$BUILDDIR/tests/made}/node-s3
-mkdir -p "$NODEDIR"
-(
-	flock 9
-	[ -f "$NODEDIR/node_modules/@20minutes/s3rver/package.json" ] ||
-		npm install --prefix "$NODEDIR" --no-audit --no-fund --no-save --loglevel=error @20minutes/s3rver@4.0.4 >/dev/null 2>&1
-) 9>"$NODEDIR/.lock" || { echo "npm install @20minutes/s3rver failed (offline?): skipped"; exit 77; }
-NODE_PATH=$(cd "$NODEDIR" && pwd)/node_modules
-export NODE_PATH
+NODE_DIR_NAME=node-s3 NODE_PKGS=@20minutes/s3rver@4.0.4
+. "$SRCDIR/tests/tools/node-setup.sh"
 T=$(mktemp -d) || exit 1
 SRV= PROXY=
 trap '[ -n "$SRV" ] && kill "$SRV" 2>/dev/null; [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null; rm -rf "$T"' EXIT
