@@ -53,7 +53,8 @@ vg_on=; [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2
 # this tree's configure and build (configure leaves one core idle)
 scripts/setup.sh --test --bootstrap || exit 1
 [ -z "$asan_on" ] || { phase asan-build & build=$!; }
-scripts/setup.sh --build || exit 1
+# a failed build waits for the ASan copy's, so that nothing is left running
+scripts/setup.sh --build || { [ -z "$asan_on" ] || wait "$build"; exit 1; }
 T1=$(date +%s)
 # the setup's CPU: this shell's children so far (the second line of `times`)
 times > "$times.setup"
