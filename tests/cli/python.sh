@@ -18,8 +18,8 @@ BAGSCOPE_BUILDDIR=$BUILDDIR "$V/bin/pip" install --quiet --no-build-isolation --
 	--force-reinstall "$SRCDIR/python" || { echo "pip install ./python failed"; exit 1; }
 lib=$BUILDDIR/.libs/libbagscope.so
 if ldd "$lib" 2>/dev/null | grep -q libasan; then
-	LD_PRELOAD=$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)
-	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1
+	LD_PRELOAD=$(gcc -print-file-name=libasan.so)
+	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_sigill=1
 	export LD_PRELOAD ASAN_OPTIONS
 fi
 cd "$BUILDDIR" || exit 1
