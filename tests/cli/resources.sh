@@ -27,7 +27,11 @@ SAN_VLIMIT=${SAN_VLIMIT:-2000000}
 NCONNS=100000
 [ -z "$SAN_PRELOAD" ] || NCONNS=10000
 [ -x "$W" ] || { echo "write-bounds not built: skipped"; exit 77; }
-dir=$(mktemp -d)
+# on a tmpfs where one has room: gen's 100,000 files (400 MB there) took 5.8 s
+# of the kernel's time on ext4, 0.9 s on tmpfs
+shm=
+[ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -gt 1500000 ] 2>/dev/null && shm=/dev/shm
+dir=$(mktemp -d ${shm:+-p "$shm"}) || exit 1
 trap 'rm -rf "$dir"' EXIT INT TERM
 passed=0 failed=0
 ok() { passed=$((passed + 1)); printf 'ok    %s\n' "$1"; }
