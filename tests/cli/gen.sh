@@ -37,8 +37,9 @@ fail() {
 
 compilers="gcc"
 command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 && compilers="gcc clang"
-# -g1 -Og: line tables for the sanitizers' reports; half the compile time of -g -O1
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -g1 -Og"
+# -g1 -Og: line tables for the sanitizers' reports; half the compile time of -g -O1.
+# UBSan traps, as in the library's ASan build (configure.ac), and ASan reports the trap
+SAN="-fsanitize=address,undefined -fsanitize-undefined-trap-on-error -fno-sanitize-recover=all -g1 -Og"
 WARN="-Wall -Wextra -Werror -pedantic"
 # a sanitized library (./configure --enable-asan): only gen-trunc, built with
 # the same sanitizers by gcc, so that their runtime comes first
