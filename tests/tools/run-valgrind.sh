@@ -82,11 +82,13 @@ if "$PY" "$SRCDIR/tests/tools/has-modules.py" rosbag diagnostic_msgs.msg rosgrap
    SRCDIR=$SRCDIR sh "$SRCDIR/tests/tools/made-bags.sh" mk-robot-bags.py "$gen" >/dev/null; then
 	basic=$gen/tf_basic.bag
 	{
+		# the tree of each bag alone; --json and --dot, whose own code is the
+		# output's format, over the four together (one valgrind start each)
 		for f in "$gen"/tf_*.bag; do
 			echo "$B tf $f"
-			echo "$B tf --json $f"
-			echo "$B tf --dot $f"
 		done
+		echo "$B tf --json" "$gen"/tf_*.bag
+		echo "$B tf --dot" "$gen"/tf_*.bag
 		echo "$B tf --json --lookup map laser --at 1500000002.5 --at 0 $basic"
 		echo "$B tf --lookup map nowhere $basic"
 		echo "$B tf --lookup map base_link --every 0.25 $basic"
@@ -171,7 +173,10 @@ runs=$((runs + 1))
 wait "$img"
 case $? in
 0|77) ;;
-*) echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' "$list.img" | head -n 60; fails=$((fails + 1)) ;;
+*)	# again with --track-origins=yes, for a report that says where a value came from
+	VG_ORIGINS=yes LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" \
+		sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1
+	echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' "$list.img" | head -n 60; fails=$((fails + 1)) ;;
 esac
 rm -f "$list.img"
 echo "valgrind: $runs runs, $fails failed"

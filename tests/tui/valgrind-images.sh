@@ -3,6 +3,8 @@
 # made/images.bag with /wave hidden, stepping onto each of the 42 frames so
 # that every picture, damaged frame and point cloud is decoded and drawn.
 # Any memory error or definite leak that valgrind reports fails it.
+# VG_ORIGINS=yes adds --track-origins=yes (twice the CPU), for the run
+# again that tests/tools/run-valgrind.sh makes when this one fails.
 # Skipped (77) without tmux or valgrind.
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
 . "$(dirname "$0")/lib.sh"
@@ -12,7 +14,7 @@ real=${BAGSCOPE:-$top/src/bagscope}
 cat > "$tmp/vg" <<EOS
 #!/bin/sh
 exec "$libtool" --mode=execute valgrind -q --error-exitcode=99 --leak-check=full \
---show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --track-origins=yes \
+--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --track-origins=${VG_ORIGINS:-no} \
 --log-file="$tmp/vg.log" "$real" "\$@"
 EOS
 chmod +x "$tmp/vg"
