@@ -145,7 +145,12 @@ fi
 # The browser over the images fixture (every picture, damaged frame and point
 # cloud drawn), a screen test of its own, runs beside the list: run after it,
 # alone, it left a core idle at the end of ./test.sh.
-LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1 &
+# images ORIGINS: that screen test, valgrind's --track-origins=ORIGINS, its output in $list.img
+images() {
+	VG_ORIGINS=$1 LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" \
+		sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1
+}
+images no &
 img=$!
 TEST_SCALE=10 xargs -P "${JOBS:-$(nproc)}" -L 1 sh "$0" --one < "$list" > "$list.out"
 cat "$list.out"
@@ -173,9 +178,7 @@ runs=$((runs + 1))
 wait "$img"
 case $? in
 0|77) ;;
-*)	# again with --track-origins=yes, for a report that says where a value came from
-	VG_ORIGINS=yes LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" \
-		sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1
+*)	images yes   # again, for a report that says where a value came from
 	echo "FAIL valgrind: the browser over images.bag"; grep -v '^ok' "$list.img" | head -n 60; fails=$((fails + 1)) ;;
 esac
 rm -f "$list.img"
