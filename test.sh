@@ -6,10 +6,12 @@
 #
 # The phases overlap where they can: the ASan build is made while this tree
 # is configured and built and the as-built suite runs (configure, and the
-# screen and CLI tests, leave the cores idle at times), and valgrind (on the
-# as-built programs) starts when that suite ends, beside the rest of the ASan
-# build and the ASan suite. The ASan copy takes the generated configure and
-# Makefile.in along instead of running autoreconf again.
+# screen and CLI tests, leave the cores idle at times); the ASan suite starts
+# when its build ends, beside the as-built suite's last tests (which wait on
+# proxies and screens more than they compute); and valgrind (on the as-built
+# programs) starts when the as-built suite ends, beside the ASan suite. The
+# ASan copy takes the generated configure and Makefile.in along instead of
+# running autoreconf again.
 # BAGSCOPE_NO_ASAN=1 / BAGSCOPE_NO_VALGRIND=1 leave those phases out.
 cd "$(dirname "$0")" || exit 1
 # the bags python3-rosbag writes for the tests, made once for both trees (tests/tools/made-bags.sh)
@@ -40,7 +42,7 @@ esac
 
 T0=$(date +%s)
 times=$(mktemp) || exit 1
-trap 'rm -f "$times" "$times.setup"' EXIT
+trap 'rm -f "$times" "$times.setup" "$times.stop"' EXIT
 # phase NAME: run this script with --NAME, noting its wall and CPU seconds
 phase() {
 	/usr/bin/time -a -o "$times" -f "$1 %e %U %S" sh "$0" "--$1"
@@ -52,21 +54,23 @@ vg_on=; [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2
 # the ASan copy is configured and built from the bootstrapped tree, beside
 # this tree's configure and build (configure leaves one core idle)
 scripts/setup.sh --test --bootstrap || exit 1
-[ -z "$asan_on" ] || { phase asan-build & build=$!; }
+# the ASan copy: built, then its suite run (not if this tree's build failed)
+asan_phases() {
+	phase asan-build || { echo "the ASan build failed"; return 1; }
+	[ ! -e "$times.stop" ] && phase asan-check
+}
+[ -z "$asan_on" ] || { asan_phases & asan_job=$!; }
 # a failed build waits for the ASan copy's, so that nothing is left running
-scripts/setup.sh --build || { [ -z "$asan_on" ] || wait "$build"; exit 1; }
+scripts/setup.sh --build || { touch "$times.stop"; [ -z "$asan_on" ] || wait "$asan_job"; exit 1; }
 T1=$(date +%s)
 # the setup's CPU: this shell's children so far (the second line of `times`)
 times > "$times.setup"
 setup_cpu=$(awk 'NR == 2 { split($0, f, /[ms ]+/); printf "%.1f", f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$times.setup")
 
 phase check || status=1
-# valgrind needs only the as-built tree: it starts at once, beside the ASan build's end
+# valgrind needs only the as-built tree: it starts at once, beside the ASan suite
 [ -z "$vg_on" ] || { phase valgrind & vg=$!; }
-if [ -n "$asan_on" ]; then
-	wait "$build" || { echo "the ASan build failed"; status=1; }
-fi
-[ -z "$asan_on" ] || phase asan-check || status=1
+[ -z "$asan_on" ] || wait "$asan_job" || status=1
 # memory errors and leaks under valgrind (the as-built tree)
 vg_passed=0 vg_failed=0
 if [ -n "$vg_on" ]; then

@@ -7,15 +7,21 @@
 # (2.6 s for the million-row .db3): so they are made once, under
 # $BAGSCOPE_MADE (test.sh gives both of its trees the same one; default: the
 # build tree's tests/made/), keyed by the generator's checksum, and a test
-# that finds them there copies them. Two tests making them at once both make
-# them; the first rename wins. Environment: BUILDDIR, SRCDIR, BAGSCOPE_MADE.
+# that finds them there copies them. A test that comes while another makes
+# them waits for that one (flock on DIR.lock), instead of making them again:
+# the four remote screen tests start together. Environment: BUILDDIR,
+# SRCDIR, BAGSCOPE_MADE.
 gen=$1 dir=$2
 src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen
 made=${BAGSCOPE_MADE:-${BUILDDIR:-.}/tests/made}/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
+mkdir -p "${made%/*}" || exit 1
+exec 9>"$made.lock"
+flock 9
 if [ ! -d "$made" ]; then
-	mkdir -p "${made%/*}" && tmp=$(mktemp -d "$made.XXXXXX") || exit 1
+	tmp=$(mktemp -d "$made.XXXXXX") || exit 1
 	/usr/bin/python3 "$src" "$tmp" || { rm -rf "$tmp"; exit 1; }
 	chmod 755 "$tmp"
-	mv -T "$tmp" "$made" 2>/dev/null || rm -rf "$tmp"
+	mv -T "$tmp" "$made"
 fi
+exec 9>&-
 cp "$made"/* "$dir"/
