@@ -19,7 +19,7 @@ fail=0
 [ -f /usr/include/tf2/buffer_core.h ] || { echo "tf.sh: needs libtf2-dev (scripts/setup.sh --test)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-g++ -O1 -o "$tmp/tf2-ref" "$SRC/tests/tools/tf2-ref.cpp" -ltf2 -lrostime || { echo "tf.sh: cannot build tf2-ref"; exit 1; }
+SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" tf2-ref.cpp "$tmp" -ltf2 -lrostime || { echo "tf.sh: cannot build tf2-ref"; exit 1; }
 SRCDIR=$SRC sh "$SRC/tests/tools/made-bags.sh" mk-tf-bags.py "$tmp" || exit 1
 
 ko() { echo "FAIL: $*"; fail=1; }

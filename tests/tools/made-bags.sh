@@ -1,17 +1,20 @@
 #!/bin/sh
-# made-bags.sh GEN DIR - the bags that tests/tools/GEN makes, copied into
-# DIR. The generators (mk-robot-bags.py, mk-tf-bags.py, mk-columns-bags.py,
-# mk-window-bag.py, mk-chunks-bag.py) write with Debian's python3-rosbag,
-# mk-lone-db3.py with Python's sqlite3. A dozen tests read their bags, and
-# each run of one costs 0.6 s of CPU or more, most of it importing rosbag
-# (2.6 s for the million-row .db3): so they are made once, under
-# $BAGSCOPE_MADE (test.sh gives both of its trees the same one; default: the
-# build tree's tests/made/), keyed by the generator's checksum, and a test
-# that finds them there copies them. A test that comes while another makes
-# them waits for that one (flock on DIR.lock), instead of making them again:
-# the four remote screen tests start together. Environment: BUILDDIR,
-# SRCDIR, BAGSCOPE_MADE.
+# made-bags.sh GEN DIR [LIBS...] - the bags that tests/tools/GEN makes,
+# copied into DIR. The generators (mk-robot-bags.py, mk-tf-bags.py,
+# mk-columns-bags.py, mk-window-bag.py, mk-chunks-bag.py) write with Debian's
+# python3-rosbag, mk-lone-db3.py with Python's sqlite3. A dozen tests read
+# their bags, and each run of one costs 0.6 s of CPU or more, most of it
+# importing rosbag (2.6 s for the million-row .db3). A GEN that is C++
+# (tf2-ref.cpp, the transforms' yardstick against Debian's libtf2: 4.5 s of
+# CPU to build) is built with g++ into DIR/NAME, linked with LIBS. So they
+# are made once, under $BAGSCOPE_MADE (test.sh gives both of its trees the
+# same one; default: the build tree's tests/made/), keyed by the generator's
+# checksum, and a test that finds them there copies them. A test that comes
+# while another makes them waits for that one (flock on DIR.lock), instead
+# of making them again: the four remote screen tests start together.
+# Environment: BUILDDIR, SRCDIR, BAGSCOPE_MADE.
 gen=$1 dir=$2
+shift 2
 src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen
 made=${BAGSCOPE_MADE:-${BUILDDIR:-.}/tests/made}/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
 mkdir -p "${made%/*}" || exit 1
@@ -19,7 +22,10 @@ exec 9>"$made.lock"
 flock 9
 if [ ! -d "$made" ]; then
 	tmp=$(mktemp -d "$made.XXXXXX") || exit 1
-	/usr/bin/python3 "$src" "$tmp" || { rm -rf "$tmp"; exit 1; }
+	case $gen in
+	*.cpp) g++ -O1 -o "$tmp/${gen%.cpp}" "$src" "$@" ;;
+	*) /usr/bin/python3 "$src" "$tmp" ;;
+	esac || { rm -rf "$tmp"; exit 1; }
 	chmod 755 "$tmp"
 	mv -T "$tmp" "$made"
 fi
