@@ -57,6 +57,9 @@ real "$BUILDDIR/src/bagscope" > "$list.b" && B=$(cat "$list.b") && rm -f "$list.
 # a fixture's work: info, defs and check take each file on its own; the
 # commands that merge their bags into one timeline (cat, tf, log, diag) take
 # together the files that open, and each file that does not open alone.
+# rosbag.js's example-bz2.bag and example-lz4.bag hold example.bag's 8,647
+# messages: cat's yaml run reads all three (the decompressors), its json and
+# hex runs example.bag alone (2 s of CPU each less).
 BAGSCOPE=$B sh "$SRCDIR/tests/cli/every-fixture.sh" --list > "$list.fx"
 bad=
 for f in $(awk '{ print $NF }' "$list.fx" | sort -u); do
@@ -65,6 +68,7 @@ done
 awk -v b="$B" -v bad="$bad" '
 	BEGIN { n = split(bad, f, " "); for (i = 1; i <= n; i++) broken[f[i]] = 1 }
 	$1 == "cat" && $3 == "csv" { if (csv[$NF]++) next }
+	$1 == "cat" && ($3 == "json" || $3 == "hex") && $NF ~ /\/example-(bz2|lz4)\.bag$/ { next }
 	{
 		file = $NF; $NF = ""; cmd = substr($0, 1, length($0) - 1)
 		if ($1 != "info" && $1 != "defs" && $1 != "check" && (file in broken)) { print b " " cmd " " file; next }
