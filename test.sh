@@ -4,14 +4,15 @@
 # of the tree under build-asan/), and the programs under valgrind. Ends with
 # the wall and CPU time of each phase, and one line 'N passed, N failed'.
 #
-# The phases overlap where they can: the ASan build is made while this tree
-# is configured and built and the as-built suite runs (configure, and the
-# screen and CLI tests, leave the cores idle at times); the ASan suite starts
-# when its build ends, beside the as-built suite's last tests (which wait on
-# proxies and screens more than they compute); and valgrind (on the as-built
-# programs) starts when the as-built suite ends, beside the ASan suite. The
-# ASan copy takes the generated configure and Makefile.in along instead of
-# running autoreconf again.
+# The phases overlap where they can: the packages only the tests need (apt's
+# and npm's) install while both trees are built; the ASan build is made while
+# this tree is configured and built and the as-built suite runs (configure,
+# and the screen and CLI tests, leave the cores idle at times); the ASan suite
+# starts when its build ends, beside the as-built suite's last tests (which
+# wait on proxies and screens more than they compute); and valgrind (on the
+# as-built programs) starts when the as-built suite ends, beside the ASan
+# suite. The ASan copy takes the generated configure and Makefile.in along
+# instead of running autoreconf again.
 # BAGSCOPE_NO_ASAN=1 / BAGSCOPE_NO_VALGRIND=1 leave those phases out.
 cd "$(dirname "$0")" || exit 1
 # the bags python3-rosbag writes for the tests, made once for both trees (tests/tools/made-bags.sh)
@@ -38,11 +39,18 @@ case ${1:-} in
 	cd "$asan" && exec make -j"$TJ" check >/dev/null 2>&1 ;;
 --valgrind)
 	exec tests/tools/run-valgrind.sh > tests/valgrind.out 2>&1 ;;
+--packages)
+	# what only running the tests needs: Debian's packages, then npm's (tests/tools/node-setup.sh's sets)
+	scripts/setup.sh --test-packages || exit 1
+	for set in mcap s3; do
+		(NODE_SET=$set BUILDDIR=. . tests/tools/node-setup.sh) >/dev/null 2>&1
+	done
+	exit 0 ;;
 esac
 
 T0=$(date +%s)
 times=$(mktemp) || exit 1
-trap 'rm -f "$times" "$times.setup" "$times.stop"' EXIT
+trap 'rm -f "$times" "$times.setup" "$times.stop" "$times.pkg" "$times.pkgrc"' EXIT
 # phase NAME: run this script with --NAME, noting its wall and CPU seconds
 phase() {
 	/usr/bin/time -a -o "$times" -f "$1 %e %U %S" sh "$0" "--$1"
@@ -50,14 +58,23 @@ phase() {
 
 status=0
 asan_on=; [ "${BAGSCOPE_NO_ASAN:-}" = "" ] && asan_on=1
-vg_on=; [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2>&1 && vg_on=1
-# the ASan copy is configured and built from the bootstrapped tree, beside
-# this tree's configure and build (configure leaves one core idle)
 scripts/setup.sh --test --bootstrap || exit 1
-# the ASan copy: built, then its suite run (not if this tree's build failed)
+# what only running the tests needs (on a fresh machine, a minute of apt and
+# npm, mostly download and unpacking) installs beside the builds; the suites
+# wait for it: its phase holds a lock on $times.pkg till it ends
+exec 8>"$times.pkg" && flock 8 || exit 1
+{ phase packages 8>&-; echo $? > "$times.pkgrc"; } &
+exec 8>&-
+# packages_ready: after the packages phase, whether it succeeded
+packages_ready() {
+	flock "$times.pkg" true && [ "$(cat "$times.pkgrc" 2>/dev/null)" = 0 ]
+}
+# the ASan copy is configured and built from the bootstrapped tree, beside
+# this tree's configure and build (configure leaves one core idle), then its
+# suite run (not if this tree's build failed)
 asan_phases() {
 	phase asan-build || { echo "the ASan build failed"; return 1; }
-	[ ! -e "$times.stop" ] && phase asan-check
+	packages_ready && [ ! -e "$times.stop" ] && phase asan-check
 }
 [ -z "$asan_on" ] || { asan_phases & asan_job=$!; }
 # a failed build waits for the ASan copy's, so that nothing is left running
@@ -67,6 +84,13 @@ T1=$(date +%s)
 times > "$times.setup"
 setup_cpu=$(awk 'NR == 2 { split($0, f, /[ms ]+/); printf "%.1f", f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$times.setup")
 
+if ! packages_ready; then
+	echo "the packages the tests need did not install"
+	touch "$times.stop"
+	[ -z "$asan_on" ] || wait "$asan_job"
+	exit 1
+fi
+vg_on=; [ "${BAGSCOPE_NO_VALGRIND:-}" = "" ] && command -v valgrind >/dev/null 2>&1 && vg_on=1
 phase check || status=1
 # valgrind needs only the as-built tree: it starts at once, beside the ASan suite
 [ -z "$vg_on" ] || { phase valgrind & vg=$!; }

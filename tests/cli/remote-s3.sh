@@ -12,7 +12,7 @@
 B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
-NODE_DIR_NAME=node-s3 NODE_PKGS=@20minutes/s3rver@4.0.4
+NODE_SET=s3
 . "$SRCDIR/tests/tools/node-setup.sh"
 T=$(mktemp -d) || exit 1
 SRV= PROXY=
