@@ -47,7 +47,7 @@ test_packages() {
 	pkgs="tmux python3 python3-rosbag python3-rostopic python3-pil valgrind locales-all ros-std-msgs zstd nginx-light libtf2-dev python3-tf2 python3-tf2-msgs python3-geometry-msgs python3-diagnostic-msgs lnav"
 	# the Python package: built against Debian's CPython and numpy (PyPI is out of reach), tested with
 	# pytest against python3-rosbag, pandas and a dask.distributed cluster
-	pkgs="$pkgs python3-dev python3-venv python3-setuptools python3-wheel python3-numpy python3-pytest python3-pandas python3-dask python3-distributed"
+	pkgs="$pkgs python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-numpy python3-pytest python3-pandas python3-dask python3-distributed"
 	# node and npm (the MCAP test's reader): Debian's, unless a node with its npm is there
 	# already (NodeSource's nodejs ships npm and conflicts with Debian's npm package)
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
