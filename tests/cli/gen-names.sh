@@ -12,8 +12,9 @@
 # its Makefile's defaults, with -pedantic -Werror, and with CMake's defaults
 # (when cmake is installed), the
 # builds in parallel, each once (against an ASan library only c11 and cpp,
-# whose dumps run under it); every dump prints what cat --format json
-# prints; gen warns of the names it changed.
+# whose dumps run under it, cpp with -pedantic -O0 instead of its Makefile's
+# -O2: 3 s of CPU less); every dump prints what cat --format json prints;
+# gen warns of the names it changed.
 # Environment: BAGSCOPE, BUILDDIR, SRCDIR, BAGSCOPE_VERSION.
 BUILDDIR=${BUILDDIR:-$(pwd)}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -70,7 +71,11 @@ if [ -z "$SAN_PRELOAD" ]; then
 	! command -v cmake >/dev/null 2>&1 || cp -r "$dir/cpp" "$dir/cmake"
 fi
 (cd "$dir/c11" && make -s CFLAGS="-std=c11 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
-(cd "$dir/cpp" && make -s >log 2>&1; echo $? >rc) &
+if [ -z "$SAN_PRELOAD" ]; then
+	(cd "$dir/cpp" && make -s >log 2>&1; echo $? >rc) &
+else
+	(cd "$dir/cpp" && make -s CXXFLAGS="-std=c++17 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
+fi
 if [ -z "$SAN_PRELOAD" ]; then
 	(cd "$dir/gnu11" && make -s CFLAGS="-std=gnu11 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
 	(cd "$dir/cpp-pedantic" && make -s CXXFLAGS="-std=c++17 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
