@@ -4,8 +4,10 @@
  * The valgrind pass (tests/tools/run-valgrind.sh) sets TEST_SCALE=10, since
  * memcheck makes each check some 50 times dearer. There a test whose cost is
  * its count takes a tenth of its samples (the same code over fewer inputs),
- * and a test whose point is the size itself (a big file opened from its
- * index alone) is skipped. As built and under ASan, every sample is taken.
+ * a test whose point is the size itself (a big file opened from its index
+ * alone) is skipped, and the inputs whose size only shows a slow path (the
+ * .db3 of test-rosbag2, the connections of test-bag) are a hundredth. As
+ * built and under ASan, every sample is taken.
  */
 #ifndef BAGSCOPE_TEST_SCALE_H
 #define BAGSCOPE_TEST_SCALE_H
