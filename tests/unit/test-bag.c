@@ -195,9 +195,9 @@ static void test_open_errors(void **state)
 	expect_open_error(TEST_DATA_DIR, BAG_EIO, "not a regular file");
 }
 
-/* under valgrind (scale.h) a hundredth: the linear lookups the size shows up are the
+/* under valgrind a hundredth (scale.h): the linear lookups the size shows up are the
  * as-built and ASan runs' to find; valgrind looks for memory errors on the same paths */
-#define MANY_CONNS ((uint32_t)(test_scale() > 1 ? 1000 : 100000))
+#define MANY_CONNS ((uint32_t)test_sized(100000))
 
 /*
  * A bag of n connections, each its own topic ("/c0000042") with one message

@@ -22,9 +22,9 @@
 
 #include <bagscope/bagscope.h>
 
-/* a multiple of 4; under valgrind (scale.h), where the open's test, whose
- * point is the size, is skipped, a hundredth: the same code over fewer rows */
-#define ROWS ((uint64_t)(test_scale() > 1 ? 4000 : 400000))
+/* a multiple of 4; under valgrind, where the open's test, whose point is the
+ * size, is skipped, a hundredth (scale.h): the same code over fewer rows */
+#define ROWS ((uint64_t)test_sized(400000))
 
 /* Bytes this process has read through read(2) and pread(2) so far. */
 static uint64_t rchar(void)
