@@ -70,15 +70,12 @@ if [ -z "$SAN_PRELOAD" ]; then
 	cp -r "$dir/c11" "$dir/gnu11" && cp -r "$dir/cpp" "$dir/cpp-pedantic"
 	! command -v cmake >/dev/null 2>&1 || cp -r "$dir/cpp" "$dir/cmake"
 fi
+pedantic="-std=c++17 -O0 -Wall -Wextra -pedantic -Werror"
 (cd "$dir/c11" && make -s CFLAGS="-std=c11 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
-if [ -z "$SAN_PRELOAD" ]; then
-	(cd "$dir/cpp" && make -s >log 2>&1; echo $? >rc) &
-else
-	(cd "$dir/cpp" && make -s CXXFLAGS="-std=c++17 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
-fi
+(cd "$dir/cpp" && make -s ${SAN_PRELOAD:+"CXXFLAGS=$pedantic"} >log 2>&1; echo $? >rc) &
 if [ -z "$SAN_PRELOAD" ]; then
 	(cd "$dir/gnu11" && make -s CFLAGS="-std=gnu11 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
-	(cd "$dir/cpp-pedantic" && make -s CXXFLAGS="-std=c++17 -O0 -Wall -Wextra -pedantic -Werror" >log 2>&1; echo $? >rc) &
+	(cd "$dir/cpp-pedantic" && make -s CXXFLAGS="$pedantic" >log 2>&1; echo $? >rc) &
 fi
 if [ -d "$dir/cmake" ]; then
 	(cd "$dir/cmake" && { cmake -S . -B build && cmake --build build; } >log 2>&1; echo $? >rc; ln -sf build/dump dump) &
