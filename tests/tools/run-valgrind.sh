@@ -44,11 +44,9 @@ fi
 LD_LIBRARY_PATH=$(cd "$BUILDDIR" && pwd)/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 real() {
-	if [ -x "$(dirname "$1")/.libs/$(basename "$1")" ]; then
-		echo "$(cd "$(dirname "$1")" && pwd)/.libs/$(basename "$1")"
-	else
-		echo "$1"
-	fi
+	r=$(cd "$(dirname "$1")" && pwd)/.libs/$(basename "$1")
+	[ -x "$r" ] || r=$1
+	echo "$r"
 }
 
 list=$(mktemp)
@@ -57,7 +55,7 @@ for t in "$BUILDDIR"/tests/unit/test-* "$BUILDDIR"/tests/unit/cxx-link "$BUILDDI
 	case "$t" in *.o|*.c|*.cpp|*.h|*.log|*.trs) continue ;; esac
 	[ -x "$t" ] && real "$t" >> "$list"
 done
-real "$BUILDDIR/src/bagscope" > "$list.b" && B=$(cat "$list.b") && rm -f "$list.b"
+B=$(real "$BUILDDIR/src/bagscope")
 # Each command line of every-fixture.sh's list runs once over many files in
 # one process, since valgrind's start (about 0.5 s of CPU) costs more than
 # a fixture's work: info, defs and check take each file on its own; the
