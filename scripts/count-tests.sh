@@ -18,7 +18,7 @@ done | awk -v passed="${EXTRA_PASSED:-0}" -v failed="${EXTRA_FAILED:-0}" '
 		close(file)
 		return found
 	}
-	# num(S, RE): the number that RE, anchored in S, ends before ("" if none)
+	# num(S, RE): the digits of the first match of RE in S ("" if none)
 	function num(s, re) {
 		if (!match(s, re)) return ""
 		s = substr(s, RSTART, RLENGTH)
