@@ -18,30 +18,34 @@ screen() { $T capture-pane -p $1 -t main; }
 keys() { $T send-keys -t main "$@"; }
 
 # pause N: the wait after the Nth look at a screen that is not there yet:
-# 50 ms twice, then 100 ms, then 200 ms. A look (a tmux client, greps, date)
-# costs a few ms of CPU; looking every 50 ms while a slow state came took
-# the other tests' CPU (the screen tests: 28-30 s of CPU, now 23-25).
+# 50 ms twice, then 100 ms, then 200 ms, added to $waited (ms). A look (a
+# tmux client and a grep) costs a few ms of CPU; looking every 50 ms while a
+# slow state came took the other tests' CPU (the screen tests: 28-30 s of
+# CPU, then 23-25). The deadline is counted in these waits, not read from
+# `date` at each look: the looks themselves add a few ms each.
 pause() {
 	case $1 in
-	1|2) sleep 0.05 ;;
-	3) sleep 0.1 ;;
-	*) sleep 0.2 ;;
+	1|2) sleep 0.05; waited=$((waited + 50)) ;;
+	3) sleep 0.1; waited=$((waited + 100)) ;;
+	*) sleep 0.2; waited=$((waited + 200)) ;;
 	esac
 }
 
 # wait_for NAME PATTERN [-e]: poll the screen (with colours when -e) for an
 # extended regex, until it appears, the browser exits or WAIT_SECONDS pass.
 wait_for() {
-	end=$(($(date +%s) + WAIT_SECONDS)) looks=0
+	looks=0 waited=0
 	while :; do
 		shot=$(screen "$3")
 		if printf '%s\n' "$shot" | grep -Eq -- "$2"; then
 			passed=$((passed + 1)); printf 'ok    %s\n' "$1"; return 0
 		fi
 		# the browser has gone (a crash, a sanitizer's report): no use waiting
-		printf '%s\n' "$shot" | grep -q "BROWSER-EXITED" && break
-		[ -n "$shot" ] || $T has-session -t main 2>/dev/null || break
-		[ "$(date +%s)" -lt "$end" ] || break
+		case $shot in
+		*BROWSER-EXITED*) break ;;
+		"") $T has-session -t main 2>/dev/null || break ;;
+		esac
+		[ "$waited" -lt $((WAIT_SECONDS * 1000)) ] || break
 		looks=$((looks + 1)); pause $looks
 	done
 	failed=$((failed + 1)); printf 'FAIL  %s: /%s/ never appeared; the screen was:\n' "$1" "$2"
@@ -53,9 +57,9 @@ wait_for() {
 # holds or WAIT_SECONDS pass; counted as a check.
 wait_until() {
 	name=$1; shift
-	end=$(($(date +%s) + WAIT_SECONDS)) looks=0
+	looks=0 waited=0
 	until "$@"; do
-		if [ "$(date +%s)" -ge "$end" ]; then
+		if [ "$waited" -ge $((WAIT_SECONDS * 1000)) ]; then
 			failed=$((failed + 1)); printf 'FAIL  %s; the screen was:\n' "$name"
 			screen | sed 's/^/      | /'
 			return 1
