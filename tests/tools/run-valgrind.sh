@@ -8,14 +8,14 @@
 # fixtures read as http:// URLs from Debian's nginx on 127.0.0.1 (grouped the
 # same way). Any memory error or definite/indirect leak fails the run.
 # The runs go JOBS (default: the cores) at a time, each program started
-# directly (its libtool wrapper resolved once). memcheck finds the same
+# directly (bagscope's libtool wrapper resolved once). memcheck finds the same
 # errors without --track-origins=yes at half the cost, and without reading
 # the inlined calls' debug info (0.2 s a start); a failing run is run again
 # with both, so that its report says where an uninitialised value came from,
 # through inlined functions.
 # Usage (from the build tree): tests/tools/run-valgrind.sh   or   make check-valgrind
 # Environment: BUILDDIR (default .), SRCDIR (default the script's parent), JOBS.
-BUILDDIR=${BUILDDIR:-.}
+BUILDDIR=$(cd "${BUILDDIR:-.}" && pwd)
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
 VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
@@ -37,25 +37,22 @@ if [ "${1:-}" = --one ]; then
 	exit 0
 fi
 
-# real PROGRAM: the binary behind PROGRAM's libtool wrapper, .libs/NAME, which
-# finds the uninstalled library through LD_LIBRARY_PATH (as make check's
-# TESTS_ENVIRONMENT runs it); PROGRAM itself when it has no wrapper. (Asking
-# libtool --mode=execute cost 70 ms of CPU a program.)
-LD_LIBRARY_PATH=$(cd "$BUILDDIR" && pwd)/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The test programs are linked with -no-install (Makefile.am): each is the
+# binary itself. bagscope, which is installed, is libtool's wrapper script in
+# front of src/.libs/bagscope, run directly here: it finds the uninstalled
+# library through LD_LIBRARY_PATH, as make check's TESTS_ENVIRONMENT runs it.
+# (Asking libtool --mode=execute cost 70 ms of CPU a program.)
+LD_LIBRARY_PATH=$BUILDDIR/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
-real() {
-	r=$(cd "$(dirname "$1")" && pwd)/.libs/$(basename "$1")
-	[ -x "$r" ] || r=$1
-	echo "$r"
-}
 
 list=$(mktemp)
 trap 'rm -f "$list" "$list.out" "$list.fx"' EXIT
 for t in "$BUILDDIR"/tests/unit/test-* "$BUILDDIR"/tests/unit/cxx-link "$BUILDDIR"/tests/fuzz/replay-*; do
 	case "$t" in *.o|*.c|*.cpp|*.h|*.log|*.trs) continue ;; esac
-	[ -x "$t" ] && real "$t" >> "$list"
+	[ -x "$t" ] && echo "$t" >> "$list"
 done
-B=$(real "$BUILDDIR/src/bagscope")
+B=$BUILDDIR/src/.libs/bagscope
+[ -x "$B" ] || B=$BUILDDIR/src/bagscope
 # Each command line of every-fixture.sh's list runs once over many files in
 # one process, since valgrind's start (about 0.5 s of CPU) costs more than
 # a fixture's work: info, defs and check take each file on its own; the
