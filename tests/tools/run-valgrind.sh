@@ -152,8 +152,7 @@ fi
 # alone, it left a core idle at the end of ./test.sh.
 # images ORIGINS: that screen test, valgrind's --track-origins=ORIGINS, its output in $list.img
 images() {
-	VG_ORIGINS=$1 LIBTOOL="$BUILDDIR/libtool" BAGSCOPE="$BUILDDIR/src/bagscope" \
-		sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1
+	VG=$VG VG_ORIGINS=$1 BAGSCOPE=$B sh "$SRCDIR/tests/tui/valgrind-images.sh" > "$list.img" 2>&1
 }
 images no &
 img=$!

@@ -3,19 +3,18 @@
 # made/images.bag with /wave hidden, stepping onto each of the 42 frames so
 # that every picture, damaged frame and point cloud is decoded and drawn.
 # Any memory error or definite leak that valgrind reports fails it.
-# VG_ORIGINS=yes adds --track-origins=yes (twice the CPU), for the run
-# again that tests/tools/run-valgrind.sh makes when this one fails.
+# Environment (from run-valgrind.sh): VG, its valgrind command and flags;
+# BAGSCOPE, the program itself (src/.libs/bagscope, which finds the library
+# through LD_LIBRARY_PATH); VG_ORIGINS=yes adds --track-origins=yes (twice
+# the CPU), for the run again that run-valgrind.sh makes when this one fails.
 # Skipped (77) without tmux or valgrind.
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found: skipped"; exit 77; }
+: "${VG:?is run by tests/tools/run-valgrind.sh, which sets VG}"
 . "$(dirname "$0")/lib.sh"
 bag=$top/tests/data/fixtures/made/images.bag
-libtool=${LIBTOOL:-$top/libtool}
-real=${BAGSCOPE:-$top/src/bagscope}
 cat > "$tmp/vg" <<EOS
 #!/bin/sh
-exec "$libtool" --mode=execute valgrind -q --error-exitcode=99 --leak-check=full \
---show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --track-origins=${VG_ORIGINS:-no} \
---log-file="$tmp/vg.log" "$real" "\$@"
+LD_LIBRARY_PATH='$LD_LIBRARY_PATH' exec $VG --track-origins=${VG_ORIGINS:-no} --log-file="$tmp/vg.log" "$bin" "\$@"
 EOS
 chmod +x "$tmp/vg"
 bin=$tmp/vg
