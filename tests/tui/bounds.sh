@@ -4,7 +4,7 @@
 # decoding, at once, and q ends the browser without waiting on its worker;
 # a topic holding bidirectional controls shows them escaped (\u202e).
 . "$(dirname "$0")/lib.sh"
-W=${BUILDDIR:-$top}/tests/tools/write-bounds
+W=$tools/write-bounds
 [ -x "$W" ] || { echo "write-bounds not built: skipped"; exit 77; }
 "$W" nested "$tmp/nested.bag" && "$W" bidi "$tmp/bidi.bag" || { echo "FAIL  write-bounds"; exit 1; }
 start 220 30 "$tmp/nested.bag"

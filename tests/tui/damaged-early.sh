@@ -8,7 +8,7 @@
 # never says "ready" as if nothing were wrong.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
-"$top/tests/tools/write-tool" big "$tmp/big.bag" 4000 3000 lz4 >/dev/null || exit 1
+"$tools/write-tool" big "$tmp/big.bag" 4000 3000 lz4 >/dev/null || exit 1
 # corrupt the last chunk's data; print the messages its index data records count
 lost=$(python3 -c '
 import struct, sys

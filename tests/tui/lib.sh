@@ -4,6 +4,9 @@
 command -v tmux >/dev/null 2>&1 || { echo "tmux not installed: skipped"; exit 77; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BAGSCOPE:-$top/src/bagscope}
+# the test tools that make builds (write-tool ...): in BUILDDIR, which is not
+# the sources' tree in a VPATH build (make distcheck)
+tools=${BUILDDIR:-$top}/tests/tools
 tmp=$(mktemp -d)
 sock=bagscope-test-$$
 T="tmux -L $sock"

@@ -25,7 +25,7 @@ check "the list highlights the matches" [ $i -lt 200 ]
 keys Escape q
 wait_for "q quits" "BROWSER-EXITED 0"
 # progress: 20000 strings of 3000 bytes of control characters, each written escaped to be searched
-"$top/tests/tools/write-tool" big "$tmp/big.bag" 20000 3000 none >/dev/null
+"$tools/write-tool" big "$tmp/big.bag" 20000 3000 none >/dev/null || exit 1
 start 120 30 "$tmp/big.bag"
 wait_for "opens the big bag" "row 1/20000"
 # each run of letters of "msgs/data" is in a name (std_msgs/String, data), so it could be in the
