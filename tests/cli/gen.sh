@@ -41,10 +41,6 @@ command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 && compil
 # UBSan traps, as in the library's ASan build (configure.ac), and ASan reports the trap
 SAN="-fsanitize=address,undefined -fsanitize-undefined-trap-on-error -fno-sanitize-recover=all -g1 -Og"
 WARN="-Wall -Wextra -Werror -pedantic"
-# a sanitized library (./configure --enable-asan): only gen-trunc, built with
-# the same sanitizers by gcc, so that their runtime comes first
-sanitized=
-ldd "$BUILDDIR/.libs/libbagscope.so" 2>/dev/null | grep -q libasan && sanitized=1
 
 # tree OUT CC BAG WANT: a copy of the generated tree OUT built with its own
 # Makefile by CC, and its dump's output against cat's (the file WANT). gcc
@@ -112,6 +108,11 @@ case ${1:-} in
 --cmake) shift; cmake_build "$@"; exit 0 ;;
 esac
 
+# a sanitized library (./configure --enable-asan): only gen-trunc, built with
+# the same sanitizers by gcc, so that their runtime comes first (asked here,
+# once, not by each job of the matrix)
+sanitized=
+ldd "$BUILDDIR/.libs/libbagscope.so" 2>/dev/null | grep -q libasan && sanitized=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir "$tmp/pc" "$tmp/bags"
