@@ -22,7 +22,8 @@ git -C "$SRCDIR" ls-files >"$tmp/git" || { echo "FAIL  git ls-files"; exit 1; }
 awk 'NR == FNR { for (i = 1; i <= NF; i++) { f = $i; sub(/^\.\//, "", f); dist[f] = 1 } next }
 	/^\./ { next }
 	{ d = $0; while (!(d in dist) && sub(/\/[^\/]*$/, "", d)) ; if (!(d in dist)) print }' "$tmp/dist" "$tmp/git" >"$tmp/missing"
-n=$(wc -l <"$tmp/git")
+# the files checked: the tracked ones but the dot files
+n=$(grep -vc '^\.' "$tmp/git")
 if [ -s "$tmp/missing" ]; then
 	sed 's/^/FAIL  not in the tarball (EXTRA_DIST): /' "$tmp/missing"
 	echo "$(wc -l <"$tmp/missing") of $n tracked files are not distributed"
