@@ -13,7 +13,7 @@ SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRCDIR/tests/tools/sanitized.sh"
 B=${BAGSCOPE:-$BUILDDIR/src/bagscope}
 W=$BUILDDIR/tests/tools/write-bounds
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 [ -x "$W" ] || { echo "write-bounds not built: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT INT TERM

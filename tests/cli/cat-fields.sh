@@ -5,7 +5,7 @@
 # manifest's reference counts.
 B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data/fixtures
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 fail=0
 [ -x "$PY" ] && "$PY" "$(dirname "$0")/../tools/has-modules.py" rosbag 2>/dev/null || { echo "cat-fields.sh: needs python3-rosbag"; exit 1; }
 tmp=$(mktemp -d)

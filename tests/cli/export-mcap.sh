@@ -9,7 +9,7 @@
 # Skipped (77) without node and npm, without network for the first install,
 # or without the ROS tools.
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR.
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}

@@ -11,7 +11,7 @@
 # input (also through links), a full disk (ulimit -f) and an interrupt
 # leave no partial OUT.
 # Environment: BAGSCOPE, SRCDIR, BUILDDIR. Skipped (77) without the ROS tools.
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 B=${BAGSCOPE:-src/bagscope}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-.}
@@ -99,7 +99,7 @@ batch() { { q "$@"; echo; } >> "$T/batch"; }
 # (one `rosbag reindex` run over copies of both)
 mkdir -p "$T/ri-in" "$T/ri"
 for f in crashed_none truncated_bz2; do cp "$D/broken/$f.bag" "$T/ri-in/$f.bag"; done
-rosbag reindex --output-dir="$T/ri" "$T/ri-in/crashed_none.bag" "$T/ri-in/truncated_bz2.bag" >/dev/null 2>&1
+$PY "$(command -v rosbag)" reindex --output-dir="$T/ri" "$T/ri-in/crashed_none.bag" "$T/ri-in/truncated_bz2.bag" >/dev/null 2>&1
 for f in crashed_none truncated_bz2; do
 	cp "$D/broken/$f.bag" "$T/$f.bag"
 	"$B" export -o "$T/out-$f.bag" "$T/$f.bag" 2>"$T/err"

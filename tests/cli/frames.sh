@@ -9,7 +9,7 @@
 # line each and are skipped; a topic without images is refused (exit 2).
 B=${BAGSCOPE:-src/bagscope}
 BAG=$(dirname "$0")/../data/fixtures/made/images.bag
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 fail=0
 "$PY" "$(dirname "$0")/../tools/has-modules.py" rosbag PIL 2>/dev/null || { echo "frames.sh: needs python3-rosbag and python3-pil"; exit 1; }
 tmp=$(mktemp -d)

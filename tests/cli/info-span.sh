@@ -7,14 +7,14 @@ bin=${BAGSCOPE:-$top/src/bagscope}
 command -v rosbag >/dev/null 2>&1 && /usr/bin/python3 "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "python3-rosbag not installed: skipped"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 - "$tmp/span.bag" <<'PY' || exit 1
+"$top/tests/tools/pyref.py" - "$tmp/span.bag" <<'PY' || exit 1
 import sys, rosbag, genpy
 from std_msgs.msg import String
 with rosbag.Bag(sys.argv[1], 'w') as b:
     b.write('/a', String(data='first'), genpy.Time(0, 1000))
     b.write('/a', String(data='last'), genpy.Time(4294967295, 999999999))
 PY
-want=$(TZ=UTC rosbag info "$tmp/span.bag" 2>/dev/null | grep '^duration:')
+want=$(TZ=UTC "$top/tests/tools/pyref.py" "$(command -v rosbag)" info "$tmp/span.bag" 2>/dev/null | grep '^duration:')
 got=$(TZ=UTC "$bin" info "$tmp/span.bag" | grep '^duration:')
 echo "rosbag:   $want"
 echo "bagscope: $got"

@@ -9,7 +9,7 @@
 # lnav must detect the text as a log, with every message and its level.
 B=${BAGSCOPE:-src/bagscope}
 SRC=${SRCDIR:-.}
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 fail=0
 [ -x "$PY" ] && "$PY" "$SRCDIR/tests/tools/has-modules.py" rosbag diagnostic_msgs.msg 2>/dev/null || { echo "log.sh: needs python3-rosbag, python3-diagnostic-msgs"; exit 1; }
 tmp=$(mktemp -d)

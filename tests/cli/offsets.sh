@@ -6,7 +6,7 @@
 # bag of relative times (1.0) refuses a date and says to give +offset.
 B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 fail=0
 [ -x "$PY" ] && "$PY" "$(dirname "$0")/../tools/has-modules.py" rosbag 2>/dev/null || { echo "offsets.sh: needs python3-rosbag"; exit 1; }
 # want BAG FROM_START TO_END...: rosbag's count in [start + FROM_START, end - TO_END]

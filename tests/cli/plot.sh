@@ -6,7 +6,7 @@
 # and legend; refused paths (exit 2, the problem and a caret) and options.
 B=${BAGSCOPE:-src/bagscope}
 D=$(dirname "$0")/../data/fixtures
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 fail=0
 [ -x "$PY" ] && "$PY" "$(dirname "$0")/../tools/has-modules.py" rosbag 2>/dev/null || { echo "plot.sh: needs python3-rosbag"; exit 1; }
 tmp=$(mktemp -d)

@@ -26,7 +26,7 @@ KEY1="session 1/run é ü.bag"
 MANY=
 if /usr/bin/python3 "$SRCDIR/tests/tools/has-modules.py" rosbag 2>/dev/null; then
 	MANY=$T/many.bag
-	/usr/bin/python3 - "$MANY" <<'PY' || exit 1
+	"$SRCDIR/tests/tools/pyref.py" - "$MANY" <<'PY' || exit 1
 import sys, rosbag, genpy
 from std_msgs.msg import String
 with rosbag.Bag(sys.argv[1], 'w', chunk_threshold=30000) as b:

@@ -7,7 +7,7 @@
 # writes). `rosbag info` runs once over the three bags; the Python checks and
 # rostopic's entry point run in one process. Skipped (77) when the ROS tools
 # are not installed.
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 SAMPLE=${WRITE_SAMPLE:-tests/tools/write-sample}
 command -v rosbag >/dev/null 2>&1 && command -v rostopic >/dev/null 2>&1 &&
 	$PY "$(dirname "$0")/../tools/has-modules.py" rosbag 2>/dev/null || { echo "ROS tools not installed: skipped"; exit 77; }
@@ -87,8 +87,8 @@ done
 
 # `rosbag info` and `rosbag info --yaml`, each one run over the three bags
 # (each bag's section starts at its 'path:' line)
-(cd "$dir" && rosbag info sample-none.bag sample-bz2.bag sample-lz4.bag) >"$dir/info.txt" 2>&1
-(cd "$dir" && rosbag info --yaml sample-none.bag sample-bz2.bag sample-lz4.bag) >"$dir/info.yaml" 2>&1
+(cd "$dir" && $PY "$(command -v rosbag)" info sample-none.bag sample-bz2.bag sample-lz4.bag) >"$dir/info.txt" 2>&1
+(cd "$dir" && $PY "$(command -v rosbag)" info --yaml sample-none.bag sample-bz2.bag sample-lz4.bag) >"$dir/info.yaml" 2>&1
 for comp in none bz2 lz4; do
 	chunks=$(cat "$dir/chunks-$comp")
 	awk -v f="sample-$comp.bag" '/^path:/ { on = $2 == f } on' "$dir/info.txt" |

@@ -13,7 +13,7 @@
 B=${BAGSCOPE:-src/bagscope}
 BUILD=${BUILDDIR:-.}
 SRC=${SRCDIR:-.}
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 fail=0
 [ -x "$PY" ] && "$PY" "$SRCDIR/tests/tools/has-modules.py" rosbag tf2_msgs.msg 2>/dev/null || { echo "tf.sh: needs python3-rosbag, python3-tf2-msgs"; exit 1; }
 [ -f /usr/include/tf2/buffer_core.h ] || { echo "tf.sh: needs libtf2-dev (scripts/setup.sh --test)"; exit 1; }

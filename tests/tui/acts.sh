@@ -47,7 +47,7 @@ wait_for "quits again" "BROWSER-EXITED 0"
 
 # a gap: /a at 0, 1, 2 s and at 30, 31 s
 if /usr/bin/python3 "$top/tests/tools/has-modules.py" rosbag 2>/dev/null; then
-	/usr/bin/python3 - "$tmp/gap.bag" <<'PY'
+	"$top/tests/tools/pyref.py" - "$tmp/gap.bag" <<'PY'
 import sys, rosbag, rospy
 from std_msgs.msg import Int32
 with rosbag.Bag(sys.argv[1], 'w') as b:

@@ -4,7 +4,7 @@
 # genpy (python3-rosbag's message classes, rostopic echo's layout) writes for
 # that part of the message; y on a leaf still copies its value.
 . "$(dirname "$0")/lib.sh"
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 "$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 "$PY" - "$bag" "$tmp" <<'PYEOF'

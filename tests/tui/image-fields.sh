@@ -4,7 +4,7 @@
 # title, as python3-rosbag reads them, above the picture; a frame that cannot
 # be drawn shows the reason over the decoded tree (the fields, the data).
 . "$(dirname "$0")/lib.sh"
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 "$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/made/images.bag
 # $tmp/TOPIC_NAME (the name's last part) for each topic: its index in name

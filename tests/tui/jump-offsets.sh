@@ -5,7 +5,7 @@
 # that time (the first message at or after it). A bag of relative times (1.0)
 # refuses a date with a note to give +offset.
 . "$(dirname "$0")/lib.sh"
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 "$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 # the 1-based row of the first message at or after start + A (A >= 0) or end -

@@ -4,7 +4,7 @@
 # asks first: n (or Esc) keeps the file as it was, y replaces it with the
 # marked range (read back by python3-rosbag).
 . "$(dirname "$0")/lib.sh"
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 [ -x "$PY" ] && "$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 cd "$tmp" || exit 1           # the browser's directory: where offered names land

@@ -5,7 +5,7 @@
 # the shown topics' messages between the two marks (inclusive), read back by
 # rosbag's own reader, and the status line must say so.
 . "$(dirname "$0")/lib.sh"
-PY=/usr/bin/python3
+PY=$(cd "$(dirname "$0")/../tools" && pwd)/pyref.py   # /usr/bin/python3, with rosbag imported once
 [ -x "$PY" ] && "$PY" "$top/tests/tools/has-modules.py" rosbag 2>/dev/null || { echo "needs python3-rosbag: skipped"; exit 77; }
 bag=$top/tests/data/fixtures/foreign/rosbag.js/example.bag
 out=$tmp/cut.bag
