@@ -38,7 +38,7 @@ while read -r line; do
 	# shellcheck disable=SC2086
 	"$B" $line >/dev/null 2>"$err"
 	rc=$?
-	if [ $rc -gt 1 ] || grep -q -E 'Sanitizer|runtime error:' "$err"; then
+	if [ $rc -gt 1 ] || { [ -s "$err" ] && grep -q -E 'Sanitizer|runtime error:' "$err"; }; then
 		echo "FAIL (exit $rc): bagscope $line"
 		head -n 20 "$err"
 		fails=$((fails + 1))

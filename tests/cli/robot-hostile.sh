@@ -53,7 +53,7 @@ run() {
 	   [ $rc = 0 ] || { echo "FAIL: $name: exit 2: $*"; fail=1; } ;;
 	*) echo "FAIL: $name: exit $rc: $* ($(head -c 300 "$tmp/err"))"; fail=1; cp "$m" "$tmp/../robot-hostile-$seed.bag" 2>/dev/null ;;
 	esac
-	grep -q 'could not be read\|does not parse\|messages that do not parse' "$tmp/err" && reported=$((reported + 1))
+	[ -s "$tmp/err" ] && grep -q 'could not be read\|does not parse\|messages that do not parse' "$tmp/err" && reported=$((reported + 1))
 	return 0
 }
 

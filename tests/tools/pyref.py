@@ -103,9 +103,12 @@ def run_child(conn):
         else:
             print(e.code, file=sys.stderr)
             code = 1
-    except BaseException:
+    except BaseException as e:
         import traceback
-        traceback.print_exc()
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next   # the script's frames alone, as python3 prints them
+        traceback.print_exception(type(e), e, tb)
         code = 1
     atexit._run_exitfuncs()
     for f in (sys.stdout, sys.stderr):
