@@ -588,7 +588,7 @@ static void test_plain(void **state)
 	uint64_t r = 88172645463325252ULL;
 	char text[200];
 	(void)state;
-	for (int round = 0; round < 20000; round++) {
+	for (int round = 0; round < (int)test_scaled(20000); round++) {
 		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
 		size_t n = r % sizeof text;
 		for (size_t i = 0; i < n; i++) {
