@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/tools/pyref.py runs a script as /usr/bin/python3 does: the same
 # stdout, stderr and exit status for the same arguments, directory,
-# environment and stdin, whether the script is a file, - (stdin) or -c. The
+# environment (TZ too), umask and stdin, whether the script is a file, -
+# (stdin) or -c; and a script ends when its client is killed. The
 # reference checks of the other tests depend on it: a status it lost would
 # pass a failed check. Skipped (77) without python3-rosbag (pyref.py then
 # runs python3 itself).
@@ -49,5 +50,18 @@ n=$((n + 1))
 rc=$?
 if [ $rc = 7 ] && [ "$(cat "$tmp/got.out")" = "['-', 'q']" ]; then echo "ok    a script on stdin runs with its arguments (exit 7)"
 else echo "FAIL  a script on stdin: exit $rc: $(cat "$tmp/got.out")"; failed=$((failed + 1)); fi
+# TZ as the client has it (the server's C library applies it), and the umask
+n=$((n + 1))
+code='import os, time; print(time.strftime("%H %Z", time.localtime(0)), oct(os.umask(0)))'
+want=$(umask 027; TZ=Asia/Tokyo "$PY" -c "$code") got=$(umask 027; TZ=Asia/Tokyo "$R" -c "$code")
+if [ "$got" = "$want" ] && [ "$got" = "09 JST 0o27" ]; then echo "ok    TZ and umask ($got)"
+else echo "FAIL  TZ and umask: '$got', python3 '$want'"; failed=$((failed + 1)); fi
+# a client killed (a timeout) takes its script with it
+n=$((n + 1))
+timeout 0.5 "$R" -c "import time; time.sleep(2); open('$tmp/late', 'w').write('x')"
+rc=$?
+sleep 2
+if [ $rc = 124 ] && [ ! -e "$tmp/late" ]; then echo "ok    a script whose client is killed ends with it"
+else echo "FAIL  killed client: exit $rc, the script ran on: $(ls "$tmp/late" 2>&1)"; failed=$((failed + 1)); fi
 echo "$n checks, $failed failed"
 [ $failed -eq 0 ]

@@ -16,7 +16,8 @@ UNIX socket in /tmp named after the made-bags directory ($BAGSCOPE_MADE, as
 tests/tools/made-bags.sh: test.sh gives both of its trees the same one) and
 this file, and exits when no script has come or run for IDLE seconds. The
 client hands it its stdin, stdout and stderr (SCM_RIGHTS) with its arguments,
-directory and environment, and exits with the status the script ends with.
+directory, umask and environment (TZ applied), and exits with the status the
+script ends with; the script is killed when the client is (a timeout).
 A script runs as `python3` would run it (sys.argv, sys.path[0], __main__,
 its atexit functions, SystemExit), with fresh seeds for random and
 numpy.random; the atexit functions of the server's imports do not run. Where no
@@ -26,9 +27,11 @@ Environment: BAGSCOPE_MADE, BUILDDIR.
 import hashlib
 import json
 import os
+import signal
 import socket
 import struct
 import sys
+import threading
 import time
 import types
 
@@ -67,8 +70,19 @@ def run_child(conn):
     sys.stdout = open(1, 'w', closefd=False)
     sys.stderr = open(2, 'w', buffering=1, errors='backslashreplace', closefd=False)
     os.chdir(req['cwd'])
+    os.umask(req['umask'])
     os.environ.clear()
     os.environ.update(req['env'])
+    time.tzset()   # TZ=... as the client was given it
+    # a client that is gone (killed by timeout, or by the test's end) takes the script with it
+    def watch():
+        try:
+            gone = conn.recv(1) == b''
+        except OSError:
+            gone = True
+        if gone:
+            os.kill(os.getpid(), signal.SIGKILL)
+    threading.Thread(target=watch, daemon=True).start()
     import atexit
     import random
     atexit._clear()   # the imports' (rospy's shutdown waits 0.1 s): the script's own run at its end
@@ -228,7 +242,9 @@ def main():
     if argv[0].startswith('-') and argv[0] not in ('-', '-c'):
         os.execv(PY, [PY] + argv)   # -m, -u ...: python3 itself
     made, path = sock_path()
-    req = json.dumps({'argv': argv, 'cwd': os.getcwd(), 'env': dict(os.environ)}).encode()
+    umask = os.umask(0)
+    os.umask(umask)
+    req = json.dumps({'argv': argv, 'cwd': os.getcwd(), 'umask': umask, 'env': dict(os.environ)}).encode()
     for _ in range(3):
         s = connect(path) or start_server(made, path)
         if s is None:
