@@ -4,7 +4,7 @@
 # mk-columns-bags.py, mk-window-bag.py, mk-chunks-bag.py) write with Debian's
 # python3-rosbag, mk-lone-db3.py with Python's sqlite3. A dozen tests read
 # their bags, and each run of one costs 0.6 s of CPU or more, most of it
-# importing rosbag (2.6 s for the million-row .db3); they run through
+# importing rosbag (1.8 s for the million-row .db3); they run through
 # tests/tools/pyref.py, which has imported it already. A GEN that is C++
 # (tf2-ref.cpp, the transforms' yardstick against Debian's libtf2) is built
 # with g++ into DIR/NAME, linked with LIBS, at -O0: its work is in libtf2, and
