@@ -106,7 +106,8 @@ def run_child(conn):
             with open(argv[0], 'rb') as f:
                 source, name = f.read(), argv[0]
         main = types.ModuleType('__main__')
-        main.__file__ = name
+        if not name.startswith('<'):
+            main.__file__ = name   # a script's, not -c's or stdin's (python3 gives them none)
         sys.modules['__main__'] = main
         exec(compile(source, name, 'exec'), main.__dict__)
     except SystemExit as e:
