@@ -14,10 +14,16 @@
 # checksum, and a test that finds them there copies them. A test that comes
 # while another makes them waits for that one (flock on DIR.lock), instead
 # of making them again: the four remote screen tests start together.
+# GEN write-tool-big is the built write-tool's big.bag (300,000 16-byte
+# messages, bz2: 1.5 s of CPU), which two screen tests read; it is keyed by
+# the binary, so each tree's write-tool writes its own.
 # Environment: BUILDDIR, SRCDIR, BAGSCOPE_MADE.
 gen=$1 dir=$2
 shift 2
-src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen
+case $gen in
+write-tool-big) src=${BUILDDIR:-.}/tests/tools/write-tool ;;
+*) src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen ;;
+esac
 made=${BAGSCOPE_MADE:-${BUILDDIR:-.}/tests/made}/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
 mkdir -p "${made%/*}" || exit 1
 exec 9>"$made.lock"
@@ -26,6 +32,7 @@ if [ ! -d "$made" ]; then
 	tmp=$(mktemp -d "$made.XXXXXX") || exit 1
 	case $gen in
 	*.cpp) g++ -O0 -o "$tmp/${gen%.cpp}" "$src" "$@" ;;
+	write-tool-big) "$src" big "$tmp/big.bag" 300000 16 bz2 ;;
 	*) "${src%/*}/pyref.py" "$src" "$tmp" ;;   # /usr/bin/python3, rosbag imported once
 	esac || { rm -rf "$tmp"; exit 1; }
 	chmod 755 "$tmp"
