@@ -135,6 +135,19 @@ def run_child(conn):
     os._exit(code & 0xff)
 
 
+def fork_child(srv, conn):
+    """A child that runs conn's request; its pid."""
+    pid = os.fork()
+    if pid == 0:
+        srv.close()
+        try:
+            run_child(conn)
+        finally:
+            os._exit(1)
+    conn.close()
+    return pid
+
+
 def serve(path):
     """Import what the reference scripts import, then fork a child per request till IDLE seconds pass unused."""
     import rosbag  # noqa: F401
@@ -170,15 +183,7 @@ def serve(path):
                 break
             continue
         last = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            srv.close()
-            try:
-                run_child(conn)
-            finally:
-                os._exit(1)
-        children.add(pid)
-        conn.close()
+        children.add(fork_child(srv, conn))
     # gone: new clients start another server; the ones queued already are served
     os.unlink(path)
     srv.setblocking(False)
@@ -188,13 +193,7 @@ def serve(path):
         except OSError:
             break
         conn.setblocking(True)
-        if os.fork() == 0:
-            srv.close()
-            try:
-                run_child(conn)
-            finally:
-                os._exit(1)
-        conn.close()
+        fork_child(srv, conn)
 
 
 def connect(path):
