@@ -17,14 +17,17 @@
 # GEN write-tool-big is the built write-tool's big.bag (300,000 16-byte
 # messages, bz2: 1.5 s of CPU), which two screen tests read; it is keyed by
 # the binary, so each tree's write-tool writes its own.
-# Environment: BUILDDIR, SRCDIR, BAGSCOPE_MADE.
+# Environment: BUILDDIR, SRCDIR (default: the tree this script is in), BAGSCOPE_MADE.
 gen=$1 dir=$2
 shift 2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+SRCDIR=${SRCDIR:-$top} BUILDDIR=${BUILDDIR:-$top}
+export BUILDDIR   # pyref.py keys its server on the made-bags directory
 case $gen in
-write-tool-big) src=${BUILDDIR:-.}/tests/tools/write-tool ;;
-*) src=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/$gen ;;
+write-tool-big) src=$BUILDDIR/tests/tools/write-tool ;;
+*) src=$SRCDIR/tests/tools/$gen ;;
 esac
-made=${BAGSCOPE_MADE:-${BUILDDIR:-.}/tests/made}/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
+made=${BAGSCOPE_MADE:-$BUILDDIR/tests/made}/$gen-$(cksum <"$src" | cut -d ' ' -f 1)
 mkdir -p "${made%/*}" || exit 1
 exec 9>"$made.lock"
 flock 9

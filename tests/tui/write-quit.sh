@@ -5,7 +5,7 @@
 # message, as info counts. Then q during a second write and q again quits,
 # cancelling it: nothing is left at its name.
 . "$(dirname "$0")/lib.sh"
-BUILDDIR=${BUILDDIR:-$top} SRCDIR=$top sh "$top/tests/tools/made-bags.sh" write-tool-big "$tmp" || exit 1   # write-tool big ... 300000 16 bz2
+SRCDIR=$top sh "$top/tests/tools/made-bags.sh" write-tool-big "$tmp" || exit 1   # write-tool big ... 300000 16 bz2
 start 120 30 "$tmp/big.bag"
 wait_for "opens" "row 1/300000"
 keys m G m
