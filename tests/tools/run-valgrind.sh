@@ -38,9 +38,10 @@ if [ "${1:-}" = --one ]; then
 fi
 
 # The test programs are linked by the compiler alone, with the library's
-# directory as their runpath (Makefile.am): each is the binary itself. bagscope, which is installed, is libtool's wrapper script in
-# front of src/.libs/bagscope, run directly here: it finds the uninstalled
-# library through LD_LIBRARY_PATH, as make check's TESTS_ENVIRONMENT runs it.
+# directory as their runpath (Makefile.am): each is the binary itself.
+# bagscope, which is installed, is libtool's wrapper script in front of
+# src/.libs/bagscope, run directly here: it finds the uninstalled library
+# through LD_LIBRARY_PATH, as make check's TESTS_ENVIRONMENT runs it.
 # (Asking libtool --mode=execute cost 70 ms of CPU a program.)
 LD_LIBRARY_PATH=$BUILDDIR/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
